@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every build/test dependency of moca from Debian 12 packages.
+# Usage: scripts/install-deps.sh [--no-torch]
+#   --no-torch  skip LibTorch (the theory side builds with -DMOCA_WITH_TORCH=OFF)
+# Runs apt-get only for packages that are missing; needs root (or sudo).
+set -euo pipefail
+pkgs=(cmake ninja-build g++ pkg-config clang-format
+      libeigen3-dev libspectra-dev libboost-math-dev doctest-dev
+      libcli11-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox libbenchmark-dev)
+if [[ "${1:-}" != "--no-torch" ]]; then
+  # libopenblas0-openmp is required: with the reference BLAS LibTorch is ~25x slower.
+  pkgs+=(libtorch-dev libopenblas0-openmp)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#pkgs[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[[ $(id -u) -eq 0 ]] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,310 @@
+#include "moca/common/matrix_io.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/common/atomic_file.hpp"
+#include "moca/common/text_file.hpp"
+
+namespace moca {
+
+std::int64_t NdArray::size() const {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t a = 0, b = s.size();
+  while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '"')) ++a;
+  while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '"')) --b;
+  return s.substr(a, b - a);
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cur;
+  for (char ch : line) {
+    if (ch == ',' || ch == ';') {
+      cells.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur.push_back(ch);
+    }
+  }
+  cells.push_back(trim(cur));
+  return cells;
+}
+
+// Parses a whole cell as a number; false if anything but a number is there.
+bool parse_number(const std::string& cell, double& v) {
+  if (cell.empty()) return false;
+  const char* s = cell.c_str();
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtod(s, &end);
+  return end == s + cell.size();
+}
+
+}  // namespace
+
+Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header) {
+  TextFileReader in(path);
+  std::string line;
+  std::vector<double> values;
+  long cols = -1, rows = 0;
+  bool first = true;
+  while (in.next_line(line)) {
+    if (trim(line).empty()) continue;
+    const auto cells = split_csv(line);
+    std::vector<double> row(cells.size());
+    bool numeric = true;
+    for (size_t j = 0; j < cells.size(); ++j) numeric = numeric && parse_number(cells[j], row[j]);
+    if (first) {
+      first = false;
+      if (!numeric) {
+        if (header) *header = cells;
+        cols = static_cast<long>(cells.size());
+        continue;
+      }
+    }
+    if (cols >= 0 && static_cast<long>(cells.size()) != cols) {
+      throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": row has " +
+                                  std::to_string(cells.size()) + " cells, expected " +
+                                  std::to_string(cols) + " (rows must not be ragged)");
+    }
+    cols = static_cast<long>(cells.size());
+    for (size_t j = 0; j < cells.size(); ++j) {
+      if (!parse_number(cells[j], row[j])) {
+        throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
+                                    std::to_string(j + 1) + " is not a number ('" + cells[j] +
+                                    "')");
+      }
+      if (!std::isfinite(row[j])) {
+        throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
+                                    std::to_string(j + 1) + " is " + cells[j] +
+                                    " (values must be finite)");
+      }
+    }
+    values.insert(values.end(), row.begin(), row.end());
+    ++rows;
+  }
+  if (rows == 0) throw std::invalid_argument(path + ": no data rows (empty file or header only)");
+  Eigen::MatrixXd m(rows, cols);
+  for (long i = 0; i < rows; ++i)
+    for (long j = 0; j < cols; ++j) m(i, j) = values[static_cast<size_t>(i * cols + j)];
+  return m;
+}
+
+NdArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open '" + path + "'");
+  char magic[8];
+  in.read(magic, 8);
+  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
+    throw std::invalid_argument(path + ": not a .npy file (bad magic string)");
+  }
+  const int major = static_cast<unsigned char>(magic[6]);
+  std::uint32_t hlen = 0;
+  if (major == 1) {
+    unsigned char b[2];
+    in.read(reinterpret_cast<char*>(b), 2);
+    hlen = b[0] | (b[1] << 8);
+  } else if (major == 2 || major == 3) {
+    unsigned char b[4];
+    in.read(reinterpret_cast<char*>(b), 4);
+    hlen = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+  } else {
+    throw std::invalid_argument(path + ": unsupported .npy version " + std::to_string(major));
+  }
+  if (!in || hlen > (1u << 24)) throw std::invalid_argument(path + ": truncated .npy header");
+  std::string header(hlen, '\0');
+  in.read(&header[0], hlen);
+  if (!in) throw std::invalid_argument(path + ": truncated .npy header");
+  auto field = [&](const std::string& key) {
+    const auto k = header.find("'" + key + "'");
+    if (k == std::string::npos) {
+      throw std::invalid_argument(path + ": .npy header lacks '" + key + "'");
+    }
+    return header.find(':', k) + 1;
+  };
+  NdArray a;
+  {
+    auto p = field("descr");
+    const auto q1 = header.find('\'', p), q2 = header.find('\'', q1 + 1);
+    a.dtype = header.substr(q1 + 1, q2 - q1 - 1);
+  }
+  bool fortran = false;
+  {
+    auto p = field("fortran_order");
+    fortran = header.compare(header.find_first_not_of(' ', p), 4, "True") == 0;
+  }
+  {
+    auto p = field("shape");
+    const auto o = header.find('(', p), c = header.find(')', o);
+    std::stringstream ss(header.substr(o + 1, c - o - 1));
+    std::string tok;
+    while (std::getline(ss, tok, ',')) {
+      tok = trim(tok);
+      if (tok.empty()) continue;
+      char* end = nullptr;
+      const long long v = std::strtoll(tok.c_str(), &end, 10);
+      if (*end != '\0' || v < 0) throw std::invalid_argument(path + ": bad .npy shape");
+      a.shape.push_back(v);
+    }
+  }
+  const std::string& d = a.dtype;
+  if (d.size() < 3 || d[0] == '>') {
+    throw std::invalid_argument(path + ": unsupported dtype '" + d +
+                                "' (need little-endian f4, f8, i4, i8, u1 or b1)");
+  }
+  const std::string kind = d.substr(1);
+  size_t width = 0;
+  if (kind == "f4" || kind == "i4") width = 4;
+  else if (kind == "f8" || kind == "i8") width = 8;
+  else if (kind == "u1" || kind == "b1" || kind == "i1") width = 1;
+  else {
+    throw std::invalid_argument(path + ": unsupported dtype '" + d +
+                                "' (need f4, f8, i4, i8, u1 or b1)");
+  }
+  const std::int64_t n = a.size();
+  std::vector<char> raw(static_cast<size_t>(n) * width);
+  in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
+  if (static_cast<size_t>(in.gcount()) != raw.size()) {
+    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) +
+                                " of " + std::to_string(raw.size()) + " bytes)");
+  }
+  std::vector<double> vals(static_cast<size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const char* p = raw.data() + i * static_cast<std::int64_t>(width);
+    if (kind == "f4") { float v; std::memcpy(&v, p, 4); vals[i] = v; }
+    else if (kind == "f8") { double v; std::memcpy(&v, p, 8); vals[i] = v; }
+    else if (kind == "i4") { std::int32_t v; std::memcpy(&v, p, 4); vals[i] = v; }
+    else if (kind == "i8") { std::int64_t v; std::memcpy(&v, p, 8); vals[i] = static_cast<double>(v); }
+    else if (kind == "i1") { vals[i] = static_cast<signed char>(*p); }
+    else { vals[i] = static_cast<unsigned char>(*p); }
+  }
+  if (fortran && a.shape.size() > 1) {
+    // Convert column-major to C order.
+    const size_t r = a.shape.size();
+    std::vector<std::int64_t> idx(r, 0);
+    a.data.resize(vals.size());
+    for (std::int64_t lin = 0; lin < n; ++lin) {
+      // idx is the multi-index of C-order position lin
+      std::int64_t f = 0, stride = 1;
+      for (size_t k = 0; k < r; ++k) {
+        f += idx[k] * stride;
+        stride *= a.shape[k];
+      }
+      a.data[static_cast<size_t>(lin)] = vals[static_cast<size_t>(f)];
+      for (size_t k = r; k-- > 0;) {
+        if (++idx[k] < a.shape[k]) break;
+        idx[k] = 0;
+      }
+    }
+  } else {
+    a.data = std::move(vals);
+  }
+  return a;
+}
+
+Eigen::MatrixXd read_npy_matrix(const std::string& path) {
+  const NdArray a = read_npy(path);
+  if (a.shape.empty() || a.shape.size() > 2) {
+    throw std::invalid_argument(path + ": expected a 1-D or 2-D array, got " +
+                                std::to_string(a.shape.size()) + " dimensions");
+  }
+  const std::int64_t rows = a.shape[0], cols = a.shape.size() == 2 ? a.shape[1] : 1;
+  if (rows == 0 || cols == 0) throw std::invalid_argument(path + ": empty array");
+  Eigen::MatrixXd m(rows, cols);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const double v = a.data[static_cast<size_t>(i * cols + j)];
+      if (!std::isfinite(v)) {
+        throw std::invalid_argument(path + ": value at row " + std::to_string(i) + ", column " +
+                                    std::to_string(j) + " is not finite");
+      }
+      m(i, j) = v;
+    }
+  return m;
+}
+
+Eigen::MatrixXd read_matrix(const std::string& path) {
+  const auto dot = path.rfind('.');
+  if (dot != std::string::npos && path.substr(dot) == ".npy") return read_npy_matrix(path);
+  return read_csv_matrix(path);
+}
+
+namespace {
+void write_npy_raw(const std::string& path, const std::vector<std::int64_t>& shape,
+                   const std::string& descr, const char* bytes, size_t nbytes) {
+  std::string shp = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    shp += std::to_string(shape[i]);
+    if (shape.size() == 1 || i + 1 < shape.size()) shp += ",";
+    if (i + 1 < shape.size()) shp += " ";
+  }
+  shp += ")";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shp + ", }";
+  const size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header.push_back('\n');
+  write_file_atomic(
+      path,
+      [&](std::ostream& o) {
+        o.write("\x93NUMPY\x01\x00", 8);
+        const std::uint16_t hl = static_cast<std::uint16_t>(header.size());
+        const char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
+        o.write(hb, 2);
+        o.write(header.data(), static_cast<std::streamsize>(header.size()));
+        o.write(bytes, static_cast<std::streamsize>(nbytes));
+      },
+      true);
+}
+std::int64_t product(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+}  // namespace
+
+void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
+               bool as_float32) {
+  const std::int64_t n = product(shape);
+  if (as_float32) {
+    std::vector<float> f(data, data + n);
+    write_npy_raw(path, shape, "<f4", reinterpret_cast<const char*>(f.data()), f.size() * 4);
+  } else {
+    write_npy_raw(path, shape, "<f8", reinterpret_cast<const char*>(data),
+                  static_cast<size_t>(n) * 8);
+  }
+}
+
+void write_npy_int(const std::string& path, const std::vector<std::int64_t>& shape,
+                   const std::int64_t* data) {
+  write_npy_raw(path, shape, "<i8", reinterpret_cast<const char*>(data),
+                static_cast<size_t>(product(shape)) * 8);
+}
+
+void write_csv_matrix(const std::string& path, const Eigen::MatrixXd& m,
+                      const std::vector<std::string>& header) {
+  write_file_atomic(path, [&](std::ostream& o) {
+    o << std::setprecision(std::numeric_limits<double>::max_digits10);
+    for (size_t j = 0; j < header.size(); ++j) o << (j ? "," : "") << header[j];
+    if (!header.empty()) o << '\n';
+    for (Eigen::Index i = 0; i < m.rows(); ++i) {
+      for (Eigen::Index j = 0; j < m.cols(); ++j) o << (j ? "," : "") << m(i, j);
+      o << '\n';
+    }
+  });
+}
+
+}  // namespace moca

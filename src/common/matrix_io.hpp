@@ -1,0 +1,48 @@
+#pragma once
+/// \file matrix_io.hpp
+/// Reading and writing numeric arrays: CSV (header optional) and NumPy .npy (v1/v2/v3,
+/// little-endian float32/float64/int32/int64, C or Fortran order). Every malformed input
+/// raises an exception naming the file, the line or field, and the rule it broke.
+#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace moca {
+
+/// An n-dimensional array read from a file: values in C (row-major) order, as double.
+struct NdArray {
+  std::vector<std::int64_t> shape;  ///< e.g. {N, C, L}
+  std::vector<double> data;         ///< product(shape) values, C order
+  std::string dtype;                ///< source dtype as in the .npy header, e.g. "<f4"
+  std::int64_t size() const;        ///< product of shape (1 for a 0-d array)
+};
+
+/// Reads a CSV of numbers into a matrix. A first line with any non-numeric cell is taken as a
+/// header (its names go to `header` if not null). Empty lines at the end are ignored.
+/// Throws std::runtime_error (cannot open) or std::invalid_argument naming file, line and column
+/// for: no data rows, ragged rows, non-numeric cells, NaN or Inf values.
+Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header = nullptr);
+
+/// Reads a .npy file (any supported dtype, any rank). Throws std::invalid_argument on a bad magic
+/// string, unsupported dtype or byte order, malformed header, or truncated data.
+NdArray read_npy(const std::string& path);
+
+/// Reads a 2-D .npy (or 1-D, as an n x 1 column) into a matrix; NaN/Inf are rejected.
+Eigen::MatrixXd read_npy_matrix(const std::string& path);
+
+/// Reads a matrix from CSV or NPY, chosen by the file extension (.npy, otherwise CSV).
+Eigen::MatrixXd read_matrix(const std::string& path);
+
+/// Writes a .npy file (float64 '<f8' or float32 '<f4', C order) atomically.
+void write_npy(const std::string& path, const std::vector<std::int64_t>& shape,
+               const double* data, bool as_float32 = false);
+/// Writes a .npy of int64 values ('<i8') atomically.
+void write_npy_int(const std::string& path, const std::vector<std::int64_t>& shape,
+                   const std::int64_t* data);
+
+/// Writes a matrix as CSV (optional header line), full precision, atomically.
+void write_csv_matrix(const std::string& path, const Eigen::MatrixXd& m,
+                      const std::vector<std::string>& header = {});
+
+}  // namespace moca

@@ -1,0 +1,62 @@
+#include "moca/data/windows.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace moca::data {
+
+Windows Windows::subset(const std::vector<int>& rows) const {
+  Windows w;
+  w.channels = channels;
+  w.length = length;
+  w.sample_rate_hz = sample_rate_hz;
+  w.channel_names = channel_names;
+  w.class_names = class_names;
+  w.description = description;
+  w.x.resize(static_cast<Eigen::Index>(rows.size()), x.cols());
+  w.labels.resize(static_cast<Eigen::Index>(rows.size()));
+  w.subjects.resize(static_cast<Eigen::Index>(rows.size()));
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const int r = rows[k];
+    if (r < 0 || r >= size()) {
+      throw std::invalid_argument("Windows::subset(): row " + std::to_string(r) +
+                                  " out of range [0, " + std::to_string(size()) + ")");
+    }
+    w.x.row(static_cast<Eigen::Index>(k)) = x.row(r);
+    w.labels(static_cast<Eigen::Index>(k)) = labels.size() ? labels(r) : -1;
+    w.subjects(static_cast<Eigen::Index>(k)) = subjects.size() ? subjects(r) : -1;
+  }
+  return w;
+}
+
+void Windows::validate(const std::string& what) const {
+  auto fail = [&](const std::string& msg) { throw std::invalid_argument(what + ": " + msg); };
+  if (channels < 1) fail("channels (" + std::to_string(channels) + ") must be >= 1");
+  if (length < 1) fail("length (" + std::to_string(length) + ") must be >= 1");
+  if (x.cols() != static_cast<Eigen::Index>(channels) * length) {
+    fail("x has " + std::to_string(x.cols()) + " columns, expected C*L = " +
+         std::to_string(channels * length));
+  }
+  if (labels.size() != x.rows()) {
+    fail("labels has " + std::to_string(labels.size()) + " entries for " +
+         std::to_string(x.rows()) + " windows");
+  }
+  if (subjects.size() != x.rows()) {
+    fail("subjects has " + std::to_string(subjects.size()) + " entries for " +
+         std::to_string(x.rows()) + " windows");
+  }
+  if (!channel_names.empty() && static_cast<int>(channel_names.size()) != channels) {
+    fail("channel_names has " + std::to_string(channel_names.size()) + " names for " +
+         std::to_string(channels) + " channels");
+  }
+  if (!x.allFinite()) {
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+      for (Eigen::Index j = 0; j < x.cols(); ++j)
+        if (!std::isfinite(x(i, j))) {
+          fail("window " + std::to_string(i) + " channel " + std::to_string(j / length) +
+               " sample " + std::to_string(j % length) + " is not finite");
+        }
+  }
+}
+
+}  // namespace moca::data

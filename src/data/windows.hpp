@@ -1,0 +1,54 @@
+#pragma once
+/// \file windows.hpp
+/// The windowed data set every moca layer exchanges: n windows of C channels x L samples.
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace moca::data {
+
+/// Row-major float matrix: one window per row, element (c, t) of window i at column c * L + t.
+using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// Class ids of the paper's 7-class UCI-HAR task.
+enum class ActivityClass : int {
+  kTransition = 0,
+  kWalking = 1,
+  kUpstairs = 2,
+  kDownstairs = 3,
+  kSitting = 4,
+  kStanding = 5,
+  kLaying = 6
+};
+
+/// A windowed data set: X (n x C x L), labels, subject ids, and the metadata that says what the
+/// numbers mean. Channel order is always stated in `channel_names` (never implied).
+struct Windows {
+  int channels = 0;                         ///< C (>= 1)
+  int length = 0;                           ///< L samples per window (>= 1)
+  double sample_rate_hz = 50.0;             ///< sampling rate of the windows
+  std::vector<std::string> channel_names;   ///< C names, e.g. acc_x ... gyro_z
+  std::vector<std::string> class_names;     ///< names of label ids 0..K-1 (may be empty)
+  RowMatrixXf x;                            ///< n x (C * L), row i = window i, col c*L + t
+  Eigen::VectorXi labels;                   ///< n class ids (-1 = unknown)
+  Eigen::VectorXi subjects;                 ///< n subject ids (-1 = unknown)
+  std::string description;                  ///< where the windows came from (for JSON output)
+
+  /// Number of windows n.
+  int size() const { return static_cast<int>(x.rows()); }
+  /// Window i as a C x L row-major map (no copy).
+  Eigen::Map<const RowMatrixXf> window(int i) const {
+    return Eigen::Map<const RowMatrixXf>(x.row(i).data(), channels, length);
+  }
+  /// Mutable window i as a C x L row-major map.
+  Eigen::Map<RowMatrixXf> window(int i) {
+    return Eigen::Map<RowMatrixXf>(x.row(i).data(), channels, length);
+  }
+  /// The windows with the given row indices (labels and subjects follow), same metadata.
+  Windows subset(const std::vector<int>& rows) const;
+  /// Throws std::invalid_argument if shapes disagree (x cols != C*L, labels/subjects length
+  /// != n, channel_names size != C) or if x holds NaN/Inf; `what` names the caller.
+  void validate(const std::string& what) const;
+};
+
+}  // namespace moca::data

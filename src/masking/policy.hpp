@@ -1,0 +1,35 @@
+#pragma once
+/// \file policy.hpp
+/// The masking-policy interface: a stochastic policy P(. | x) over admissible masks of a grid.
+/// The same policy objects feed the scorer (kcca_score) and the trainer (src/model).
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+
+#include "moca/common/random.hpp"
+#include "moca/data/windows.hpp"
+#include "moca/masking/mask.hpp"
+
+namespace moca::masking {
+
+/// A window as C x L row-major floats (a row of data::Windows::x viewed as a matrix).
+using WindowRef = Eigen::Ref<const data::RowMatrixXf>;
+
+/// A stochastic masking policy. Implementations are immutable after construction, so one policy
+/// may be sampled from several threads, each with its own Rng.
+class MaskPolicy {
+ public:
+  virtual ~MaskPolicy() = default;
+  /// Short scheme name, e.g. "cross".
+  virtual std::string name() const = 0;
+  /// Canonical spec string that make_policy() parses back into an equal policy,
+  /// e.g. "cross:ratio=0.75".
+  virtual std::string spec() const = 0;
+  /// The grid this policy masks.
+  virtual const Grid& grid() const = 0;
+  /// Draws one mask. `window` is the C x L window the mask is for; data-independent policies
+  /// ignore it (an empty 0 x 0 ref is allowed for them).
+  virtual Mask sample(Rng& rng, const WindowRef& window) const = 0;
+};
+
+}  // namespace moca::masking

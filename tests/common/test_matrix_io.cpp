@@ -1,0 +1,100 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "moca/common/matrix_io.hpp"
+
+namespace {
+std::string tmp_path(const std::string& name) { return "/tmp/moca_test_io_" + name; }
+void write(const std::string& path, const std::string& s) { std::ofstream(path) << s; }
+}  // namespace
+
+TEST_CASE("CSV with and without header") {
+  const auto p = tmp_path("a.csv");
+  write(p, "u1,u2\n1,2\n3.5,-4e-1\n\n");
+  std::vector<std::string> header;
+  const auto m = moca::read_csv_matrix(p, &header);
+  REQUIRE(m.rows() == 2);
+  REQUIRE(m.cols() == 2);
+  CHECK(m(1, 0) == 3.5);
+  CHECK(m(1, 1) == -0.4);
+  CHECK(header == std::vector<std::string>{"u1", "u2"});
+  write(p, "1,2,3\n4,5,6\n");
+  CHECK(moca::read_csv_matrix(p).cols() == 3);
+}
+
+TEST_CASE("CSV errors name file, line and rule") {
+  const auto p = tmp_path("bad.csv");
+  write(p, "1,2\n3\n");
+  CHECK_THROWS_WITH_AS(moca::read_csv_matrix(p), doctest::Contains("ragged"),
+                       std::invalid_argument);
+  write(p, "1,2\n3,abc\n");
+  CHECK_THROWS_WITH_AS(moca::read_csv_matrix(p), doctest::Contains(":2: column 2"),
+                       std::invalid_argument);
+  write(p, "1,nan\n");
+  CHECK_THROWS_WITH_AS(moca::read_csv_matrix(p), doctest::Contains("finite"),
+                       std::invalid_argument);
+  write(p, "");
+  CHECK_THROWS_WITH_AS(moca::read_csv_matrix(p), doctest::Contains("no data rows"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(moca::read_csv_matrix(tmp_path("missing.csv")), std::runtime_error);
+}
+
+TEST_CASE("NPY round trip, float32 and int64, 3-D") {
+  const auto p = tmp_path("x.npy");
+  std::vector<double> d(2 * 3 * 4);
+  for (size_t i = 0; i < d.size(); ++i) d[i] = 0.5 * static_cast<double>(i) - 3;
+  moca::write_npy(p, {2, 3, 4}, d.data());
+  auto a = moca::read_npy(p);
+  CHECK(a.shape == std::vector<std::int64_t>{2, 3, 4});
+  CHECK(a.dtype == "<f8");
+  CHECK(a.data == d);
+  moca::write_npy(p, {2, 3, 4}, d.data(), true);
+  a = moca::read_npy(p);
+  CHECK(a.dtype == "<f4");
+  CHECK(a.data == d);  // all values exactly representable in float
+  std::vector<std::int64_t> iv = {5, -1, 7};
+  moca::write_npy_int(p, {3}, iv.data());
+  a = moca::read_npy(p);
+  CHECK(a.shape == std::vector<std::int64_t>{3});
+  CHECK(a.data[1] == -1.0);
+  const auto m = moca::read_npy_matrix(p);
+  CHECK(m.rows() == 3);
+  CHECK(m.cols() == 1);
+}
+
+TEST_CASE("NPY header written by NumPy (fortran order) is read in C order") {
+  // Bytes of np.save(f, np.asfortranarray(np.arange(6.).reshape(2, 3))), header as NumPy writes.
+  const auto p = tmp_path("f.npy");
+  std::string header = "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header.push_back('\n');
+  std::ofstream o(p, std::ios::binary);
+  o.write("\x93NUMPY\x01\x00", 8);
+  const char hl[2] = {static_cast<char>(header.size()), 0};
+  o.write(hl, 2);
+  o << header;
+  const double colmajor[6] = {0, 3, 1, 4, 2, 5};
+  o.write(reinterpret_cast<const char*>(colmajor), sizeof colmajor);
+  o.close();
+  const auto m = moca::read_npy_matrix(p);
+  REQUIRE(m.rows() == 2);
+  CHECK(m(0, 1) == 1.0);
+  CHECK(m(1, 0) == 3.0);
+  CHECK(m(1, 2) == 5.0);
+}
+
+TEST_CASE("NPY errors") {
+  const auto p = tmp_path("bad.npy");
+  write(p, "not numpy at all");
+  CHECK_THROWS_WITH_AS(moca::read_npy(p), doctest::Contains("magic"), std::invalid_argument);
+  std::vector<double> d(10, 1.0);
+  moca::write_npy(p, {10}, d.data());
+  {  // truncate the data
+    std::ifstream in(p, std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(in)), {});
+    write(p, all.substr(0, all.size() - 8));
+  }
+  CHECK_THROWS_WITH_AS(moca::read_npy(p), doctest::Contains("truncated"), std::invalid_argument);
+}
