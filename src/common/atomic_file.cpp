@@ -20,8 +20,8 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
       std::ofstream out(tmp, binary ? std::ios::out | std::ios::binary | std::ios::trunc
                                     : std::ios::out | std::ios::trunc);
       if (!out) {
-        throw std::runtime_error("cannot open '" + tmp + "' for writing (" +
-                                 std::strerror(errno) + ")");
+        throw std::runtime_error("cannot open '" + tmp + "' for writing (" + std::strerror(errno) +
+                                 ")");
       }
       writer(out);
       out.flush();

@@ -168,9 +168,12 @@ NdArray read_npy(const std::string& path) {
   }
   const std::string kind = d.substr(1);
   size_t width = 0;
-  if (kind == "f4" || kind == "i4") width = 4;
-  else if (kind == "f8" || kind == "i8") width = 8;
-  else if (kind == "u1" || kind == "b1" || kind == "i1") width = 1;
+  if (kind == "f4" || kind == "i4")
+    width = 4;
+  else if (kind == "f8" || kind == "i8")
+    width = 8;
+  else if (kind == "u1" || kind == "b1" || kind == "i1")
+    width = 1;
   else {
     throw std::invalid_argument(path + ": unsupported dtype '" + d +
                                 "' (need f4, f8, i4, i8, u1 or b1)");
@@ -179,18 +182,33 @@ NdArray read_npy(const std::string& path) {
   std::vector<char> raw(static_cast<size_t>(n) * width);
   in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
   if (static_cast<size_t>(in.gcount()) != raw.size()) {
-    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) +
-                                " of " + std::to_string(raw.size()) + " bytes)");
+    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
+                                std::to_string(raw.size()) + " bytes)");
   }
   std::vector<double> vals(static_cast<size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const char* p = raw.data() + i * static_cast<std::int64_t>(width);
-    if (kind == "f4") { float v; std::memcpy(&v, p, 4); vals[i] = v; }
-    else if (kind == "f8") { double v; std::memcpy(&v, p, 8); vals[i] = v; }
-    else if (kind == "i4") { std::int32_t v; std::memcpy(&v, p, 4); vals[i] = v; }
-    else if (kind == "i8") { std::int64_t v; std::memcpy(&v, p, 8); vals[i] = static_cast<double>(v); }
-    else if (kind == "i1") { vals[i] = static_cast<signed char>(*p); }
-    else { vals[i] = static_cast<unsigned char>(*p); }
+    if (kind == "f4") {
+      float v;
+      std::memcpy(&v, p, 4);
+      vals[i] = v;
+    } else if (kind == "f8") {
+      double v;
+      std::memcpy(&v, p, 8);
+      vals[i] = v;
+    } else if (kind == "i4") {
+      std::int32_t v;
+      std::memcpy(&v, p, 4);
+      vals[i] = v;
+    } else if (kind == "i8") {
+      std::int64_t v;
+      std::memcpy(&v, p, 8);
+      vals[i] = static_cast<double>(v);
+    } else if (kind == "i1") {
+      vals[i] = static_cast<signed char>(*p);
+    } else {
+      vals[i] = static_cast<unsigned char>(*p);
+    }
   }
   if (fortran && a.shape.size() > 1) {
     // Convert column-major to C order.

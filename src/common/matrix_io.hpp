@@ -22,7 +22,8 @@ struct NdArray {
 /// header (its names go to `header` if not null). Empty lines at the end are ignored.
 /// Throws std::runtime_error (cannot open) or std::invalid_argument naming file, line and column
 /// for: no data rows, ragged rows, non-numeric cells, NaN or Inf values.
-Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header = nullptr);
+Eigen::MatrixXd read_csv_matrix(const std::string& path,
+                                std::vector<std::string>* header = nullptr);
 
 /// Reads a .npy file (any supported dtype, any rank). Throws std::invalid_argument on a bad magic
 /// string, unsupported dtype or byte order, malformed header, or truncated data.
@@ -35,8 +36,8 @@ Eigen::MatrixXd read_npy_matrix(const std::string& path);
 Eigen::MatrixXd read_matrix(const std::string& path);
 
 /// Writes a .npy file (float64 '<f8' or float32 '<f4', C order) atomically.
-void write_npy(const std::string& path, const std::vector<std::int64_t>& shape,
-               const double* data, bool as_float32 = false);
+void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
+               bool as_float32 = false);
 /// Writes a .npy of int64 values ('<i8') atomically.
 void write_npy_int(const std::string& path, const std::vector<std::int64_t>& shape,
                    const std::int64_t* data);

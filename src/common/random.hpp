@@ -36,7 +36,9 @@ inline std::int64_t uniform_int(Rng& rng, std::int64_t lo, std::int64_t hi) {
 }
 
 /// Uniform double in [0, 1) with 53 random bits.
-inline double uniform01(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+inline double uniform01(Rng& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
 /// Standard normal N(0, 1) by the Box–Muller transform (one value per call).
 inline double standard_normal(Rng& rng) {

@@ -34,8 +34,8 @@ void Windows::validate(const std::string& what) const {
   if (channels < 1) fail("channels (" + std::to_string(channels) + ") must be >= 1");
   if (length < 1) fail("length (" + std::to_string(length) + ") must be >= 1");
   if (x.cols() != static_cast<Eigen::Index>(channels) * length) {
-    fail("x has " + std::to_string(x.cols()) + " columns, expected C*L = " +
-         std::to_string(channels * length));
+    fail("x has " + std::to_string(x.cols()) +
+         " columns, expected C*L = " + std::to_string(channels * length));
   }
   if (labels.size() != x.rows()) {
     fail("labels has " + std::to_string(labels.size()) + " entries for " +

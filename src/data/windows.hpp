@@ -24,15 +24,15 @@ enum class ActivityClass : int {
 /// A windowed data set: X (n x C x L), labels, subject ids, and the metadata that says what the
 /// numbers mean. Channel order is always stated in `channel_names` (never implied).
 struct Windows {
-  int channels = 0;                         ///< C (>= 1)
-  int length = 0;                           ///< L samples per window (>= 1)
-  double sample_rate_hz = 50.0;             ///< sampling rate of the windows
-  std::vector<std::string> channel_names;   ///< C names, e.g. acc_x ... gyro_z
-  std::vector<std::string> class_names;     ///< names of label ids 0..K-1 (may be empty)
-  RowMatrixXf x;                            ///< n x (C * L), row i = window i, col c*L + t
-  Eigen::VectorXi labels;                   ///< n class ids (-1 = unknown)
-  Eigen::VectorXi subjects;                 ///< n subject ids (-1 = unknown)
-  std::string description;                  ///< where the windows came from (for JSON output)
+  int channels = 0;                        ///< C (>= 1)
+  int length = 0;                          ///< L samples per window (>= 1)
+  double sample_rate_hz = 50.0;            ///< sampling rate of the windows
+  std::vector<std::string> channel_names;  ///< C names, e.g. acc_x ... gyro_z
+  std::vector<std::string> class_names;    ///< names of label ids 0..K-1 (may be empty)
+  RowMatrixXf x;                           ///< n x (C * L), row i = window i, col c*L + t
+  Eigen::VectorXi labels;                  ///< n class ids (-1 = unknown)
+  Eigen::VectorXi subjects;                ///< n subject ids (-1 = unknown)
+  std::string description;                 ///< where the windows came from (for JSON output)
 
   /// Number of windows n.
   int size() const { return static_cast<int>(x.rows()); }

@@ -38,9 +38,9 @@ Mask::Mask(int channels, int patches) : channels_(channels), patches_(patches) {
 
 Mask::Mask(int channels, int patches, std::vector<std::uint8_t> cells) : Mask(channels, patches) {
   if (cells.size() != cells_.size()) {
-    throw std::invalid_argument("Mask(): " + std::to_string(cells.size()) +
-                                " cells given for a " + std::to_string(channels) + " x " +
-                                std::to_string(patches) + " grid");
+    throw std::invalid_argument("Mask(): " + std::to_string(cells.size()) + " cells given for a " +
+                                std::to_string(channels) + " x " + std::to_string(patches) +
+                                " grid");
   }
   for (auto& v : cells) v = v ? 1 : 0;
   cells_ = std::move(cells);
@@ -106,8 +106,8 @@ Mask Mask::parse(const std::string& text) {
     if (n == 0) continue;
     if (cols >= 0 && n != cols) {
       throw std::invalid_argument("Mask::parse(): line " + std::to_string(line_no) + " has " +
-                                  std::to_string(n) + " cells, expected " +
-                                  std::to_string(cols) + " (rows must not be ragged)");
+                                  std::to_string(n) + " cells, expected " + std::to_string(cols) +
+                                  " (rows must not be ragged)");
     }
     cols = n;
     ++rows;

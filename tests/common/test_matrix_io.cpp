@@ -6,8 +6,12 @@
 #include "moca/common/matrix_io.hpp"
 
 namespace {
-std::string tmp_path(const std::string& name) { return "/tmp/moca_test_io_" + name; }
-void write(const std::string& path, const std::string& s) { std::ofstream(path) << s; }
+std::string tmp_path(const std::string& name) {
+  return "/tmp/moca_test_io_" + name;
+}
+void write(const std::string& path, const std::string& s) {
+  std::ofstream(path) << s;
+}
 }  // namespace
 
 TEST_CASE("CSV with and without header") {

@@ -42,8 +42,8 @@ TEST_CASE("same seed, same numbers; standard_normal has mean 0 and variance 1") 
     s += z;
     s2 += z * z;
   }
-  CHECK(std::abs(s / n) < 0.012);           // 5 sd of the mean
-  CHECK(std::abs(s2 / n - 1.0) < 0.016);    // 5 sd of the variance estimate
+  CHECK(std::abs(s / n) < 0.012);         // 5 sd of the mean
+  CHECK(std::abs(s2 / n - 1.0) < 0.016);  // 5 sd of the variance estimate
 }
 
 TEST_CASE("shuffle is a permutation and derive_seed separates streams") {
