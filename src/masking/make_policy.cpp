@@ -1,0 +1,131 @@
+#include "moca/masking/make_policy.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "moca/common/text_file.hpp"
+#include "moca/masking/policies.hpp"
+#include "moca/masking/policy_spec.hpp"
+
+namespace moca::masking {
+
+namespace detail {
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
+  return s;
+}
+
+void check_keys(const PolicySpec& spec, const std::vector<std::string>& allowed) {
+  for (const auto& kv : spec.options) {
+    bool ok = false;
+    for (const auto& a : allowed) ok = ok || a == kv.first;
+    if (!ok) {
+      throw std::invalid_argument(
+          "make_policy(): unknown key '" + kv.first + "' for policy '" + spec.name +
+          "' (valid keys: " + (allowed.empty() ? std::string("none") : join(allowed, ", ")) + ")");
+    }
+  }
+}
+
+double get_double(const PolicySpec& spec, const std::string& key, double fallback) {
+  const std::string* v = spec.find(key);
+  if (v == nullptr) return fallback;
+  char* end = nullptr;
+  const double d = std::strtod(v->c_str(), &end);
+  if (v->empty() || end != v->c_str() + v->size() || !std::isfinite(d)) {
+    throw std::invalid_argument("make_policy(): " + spec.name + " " + key + " (" + *v +
+                                ") is not a number");
+  }
+  return d;
+}
+
+long long get_int(const PolicySpec& spec, const std::string& key, long long fallback) {
+  const std::string* v = spec.find(key);
+  if (v == nullptr) return fallback;
+  char* end = nullptr;
+  const long long d = std::strtoll(v->c_str(), &end, 10);
+  if (v->empty() || end != v->c_str() + v->size()) {
+    throw std::invalid_argument("make_policy(): " + spec.name + " " + key + " (" + *v +
+                                ") is not an integer");
+  }
+  return d;
+}
+
+}  // namespace detail
+
+std::vector<std::string> policy_names() {
+  return {"cross",         "random", "sync",         "temporal",
+          "extrapolation", "sensor", "per-modality", "fixed"};
+}
+
+std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& grid,
+                                        const PolicyContext& /*context*/) {
+  using namespace detail;
+  const PolicySpec spec = parse_policy_spec(text);
+  const std::string& n = spec.name;
+  if (n == "cross" || n == "random") {
+    check_keys(spec, {"ratio"});
+    return std::make_unique<CrossPolicy>(grid, get_double(spec, "ratio", n == "cross" ? 0.75 : 0.7),
+                                         n);
+  }
+  if (n == "sync" || n == "temporal" || n == "extrapolation") {
+    check_keys(spec, {"ratio"});
+    const ColumnRule rule = n == "sync"       ? ColumnRule::kUniformSet
+                            : n == "temporal" ? ColumnRule::kContiguous
+                                              : ColumnRule::kLast;
+    return std::make_unique<ColumnPolicy>(grid, get_double(spec, "ratio", n == "sync" ? 0.75 : 0.7),
+                                          rule);
+  }
+  if (n == "sensor") {
+    check_keys(spec, {"keep"});
+    const long long keep = get_int(spec, "keep", 1);
+    if (keep < 1 || keep > grid.channels - 1) {
+      throw std::invalid_argument("make_policy(): sensor keep (" + std::to_string(keep) +
+                                  ") must be in [1, C-1] = [1, " +
+                                  std::to_string(grid.channels - 1) + "]");
+    }
+    return std::make_unique<SensorPolicy>(grid, static_cast<int>(keep));
+  }
+  if (n == "per-modality") {
+    check_keys(spec, {"ratio", "groups"});
+    const std::string* g = spec.find("groups");
+    auto groups =
+        g ? parse_modality_groups(*g, grid.channels) : default_modality_groups(grid.channels);
+    return std::make_unique<PerModalityPolicy>(grid, get_double(spec, "ratio", 0.75),
+                                               std::move(groups));
+  }
+  if (n == "fixed") {
+    check_keys(spec, {"file", "cells"});
+    const std::string* file = spec.find("file");
+    const std::string* cells = spec.find("cells");
+    if ((file == nullptr) == (cells == nullptr)) {
+      throw std::invalid_argument(
+          "make_policy(): fixed needs exactly one of file=PATH or cells=ROWS (rows of 0/1 "
+          "joined by '/')");
+    }
+    if (file != nullptr) {
+      if (!text_file_exists(*file)) {
+        throw std::invalid_argument("make_policy(): fixed file (" + *file + ") does not exist");
+      }
+      TextFileReader reader(*file);
+      std::string all, line;
+      while (reader.next_line(line)) all += line + "\n";
+      return std::make_unique<FixedPolicy>(grid, Mask::parse(all), "file=" + *file);
+    }
+    std::string rows = *cells;
+    for (auto& ch : rows)
+      if (ch == '/') ch = '\n';
+    Mask m = Mask::parse(rows);
+    std::string canon = m.to_string();
+    for (auto& ch : canon)
+      if (ch == '\n') ch = '/';
+    return std::make_unique<FixedPolicy>(grid, std::move(m), "cells=" + canon);
+  }
+  throw std::invalid_argument("make_policy(): unknown policy '" + n +
+                              "' (valid: " + join(policy_names(), ", ") + ")");
+}
+
+}  // namespace moca::masking

@@ -1,0 +1,287 @@
+#include "moca/masking/policies.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "moca/masking/policy_spec.hpp"
+
+namespace moca::masking {
+
+namespace {
+
+void check_ratio(const std::string& who, double ratio) {
+  if (!(ratio > 0.0 && ratio < 1.0)) {
+    throw std::invalid_argument("make_policy(): " + who + " ratio (" + format_number(ratio) +
+                                ") must be in (0, 1)");
+  }
+}
+
+void check_count(const std::string& who, double ratio, int count, int n, const char* unit) {
+  if (count < 1 || count > n - 1) {
+    throw std::invalid_argument("make_policy(): " + who + " ratio (" + format_number(ratio) +
+                                ") masks " + std::to_string(count) + " of " + std::to_string(n) +
+                                " " + unit +
+                                "; it must leave at least one masked and one visible " + unit);
+  }
+}
+
+}  // namespace
+
+int masked_count_for(double ratio, int n) {
+  return static_cast<int>(std::floor(ratio * static_cast<double>(n) + 1e-9));
+}
+
+std::vector<int> choose_subset(Rng& rng, int n, int k) {
+  if (k < 0 || k > n) {
+    throw std::invalid_argument("choose_subset(): k (" + std::to_string(k) + ") must be in [0, " +
+                                std::to_string(n) + "]");
+  }
+  std::vector<int> idx(static_cast<size_t>(n));
+  std::iota(idx.begin(), idx.end(), 0);
+  for (int i = 0; i < k; ++i) {
+    const auto j = static_cast<int>(uniform_int(rng, i, n - 1));
+    std::swap(idx[static_cast<size_t>(i)], idx[static_cast<size_t>(j)]);
+  }
+  idx.resize(static_cast<size_t>(k));
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+// ---- cross / random -------------------------------------------------------------------------
+
+CrossPolicy::CrossPolicy(const Grid& grid, double ratio, std::string name)
+    : grid_(grid), ratio_(ratio), name_(std::move(name)) {
+  grid_.validate();
+  if (name_ != "cross" && name_ != "random") {
+    throw std::invalid_argument("CrossPolicy(): name (" + name_ + ") must be cross or random");
+  }
+  check_ratio(name_, ratio);
+  count_ = masked_count_for(ratio, grid_.tokens());
+  check_count(name_, ratio, count_, grid_.tokens(), "cells");
+}
+
+std::string CrossPolicy::spec() const {
+  return name_ + ":ratio=" + format_number(ratio_);
+}
+
+Mask CrossPolicy::sample(Rng& rng, const WindowRef&) const {
+  Mask m(grid_.channels, grid_.patches);
+  for (int t : choose_subset(rng, grid_.tokens(), count_)) m.set(t, true);
+  return m;
+}
+
+// ---- sync / temporal / extrapolation --------------------------------------------------------
+
+ColumnPolicy::ColumnPolicy(const Grid& grid, double ratio, ColumnRule rule)
+    : grid_(grid), ratio_(ratio), rule_(rule) {
+  grid_.validate();
+  check_ratio(name(), ratio);
+  columns_ = masked_count_for(ratio, grid_.patches);
+  check_count(name(), ratio, columns_, grid_.patches, "columns");
+}
+
+std::string ColumnPolicy::name() const {
+  switch (rule_) {
+    case ColumnRule::kUniformSet:
+      return "sync";
+    case ColumnRule::kContiguous:
+      return "temporal";
+    case ColumnRule::kLast:
+      return "extrapolation";
+  }
+  return "sync";
+}
+
+std::string ColumnPolicy::spec() const {
+  return name() + ":ratio=" + format_number(ratio_);
+}
+
+Mask ColumnPolicy::sample(Rng& rng, const WindowRef&) const {
+  const int P = grid_.patches;
+  std::vector<int> cols;
+  if (rule_ == ColumnRule::kUniformSet) {
+    cols = choose_subset(rng, P, columns_);
+  } else {
+    const int start = rule_ == ColumnRule::kLast
+                          ? P - columns_
+                          : static_cast<int>(uniform_int(rng, 0, P - columns_));
+    for (int p = start; p < start + columns_; ++p) cols.push_back(p);
+  }
+  Mask m(grid_.channels, P);
+  for (int c = 0; c < grid_.channels; ++c)
+    for (int p : cols) m.set(c, p, true);
+  return m;
+}
+
+// ---- sensor ---------------------------------------------------------------------------------
+
+SensorPolicy::SensorPolicy(const Grid& grid, int keep) : grid_(grid), keep_(keep) {
+  grid_.validate();
+  if (keep < 1 || keep > grid_.channels - 1) {
+    throw std::invalid_argument("make_policy(): sensor keep (" + std::to_string(keep) +
+                                ") must be in [1, C-1] = [1, " +
+                                std::to_string(grid_.channels - 1) + "]");
+  }
+}
+
+std::string SensorPolicy::spec() const {
+  return "sensor:keep=" + std::to_string(keep_);
+}
+
+Mask SensorPolicy::sample(Rng& rng, const WindowRef&) const {
+  Mask m(grid_.channels, grid_.patches);
+  for (int c : choose_subset(rng, grid_.channels, grid_.channels - keep_))
+    for (int p = 0; p < grid_.patches; ++p) m.set(c, p, true);
+  return m;
+}
+
+// ---- per-modality ---------------------------------------------------------------------------
+
+std::vector<std::vector<int>> default_modality_groups(int channels) {
+  if (channels < 2) {
+    throw std::invalid_argument("default_modality_groups(): channels (" + std::to_string(channels) +
+                                ") must be >= 2");
+  }
+  std::vector<std::vector<int>> g(2);
+  for (int c = 0; c < channels; ++c) g[c < channels / 2 ? 0 : 1].push_back(c);
+  return g;
+}
+
+std::vector<std::vector<int>> parse_modality_groups(const std::string& text, int channels) {
+  auto fail = [&](const std::string& why) {
+    throw std::invalid_argument("make_policy(): per-modality groups (" + text + ") " + why +
+                                " (form 0-2/3-5: '/' between groups, '+' within a group, " +
+                                "channels in [0, " + std::to_string(channels - 1) + "])");
+  };
+  auto to_int = [&](const std::string& s) {
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+      fail("has a bad channel '" + s + "'");
+    const int v = std::stoi(s);
+    if (v >= channels) fail("names channel " + s + " out of range");
+    return v;
+  };
+  std::vector<std::vector<int>> groups;
+  std::vector<int> seen(static_cast<size_t>(std::max(channels, 0)), 0);
+  size_t start = 0;
+  while (true) {
+    const auto slash = text.find('/', start);
+    const std::string g =
+        text.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    std::vector<int> group;
+    size_t s2 = 0;
+    while (true) {
+      const auto plus = g.find('+', s2);
+      const std::string item =
+          g.substr(s2, plus == std::string::npos ? std::string::npos : plus - s2);
+      const auto dash = item.find('-');
+      int lo, hi;
+      if (dash == std::string::npos) {
+        lo = hi = to_int(item);
+      } else {
+        lo = to_int(item.substr(0, dash));
+        hi = to_int(item.substr(dash + 1));
+        if (hi < lo) fail("has a descending range '" + item + "'");
+      }
+      for (int c = lo; c <= hi; ++c) {
+        if (seen[static_cast<size_t>(c)]) fail("uses channel " + std::to_string(c) + " twice");
+        seen[static_cast<size_t>(c)] = 1;
+        group.push_back(c);
+      }
+      if (plus == std::string::npos) break;
+      s2 = plus + 1;
+    }
+    std::sort(group.begin(), group.end());
+    groups.push_back(group);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return groups;
+}
+
+std::string format_modality_groups(const std::vector<std::vector<int>>& groups) {
+  std::string s;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    if (gi) s += "/";
+    const auto& g = groups[gi];
+    for (size_t i = 0; i < g.size();) {
+      size_t j = i;
+      while (j + 1 < g.size() && g[j + 1] == g[j] + 1) ++j;
+      if (i) s += "+";
+      s += std::to_string(g[i]);
+      if (j > i) s += "-" + std::to_string(g[j]);
+      i = j + 1;
+    }
+  }
+  return s;
+}
+
+PerModalityPolicy::PerModalityPolicy(const Grid& grid, double ratio,
+                                     std::vector<std::vector<int>> groups)
+    : grid_(grid), ratio_(ratio), groups_(std::move(groups)) {
+  grid_.validate();
+  check_ratio("per-modality", ratio);
+  columns_ = masked_count_for(ratio, grid_.patches);
+  if (columns_ < 1) {
+    throw std::invalid_argument("make_policy(): per-modality ratio (" + format_number(ratio) +
+                                ") masks 0 of " + std::to_string(grid_.patches) +
+                                " columns; it must mask at least one");
+  }
+  if (groups_.empty()) throw std::invalid_argument("make_policy(): per-modality needs >= 1 group");
+  std::vector<int> seen(static_cast<size_t>(grid_.channels), 0);
+  for (const auto& g : groups_) {
+    if (g.empty()) throw std::invalid_argument("make_policy(): per-modality group is empty");
+    for (int c : g) {
+      if (c < 0 || c >= grid_.channels || seen[static_cast<size_t>(c)]) {
+        throw std::invalid_argument("make_policy(): per-modality channel (" + std::to_string(c) +
+                                    ") out of range [0, " + std::to_string(grid_.channels) +
+                                    ") or repeated");
+      }
+      seen[static_cast<size_t>(c)] = 1;
+    }
+    if (static_cast<int>(g.size()) == grid_.channels && columns_ == grid_.patches) {
+      throw std::invalid_argument("make_policy(): per-modality masks every cell");
+    }
+  }
+}
+
+std::string PerModalityPolicy::spec() const {
+  return "per-modality:ratio=" + format_number(ratio_) +
+         ",groups=" + format_modality_groups(groups_);
+}
+
+Mask PerModalityPolicy::sample(Rng& rng, const WindowRef&) const {
+  const int start = static_cast<int>(uniform_int(rng, 0, grid_.patches - columns_));
+  const auto& g =
+      groups_[static_cast<size_t>(uniform_int(rng, 0, static_cast<int>(groups_.size()) - 1))];
+  Mask m(grid_.channels, grid_.patches);
+  for (int c : g)
+    for (int p = start; p < start + columns_; ++p) m.set(c, p, true);
+  return m;
+}
+
+// ---- fixed ----------------------------------------------------------------------------------
+
+FixedPolicy::FixedPolicy(const Grid& grid, Mask mask, std::string source)
+    : grid_(grid), mask_(std::move(mask)), source_(std::move(source)) {
+  grid_.validate();
+  if (mask_.channels() != grid_.channels || mask_.patches() != grid_.patches) {
+    throw std::invalid_argument("make_policy(): fixed mask is " + std::to_string(mask_.channels()) +
+                                " x " + std::to_string(mask_.patches()) + " but the grid is " +
+                                std::to_string(grid_.channels) + " x " +
+                                std::to_string(grid_.patches));
+  }
+  const int k = mask_.masked_count();
+  if (k < 1 || k > grid_.tokens() - 1) {
+    throw std::invalid_argument("make_policy(): fixed mask masks " + std::to_string(k) + " of " +
+                                std::to_string(grid_.tokens()) +
+                                " cells; it must leave at least one masked and one visible cell");
+  }
+}
+
+Mask FixedPolicy::sample(Rng&, const WindowRef&) const {
+  return mask_;
+}
+
+}  // namespace moca::masking

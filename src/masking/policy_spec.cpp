@@ -1,0 +1,82 @@
+#include "moca/masking/policy_spec.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace moca::masking {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+const std::string* PolicySpec::find(const std::string& key) const {
+  for (const auto& kv : options)
+    if (kv.first == key) return &kv.second;
+  return nullptr;
+}
+
+PolicySpec parse_policy_spec(const std::string& text) {
+  PolicySpec spec;
+  const auto colon = text.find(':');
+  spec.name = trim(text.substr(0, colon));
+  if (spec.name.empty()) {
+    throw std::invalid_argument("parse_policy_spec(): spec '" + text +
+                                "' has no policy name (form name[:key=value[,key=value]*])");
+  }
+  if (colon == std::string::npos) return spec;
+  const std::string rest = text.substr(colon + 1);
+  size_t start = 0;
+  while (start <= rest.size()) {
+    const auto comma = rest.find(',', start);
+    const std::string item =
+        trim(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || trim(item.substr(0, eq)).empty() ||
+        trim(item.substr(eq + 1)).empty()) {
+      throw std::invalid_argument("parse_policy_spec(): option '" + item + "' in spec '" + text +
+                                  "' is not of the form key=value");
+    }
+    const std::string key = trim(item.substr(0, eq));
+    if (spec.find(key) != nullptr) {
+      throw std::invalid_argument("parse_policy_spec(): key '" + key + "' repeated in spec '" +
+                                  text + "'");
+    }
+    spec.options.emplace_back(key, trim(item.substr(eq + 1)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return spec;
+}
+
+std::string format_policy_spec(const PolicySpec& spec) {
+  std::string s = spec.name;
+  for (size_t i = 0; i < spec.options.size(); ++i) {
+    s += (i == 0 ? ":" : ",");
+    s += spec.options[i].first + "=" + spec.options[i].second;
+  }
+  return s;
+}
+
+std::string format_number(double value) {
+  char buf[64];
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) {
+    std::snprintf(buf, sizeof(buf), "%.0f", value);
+    return buf;
+  }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
+    if (std::strtod(buf, nullptr) == value) break;
+  }
+  return buf;
+}
+
+}  // namespace moca::masking

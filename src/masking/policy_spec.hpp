@@ -1,0 +1,31 @@
+#pragma once
+/// \file policy_spec.hpp
+/// The policy spec-string grammar `name[:key=value[,key=value]*]`, e.g. `cross:ratio=0.75`,
+/// `sensor:keep=1`, `adaptive:base=cross,beta=20,candidates=256`.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace moca::masking {
+
+/// A parsed spec string: the policy name and its key=value options in the order given.
+struct PolicySpec {
+  std::string name;                                          ///< e.g. "cross"
+  std::vector<std::pair<std::string, std::string>> options;  ///< e.g. {{"ratio", "0.75"}}
+
+  /// The value of `key`, or nullptr when absent.
+  const std::string* find(const std::string& key) const;
+};
+
+/// Splits `text` into name and options. Whitespace around tokens is ignored. Throws
+/// std::invalid_argument on an empty name, an option without '=', an empty key or value, or a
+/// repeated key (the message quotes the spec).
+PolicySpec parse_policy_spec(const std::string& text);
+
+/// The inverse of parse_policy_spec(): `name` or `name:k1=v1,k2=v2` in the stored order.
+std::string format_policy_spec(const PolicySpec& spec);
+
+/// Shortest decimal text that parses back to exactly `value` (e.g. 0.75 -> "0.75").
+std::string format_number(double value);
+
+}  // namespace moca::masking

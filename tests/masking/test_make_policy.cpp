@@ -1,0 +1,107 @@
+// Tests for policy_spec.hpp and make_policy.hpp: parsing, canonical round trip, errors.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "moca/masking/make_policy.hpp"
+#include "moca/masking/policies.hpp"
+#include "moca/masking/policy_spec.hpp"
+
+using namespace moca;
+using namespace moca::masking;
+
+namespace {
+const Grid kGrid{6, 10, 20};
+const data::RowMatrixXf kEmpty;
+
+std::string error_of(const std::string& spec) {
+  try {
+    make_policy(spec, kGrid);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("parse_policy_spec: name and ordered options") {
+  auto s = parse_policy_spec("adaptive:base=cross, beta=20 ,candidates=256");
+  CHECK(s.name == "adaptive");
+  REQUIRE(s.options.size() == 3u);
+  CHECK(s.options[1].first == "beta");
+  CHECK(s.options[1].second == "20");
+  CHECK(*s.find("candidates") == "256");
+  CHECK(s.find("ratio") == nullptr);
+  CHECK(format_policy_spec(s) == "adaptive:base=cross,beta=20,candidates=256");
+  CHECK(parse_policy_spec("cross").options.empty());
+  CHECK_THROWS_AS(parse_policy_spec(""), std::invalid_argument);
+  CHECK_THROWS_AS(parse_policy_spec(":ratio=1"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_policy_spec("cross:ratio"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_policy_spec("cross:ratio="), std::invalid_argument);
+  CHECK_THROWS_AS(parse_policy_spec("cross:=1"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_policy_spec("cross:ratio=0.5,"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_policy_spec("cross:ratio=0.5,ratio=0.6"), std::invalid_argument);
+}
+
+TEST_CASE("format_number is the shortest exact text") {
+  CHECK(format_number(0.75) == "0.75");
+  CHECK(format_number(0.7) == "0.7");
+  CHECK(format_number(20) == "20");
+  CHECK(std::stod(format_number(0.1 + 0.2)) == 0.1 + 0.2);
+}
+
+TEST_CASE("make_policy: defaults, canonical specs, round trip") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cross", "cross:ratio=0.75"},
+      {"cross:ratio=0.5", "cross:ratio=0.5"},
+      {"random", "random:ratio=0.7"},
+      {"sync", "sync:ratio=0.75"},
+      {"temporal", "temporal:ratio=0.7"},
+      {"extrapolation:ratio=0.3", "extrapolation:ratio=0.3"},
+      {"sensor", "sensor:keep=1"},
+      {"sensor:keep=3", "sensor:keep=3"},
+      {"per-modality", "per-modality:ratio=0.75,groups=0-2/3-5"},
+      {"per-modality:groups=0+1/2-5,ratio=0.5", "per-modality:ratio=0.5,groups=0-1/2-5"},
+      {"fixed:cells=1000000000/0000000000/0000000000/0000000000/0000000000/0000000001",
+       "fixed:cells=1000000000/0000000000/0000000000/0000000000/0000000000/0000000001"},
+  };
+  for (const auto& [in, canon] : cases) {
+    auto p = make_policy(in, kGrid);
+    CHECK(p->spec() == canon);
+    auto q = make_policy(p->spec(), kGrid);
+    CHECK(q->spec() == canon);
+    CHECK(q->name() == p->name());
+    Rng r1(4), r2(4);
+    for (int i = 0; i < 5; ++i) CHECK(p->sample(r1, kEmpty) == q->sample(r2, kEmpty));
+  }
+}
+
+TEST_CASE("make_policy: fixed from a file") {
+  const std::string path = std::string(MOCA_BINARY_DIR) + "/test_fixed_mask.txt";
+  {
+    std::ofstream f(path);
+    f << "1100000000\n0000000000\n0000000000\n0000000000\n0000000000\n0000000011\n";
+  }
+  auto p = make_policy("fixed:file=" + path, kGrid);
+  CHECK(p->spec() == "fixed:file=" + path);
+  Rng rng(1);
+  CHECK(p->sample(rng, kEmpty).masked_count() == 4);
+  std::remove(path.c_str());
+  CHECK_THROWS_AS(make_policy("fixed:file=" + path, kGrid), std::invalid_argument);
+}
+
+TEST_CASE("make_policy: errors name the problem and list valid values") {
+  CHECK(error_of("crosss").find("valid: cross, random, sync") != std::string::npos);
+  CHECK(error_of("cross:ratio=0.5,keep=1").find("valid keys: ratio") != std::string::npos);
+  CHECK(error_of("sensor:ratio=0.5").find("valid keys: keep") != std::string::npos);
+  CHECK(error_of("cross:ratio=abc").find("not a number") != std::string::npos);
+  CHECK(error_of("cross:ratio=1.5").find("(0, 1)") != std::string::npos);
+  CHECK(error_of("sync:ratio=0.05").find("masks 0 of 10 columns") != std::string::npos);
+  CHECK(error_of("sensor:keep=6").find("[1, C-1]") != std::string::npos);
+  CHECK(error_of("sensor:keep=1.5").find("not an integer") != std::string::npos);
+  CHECK(error_of("per-modality:groups=0-7").find("out of range") != std::string::npos);
+  CHECK(error_of("fixed").find("exactly one of") != std::string::npos);
+  CHECK(error_of("fixed:cells=0101").find("grid is 6 x 10") != std::string::npos);
+  CHECK(error_of("fixed:cells=01/0x").find("character") != std::string::npos);
+}
