@@ -12,6 +12,7 @@ Windows Windows::subset(const std::vector<int>& rows) const {
   w.sample_rate_hz = sample_rate_hz;
   w.channel_names = channel_names;
   w.class_names = class_names;
+  w.subject_names = subject_names;
   w.description = description;
   w.x.resize(static_cast<Eigen::Index>(rows.size()), x.cols());
   w.labels.resize(static_cast<Eigen::Index>(rows.size()));

@@ -32,7 +32,11 @@ struct Windows {
   RowMatrixXf x;                           ///< n x (C * L), row i = window i, col c*L + t
   Eigen::VectorXi labels;                  ///< n class ids (-1 = unknown)
   Eigen::VectorXi subjects;                ///< n subject ids (-1 = unknown)
-  std::string description;                 ///< where the windows came from (for JSON output)
+  /// Optional names of subject ids: id s is named subject_names[s] when 0 <= s < size (e.g. "f1"
+  /// for the HMP volunteers, or string pids read from .npy). Empty: the ids are the names (e.g.
+  /// HAPT user numbers 1..30).
+  std::vector<std::string> subject_names;
+  std::string description;  ///< where the windows came from (for JSON output)
 
   /// Number of windows n.
   int size() const { return static_cast<int>(x.rows()); }
