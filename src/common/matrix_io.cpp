@@ -1,5 +1,6 @@
 #include "moca/common/matrix_io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +105,110 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string
   return m;
 }
 
+namespace {
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Decodes UTF-8 into code points; false on malformed input.
+bool decode_utf8(const std::string& s, std::vector<std::uint32_t>& cps) {
+  cps.clear();
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+    if (n < 0 || i + static_cast<size_t>(n) >= s.size() + (n == 0 ? 1 : 0)) return false;
+    std::uint32_t cp = n == 0 ? c : (c & (0x3F >> n));
+    for (int k = 1; k <= n; ++k) {
+      const unsigned char b = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    cps.push_back(cp);
+    i += static_cast<size_t>(n) + 1;
+  }
+  return true;
+}
+
+// Reads the body of a '<U<n>' / '|S<n>' array into a.strings (C order).
+void read_npy_strings(std::istream& in, const std::string& path, bool fortran, NdArray& a) {
+  const std::string& d = a.dtype;
+  const bool unicode = d[1] == 'U';
+  if (unicode && d[0] == '>') {
+    throw std::invalid_argument(path + ": unsupported dtype '" + d + "' (big-endian)");
+  }
+  char* end = nullptr;
+  const long chars = std::strtol(d.c_str() + 2, &end, 10);
+  if (*end != '\0' || chars < 0 || chars > (1L << 20)) {
+    throw std::invalid_argument(path + ": bad string dtype '" + d + "'");
+  }
+  const size_t width = static_cast<size_t>(chars) * (unicode ? 4 : 1);
+  const std::int64_t n = a.size();
+  std::vector<char> raw(static_cast<size_t>(n) * width);
+  in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
+  if (static_cast<size_t>(in.gcount()) != raw.size()) {
+    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
+                                std::to_string(raw.size()) + " bytes)");
+  }
+  std::vector<std::string> vals(static_cast<size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const char* p = raw.data() + static_cast<size_t>(i) * width;
+    std::string& s = vals[static_cast<size_t>(i)];
+    if (unicode) {
+      for (long k = 0; k < chars; ++k) {
+        const unsigned char* b = reinterpret_cast<const unsigned char*>(p + 4 * k);
+        const std::uint32_t cp =
+            b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+        if (cp == 0) break;
+        if (cp > 0x10FFFF) {
+          throw std::invalid_argument(path + ": element " + std::to_string(i) +
+                                      " holds an invalid code point");
+        }
+        append_utf8(s, cp);
+      }
+    } else {
+      size_t len = 0;
+      while (len < width && p[len] != '\0') ++len;
+      s.assign(p, len);
+    }
+  }
+  if (fortran && a.shape.size() > 1) {
+    const size_t r = a.shape.size();
+    std::vector<std::int64_t> idx(r, 0);
+    a.strings.resize(vals.size());
+    for (std::int64_t lin = 0; lin < n; ++lin) {
+      std::int64_t f = 0, stride = 1;
+      for (size_t k = 0; k < r; ++k) {
+        f += idx[k] * stride;
+        stride *= a.shape[k];
+      }
+      a.strings[static_cast<size_t>(lin)] = vals[static_cast<size_t>(f)];
+      for (size_t k = r; k-- > 0;) {
+        if (++idx[k] < a.shape[k]) break;
+        idx[k] = 0;
+      }
+    }
+  } else {
+    a.strings = std::move(vals);
+  }
+}
+
+}  // namespace
+
 NdArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open '" + path + "'");
@@ -162,6 +267,10 @@ NdArray read_npy(const std::string& path) {
     }
   }
   const std::string& d = a.dtype;
+  if (d.size() >= 3 && (d[1] == 'U' || d[1] == 'S')) {
+    read_npy_strings(in, path, fortran, a);
+    return a;
+  }
   if (d.size() < 3 || d[0] == '>') {
     throw std::invalid_argument(path + ": unsupported dtype '" + d +
                                 "' (need little-endian f4, f8, i4, i8, u1 or b1)");
@@ -310,6 +419,31 @@ void write_npy_int(const std::string& path, const std::vector<std::int64_t>& sha
                    const std::int64_t* data) {
   write_npy_raw(path, shape, "<i8", reinterpret_cast<const char*>(data),
                 static_cast<size_t>(product(shape)) * 8);
+}
+
+void write_npy_strings(const std::string& path, const std::vector<std::string>& values) {
+  std::vector<std::vector<std::uint32_t>> cps(values.size());
+  size_t width = 1;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!decode_utf8(values[i], cps[i])) {
+      throw std::invalid_argument("write_npy_strings(): value " + std::to_string(i) +
+                                  " is not valid UTF-8");
+    }
+    width = std::max(width, cps[i].size());
+  }
+  std::vector<char> bytes(values.size() * width * 4, 0);
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (size_t k = 0; k < cps[i].size(); ++k) {
+      char* b = bytes.data() + (i * width + k) * 4;
+      const std::uint32_t cp = cps[i][k];
+      b[0] = static_cast<char>(cp & 0xFF);
+      b[1] = static_cast<char>((cp >> 8) & 0xFF);
+      b[2] = static_cast<char>((cp >> 16) & 0xFF);
+      b[3] = static_cast<char>((cp >> 24) & 0xFF);
+    }
+  }
+  write_npy_raw(path, {static_cast<std::int64_t>(values.size())}, "<U" + std::to_string(width),
+                bytes.data(), bytes.size());
 }
 
 void write_csv_matrix(const std::string& path, const Eigen::MatrixXd& m,

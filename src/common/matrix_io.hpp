@@ -15,7 +15,11 @@ struct NdArray {
   std::vector<std::int64_t> shape;  ///< e.g. {N, C, L}
   std::vector<double> data;         ///< product(shape) values, C order
   std::string dtype;                ///< source dtype as in the .npy header, e.g. "<f4"
-  std::int64_t size() const;        ///< product of shape (1 for a 0-d array)
+  /// For string dtypes ('<U<n>' UTF-32 or '|S<n>' bytes) the values as UTF-8 text, C order, with
+  /// numpy's trailing NUL padding removed; `data` is then empty. Empty for numeric dtypes.
+  std::vector<std::string> strings;
+  bool is_string() const { return dtype.size() > 2 && (dtype[1] == 'U' || dtype[1] == 'S'); }
+  std::int64_t size() const;  ///< product of shape (1 for a 0-d array)
 };
 
 /// Reads a CSV of numbers into a matrix. A first line with any non-numeric cell is taken as a
@@ -25,8 +29,10 @@ struct NdArray {
 Eigen::MatrixXd read_csv_matrix(const std::string& path,
                                 std::vector<std::string>* header = nullptr);
 
-/// Reads a .npy file (any supported dtype, any rank). Throws std::invalid_argument on a bad magic
-/// string, unsupported dtype or byte order, malformed header, or truncated data.
+/// Reads a .npy file (any supported dtype, any rank). Numeric dtypes go to `data`; the string
+/// dtypes '<U<n>' and '|S<n>' go to `strings` (see NdArray). Throws std::invalid_argument on a bad
+/// magic string, unsupported dtype or byte order (e.g. object arrays '|O', which need pickle),
+/// malformed header, or truncated data.
 NdArray read_npy(const std::string& path);
 
 /// Reads a 2-D .npy (or 1-D, as an n x 1 column) into a matrix; NaN/Inf are rejected.
@@ -41,6 +47,10 @@ void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, 
 /// Writes a .npy of int64 values ('<i8') atomically.
 void write_npy_int(const std::string& path, const std::vector<std::int64_t>& shape,
                    const std::int64_t* data);
+
+/// Writes a 1-D .npy of strings as numpy's '<U<n>' (UTF-32LE, n = longest string in code points,
+/// at least 1) atomically; `values` must be valid UTF-8 (std::invalid_argument otherwise).
+void write_npy_strings(const std::string& path, const std::vector<std::string>& values);
 
 /// Writes a matrix as CSV (optional header line), full precision, atomically.
 void write_csv_matrix(const std::string& path, const Eigen::MatrixXd& m,
