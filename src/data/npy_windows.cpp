@@ -1,0 +1,285 @@
+#include "moca/data/npy_windows.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "moca/common/atomic_file.hpp"
+#include "moca/common/matrix_io.hpp"
+
+namespace moca::data {
+
+std::string to_string(NpyLayout layout) {
+  switch (layout) {
+    case NpyLayout::kAuto:
+      return "auto";
+    case NpyLayout::kChannelsFirst:
+      return "NCL";
+    case NpyLayout::kChannelsLast:
+      return "NLC";
+  }
+  return "auto";
+}
+
+NpyLayout parse_npy_layout(const std::string& text) {
+  if (text == "auto") return NpyLayout::kAuto;
+  if (text == "NCL" || text == "ncl") return NpyLayout::kChannelsFirst;
+  if (text == "NLC" || text == "nlc") return NpyLayout::kChannelsLast;
+  throw std::invalid_argument("parse_npy_layout(): layout '" + text +
+                              "' is not one of auto, NCL, NLC");
+}
+
+void NpyReadOptions::validate() const {
+  if (!(sample_rate_hz >= 0.0 && std::isfinite(sample_rate_hz))) {
+    throw std::invalid_argument("NpyReadOptions::validate(): sample_rate_hz (" +
+                                std::to_string(sample_rate_hz) + ") must be finite and >= 0");
+  }
+}
+
+void NpyWriteOptions::validate() const {
+  if (layout == NpyLayout::kAuto) {
+    throw std::invalid_argument(
+        "NpyWriteOptions::validate(): layout (auto) must be NCL or NLC when writing");
+  }
+}
+
+namespace {
+
+bool file_exists(const std::string& p) {
+  return static_cast<bool>(std::ifstream(p));
+}
+
+struct Meta {
+  bool present = false;
+  NpyLayout layout = NpyLayout::kAuto;
+  std::vector<std::string> channel_names, class_names, subject_names;
+  double sample_rate_hz = 0.0;
+  std::string description;
+};
+
+Meta read_meta(const std::string& path) {
+  Meta m;
+  std::ifstream in(path);
+  if (!in) return m;
+  nlohmann::json j;
+  try {
+    in >> j;
+    m.present = true;
+    if (j.contains("layout")) m.layout = parse_npy_layout(j.at("layout").get<std::string>());
+    if (j.contains("channel_names"))
+      m.channel_names = j.at("channel_names").get<decltype(m.channel_names)>();
+    if (j.contains("class_names"))
+      m.class_names = j.at("class_names").get<decltype(m.class_names)>();
+    if (j.contains("subject_names"))
+      m.subject_names = j.at("subject_names").get<decltype(m.subject_names)>();
+    if (j.contains("sample_rate_hz")) m.sample_rate_hz = j.at("sample_rate_hz").get<double>();
+    if (j.contains("description")) m.description = j.at("description").get<std::string>();
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(path + ": malformed meta.json (" + e.what() + ")");
+  }
+  return m;
+}
+
+// Maps integral numbers or strings of a 1-D array of length n to ids; names receives the names
+// of string ids (index = id). `known` are names to use first (from meta.json) if they cover all.
+Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::string& what,
+                         const std::vector<std::string>& known, std::vector<std::string>& names,
+                         int min_id) {
+  const NdArray a = read_npy(path);
+  if (a.shape.size() != 1 && !(a.shape.size() == 2 && a.shape[1] == 1)) {
+    throw std::invalid_argument(path + ": " + what + " must be a 1-D array of length N (" +
+                                std::to_string(n) + "), got " + std::to_string(a.shape.size()) +
+                                " dimensions");
+  }
+  if (a.shape[0] != n) {
+    throw std::invalid_argument(path + ": " + what + " has " + std::to_string(a.shape[0]) +
+                                " entries, X has N = " + std::to_string(n) + " windows");
+  }
+  Eigen::VectorXi ids(n);
+  if (a.is_string()) {
+    std::map<std::string, int> index;
+    bool covered = !known.empty();
+    for (const auto& s : a.strings) {
+      if (covered && std::find(known.begin(), known.end(), s) == known.end()) covered = false;
+    }
+    if (covered) {
+      names = known;
+    } else {
+      names = a.strings;
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+    }
+    for (size_t k = 0; k < names.size(); ++k) index.emplace(names[k], static_cast<int>(k));
+    for (Eigen::Index i = 0; i < n; ++i) ids(i) = index.at(a.strings[static_cast<size_t>(i)]);
+    return ids;
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double v = a.data[static_cast<size_t>(i)];
+    if (!std::isfinite(v) || v != std::floor(v) || v < min_id || v > 2147483647.0) {
+      throw std::invalid_argument(path + ": " + what + " entry " + std::to_string(i) + " (" +
+                                  std::to_string(v) +
+                                  ") is not an integer id >= " + std::to_string(min_id));
+    }
+    ids(i) = static_cast<int>(v);
+  }
+  return ids;
+}
+
+Windows read_impl(const std::string& x_path, const std::string& y_path, const std::string& pid_path,
+                  const NpyReadOptions& o, const Meta& meta) {
+  o.validate();
+  if (!file_exists(x_path)) throw std::runtime_error("cannot open '" + x_path + "'");
+  const NdArray a = read_npy(x_path);
+  if (a.is_string()) {
+    throw std::invalid_argument(x_path + ": X must be numeric, got dtype '" + a.dtype + "'");
+  }
+  if (a.shape.size() != 2 && a.shape.size() != 3) {
+    throw std::invalid_argument(x_path + ": X must be N x C x L, N x L x C or N x L, got " +
+                                std::to_string(a.shape.size()) + " dimensions");
+  }
+  const std::int64_t n = a.shape[0];
+  NpyLayout layout = o.layout;
+  if (layout == NpyLayout::kAuto) layout = meta.layout;
+  std::int64_t c = 1, len = a.shape[1];
+  if (a.shape.size() == 3) {
+    if (layout == NpyLayout::kAuto) {
+      layout = a.shape[2] < a.shape[1] ? NpyLayout::kChannelsLast : NpyLayout::kChannelsFirst;
+    }
+    c = layout == NpyLayout::kChannelsFirst ? a.shape[1] : a.shape[2];
+    len = layout == NpyLayout::kChannelsFirst ? a.shape[2] : a.shape[1];
+  } else {
+    layout = NpyLayout::kChannelsFirst;
+  }
+  if (n < 1 || c < 1 || len < 1) {
+    throw std::invalid_argument(x_path + ": X is empty (shape with a zero axis)");
+  }
+  Windows w;
+  w.channels = static_cast<int>(c);
+  w.length = static_cast<int>(len);
+  w.x.resize(n, c * len);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      for (std::int64_t t = 0; t < len; ++t) {
+        const std::int64_t src =
+            layout == NpyLayout::kChannelsFirst ? (i * c + ch) * len + t : (i * len + t) * c + ch;
+        const double v = a.data[static_cast<size_t>(src)];
+        if (!std::isfinite(v)) {
+          throw std::invalid_argument(x_path + ": window " + std::to_string(i) + " channel " +
+                                      std::to_string(ch) + " sample " + std::to_string(t) +
+                                      " is not finite");
+        }
+        w.x(i, ch * len + t) = static_cast<float>(v);
+      }
+    }
+  }
+  if (!o.channel_names.empty()) {
+    w.channel_names = o.channel_names;
+  } else if (!meta.channel_names.empty()) {
+    w.channel_names = meta.channel_names;
+  } else {
+    for (std::int64_t ch = 0; ch < c; ++ch) w.channel_names.push_back("ch" + std::to_string(ch));
+  }
+  if (static_cast<std::int64_t>(w.channel_names.size()) != c) {
+    throw std::invalid_argument(x_path + ": " + std::to_string(w.channel_names.size()) +
+                                " channel names for C = " + std::to_string(c) + " channels");
+  }
+  w.sample_rate_hz = o.sample_rate_hz > 0 ? o.sample_rate_hz : meta.sample_rate_hz;
+  w.class_names = meta.class_names;
+  if (!y_path.empty()) {
+    std::vector<std::string> names;
+    w.labels = read_ids(y_path, n, "labels", meta.class_names, names, -1);
+    if (!names.empty()) w.class_names = names;
+  } else {
+    w.labels = Eigen::VectorXi::Constant(n, -1);
+  }
+  w.subject_names = meta.subject_names;
+  if (!pid_path.empty()) {
+    std::vector<std::string> names;
+    w.subjects = read_ids(pid_path, n, "subject ids", meta.subject_names, names, -1);
+    if (!names.empty()) w.subject_names = names;
+  } else {
+    w.subjects = Eigen::VectorXi::Constant(n, -1);
+  }
+  w.description = meta.description.empty()
+                      ? "windows from " + x_path + " (" + to_string(layout) + ", " + a.dtype + ")"
+                      : meta.description;
+  if (w.sample_rate_hz <= 0) w.description += "; sample rate unknown";
+  w.validate("read_windows_npy()");
+  return w;
+}
+
+}  // namespace
+
+Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options) {
+  const std::string x = dir + "/X.npy";
+  if (!file_exists(x)) {
+    throw std::runtime_error("read_windows_npy(): no X.npy in '" + dir + "'");
+  }
+  std::string y;
+  if (file_exists(dir + "/Y.npy")) {
+    y = dir + "/Y.npy";
+  } else if (file_exists(dir + "/y.npy")) {
+    y = dir + "/y.npy";
+  }
+  const std::string pid = file_exists(dir + "/pid.npy") ? dir + "/pid.npy" : "";
+  return read_impl(x, y, pid, options, read_meta(dir + "/meta.json"));
+}
+
+Windows read_windows_npy_files(const std::string& x_path, const std::string& y_path,
+                               const std::string& pid_path, const NpyReadOptions& options) {
+  return read_impl(x_path, y_path, pid_path, options, Meta{});
+}
+
+void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteOptions& o) {
+  o.validate();
+  w.validate("write_windows_npy()");
+  const std::int64_t n = w.size(), c = w.channels, len = w.length;
+  std::vector<double> x(static_cast<size_t>(n * c * len));
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      for (std::int64_t t = 0; t < len; ++t) {
+        const std::int64_t dst =
+            o.layout == NpyLayout::kChannelsFirst ? (i * c + ch) * len + t : (i * len + t) * c + ch;
+        x[static_cast<size_t>(dst)] = w.x(i, ch * len + t);
+      }
+    }
+  }
+  const std::vector<std::int64_t> shape = o.layout == NpyLayout::kChannelsFirst
+                                              ? std::vector<std::int64_t>{n, c, len}
+                                              : std::vector<std::int64_t>{n, len, c};
+  if (o.labels_as_strings) {
+    std::vector<std::string> names(static_cast<size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int k = w.labels(i);
+      if (k < 0 || k >= static_cast<int>(w.class_names.size())) {
+        throw std::invalid_argument("write_windows_npy(): label " + std::to_string(k) +
+                                    " of window " + std::to_string(i) +
+                                    " has no class name (labels_as_strings needs one per label)");
+      }
+      names[static_cast<size_t>(i)] = w.class_names[static_cast<size_t>(k)];
+    }
+    write_npy_strings(dir + "/Y.npy", names);
+  } else {
+    std::vector<std::int64_t> y(w.labels.data(), w.labels.data() + n);
+    write_npy_int(dir + "/Y.npy", {n}, y.data());
+  }
+  std::vector<std::int64_t> pid(w.subjects.data(), w.subjects.data() + n);
+  write_npy_int(dir + "/pid.npy", {n}, pid.data());
+  nlohmann::json meta = {{"layout", to_string(o.layout)},
+                         {"channel_names", w.channel_names},
+                         {"class_names", w.class_names},
+                         {"subject_names", w.subject_names},
+                         {"sample_rate_hz", w.sample_rate_hz},
+                         {"description", w.description},
+                         {"windows", n},
+                         {"channels", c},
+                         {"length", len},
+                         {"x_dtype", o.float64 ? "<f8" : "<f4"}};
+  write_text_atomic(dir + "/meta.json", meta.dump(2) + "\n");
+  write_npy(dir + "/X.npy", shape, x.data(), !o.float64);
+}
+
+}  // namespace moca::data

@@ -1,0 +1,74 @@
+#pragma once
+/// \file npy_windows.hpp
+/// Windowed arrays in NumPy .npy files, in the layout of the ssl-wearables benchmark
+/// (OxWearables/ssl-wearables; upstream spec §5): a folder with
+///   X.npy    windows, N x C x L ("NCL", channels first) or N x L x C ("NLC", channels last),
+///            float32 or float64 (integer dtypes are accepted too); a 2-D N x L array is C = 1;
+///   Y.npy    (or y.npy) labels, N integers (class ids, -1 = unknown) or N strings ('<U..' /
+///            '|S..') mapped to class ids;
+///   pid.npy  subject ids, N integers or N strings mapped to ids;
+///   meta.json (optional, written by moca) channel_names, class_names, subject_names,
+///            sample_rate_hz, layout, description.
+/// Y.npy and pid.npy are optional (labels / subjects -1 when absent).
+///
+/// **Layout rule for kAuto**: meta.json's "layout" when present; otherwise the smaller of the two
+/// trailing axes is the channel axis (N x 300 x 3 is NLC, N x 6 x 200 is NCL); equal axes are NCL.
+/// **String labels**: class ids follow meta.json's class_names when they name every label,
+/// otherwise the sorted distinct strings (byte order) get ids 0..K-1 and become class_names. The
+/// same rule maps string subject ids to 0..S-1 with Windows::subject_names.
+#include <string>
+#include <vector>
+
+#include "moca/data/windows.hpp"
+
+namespace moca::data {
+
+/// Axis order of X.npy.
+enum class NpyLayout {
+  kAuto,           ///< reading only: decide by the rule above
+  kChannelsFirst,  ///< N x C x L ("NCL"; moca's own order)
+  kChannelsLast    ///< N x L x C ("NLC"; ssl-wearables)
+};
+
+/// "auto", "NCL" or "NLC".
+std::string to_string(NpyLayout layout);
+/// Parses "auto", "NCL"/"ncl", "NLC"/"nlc"; std::invalid_argument listing the valid values.
+NpyLayout parse_npy_layout(const std::string& text);
+
+/// Options of read_windows_npy.
+struct NpyReadOptions {
+  NpyLayout layout = NpyLayout::kAuto;     ///< axis order of X (kAuto: rule above)
+  double sample_rate_hz = 0.0;             ///< > 0 overrides; 0 = meta.json's, else 0 (unknown)
+  std::vector<std::string> channel_names;  ///< C names; empty = meta.json's, else ch0..ch{C-1}
+  /// Throws std::invalid_argument for a negative or non-finite sample rate.
+  void validate() const;
+};
+
+/// Options of write_windows_npy.
+struct NpyWriteOptions {
+  NpyLayout layout = NpyLayout::kChannelsFirst;  ///< kChannelsFirst or kChannelsLast (not kAuto)
+  bool float64 = false;                          ///< X as '<f8' instead of '<f4'
+  bool labels_as_strings = false;  ///< Y.npy as '<U..' class names (ssl-wearables style) instead
+                                   ///< of int64 ids; needs a class name for every label
+  /// Throws std::invalid_argument for layout kAuto.
+  void validate() const;
+};
+
+/// Reads a folder: X.npy (required), Y.npy or y.npy, pid.npy, meta.json (optional).
+/// Throws std::runtime_error if X.npy is missing and std::invalid_argument (naming the file) for a
+/// malformed .npy, a wrong rank, non-finite values, non-integer numeric labels or subject ids,
+/// labels / subjects whose length is not N, or channel_names of the wrong size.
+Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options = {});
+
+/// Reads explicit files: `x_path` required, `y_path` / `pid_path` may be "" (absent). No
+/// meta.json is consulted. Same errors as above.
+Windows read_windows_npy_files(const std::string& x_path, const std::string& y_path,
+                               const std::string& pid_path, const NpyReadOptions& options = {});
+
+/// Writes X.npy, Y.npy (int64 ids or strings), pid.npy (int64) and meta.json into the existing
+/// folder `dir`, each atomically. std::invalid_argument for invalid windows or options (e.g. a
+/// label without a class name when labels_as_strings); std::runtime_error on I/O failure.
+void write_windows_npy(const Windows& windows, const std::string& dir,
+                       const NpyWriteOptions& options = {});
+
+}  // namespace moca::data
