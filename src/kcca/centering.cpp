@@ -22,14 +22,11 @@ Eigen::MatrixXd center_gram(const Eigen::Ref<const Eigen::MatrixXd>& K) {
 
 Eigen::MatrixXd center_cross_gram(const Eigen::Ref<const Eigen::MatrixXd>& K_test,
                                   const Eigen::Ref<const Eigen::MatrixXd>& K_train) {
-  if (K_train.rows() == 0 || K_train.rows() != K_train.cols() ||
-      K_test.cols() != K_train.cols()) {
-    throw std::invalid_argument("center_cross_gram(): K_test is " +
-                                std::to_string(K_test.rows()) + " x " +
-                                std::to_string(K_test.cols()) + ", K_train is " +
-                                std::to_string(K_train.rows()) + " x " +
-                                std::to_string(K_train.cols()) +
-                                " (K_train square, same number of columns)");
+  if (K_train.rows() == 0 || K_train.rows() != K_train.cols() || K_test.cols() != K_train.cols()) {
+    throw std::invalid_argument(
+        "center_cross_gram(): K_test is " + std::to_string(K_test.rows()) + " x " +
+        std::to_string(K_test.cols()) + ", K_train is " + std::to_string(K_train.rows()) + " x " +
+        std::to_string(K_train.cols()) + " (K_train square, same number of columns)");
   }
   const Eigen::RowVectorXd c = K_train.colwise().mean();
   const double g = c.mean();

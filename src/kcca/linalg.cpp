@@ -1,0 +1,181 @@
+#include "moca/kcca/linalg.hpp"
+
+#include <Eigen/Dense>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifdef MOCA_KCCA_HAVE_LAPACK
+extern "C" {
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+             double* work, const int* lwork, int* iwork, const int* liwork, int* info);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
+             double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
+             int* iwork, int* info);
+void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* beta, double* c, const int* ldc);
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+            const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
+            const double* beta, double* c, const int* ldc);
+}
+#endif
+
+namespace moca::kcca {
+
+namespace {
+
+[[maybe_unused]] int checked_int(Eigen::Index v, const char* what) {
+  if (v > static_cast<Eigen::Index>(2147483647)) {
+    throw std::invalid_argument(std::string(what) + ": dimension (" + std::to_string(v) +
+                                ") exceeds the LAPACK index range");
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& A) {
+  if (A.rows() != A.cols()) {
+    throw std::invalid_argument("symmetric_eigen(): matrix is " + std::to_string(A.rows()) + " x " +
+                                std::to_string(A.cols()) + " (must be square)");
+  }
+  SymmetricEigen out;
+  const Eigen::Index n = A.rows();
+  if (n == 0) return out;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int ni = checked_int(n, "symmetric_eigen()");
+  Eigen::MatrixXd a = A;
+  Eigen::VectorXd w(n);
+  int lwork = -1, liwork = -1, info = 0;
+  double wq = 0;
+  int iwq = 0;
+  dsyevd_("V", "L", &ni, a.data(), &ni, w.data(), &wq, &lwork, &iwq, &liwork, &info);
+  lwork = static_cast<int>(wq) + 1;
+  liwork = iwq;
+  std::vector<double> work(static_cast<size_t>(lwork));
+  std::vector<int> iwork(static_cast<size_t>(liwork));
+  dsyevd_("V", "L", &ni, a.data(), &ni, w.data(), work.data(), &lwork, iwork.data(), &liwork,
+          &info);
+  if (info != 0) {
+    throw std::runtime_error("symmetric_eigen(): LAPACK dsyevd failed (info " +
+                             std::to_string(info) + ")");
+  }
+  out.values = w.reverse();
+  out.vectors = a.rowwise().reverse();
+#else
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);
+  if (es.info() != Eigen::Success) {
+    throw std::runtime_error("symmetric_eigen(): Eigen's eigensolver did not converge");
+  }
+  out.values = es.eigenvalues().reverse();
+  out.vectors = es.eigenvectors().rowwise().reverse();
+#endif
+  return out;
+}
+
+ThinSvd thin_svd(const Eigen::MatrixXd& A, bool vectors) {
+  ThinSvd out;
+  const Eigen::Index m = A.rows(), n = A.cols(), k = std::min(m, n);
+  if (k == 0) {
+    out.u.resize(m, 0);
+    out.v.resize(n, 0);
+    return out;
+  }
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int mi = checked_int(m, "thin_svd()"), ni = checked_int(n, "thin_svd()");
+  const int ki = static_cast<int>(k);
+  Eigen::MatrixXd a = A;
+  out.values.resize(k);
+  Eigen::MatrixXd u(vectors ? m : 1, vectors ? k : 1), vt(vectors ? k : 1, vectors ? n : 1);
+  const char* jobz = vectors ? "S" : "N";
+  const int ldu = vectors ? mi : 1, ldvt = vectors ? ki : 1;
+  std::vector<int> iwork(static_cast<size_t>(8 * k));
+  int lwork = -1, info = 0;
+  double wq = 0;
+  dgesdd_(jobz, &mi, &ni, a.data(), &mi, out.values.data(), u.data(), &ldu, vt.data(), &ldvt, &wq,
+          &lwork, iwork.data(), &info);
+  lwork = static_cast<int>(wq) + 1;
+  std::vector<double> work(static_cast<size_t>(lwork));
+  dgesdd_(jobz, &mi, &ni, a.data(), &mi, out.values.data(), u.data(), &ldu, vt.data(), &ldvt,
+          work.data(), &lwork, iwork.data(), &info);
+  if (info != 0) {
+    throw std::runtime_error("thin_svd(): LAPACK dgesdd failed (info " + std::to_string(info) +
+                             ")");
+  }
+  if (vectors) {
+    out.u = std::move(u);
+    out.v = vt.transpose();
+  }
+#else
+  if (vectors) {
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(A, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    out.values = svd.singularValues();
+    out.u = svd.matrixU();
+    out.v = svd.matrixV();
+  } else {
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(A);
+    out.values = svd.singularValues();
+  }
+#endif
+  return out;
+}
+
+Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {
+  const Eigen::Index n = X.rows();
+  Eigen::MatrixXd C(n, n);
+  if (n == 0) return C;
+  if (X.cols() == 0) return Eigen::MatrixXd::Zero(n, n);
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int ni = checked_int(n, "outer_product()"), ki = checked_int(X.cols(), "outer_product()");
+  const double one = 1.0, zero = 0.0;
+  dsyrk_("L", "N", &ni, &ki, &one, X.data(), &ni, &zero, C.data(), &ni);
+  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
+#else
+  C.setZero();
+  C.selfadjointView<Eigen::Lower>().rankUpdate(X);
+  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
+#endif
+  return C;
+}
+
+Eigen::MatrixXd transpose_product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  if (A.rows() != B.rows()) {
+    throw std::invalid_argument("transpose_product(): row counts differ (" +
+                                std::to_string(A.rows()) + " vs " + std::to_string(B.rows()) + ")");
+  }
+  Eigen::MatrixXd C(A.cols(), B.cols());
+  if (C.size() == 0) return C;
+  if (A.rows() == 0) return Eigen::MatrixXd::Zero(A.cols(), B.cols());
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int m = checked_int(A.cols(), "transpose_product()");
+  const int n = checked_int(B.cols(), "transpose_product()");
+  const int k = checked_int(A.rows(), "transpose_product()");
+  const double one = 1.0, zero = 0.0;
+  dgemm_("T", "N", &m, &n, &k, &one, A.data(), &k, B.data(), &k, &zero, C.data(), &m);
+#else
+  C.noalias() = A.transpose() * B;
+#endif
+  return C;
+}
+
+Eigen::MatrixXd product_transpose(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  if (A.cols() != B.cols()) {
+    throw std::invalid_argument("product_transpose(): column counts differ (" +
+                                std::to_string(A.cols()) + " vs " + std::to_string(B.cols()) + ")");
+  }
+  Eigen::MatrixXd C(A.rows(), B.rows());
+  if (C.size() == 0) return C;
+  if (A.cols() == 0) return Eigen::MatrixXd::Zero(A.rows(), B.rows());
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int m = checked_int(A.rows(), "product_transpose()");
+  const int n = checked_int(B.rows(), "product_transpose()");
+  const int k = checked_int(A.cols(), "product_transpose()");
+  const double one = 1.0, zero = 0.0;
+  dgemm_("N", "T", &m, &n, &k, &one, A.data(), &m, B.data(), &n, &zero, C.data(), &m);
+#else
+  C.noalias() = A * B.transpose();
+#endif
+  return C;
+}
+
+}  // namespace moca::kcca

@@ -1,0 +1,221 @@
+#include "moca/kcca/linear_cca.hpp"
+
+#include <Spectra/MatOp/DenseSymMatProd.h>
+#include <Spectra/SymEigsSolver.h>
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/kcca/linalg.hpp"
+
+namespace moca::kcca {
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(12);
+  s << v;
+  return s.str();
+}
+
+// An orthonormal basis of a centred view's (PCA) column space and its singular values.
+struct ViewBasis {
+  Eigen::MatrixXd Q;          // n x r, orthonormal columns
+  Eigen::VectorXd s;          // r singular values of the centred view along Q, descending
+  Eigen::VectorXd explained;  // PCA: s^2 / total variance; else empty
+  Eigen::Index rank = 0;      // numerical rank of the centred view
+};
+
+// Top-k eigenpairs (descending) of a symmetric PSD matrix A: Spectra's Lanczos for k small
+// against the size, the dense solver otherwise.
+SymmetricEigen top_eigen(const Eigen::MatrixXd& A, Eigen::Index k) {
+  const Eigen::Index m = A.rows();
+  if (k >= m / 4 || m <= 64) {
+    SymmetricEigen e = symmetric_eigen(A);
+    e.values.conservativeResize(k);
+    e.vectors.conservativeResize(Eigen::NoChange, k);
+    return e;
+  }
+  Spectra::DenseSymMatProd<double> op(A);
+  const Eigen::Index ncv = std::min<Eigen::Index>(m, std::max<Eigen::Index>(2 * k + 1, k + 20));
+  Spectra::SymEigsSolver<Spectra::DenseSymMatProd<double>> eigs(op, k, ncv);
+  eigs.init();
+  eigs.compute(Spectra::SortRule::LargestAlge, 1000, 1e-12);
+  if (eigs.info() != Spectra::CompInfo::Successful) {
+    // Fall back to the dense solver rather than return unconverged vectors.
+    SymmetricEigen e = symmetric_eigen(A);
+    e.values.conservativeResize(k);
+    e.vectors.conservativeResize(Eigen::NoChange, k);
+    return e;
+  }
+  SymmetricEigen e;
+  e.values = eigs.eigenvalues();
+  e.vectors = eigs.eigenvectors();
+  return e;
+}
+
+ViewBasis view_basis(const Eigen::MatrixXd& X, int pca, bool need_values, double tol,
+                     const char* view) {
+  const Eigen::Index n = X.rows(), d = X.cols();
+  Eigen::MatrixXd Xc = X;
+  Xc.rowwise() -= X.colwise().mean();
+  ViewBasis b;
+  if (pca > 0) {
+    // PCA through the smaller of the n x n Gram and the d x d scatter.
+    const Eigen::Index m = std::min(n, d);
+    const Eigen::Index k = std::min<Eigen::Index>(pca, m);
+    SymmetricEigen e;
+    double total = 0.0;
+    if (n <= d) {
+      const Eigen::MatrixXd G = outer_product(Xc);
+      total = G.trace();
+      e = top_eigen(G, k);
+    } else {
+      const Eigen::MatrixXd S = transpose_product(Xc, Xc);
+      total = S.trace();
+      e = top_eigen(S, k);
+    }
+    if (!(total > 0.0) || !(e.values(0) > 0.0)) {
+      throw std::invalid_argument(std::string("linear_cca(): view ") + view +
+                                  " has no variance (every column is constant)");
+    }
+    const double smax = std::sqrt(e.values(0));
+    Eigen::Index r = 0;
+    while (r < k && e.values(r) > 0.0 && std::sqrt(e.values(r)) > tol * smax) ++r;
+    b.rank = r;
+    b.s = e.values.head(r).cwiseSqrt();
+    b.explained = e.values.head(r) / total;
+    if (n <= d) {
+      b.Q = e.vectors.leftCols(r);
+    } else {
+      b.Q = Xc * e.vectors.leftCols(r);  // scores X v = s u
+      for (Eigen::Index j = 0; j < r; ++j) b.Q.col(j) /= b.s(j);
+    }
+    return b;
+  }
+  if (need_values) {
+    const ThinSvd svd = thin_svd(Xc, true);
+    if (svd.values.size() == 0 || !(svd.values(0) > 0.0)) {
+      throw std::invalid_argument(std::string("linear_cca(): view ") + view +
+                                  " has no variance (every column is constant)");
+    }
+    Eigen::Index r = 0;
+    while (r < svd.values.size() && svd.values(r) > tol * svd.values(0)) ++r;
+    b.rank = r;
+    b.s = svd.values.head(r);
+    b.Q = svd.u.leftCols(r);
+    return b;
+  }
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Xc);
+  const double rmax = qr.maxPivot();
+  if (!(rmax > 0.0)) {
+    throw std::invalid_argument(std::string("linear_cca(): view ") + view +
+                                " has no variance (every column is constant)");
+  }
+  qr.setThreshold(tol);
+  b.rank = qr.rank();
+  b.Q = qr.householderQ() * Eigen::MatrixXd::Identity(n, b.rank);
+  return b;
+}
+
+}  // namespace
+
+void LinearCcaOptions::validate() const {
+  if (pca < 0) {
+    throw std::invalid_argument("LinearCcaOptions::validate(): pca (" + std::to_string(pca) +
+                                ") must be >= 0 (0 = no PCA)");
+  }
+  if (!(std::isfinite(ridge) && ridge >= 0.0)) {
+    throw std::invalid_argument("LinearCcaOptions::validate(): ridge (" + num(ridge) +
+                                ") must be finite and >= 0");
+  }
+  if (components < 1) {
+    throw std::invalid_argument("LinearCcaOptions::validate(): components (" +
+                                std::to_string(components) + ") must be >= 1");
+  }
+  if (!(rank_tolerance >= 0.0 && rank_tolerance < 1.0)) {
+    throw std::invalid_argument("LinearCcaOptions::validate(): rank_tolerance (" +
+                                num(rank_tolerance) + ") must be in [0, 1)");
+  }
+}
+
+double wachter_edge(int p, int q, int n) {
+  if (p < 1 || q < 1 || n < 1) {
+    throw std::invalid_argument("wachter_edge(): p (" + std::to_string(p) + "), q (" +
+                                std::to_string(q) + ") and n (" + std::to_string(n) +
+                                ") must be >= 1");
+  }
+  if (p + q >= n) return 1.0;
+  const double a = static_cast<double>(p) / n, b = static_cast<double>(q) / n;
+  return std::min(1.0, std::sqrt(a * (1.0 - b)) + std::sqrt(b * (1.0 - a)));
+}
+
+LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
+                           const LinearCcaOptions& options) {
+  options.validate();
+  if (U.rows() != M.rows()) {
+    throw std::invalid_argument("linear_cca(): U has " + std::to_string(U.rows()) +
+                                " rows, M has " + std::to_string(M.rows()) + " (must match)");
+  }
+  if (U.rows() < 3) {
+    throw std::invalid_argument("linear_cca(): n (" + std::to_string(U.rows()) + ") must be >= 3");
+  }
+  if (U.cols() < 1 || M.cols() < 1) {
+    throw std::invalid_argument("linear_cca(): views need >= 1 column (U has " +
+                                std::to_string(U.cols()) + ", M has " + std::to_string(M.cols()) +
+                                ")");
+  }
+  if (!U.allFinite() || !M.allFinite()) {
+    throw std::invalid_argument("linear_cca(): data contains NaN or Inf");
+  }
+  const bool ridge = options.ridge > 0.0;
+  const ViewBasis bu = view_basis(U, options.pca, ridge, options.rank_tolerance, "u");
+  const ViewBasis bm = view_basis(M, options.pca, ridge, options.rank_tolerance, "m");
+  LinearCcaResult res;
+  res.n = static_cast<int>(U.rows());
+  res.p = static_cast<int>(bu.Q.cols());
+  res.q = static_cast<int>(bm.Q.cols());
+  res.columns_u = static_cast<int>(U.cols());
+  res.columns_m = static_cast<int>(M.cols());
+  res.explained_variance_u = bu.explained;
+  res.explained_variance_m = bm.explained;
+  Eigen::MatrixXd A = transpose_product(bu.Q, bm.Q);
+  if (ridge) {
+    const Eigen::VectorXd fu =
+        (bu.s.array() / (bu.s.array().square() + options.ridge).sqrt()).matrix();
+    const Eigen::VectorXd fm =
+        (bm.s.array() / (bm.s.array().square() + options.ridge).sqrt()).matrix();
+    A = fu.asDiagonal() * A * fm.asDiagonal();
+  }
+  const ThinSvd svd = thin_svd(A, false);
+  res.correlations = Eigen::VectorXd::Zero(options.components);
+  const Eigen::Index avail = std::min<Eigen::Index>(options.components, svd.values.size());
+  res.correlations.head(avail) = svd.values.head(avail).cwiseMin(1.0).cwiseMax(0.0);
+  res.null_level = wachter_edge(res.p, res.q, res.n);
+  std::string warn;
+  if (!ridge && res.n - 1 <= res.p + res.q) {
+    warn = "n - 1 (" + std::to_string(res.n - 1) + ") <= p + q (" + std::to_string(res.p) + " + " +
+           std::to_string(res.q) +
+           "): unregularised CCA is trivially 1; reduce dimensions (pca) or add a ridge";
+  }
+  auto lost = [&](const ViewBasis& b, Eigen::Index cols, const char* view) {
+    const Eigen::Index want = options.pca > 0
+                                  ? std::min<Eigen::Index>({options.pca, cols, U.rows() - 1})
+                                  : std::min<Eigen::Index>(cols, U.rows() - 1);
+    if (b.Q.cols() < want) {
+      if (!warn.empty()) warn += "; ";
+      warn += std::string("view ") + view + " has rank " + std::to_string(b.Q.cols()) + " < " +
+              std::to_string(want) + " (zero-variance or collinear columns)";
+    }
+  };
+  lost(bu, U.cols(), "u");
+  lost(bm, M.cols(), "m");
+  res.warning = warn;
+  return res;
+}
+
+}  // namespace moca::kcca

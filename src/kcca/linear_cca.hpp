@@ -1,0 +1,66 @@
+#pragma once
+/// \file linear_cca.hpp
+/// Linear canonical correlation analysis (the paper's simulation: PCA to k dimensions, then
+/// sigma_1(Gamma) with Gamma = S_uu^{-1/2} S_um S_mm^{-1/2}).
+///
+/// Computed without covariance inverses: each centred view X is reduced to an orthonormal basis
+/// Q of its column space (thin QR, or the left singular vectors of its PCA) and
+/// sigma_i(Gamma) = sigma_i(Q_uᵀ Q_m) (Björck–Golub; R's cancor). With a ridge r the
+/// correlations are sigma_i(diag(s_u / sqrt(s_u^2 + r)) V_uᵀ ... ), i.e. those of
+/// (X_uᵀX_u + rI)^{-1/2} X_uᵀX_m (X_mᵀX_m + rI)^{-1/2} — equal to linear-kernel KCCA with gamma =
+/// r.
+#include <Eigen/Core>
+#include <string>
+
+namespace moca::kcca {
+
+/// Options of linear_cca().
+struct LinearCcaOptions {
+  /// Reduce each view to its first `pca` principal components first (the paper uses 50);
+  /// 0 (default) = no PCA. >= 0; larger than the view's rank is allowed and keeps the rank.
+  int pca = 0;
+  /// Ridge r added to both within-view covariances (unnormalised X ᵀX + r I); finite, >= 0.
+  /// 0 (default) = plain CCA.
+  double ridge = 0.0;
+  int components = 1;  ///< correlations to report; >= 1. Default 1.
+  /// Singular values (or sqrt of PCA eigenvalues) <= rank_tolerance * largest are treated as
+  /// zero (zero-variance / collinear columns). In [0, 1). Default 1e-10.
+  double rank_tolerance = 1e-10;
+  void validate() const;  ///< throws std::invalid_argument naming field, value and rule
+};
+
+/// Result of linear_cca().
+struct LinearCcaResult {
+  /// sigma_1 >= sigma_2 >= ..., `components` values in [0, 1]; beyond min(p, q) they are 0.
+  Eigen::VectorXd correlations;
+  /// Null level: the Wachter edge for independent views with these dimensions (kcca-notes
+  /// §3.7) — what sigma_1 would be by selection bias alone. Report it beside sigma_1.
+  double null_level = 0.0;
+  /// With PCA: fraction of the view's total variance carried by each kept component (length p).
+  /// Without PCA: empty.
+  Eigen::VectorXd explained_variance_u;
+  Eigen::VectorXd explained_variance_m;  ///< as explained_variance_u for view m (length q)
+  /// Non-empty when the result is degenerate: n - 1 <= p + q without ridge makes sigma_1 = 1
+  /// trivially; or a view lost dimensions to zero variance / collinearity.
+  std::string warning;
+  int n = 0;          ///< samples
+  int p = 0;          ///< dimensions of view u used (after PCA, at most its rank)
+  int q = 0;          ///< dimensions of view m used
+  int columns_u = 0;  ///< input columns of view u
+  int columns_m = 0;  ///< input columns of view m
+};
+
+/// Linear CCA of U (n x d_u) and M (n x d_m), rows = samples. Columns are centred; zero-variance
+/// columns are allowed (they carry no direction). With PCA the basis comes from the smaller of
+/// the n x n Gram X Xᵀ and the d x d scatter XᵀX (symmetric eigensolver, top `pca`), never a
+/// full SVD of X. Throws std::invalid_argument for n < 3, a row-count mismatch, non-finite values,
+/// a view with no variance at all, or invalid options.
+LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
+                           const LinearCcaOptions& options);
+
+/// Wachter edge sqrt((p/n)(1 - q/n)) + sqrt((q/n)(1 - p/n)): the limit of sigma_1 for
+/// independent Gaussian views of dimensions p, q with n samples (p, q < n); 1 when p + q >= n.
+/// Throws std::invalid_argument unless p, q >= 1 and n >= 1.
+double wachter_edge(int p, int q, int n);
+
+}  // namespace moca::kcca
