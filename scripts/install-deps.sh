@@ -6,10 +6,12 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config clang-format
       libeigen3-dev libspectra-dev libboost-math-dev doctest-dev
-      libcli11-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox libbenchmark-dev)
+      libcli11-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox libbenchmark-dev
+      # LAPACK/BLAS for moca::kcca's dense solvers; OpenBLAS (OpenMP) is the fast provider and is
+      # required by LibTorch too: with Debian's reference BLAS LibTorch runs ~25x slower.
+      liblapack-dev libopenblas0-openmp)
 if [[ "${1:-}" != "--no-torch" ]]; then
-  # libopenblas0-openmp is required: with the reference BLAS LibTorch is ~25x slower.
-  pkgs+=(libtorch-dev libopenblas0-openmp)
+  pkgs+=(libtorch-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
