@@ -54,15 +54,18 @@ long long get_int(const PolicySpec& spec, const std::string& key, long long fall
   return d;
 }
 
+std::unique_ptr<MaskPolicy> make_adaptive(const PolicySpec& spec, const Grid& grid,
+                                          const PolicyContext& context);
+
 }  // namespace detail
 
 std::vector<std::string> policy_names() {
-  return {"cross",         "random", "sync",         "temporal",
-          "extrapolation", "sensor", "per-modality", "fixed"};
+  return {"cross",  "random",       "sync",  "temporal", "extrapolation",
+          "sensor", "per-modality", "fixed", "adaptive"};
 }
 
 std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& grid,
-                                        const PolicyContext& /*context*/) {
+                                        const PolicyContext& context) {
   using namespace detail;
   const PolicySpec spec = parse_policy_spec(text);
   const std::string& n = spec.name;
@@ -124,6 +127,7 @@ std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& gri
       if (ch == '\n') ch = '/';
     return std::make_unique<FixedPolicy>(grid, std::move(m), "cells=" + canon);
   }
+  if (n == "adaptive") return make_adaptive(spec, grid, context);
   throw std::invalid_argument("make_policy(): unknown policy '" + n +
                               "' (valid: " + join(policy_names(), ", ") + ")");
 }

@@ -1,0 +1,231 @@
+#include "moca/masking/policy_score.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "moca/kcca/kcca.hpp"
+#include "moca/kcca/linear_cca.hpp"
+#include "moca/masking/policy_spec.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace moca::masking {
+
+Estimator parse_estimator(const std::string& name) {
+  if (name == "cca") return Estimator::kCca;
+  if (name == "kcca") return Estimator::kKcca;
+  throw std::invalid_argument("estimator (" + name + ") must be one of: cca, kcca");
+}
+
+MaskMode parse_mask_mode(const std::string& name) {
+  if (name == "per-window") return MaskMode::kPerWindow;
+  if (name == "shared") return MaskMode::kShared;
+  throw std::invalid_argument("mask mode (" + name + ") must be one of: per-window, shared");
+}
+
+std::string to_string(Estimator e) {
+  return e == Estimator::kCca ? "cca" : "kcca";
+}
+std::string to_string(MaskMode m) {
+  return m == MaskMode::kShared ? "shared" : "per-window";
+}
+
+void ScoreOptions::validate() const {
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("ScoreOptions::validate(): " + what);
+  };
+  if (draws < 2) fail("draws (" + std::to_string(draws) + ") must be >= 2");
+  if (pca < 1) fail("pca (" + std::to_string(pca) + ") must be >= 1");
+  if (!(ridge >= 0.0) || !std::isfinite(ridge))
+    fail("ridge (" + format_number(ridge) + ") must be finite and >= 0");
+  if (!(sigma >= 0.0) || !std::isfinite(sigma))
+    fail("sigma (" + format_number(sigma) + ") must be finite and >= 0 (0 = median heuristic)");
+  if (!(gamma > 0.0) || !std::isfinite(gamma))
+    fail("gamma (" + format_number(gamma) + ") must be finite and > 0");
+  if (threads < 0) fail("threads (" + std::to_string(threads) + ") must be >= 0");
+}
+
+MeanInterval mean_interval(const std::vector<double>& v) {
+  const int R = static_cast<int>(v.size());
+  if (R < 2) {
+    throw std::invalid_argument("mean_interval(): " + std::to_string(R) +
+                                " values; a standard error needs >= 2");
+  }
+  MeanInterval out;
+  for (double x : v) out.mean += x;
+  out.mean /= R;
+  double ss = 0.0;
+  for (double x : v) ss += (x - out.mean) * (x - out.mean);
+  out.std_error = std::sqrt(ss / (R - 1) / R);
+  const double t =
+      boost::math::quantile(boost::math::students_t_distribution<double>(R - 1), 0.975);
+  out.ci_low = out.mean - t * out.std_error;
+  out.ci_high = out.mean + t * out.std_error;
+  return out;
+}
+
+PolicyScorer::PolicyScorer(const data::Windows& windows, const Grid& grid,
+                           std::shared_ptr<const FeatureMap> features, ScoreOptions options)
+    : windows_(windows),
+      grid_(grid),
+      features_(features ? std::move(features) : std::make_shared<RawFeatureMap>()),
+      options_(options) {
+  options_.validate();
+  featurizer_ = features_->prepare(windows_, grid_);
+  if (options_.estimator == Estimator::kCca && windows_.size() < 3) {
+    throw std::invalid_argument("PolicyScorer(): cca needs >= 3 windows (" +
+                                std::to_string(windows_.size()) + ")");
+  }
+}
+
+std::vector<Mask> PolicyScorer::draw_masks(const MaskPolicy& policy, int r) const {
+  if (!(policy.grid() == grid_)) {
+    throw std::invalid_argument("PolicyScorer: policy " + policy.spec() +
+                                " was made for another grid");
+  }
+  Rng rng(derive_seed(options_.seed, static_cast<std::uint64_t>(r)));
+  std::vector<Mask> masks;
+  if (options_.mask_mode == MaskMode::kShared) {
+    masks.push_back(policy.sample(rng, windows_.window(0)));
+  } else {
+    masks.reserve(static_cast<size_t>(windows_.size()));
+    for (int i = 0; i < windows_.size(); ++i)
+      masks.push_back(policy.sample(rng, windows_.window(i)));
+  }
+  return masks;
+}
+
+double PolicyScorer::score_masks(const std::vector<Mask>& masks, double* null_level,
+                                 std::string* warning, std::uint64_t null_seed) const {
+  const Eigen::MatrixXd U = featurizer_->features(masks, ViewSide::kUnmasked);
+  const Eigen::MatrixXd M = featurizer_->features(masks, ViewSide::kMasked);
+  if (options_.estimator == Estimator::kCca) {
+    kcca::LinearCcaOptions o;
+    o.pca = options_.pca;
+    o.ridge = options_.ridge;
+    o.components = 1;
+    const auto res = kcca::linear_cca(U, M, o);
+    if (null_level) *null_level = res.null_level;
+    if (warning) *warning = res.warning;
+    return res.correlations(0);
+  }
+  // kcca: Grams of the view features, centred regularised KCCA.
+  auto make_kernel = [&](const Eigen::MatrixXd& X, std::uint64_t s) {
+    kcca::Kernel k;
+    k.type = options_.kernel;
+    if (k.type == kcca::KernelType::kGaussian || k.type == kcca::KernelType::kLaplacian) {
+      k.sigma = options_.sigma > 0 ? options_.sigma : kcca::median_heuristic_sigma(X, s, 1000);
+    }
+    return k;
+  };
+  const Eigen::MatrixXd Ku = kcca::gram(U, make_kernel(U, null_seed));
+  const Eigen::MatrixXd Km = kcca::gram(M, make_kernel(M, null_seed + 1));
+  kcca::KccaOptions ko;
+  ko.gamma_u = ko.gamma_m = options_.gamma;
+  ko.center = true;
+  const auto res = kcca::kcca(Ku, Km, ko);
+  if (warning) {
+    *warning = res.status == kcca::SolverStatus::kSuccess ? "" : res.message;
+  }
+  if (null_level) {
+    // Permute the masked view's samples: same Gram spectra, pairing broken.
+    const int n = static_cast<int>(Km.rows());
+    std::vector<int> perm(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+    Rng rng(null_seed);
+    shuffle(perm, rng);
+    Eigen::MatrixXd Kp(n, n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        Kp(i, j) = Km(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
+    *null_level = kcca::kcca(Ku, Kp, ko).correlations(0);
+  }
+  return res.correlations(0);
+}
+
+PolicyScore PolicyScorer::score(const MaskPolicy& policy) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int R = options_.draws;
+  PolicyScore out;
+  out.scheme = policy.name();
+  out.spec = policy.spec();
+  out.draws = R;
+  out.values.assign(static_cast<size_t>(R), 0.0);
+  out.null_values.assign(static_cast<size_t>(R), 0.0);
+  std::vector<std::string> warnings(static_cast<size_t>(R));
+  std::vector<double> fractions(static_cast<size_t>(R), 0.0);
+  std::vector<std::string> errors(static_cast<size_t>(R));
+  const bool parallel = featurizer_->thread_safe();
+#ifdef _OPENMP
+  const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic) num_threads(threads) if (parallel)
+#endif
+  for (int r = 0; r < R; ++r) {
+    try {
+      const auto masks = draw_masks(policy, r);
+      double frac = 0.0;
+      for (const auto& m : masks) frac += m.ratio();
+      fractions[static_cast<size_t>(r)] = frac / static_cast<double>(masks.size());
+      out.values[static_cast<size_t>(r)] = score_masks(
+          masks, &out.null_values[static_cast<size_t>(r)], &warnings[static_cast<size_t>(r)],
+          derive_seed(options_.seed ^ 0x6e756c6cULL, static_cast<std::uint64_t>(r)));
+    } catch (const std::exception& e) {
+      errors[static_cast<size_t>(r)] = e.what();
+    }
+  }
+  (void)parallel;
+  for (const auto& e : errors) {
+    if (!e.empty()) throw std::runtime_error("score(" + out.spec + "): " + e);
+  }
+  const auto mi = mean_interval(out.values);
+  out.mean = mi.mean;
+  out.std_error = mi.std_error;
+  out.ci_low = mi.ci_low;
+  out.ci_high = mi.ci_high;
+  for (double z : out.null_values) out.null_level += z / R;
+  for (double f : fractions) out.mean_masked_fraction += f / R;
+  for (const auto& w : warnings) {
+    if (!w.empty() && out.warning.find(w) == std::string::npos) {
+      out.warning += (out.warning.empty() ? "" : "; ") + w;
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+PairedComparison compare_scores(const PolicyScore& a, const PolicyScore& b) {
+  if (a.values.size() != b.values.size() || a.values.size() < 2) {
+    throw std::invalid_argument("compare_scores(): draw counts (" +
+                                std::to_string(a.values.size()) + ", " +
+                                std::to_string(b.values.size()) + ") must be equal and >= 2");
+  }
+  const int R = static_cast<int>(a.values.size());
+  std::vector<double> d(static_cast<size_t>(R));
+  for (int r = 0; r < R; ++r)
+    d[static_cast<size_t>(r)] = a.values[static_cast<size_t>(r)] - b.values[static_cast<size_t>(r)];
+  const auto mi = mean_interval(d);
+  PairedComparison out;
+  out.a = a.scheme;
+  out.b = b.scheme;
+  out.difference = mi.mean;
+  out.std_error = mi.std_error;
+  out.ci_low = mi.ci_low;
+  out.ci_high = mi.ci_high;
+  out.draws = R;
+  const double scale = std::max(1.0, std::abs(mi.mean));
+  if (mi.std_error <= 1e-15 * scale) {
+    out.p_value = std::abs(mi.mean) <= 1e-15 * scale ? 1.0 : 0.0;
+  } else {
+    const double t = mi.mean / mi.std_error;
+    out.p_value = 2.0 * boost::math::cdf(boost::math::complement(
+                            boost::math::students_t_distribution<double>(R - 1), std::abs(t)));
+  }
+  return out;
+}
+
+}  // namespace moca::masking

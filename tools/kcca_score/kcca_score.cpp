@@ -1,0 +1,289 @@
+#include "kcca_score.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "moca/common/atomic_file.hpp"
+#include "moca/data/augment.hpp"
+#include "moca/data/splits.hpp"
+#include "moca/data/synthetic.hpp"
+#include "moca/data/windowing.hpp"
+#include "moca/kcca/kernels.hpp"
+#include "moca/masking/make_policy.hpp"
+#include "moca/masking/policy_score.hpp"
+#include "moca/masking/policy_spec.hpp"
+
+namespace moca::tools {
+
+namespace {
+
+std::string fmt(double v, int digits = 4) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+std::string pad(const std::string& s, size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
+
+bool takes_ratio(const std::string& name) {
+  return name == "cross" || name == "random" || name == "sync" || name == "temporal" ||
+         name == "extrapolation" || name == "per-modality";
+}
+
+/// The spec with --ratio filled in where the scheme takes a ratio and does not set one.
+std::string with_ratio(const std::string& spec_text, double ratio) {
+  masking::PolicySpec spec = masking::parse_policy_spec(spec_text);
+  std::string target = spec.name;
+  if (spec.name == "adaptive") {
+    const std::string* b = spec.find("base");
+    target = b ? *b : "cross";
+  }
+  if (takes_ratio(target) && spec.find("ratio") == nullptr) {
+    spec.options.emplace_back("ratio", masking::format_number(ratio));
+  }
+  return masking::format_policy_spec(spec);
+}
+
+}  // namespace
+
+void KccaScoreOptions::validate() const {
+  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
+  if (schemes.empty()) fail("--scheme: no scheme given (valid: cross, random, sync, ...)");
+  if (!(ratio > 0.0 && ratio < 1.0)) fail("--ratio (" + fmt(ratio) + ") must be in (0, 1)");
+  if (samples < 3) fail("--samples (" + std::to_string(samples) + ") must be >= 3");
+  if (!feature_map && features != "raw" && features != "patch-mean")
+    fail("--features (" + features + ") must be one of: raw, patch-mean");
+  masking::parse_estimator(estimator);
+  masking::parse_mask_mode(mask_mode);
+  kcca::parse_kernel_type(kernel);
+  if (pca < 1) fail("--pca (" + std::to_string(pca) + ") must be >= 1");
+  if (!(gamma > 0.0) || !std::isfinite(gamma)) fail("--gamma (" + fmt(gamma) + ") must be > 0");
+  if (!(sigma >= 0.0) || !std::isfinite(sigma))
+    fail("--sigma (" + fmt(sigma) + ") must be >= 0 (0 = median heuristic)");
+  if (draws < 2) fail("--draws (" + std::to_string(draws) + ") must be >= 2");
+  if (!(coupling >= 0.0 && coupling <= 1.0))
+    fail("--coupling (" + fmt(coupling) + ") must be in [0, 1]");
+  if (patch_length < 1 || 200 % patch_length != 0)
+    fail("--patch-length (" + std::to_string(patch_length) +
+         ") must divide the window length 200 (e.g. 10, 20, 25, 40, 50)");
+  if (threads < 0) fail("--threads (" + std::to_string(threads) + ") must be >= 0");
+}
+
+std::vector<std::string> split_scheme_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+    if (item.empty()) {
+      throw std::invalid_argument("--scheme: empty scheme in list '" + text + "'");
+    }
+    const bool continuation = item.find('=') != std::string::npos &&
+                              item.find(':') == std::string::npos && !out.empty() &&
+                              out.back().find(':') != std::string::npos;
+    if (continuation) {
+      out.back() += "," + item;
+    } else {
+      out.push_back(item);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
+                              std::ostream& log) {
+  using nlohmann::json;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  options.validate();
+
+  // ---- data ----------------------------------------------------------------------------------
+  std::string dir = options.data, source;
+  if (dir.empty()) {
+    const char* env = std::getenv("MOCA_HAPT_DIR");
+    if (env != nullptr && *env != '\0') {
+      dir = env;
+      source = "MOCA_HAPT_DIR";
+    }
+  } else {
+    source = "--data";
+  }
+  json data_json;
+  data::Windows windows;
+  const std::uint64_t data_seed = derive_seed(options.seed, 0x64617461ULL);
+  if (dir.empty()) {
+    data::SyntheticOptions so;
+    so.windows = options.samples;
+    so.coupling = options.coupling;
+    so.seed = data_seed;
+    windows = data::generate_synthetic(so);
+    log << "kcca_score: data: built-in synthetic IMU generator (" << so.windows
+        << " windows, coupling " << masking::format_number(so.coupling)
+        << "); no --data and no MOCA_HAPT_DIR\n";
+    data_json = {{"source", "generator"},   {"windows", so.windows}, {"length", so.length},
+                 {"coupling", so.coupling}, {"noise", so.noise},     {"subjects", so.subjects},
+                 {"seed", so.seed}};
+  } else {
+    data::WindowingOptions wo;
+    const data::Windows all = data::load_hapt_windows(dir, wo);
+    const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
+    const data::Windows train = all.subset(split.train);
+    windows = data::synthetic_transitions(train, options.samples, data_seed);
+    log << "kcca_score: data: UCI HAPT at " << dir << " (from " << source << "): " << all.size()
+        << " windows, training split " << train.size() << " (random 7:3, seed "
+        << options.split_seed << "), " << windows.size()
+        << " synthetic transitions (Algorithm 1)\n";
+    data_json = {{"source", "hapt"},
+                 {"path", dir},
+                 {"path_from", source},
+                 {"hapt_windows", all.size()},
+                 {"train_windows", train.size()},
+                 {"split", "random 7:3"},
+                 {"split_seed", options.split_seed},
+                 {"transitions", windows.size()},
+                 {"transition_seed", data_seed},
+                 {"window_length", wo.length},
+                 {"window_stride", wo.stride}};
+  }
+  data_json["channels"] = windows.channel_names;
+  data_json["sample_rate_hz"] = windows.sample_rate_hz;
+  data_json["description"] = windows.description;
+
+  // ---- policies and scorer --------------------------------------------------------------------
+  const masking::Grid grid =
+      masking::make_grid(windows.channels, windows.length, options.patch_length);
+  std::shared_ptr<const masking::FeatureMap> features =
+      options.feature_map ? options.feature_map : masking::make_feature_map(options.features);
+  masking::ScoreOptions so;
+  so.estimator = masking::parse_estimator(options.estimator);
+  so.mask_mode = masking::parse_mask_mode(options.mask_mode);
+  so.draws = options.draws;
+  so.pca = options.pca;
+  so.kernel = kcca::parse_kernel_type(options.kernel);
+  so.gamma = options.gamma;
+  so.sigma = options.sigma;
+  so.seed = options.seed;
+  so.threads = options.threads;
+  masking::PolicyContext ctx;
+  ctx.pilot = &windows;
+  ctx.features = features;
+  std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
+  for (const auto& s : options.schemes) {
+    policies.push_back(masking::make_policy(with_ratio(s, options.ratio), grid, ctx));
+  }
+  masking::PolicyScorer scorer(windows, grid, features, so);
+
+  std::vector<masking::PolicyScore> scores;
+  for (size_t k = 0; k < policies.size(); ++k) {
+    scores.push_back(scorer.score(*policies[k]));
+    if (options.progress && elapsed() > 1.0) {
+      log << "kcca_score: scored " << policies[k]->spec() << " (" << k + 1 << "/" << policies.size()
+          << ") in " << fmt(scores.back().seconds, 1) << " s, " << fmt(elapsed(), 1)
+          << " s elapsed\n";
+    }
+  }
+
+  // ---- table ---------------------------------------------------------------------------------
+  out << "kcca_score: " << windows.size() << " windows (" << data_json["source"].get<std::string>()
+      << "), grid " << grid.channels << " x " << grid.patches << " patches of " << grid.patch_length
+      << ", features " << features->name() << ", estimator " << options.estimator
+      << (so.estimator == masking::Estimator::kCca
+              ? " (PCA " + std::to_string(options.pca) + ")"
+              : " (" + options.kernel + ", gamma " + masking::format_number(options.gamma) + ")")
+      << ", " << options.mask_mode << " masks, " << options.draws << " draws, seed " << options.seed
+      << "\n\n";
+  out << pad("scheme", 14) << pad("spec", 34) << pad("score", 8) << pad("SE", 8)
+      << pad("95% CI (t)", 18) << pad("null", 8) << "masked\n";
+  for (const auto& s : scores) {
+    out << pad(s.scheme, 14) << pad(s.spec, 34) << pad(fmt(s.mean), 8) << pad(fmt(s.std_error), 8)
+        << pad("[" + fmt(s.ci_low) + ", " + fmt(s.ci_high) + "]", 18) << pad(fmt(s.null_level), 8)
+        << fmt(s.mean_masked_fraction, 3) << "\n";
+  }
+  for (const auto& s : scores)
+    if (!s.warning.empty()) out << "warning (" << s.scheme << "): " << s.warning << "\n";
+
+  std::vector<masking::PairedComparison> comparisons;
+  for (size_t a = 0; a < scores.size(); ++a)
+    for (size_t b = a + 1; b < scores.size(); ++b)
+      comparisons.push_back(masking::compare_scores(scores[a], scores[b]));
+  if (!comparisons.empty()) {
+    out << "\npaired differences (same windows, common random numbers; paired t-test, "
+        << options.draws - 1 << " df)\n";
+    out << pad("a - b", 28) << pad("difference", 12) << pad("95% CI", 20) << "p\n";
+    for (const auto& c : comparisons) {
+      char p[32];
+      std::snprintf(p, sizeof(p), "%.3g", c.p_value);
+      out << pad(c.a + " - " + c.b, 28) << pad(fmt(c.difference), 12)
+          << pad("[" + fmt(c.ci_low) + ", " + fmt(c.ci_high) + "]", 20) << p << "\n";
+    }
+  }
+
+  // ---- JSON ----------------------------------------------------------------------------------
+  json doc;
+  doc["data"] = data_json;
+  doc["options"] = {{"schemes", options.schemes},
+                    {"ratio", options.ratio},
+                    {"samples", options.samples},
+                    {"features", features->name()},
+                    {"estimator", options.estimator},
+                    {"pca", options.pca},
+                    {"kernel", options.kernel},
+                    {"gamma", options.gamma},
+                    {"sigma", options.sigma},
+                    {"draws", options.draws},
+                    {"mask_mode", options.mask_mode},
+                    {"coupling", options.coupling},
+                    {"patch_length", options.patch_length},
+                    {"grid",
+                     {{"channels", grid.channels},
+                      {"patches", grid.patches},
+                      {"patch_length", grid.patch_length}}},
+                    {"ci", "95% Student t, R-1 df"},
+                    {"null_level", so.estimator == masking::Estimator::kCca
+                                       ? "Wachter edge for (pca, pca, n)"
+                                       : "KCCA rho_1 with the masked view's rows permuted"}};
+  doc["seed"] = options.seed;
+  doc["schemes"] = json::array();
+  for (const auto& s : scores) {
+    doc["schemes"].push_back({{"scheme", s.scheme},
+                              {"spec", s.spec},
+                              {"score", s.mean},
+                              {"std_error", s.std_error},
+                              {"ci", {s.ci_low, s.ci_high}},
+                              {"null_level", s.null_level},
+                              {"draws", s.draws},
+                              {"values", s.values},
+                              {"null_values", s.null_values},
+                              {"masked_fraction", s.mean_masked_fraction},
+                              {"warning", s.warning},
+                              {"seconds", s.seconds}});
+  }
+  doc["comparisons"] = json::array();
+  for (const auto& c : comparisons) {
+    doc["comparisons"].push_back({{"a", c.a},
+                                  {"b", c.b},
+                                  {"difference", c.difference},
+                                  {"std_error", c.std_error},
+                                  {"ci", {c.ci_low, c.ci_high}},
+                                  {"p_value", c.p_value},
+                                  {"test", "paired t (Student t, R-1 df)"},
+                                  {"draws", c.draws}});
+  }
+  doc["seconds"] = elapsed();
+  if (!options.json.empty()) write_text_atomic(options.json, doc.dump(2) + "\n");
+  return doc;
+}
+
+}  // namespace moca::tools

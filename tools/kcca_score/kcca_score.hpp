@@ -1,0 +1,60 @@
+#pragma once
+/// \file kcca_score.hpp
+/// The body of the `kcca_score` tool: score masking schemes by the canonical correlation
+/// between the unmasked and masked views (moca::masking::PolicyScorer), print a table and
+/// write JSON. main() only parses flags into KccaScoreOptions and calls run_kcca_score().
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "moca/masking/feature_map.hpp"
+
+namespace moca::tools {
+
+/// Options of kcca_score (the flags; defaults as documented in docs/masking.md).
+struct KccaScoreOptions {
+  /// UCI HAPT folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator.
+  std::string data;
+  /// Scheme specs, e.g. {"cross", "sync:ratio=0.5", "adaptive:base=cross,beta=20"}.
+  std::vector<std::string> schemes = {"cross", "sync"};
+  /// Mask ratio given to every scheme that takes a `ratio` key and does not set one; in (0, 1).
+  double ratio = 0.75;
+  int samples = 1000;             ///< windows scored (generated, or synthetic transitions); >= 3
+  std::string features = "raw";   ///< raw | patch-mean (ignored when feature_map is set)
+  std::string estimator = "cca";  ///< cca | kcca
+  int pca = 50;                   ///< cca: components per view; >= 1
+  std::string kernel = "rbf";     ///< kcca: rbf | linear | laplacian | poly
+  double gamma = 0.1;             ///< kcca: regularisation; > 0
+  double sigma = 0.0;             ///< kcca: rbf/laplacian bandwidth; 0 = median heuristic
+  int draws = 20;                 ///< mask draws R; >= 2
+  std::uint64_t seed = 0;         ///< seed of masks and data
+  std::string json;               ///< JSON output file; empty = none
+  std::string mask_mode = "per-window";  ///< per-window | shared
+  double coupling = 0.8;                 ///< generator: cross-modal coupling in [0, 1]
+  int patch_length = 20;                 ///< Lp; must divide the window length (200)
+  std::uint64_t split_seed = 1004;       ///< HAPT: seed of the random 7:3 split (upstream's 1004)
+  int threads = 0;                       ///< OpenMP threads; 0 = default
+  bool progress = true;                  ///< progress lines on stderr for runs over a second
+  /// A feature map that replaces `features` (e.g. a trained encoder from src/model); its name is
+  /// reported as the feature map.
+  std::shared_ptr<const masking::FeatureMap> feature_map;
+  /// Throws std::invalid_argument naming the option, its value and the valid values.
+  void validate() const;
+};
+
+/// Splits a --scheme list on commas, keeping `key=value` items that follow a spec with
+/// options in that spec: "cross,adaptive:base=sync,beta=5,sync" -> {cross,
+/// adaptive:base=sync,beta=5, sync}.
+std::vector<std::string> split_scheme_list(const std::string& text);
+
+/// Runs the scoring: prints the table to `out`, progress and the data source to `log`, writes
+/// the JSON file if asked, and returns the JSON document. Throws std::invalid_argument for bad
+/// options (exit 2) and std::runtime_error for I/O or numerical failures (exit 1).
+nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
+                              std::ostream& log);
+
+}  // namespace moca::tools
