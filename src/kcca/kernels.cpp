@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -13,6 +14,8 @@
 namespace moca::kcca {
 
 namespace {
+
+constexpr double kRoundoff = 8.0 * std::numeric_limits<double>::epsilon();
 
 std::string num(double v) {
   std::ostringstream s;
@@ -51,8 +54,10 @@ void apply_map(Eigen::MatrixXd& G, const Eigen::VectorXd& nx, const Eigen::Vecto
 #pragma omp parallel for schedule(static)
       for (Eigen::Index j = 0; j < n; ++j) {
         for (Eigen::Index i = 0; i < m; ++i) {
+          // Distances below the rounding level of |x|^2 + |y|^2 - 2<x, y> are 0 (identical
+          // rows must give exactly k = 1 even for a tiny bandwidth).
           double d2 = nx(i) + ny(j) - 2.0 * G(i, j);
-          if (d2 < 0.0 || (symmetric && i == j)) d2 = 0.0;
+          if (d2 <= kRoundoff * (nx(i) + ny(j)) || (symmetric && i == j)) d2 = 0.0;
           G(i, j) = gauss ? std::exp(-d2 * s) : std::exp(-std::sqrt(d2) * s);
         }
       }
