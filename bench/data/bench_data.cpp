@@ -1,50 +1,88 @@
-// bench_data: wall time of reading + windowing all UCI HAPT recordings, and of the synthetic
-// generator. Usage: bench_data [HAPT_DIR] [repeats]   (HAPT_DIR defaults to $MOCA_HAPT_DIR).
-// Prints the class-count table of the windows and the best / median time over the repeats.
+// bench_data: wall times of the moca::data pipeline.
+//   bench_data [--hapt DIR] [--hmp DIR] [--repeats R]
+// HAPT/HMP folders default to $MOCA_HAPT_DIR / $MOCA_HMP_DIR (sections are skipped without them).
+// Reports best and median over R repeats of: reading + windowing all HAPT recordings (with the
+// class-count table), reading + windowing HMP, generating 1000 synthetic windows, and drawing
+// 1000 synthetic transitions (Algorithm 1) from the HAPT training split.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "moca/data/augment.hpp"
+#include "moca/data/hmp.hpp"
+#include "moca/data/splits.hpp"
+#include "moca/data/synthetic.hpp"
 #include "moca/data/windowing.hpp"
 
 namespace {
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+// Runs f `repeats` times; prints best and median wall time.
+void time_it(const std::string& what, int repeats, const std::function<void()>& f) {
+  std::vector<double> s;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(s.begin(), s.end());
+  std::printf("%-52s best %.3f s, median %.3f s (%d repeats)\n", what.c_str(), s.front(),
+              s[s.size() / 2], repeats);
 }
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    std::string dir = argc > 1 ? argv[1] : "";
-    if (dir.empty() && std::getenv("MOCA_HAPT_DIR")) dir = std::getenv("MOCA_HAPT_DIR");
-    const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
-    if (dir.empty()) {
-      std::cerr << "bench_data: give the HAPT folder as the first argument or in MOCA_HAPT_DIR\n";
+  std::string hapt = env("MOCA_HAPT_DIR"), hmp = env("MOCA_HMP_DIR");
+  int repeats = 5;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--hapt" || a == "--hmp" || a == "--repeats") && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (a == "--hapt") hapt = v;
+      if (a == "--hmp") hmp = v;
+      if (a == "--repeats") repeats = std::max(1, std::atoi(v.c_str()));
+    } else {
+      std::cerr << "bench_data: usage: bench_data [--hapt DIR] [--hmp DIR] [--repeats R]\n";
       return 2;
     }
-    std::vector<double> read_s, window_s;
-    moca::data::Windows w;
-    for (int r = 0; r < repeats; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      const auto recs = moca::data::read_hapt_recordings(dir);
-      read_s.push_back(seconds_since(t0));
-      t0 = std::chrono::steady_clock::now();
-      w = moca::data::make_windows(recs, moca::data::WindowingOptions{});
-      window_s.push_back(seconds_since(t0));
+  }
+  try {
+    moca::data::Windows hapt_windows;
+    if (!hapt.empty()) {
+      time_it("HAPT read 61 recordings + window (L=200)", repeats,
+              [&] { hapt_windows = moca::data::load_hapt_windows(hapt); });
+      std::cout << moca::data::class_count_table(hapt_windows);
+    } else {
+      std::cout << "HAPT: skipped (no --hapt and no MOCA_HAPT_DIR)\n";
     }
-    std::sort(read_s.begin(), read_s.end());
-    std::sort(window_s.begin(), window_s.end());
-    std::cout << moca::data::class_count_table(w);
-    std::printf("read 61 recordings:   best %.3f s, median %.3f s (%d repeats)\n", read_s.front(),
-                read_s[read_s.size() / 2], repeats);
-    std::printf("window (L=200):       best %.3f s, median %.3f s\n", window_s.front(),
-                window_s[window_s.size() / 2]);
-    std::printf("read + window:        best %.3f s\n", read_s.front() + window_s.front());
+    if (!hmp.empty()) {
+      moca::data::Windows w;
+      time_it("HMP read 839 files + resample + window (L=250)", repeats,
+              [&] { w = moca::data::load_hmp_windows(hmp); });
+      std::printf("HMP windows: %d\n", w.size());
+    } else {
+      std::cout << "HMP: skipped (no --hmp and no MOCA_HMP_DIR)\n";
+    }
+    time_it("synthetic generator, 1000 x 6 x 200", repeats,
+            [&] { moca::data::generate_synthetic(moca::data::SyntheticOptions{}); });
+    if (hapt_windows.size() > 0) {
+      const auto split = moca::data::random_split(hapt_windows.size());
+      const auto train = hapt_windows.subset(split.train);
+      time_it("1000 synthetic transitions from the HAPT train split", repeats,
+              [&] { moca::data::synthetic_transitions(train, 1000, 1); });
+    }
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "bench_data: " << e.what() << "\n";

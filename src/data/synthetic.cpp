@@ -65,6 +65,22 @@ Vec3 rotate(const Vec3& v, const Vec3& r) {
   return add(add(scale(v, c), scale(cross(k, v), s)), scale(k, dot(k, v) * (1.0 - c)));
 }
 
+// A unit phasor (sin, cos of phase) advanced by a fixed angle per step.
+struct Osc {
+  double s = 0, c = 1, ds = 0, dc = 1;
+  Osc() = default;
+  Osc(double step_angle, double phase)
+      : s(std::sin(phase)),
+        c(std::cos(phase)),
+        ds(std::sin(step_angle)),
+        dc(std::cos(step_angle)) {}
+  void step() {
+    const double ns = s * dc + c * ds;
+    c = c * dc - s * ds;
+    s = ns;
+  }
+};
+
 double uniform(Rng& rng, double lo, double hi) {
   return lo + (hi - lo) * uniform01(rng);
 }
@@ -151,36 +167,55 @@ void simulate_motion(int cls, const Vec3& tilt, Rng& rng, int len, double fs, do
   fwd = normalized(fwd);
   const Vec3 lat = cross(u0, fwd);
 
+  // Sinusoids advance by phasor recurrences (one rotation per sample) instead of sin/cos calls:
+  // each Osc holds sin and cos of its phase at sample j.
+  const double w1 = two_pi * step_f;
+  const Vec3 rn = rotate(n_axis, mount);
+  std::array<Osc, 3> sway;
+  for (int k = 0; k < 3; ++k)
+    sway[static_cast<size_t>(k)] = Osc(two_pi * sway_f / fs, sway_phase[k]);
+  // Gait: harmonics h = 1..3 of the step (h1 also drives forward acc and pitch), stride-rate
+  // lateral acc, stride-rate yaw and roll.
+  Osc h1(w1 / fs, harm_phase[0]), h2(2 * w1 / fs, harm_phase[1]), h3(3 * w1 / fs, harm_phase[2]);
+  Osc side(0.5 * w1 / fs, harm_phase[1]);
+  Osc yaw(0.5 * w1 / fs, rot_phase[0]), roll(0.5 * w1 / fs, rot_phase[1]);
+  const bool gait = cls >= 1 && cls <= 3;
   for (int j = 0; j < len; ++j) {
     const double t = j / fs;
     Vec3 theta, dtheta;  // small-angle rotation vector and its time derivative
     for (int k = 0; k < 3; ++k) {
-      const double ph = two_pi * sway_f * t + sway_phase[k];
-      theta[k] = sway_amp[k] * std::sin(ph);
-      dtheta[k] = sway_amp[k] * two_pi * sway_f * std::cos(ph);
+      const Osc& o = sway[static_cast<size_t>(k)];
+      theta[k] = sway_amp[k] * o.s;
+      dtheta[k] = sway_amp[k] * two_pi * sway_f * o.c;
     }
     Vec3 body{0, 0, 0};
     Vec3 u = u0;
-    if (cls >= 1 && cls <= 3) {
-      // Body acc: step-frequency harmonics along vertical, forward; stride (f/2) sideways.
-      const double w1 = two_pi * step_f;
-      double v = 0;
-      const double c_h[3] = {1.0, 0.5, 0.25};
-      for (int h = 0; h < 3; ++h) v += c_h[h] * std::sin((h + 1) * w1 * t + harm_phase[h]);
-      const double f = 0.5 * std::sin(w1 * t + harm_phase[0] + M_PI / 2);
-      const double l = 0.3 * std::sin(0.5 * w1 * t + harm_phase[1]);
+    if (gait) {
+      // Body acc: v = sin(ph1) + 0.5 sin(ph2) + 0.25 sin(ph3) along vertical, 0.5 sin(ph1 + pi/2)
+      // forward, 0.3 sin(stride phase) sideways.
+      const double v = h1.s + 0.5 * h2.s + 0.25 * h3.s;
+      const double f = 0.5 * h1.c;
+      const double l = 0.3 * side.s;
       body = add(add(scale(u0, bounce * v), scale(fwd, bounce * f)), scale(lat, bounce * l));
       // Pelvis rotation: yaw (about vertical) and roll (about forward) at stride frequency,
-      // pitch (about lateral) at step frequency locked to the bounce phase; 2nd harmonic 0.3x.
+      // pitch (about lateral) at step frequency locked to the bounce phase; 2nd harmonic 0.3x:
+      // angle B (sin ph + 0.3 sin 2ph), rate B w (cos ph + 0.6 cos 2ph).
+      const Osc* osc[3] = {&yaw, &roll, &h1};
       const double fr[3] = {0.5 * w1, 0.5 * w1, w1};
       const Vec3 axes[3] = {u0, fwd, lat};
       for (int k = 0; k < 3; ++k) {
-        const double ph = fr[k] * t + rot_phase[k];
-        const double ang = rot_amp[k] * (std::sin(ph) + 0.3 * std::sin(2 * ph));
-        const double rate = rot_amp[k] * fr[k] * (std::cos(ph) + 0.6 * std::cos(2 * ph));
+        const double sn = osc[k]->s, cs = osc[k]->c;
+        const double ang = rot_amp[k] * (sn + 0.6 * sn * cs);
+        const double rate = rot_amp[k] * fr[k] * (cs + 0.6 * (cs * cs - sn * sn));
         theta = add(theta, scale(axes[k], ang));
         dtheta = add(dtheta, scale(axes[k], rate));
       }
+      h1.step();
+      h2.step();
+      h3.step();
+      side.step();
+      yaw.step();
+      roll.step();
     } else if (cls == 0) {
       // s(tau) = (1 - cos(pi tau)) / 2 on tau in [0, 1], tau = (t - t_c) / dur + 1/2.
       const double tau = (t - t_c) / dur + 0.5;
@@ -192,9 +227,10 @@ void simulate_motion(int cls, const Vec3& tilt, Rng& rng, int len, double fs, do
         ds = 0.5 * M_PI * std::sin(M_PI * tau) / dur;
         body = scale(u0, 0.15 * std::sin(M_PI * tau));
       }
-      u = rotate(u0, scale(rotate(n_axis, mount), alpha * s));
-      dtheta = add(dtheta, scale(rotate(n_axis, mount), alpha * ds));
+      u = rotate(u0, scale(rn, alpha * s));
+      dtheta = add(dtheta, scale(rn, alpha * ds));
     }
+    for (auto& o : sway) o.step();
     const Vec3 g = rotate(u, theta);
     for (int k = 0; k < 3; ++k) {
       acc[k * len + j] = g[k] + body[k];
