@@ -64,6 +64,11 @@ class RawFeaturizer : public ViewFeaturizer {
   RawFeaturizer(Eigen::MatrixXd z, const Grid& grid) : z_(std::move(z)), grid_(grid) {}
   int size() const override { return static_cast<int>(z_.rows()); }
   int dim() const override { return static_cast<int>(z_.cols()); }
+  std::vector<int> column_channels() const override {
+    std::vector<int> ch(static_cast<size_t>(dim()));
+    for (int j = 0; j < dim(); ++j) ch[static_cast<size_t>(j)] = j / grid_.length();
+    return ch;
+  }
   Eigen::MatrixXd features(const std::vector<Mask>& masks, ViewSide side) const override {
     const int n = size();
     check_masks(masks, n, grid_);
@@ -113,6 +118,11 @@ class PatchMeanFeaturizer : public ViewFeaturizer {
   }
   int size() const override { return static_cast<int>(tokens_.rows()); }
   int dim() const override { return grid_.channels * d0_; }
+  std::vector<int> column_channels() const override {
+    std::vector<int> ch(static_cast<size_t>(dim()));
+    for (int j = 0; j < dim(); ++j) ch[static_cast<size_t>(j)] = j / d0_;
+    return ch;
+  }
   Eigen::MatrixXd features(const std::vector<Mask>& masks, ViewSide side) const override {
     const int n = size();
     check_masks(masks, n, grid_);

@@ -46,6 +46,9 @@ class ViewFeaturizer {
   virtual Eigen::MatrixXd features(const std::vector<Mask>& masks, ViewSide side) const = 0;
   /// True when features() may be called from several threads at once.
   virtual bool thread_safe() const { return true; }
+  /// The modality (channel) each feature column belongs to (d entries), or empty when columns
+  /// mix modalities (callbacks). Used to restrict a view to some channels (cross-modal scores).
+  virtual std::vector<int> column_channels() const { return {}; }
 };
 
 /// A feature map Phi (immutable; prepare() may be called for several window sets).

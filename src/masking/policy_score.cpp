@@ -50,6 +50,15 @@ void ScoreOptions::validate() const {
   if (threads < 0) fail("threads (" + std::to_string(threads) + ") must be >= 0");
 }
 
+namespace {
+Eigen::MatrixXd restrict_columns(Eigen::MatrixXd X, const std::vector<int>& cols) {
+  if (cols.empty()) return X;
+  Eigen::MatrixXd out(X.rows(), static_cast<Eigen::Index>(cols.size()));
+  for (size_t j = 0; j < cols.size(); ++j) out.col(static_cast<Eigen::Index>(j)) = X.col(cols[j]);
+  return out;
+}
+}  // namespace
+
 MeanInterval mean_interval(const std::vector<double>& v) {
   const int R = static_cast<int>(v.size());
   if (R < 2) {
@@ -77,6 +86,29 @@ PolicyScorer::PolicyScorer(const data::Windows& windows, const Grid& grid,
       options_(options) {
   options_.validate();
   featurizer_ = features_->prepare(windows_, grid_);
+  auto columns_of = [&](const std::vector<int>& channels, const char* what) {
+    std::vector<int> cols;
+    if (channels.empty()) return cols;
+    const auto owner = featurizer_->column_channels();
+    if (owner.empty()) {
+      throw std::invalid_argument(std::string("PolicyScorer(): ") + what + " needs a feature " +
+                                  "map with per-channel columns (raw, patch-mean), not " +
+                                  features_->name());
+    }
+    for (int c : channels) {
+      if (c < 0 || c >= grid_.channels) {
+        throw std::invalid_argument(std::string("PolicyScorer(): ") + what + " channel (" +
+                                    std::to_string(c) + ") out of range [0, " +
+                                    std::to_string(grid_.channels) + ")");
+      }
+    }
+    for (size_t j = 0; j < owner.size(); ++j)
+      if (std::find(channels.begin(), channels.end(), owner[j]) != channels.end())
+        cols.push_back(static_cast<int>(j));
+    return cols;
+  };
+  columns_u_ = columns_of(options_.unmasked_channels, "unmasked_channels");
+  columns_m_ = columns_of(options_.masked_channels, "masked_channels");
   if (options_.estimator == Estimator::kCca && windows_.size() < 3) {
     throw std::invalid_argument("PolicyScorer(): cca needs >= 3 windows (" +
                                 std::to_string(windows_.size()) + ")");
@@ -102,8 +134,10 @@ std::vector<Mask> PolicyScorer::draw_masks(const MaskPolicy& policy, int r) cons
 
 double PolicyScorer::score_masks(const std::vector<Mask>& masks, double* null_level,
                                  std::string* warning, std::uint64_t null_seed) const {
-  const Eigen::MatrixXd U = featurizer_->features(masks, ViewSide::kUnmasked);
-  const Eigen::MatrixXd M = featurizer_->features(masks, ViewSide::kMasked);
+  const Eigen::MatrixXd U =
+      restrict_columns(featurizer_->features(masks, ViewSide::kUnmasked), columns_u_);
+  const Eigen::MatrixXd M =
+      restrict_columns(featurizer_->features(masks, ViewSide::kMasked), columns_m_);
   if (options_.estimator == Estimator::kCca) {
     kcca::LinearCcaOptions o;
     o.pca = options_.pca;

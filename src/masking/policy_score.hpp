@@ -58,6 +58,12 @@ struct ScoreOptions {
   double gamma = 0.1;      ///< kcca: regularisation gamma_u = gamma_m; > 0 (default 0.1)
   std::uint64_t seed = 0;  ///< seed of the mask draws (and of the kcca null permutation)
   int threads = 0;         ///< OpenMP threads across draws; 0 = OpenMP's default
+  /// Channels kept in the unmasked view's features (empty = all). With unmasked_channels =
+  /// acc and masked_channels = gyro the score is the cross-modal part: how well the visible
+  /// accelerometer cells predict the masked gyroscope cells. Needs a feature map whose columns
+  /// belong to single channels (raw, patch-mean).
+  std::vector<int> unmasked_channels;
+  std::vector<int> masked_channels;  ///< channels kept in the masked view's features (empty = all)
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
 };
@@ -123,6 +129,7 @@ class PolicyScorer {
   std::shared_ptr<const FeatureMap> features_;
   ScoreOptions options_;
   std::unique_ptr<ViewFeaturizer> featurizer_;
+  std::vector<int> columns_u_, columns_m_;  // kept feature columns (empty = all)
 };
 
 /// Paired comparison of a against b (same draws); throws std::invalid_argument if the draw

@@ -176,6 +176,14 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   so.sigma = options.sigma;
   so.seed = options.seed;
   so.threads = options.threads;
+  std::string views = "all channels";
+  if (options.cross_modal) {
+    for (int c = 0; c < grid.channels; ++c)
+      (c < grid.channels / 2 ? so.unmasked_channels : so.masked_channels).push_back(c);
+    views = "unmasked channels 0-" + std::to_string(grid.channels / 2 - 1) +
+            " vs masked channels " + std::to_string(grid.channels / 2) + "-" +
+            std::to_string(grid.channels - 1) + " (cross-modal part)";
+  }
   masking::PolicyContext ctx;
   ctx.pilot = &windows;
   ctx.features = features;
@@ -202,8 +210,8 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
       << (so.estimator == masking::Estimator::kCca
               ? " (PCA " + std::to_string(options.pca) + ")"
               : " (" + options.kernel + ", gamma " + masking::format_number(options.gamma) + ")")
-      << ", " << options.mask_mode << " masks, " << options.draws << " draws, seed " << options.seed
-      << "\n\n";
+      << ", views " << views << ", " << options.mask_mode << " masks, " << options.draws
+      << " draws, seed " << options.seed << "\n\n";
   out << pad("scheme", 14) << pad("spec", 34) << pad("score", 8) << pad("SE", 8)
       << pad("95% CI (t)", 18) << pad("null", 8) << "masked\n";
   for (const auto& s : scores) {
@@ -246,6 +254,8 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
                     {"mask_mode", options.mask_mode},
                     {"coupling", options.coupling},
                     {"patch_length", options.patch_length},
+                    {"cross_modal", options.cross_modal},
+                    {"views", views},
                     {"grid",
                      {{"channels", grid.channels},
                       {"patches", grid.patches},

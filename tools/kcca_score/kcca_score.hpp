@@ -38,7 +38,10 @@ struct KccaScoreOptions {
   int patch_length = 20;                 ///< Lp; must divide the window length (200)
   std::uint64_t split_seed = 1004;       ///< HAPT: seed of the random 7:3 split (upstream's 1004)
   int threads = 0;                       ///< OpenMP threads; 0 = default
-  bool progress = true;                  ///< progress lines on stderr for runs over a second
+  /// Score only the cross-modal part: the unmasked view restricted to the first half of the
+  /// channels (acc) against the masked view restricted to the second half (gyro).
+  bool cross_modal = false;
+  bool progress = true;  ///< progress lines on stderr for runs over a second
   /// A feature map that replaces `features` (e.g. a trained encoder from src/model); its name is
   /// reported as the feature map.
   std::shared_ptr<const masking::FeatureMap> feature_map;

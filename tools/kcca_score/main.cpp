@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
   app.add_option("--split-seed", o.split_seed, "HAPT: seed of the 7:3 split")
       ->capture_default_str();
+  app.add_flag("--cross-modal", o.cross_modal,
+               "score only unmasked acc (first half of channels) vs masked gyro (second half)");
   app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
   try {
     app.parse(argc, argv);
