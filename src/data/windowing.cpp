@@ -151,6 +151,12 @@ std::string class_count_table(const Windows& windows) {
         total ? 100.0 * static_cast<double>(counts[k]) / static_cast<double>(total) : 0.0);
     out += buf;
   }
+  const long unknown = (windows.labels.array() < 0).count();
+  if (unknown > 0) {
+    std::snprintf(buf, sizeof buf, "   -1  %-16s %8ld  (not counted below)\n", "(unlabelled)",
+                  unknown);
+    out += buf;
+  }
   std::set<int> subjects(windows.subjects.data(),
                          windows.subjects.data() + windows.subjects.size());
   std::snprintf(buf, sizeof buf, "total  %-16s %8ld  (%zu subjects)\n", "", total, subjects.size());

@@ -60,8 +60,8 @@ Windows load_hapt_windows(const std::string& dir, const WindowingOptions& option
 /// < 0 are not counted.
 std::vector<long> class_counts(const Windows& windows);
 
-/// A readable table: one line per class "id name count percent", then the total and the number
-/// of subjects.
+/// A readable table: one line per class "id name count percent", a line for windows with label
+/// -1 (if any, not counted in the total), then the total and the number of subjects.
 std::string class_count_table(const Windows& windows);
 
 }  // namespace moca::data

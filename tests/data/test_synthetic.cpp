@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <chrono>
 #include <cmath>
@@ -107,6 +108,17 @@ TEST_CASE("synthetic: shape, metadata, balanced labels, finite values") {
     CHECK(w.subjects(i) == i % 10);
   }
   for (int k = 0; k < 7; ++k) CHECK((counts[k] == 100 || counts[k] == 101));  // 703 = 7*100 + 3
+}
+
+TEST_CASE("synthetic: the same windows with 1 or 2 threads") {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const Windows one = generate_synthetic(opts(0.7, 97, 12));
+  omp_set_num_threads(2);
+  const Windows two = generate_synthetic(opts(0.7, 97, 12));
+  omp_set_num_threads(before);
+  CHECK(one.x == two.x);
+  CHECK(one.labels == two.labels);
 }
 
 TEST_CASE("synthetic: deterministic per seed, different across seeds") {

@@ -86,6 +86,13 @@ TEST_CASE("windowing: fixture windows, worked out by hand (L = 20, stride 20, T 
   const std::string table = class_count_table(w);
   CHECK_MESSAGE(contains(table, "transition"), table);
   CHECK_MESSAGE(contains(table, "12  (2 subjects)"), table);
+  CHECK_FALSE(contains(table, "unlabelled"));
+  Windows some = w;
+  some.labels(0) = -1;
+  const std::string t2 = class_count_table(some);
+  CHECK_MESSAGE(contains(t2, "(unlabelled)"), t2);
+  CHECK_MESSAGE(contains(t2, "11  (2 subjects)"), t2);
+  CHECK(class_counts(some)[5] == 1);
 }
 
 TEST_CASE("windowing: stride, stride 0, dropping transitions") {
