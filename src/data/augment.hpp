@@ -20,6 +20,7 @@
 /// --alt; upstream spec §3) is NOT this algorithm and is not reproduced.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "moca/common/random.hpp"

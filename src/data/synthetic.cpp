@@ -1,5 +1,6 @@
 #include "moca/data/synthetic.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <stdexcept>
