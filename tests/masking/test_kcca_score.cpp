@@ -1,0 +1,164 @@
+// Tests for tools/kcca_score: the scheme-list splitter, run_kcca_score on generated data (JSON
+// shape, reproducibility), the built binary's bad-input paths (exit codes and messages, run via
+// MOCA_BIN_DIR), and a short run on UCI HAPT when MOCA_HAPT_DIR is set.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "kcca_score.hpp"
+
+using moca::tools::KccaScoreOptions;
+using moca::tools::run_kcca_score;
+using moca::tools::split_scheme_list;
+
+namespace {
+struct Run {
+  int code = -1;
+  std::string err, out;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Runs the kcca_score binary without MOCA_HAPT_DIR (generator) unless `hapt` is set.
+Run run_tool(const std::string& args, bool hapt = false) {
+  const char* bin = std::getenv("MOCA_BIN_DIR");
+  const std::string dir = bin ? bin : std::string(MOCA_BINARY_DIR) + "/bin";
+  const std::string out = std::string(MOCA_BINARY_DIR) + "/kcca_score_test.out";
+  const std::string err = std::string(MOCA_BINARY_DIR) + "/kcca_score_test.err";
+  const std::string cmd = std::string(hapt ? "" : "env -u MOCA_HAPT_DIR ") + dir + "/kcca_score " +
+                          args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+KccaScoreOptions small_options() {
+  KccaScoreOptions o;
+  o.samples = 120;
+  o.draws = 3;
+  o.pca = 5;
+  o.progress = false;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("split_scheme_list keeps key=value items with their spec") {
+  CHECK(split_scheme_list("cross,sync") == std::vector<std::string>{"cross", "sync"});
+  CHECK(split_scheme_list("cross:ratio=0.5,adaptive:base=sync,beta=5,sensor:keep=2") ==
+        std::vector<std::string>{"cross:ratio=0.5", "adaptive:base=sync,beta=5", "sensor:keep=2"});
+  CHECK_THROWS_AS(split_scheme_list("cross,,sync"), std::invalid_argument);
+  CHECK_THROWS_AS(split_scheme_list(""), std::invalid_argument);
+}
+
+TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
+  auto o = small_options();
+  const char* env = std::getenv("MOCA_HAPT_DIR");
+  const std::string saved = env ? env : "";
+  unsetenv("MOCA_HAPT_DIR");  // no --data, no environment: the generator
+  o.schemes = {"cross", "sync:ratio=0.5", "sensor"};
+  std::ostringstream out, log;
+  const auto doc = run_kcca_score(o, out, log);
+  CHECK(log.str().find("built-in synthetic IMU generator") != std::string::npos);
+  CHECK(doc["data"]["source"] == "generator");
+  CHECK(doc["seed"] == 0);
+  REQUIRE(doc["schemes"].size() == 3u);
+  CHECK(doc["schemes"][0]["scheme"] == "cross");
+  CHECK(doc["schemes"][0]["spec"] == "cross:ratio=0.75");
+  CHECK(doc["schemes"][1]["spec"] == "sync:ratio=0.5");
+  CHECK(doc["schemes"][2]["spec"] == "sensor:keep=1");
+  for (const auto& s : doc["schemes"]) {
+    CHECK(s["draws"] == 3);
+    CHECK(s["ci"].size() == 2u);
+    CHECK(s["ci"][0].get<double>() <= s["score"].get<double>());
+    CHECK(s["score"].get<double>() <= s["ci"][1].get<double>());
+    CHECK(s.contains("std_error"));
+    CHECK(s.contains("null_level"));
+  }
+  REQUIRE(doc["comparisons"].size() == 3u);
+  CHECK(doc["comparisons"][0]["a"] == "cross");
+  CHECK(doc["comparisons"][0]["b"] == "sync");
+  const double d =
+      doc["schemes"][0]["score"].get<double>() - doc["schemes"][1]["score"].get<double>();
+  CHECK(std::abs(doc["comparisons"][0]["difference"].get<double>() - d) < 1e-12);
+  CHECK(out.str().find("paired differences") != std::string::npos);
+  std::ostringstream out2, log2;
+  const auto again = run_kcca_score(o, out2, log2);
+  auto strip = [](nlohmann::json j) {
+    for (auto& s : j) s.erase("seconds");
+    return j;
+  };
+  CHECK(strip(again["schemes"]) == strip(doc["schemes"]));  // same seed, same numbers
+  if (!saved.empty()) setenv("MOCA_HAPT_DIR", saved.c_str(), 1);
+}
+
+TEST_CASE("kcca_score binary: a good run writes the JSON") {
+  const std::string json = std::string(MOCA_BINARY_DIR) + "/kcca_score_test.json";
+  std::remove(json.c_str());
+  const auto r = run_tool("--samples 60 --draws 2 --pca 4 --json " + json);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("kcca_score: data: built-in synthetic IMU generator") != std::string::npos);
+  CHECK(r.out.find("cross:ratio=0.75") != std::string::npos);
+  const auto doc = nlohmann::json::parse(slurp(json));
+  CHECK(doc["schemes"].size() == 2u);
+  CHECK(doc["options"]["draws"] == 2);
+}
+
+TEST_CASE("kcca_score binary: bad input exits 2 (usage) or 1 (runtime) with a message") {
+  struct Case {
+    std::string args, needle;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      {"--scheme crosss", "valid: cross, random, sync", 2},
+      {"--scheme cross:ratio=2", "(0, 1)", 2},
+      {"--ratio 1.5", "--ratio", 2},
+      {"--draws 1", "--draws", 2},
+      {"--samples 2", "--samples", 2},
+      {"--features encoder", "raw, patch-mean", 2},
+      {"--estimator pls", "cca, kcca", 2},
+      {"--kernel cosine", "rbf", 2},
+      {"--mask-mode each", "per-window, shared", 2},
+      {"--patch-length 30", "divide the window length", 2},
+      {"--coupling 2", "--coupling", 2},
+      {"--gamma 0 --estimator kcca", "--gamma", 2},
+      {"--no-such-flag", "kcca_score: ", 2},
+      {"--draws abc", "kcca_score: ", 2},
+      {"--samples 30 --draws 2 --json /nonexistent-dir/x.json", "kcca_score: ", 1},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_tool(c.args);
+    INFO(c.args << " -> " << r.code << ": " << r.err);
+    CHECK(r.code == c.code);
+    CHECK(r.err.rfind("kcca_score: ", 0) == 0);
+    CHECK(r.err.find(c.needle) != std::string::npos);
+  }
+  const auto r = run_tool("--data /nonexistent-hapt-dir --samples 10 --draws 2");
+  INFO(r.err);
+  CHECK((r.code == 1 || r.code == 2));
+  CHECK(r.err.find("kcca_score: ") != std::string::npos);
+  CHECK(r.err.find("nonexistent-hapt-dir") != std::string::npos);
+}
+
+TEST_CASE("kcca_score on UCI HAPT transitions (MOCA_HAPT_DIR)") {
+  const char* dir = std::getenv("MOCA_HAPT_DIR");
+  if (dir == nullptr || *dir == '\0') {
+    MESSAGE("MOCA_HAPT_DIR not set: skipping the HAPT run");
+    return;
+  }
+  const auto r = run_tool("--samples 100 --draws 2 --pca 5", true);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("UCI HAPT at") != std::string::npos);
+  CHECK(r.err.find("synthetic transitions (Algorithm 1)") != std::string::npos);
+}
