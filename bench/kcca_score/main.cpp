@@ -1,7 +1,7 @@
 // bench_kcca_score: times the default kcca_score run (generator, 1000 windows, raw features,
 // PCA 50, 20 per-window draws, schemes cross and sync) end to end, and its parts: data
 // generation, feature preparation, one draw's masks + features, and one linear CCA.
-// Usage: bench_kcca_score [repeats=3] [threads=0]
+// Usage: bench_kcca_score [repeats=3] [threads=0] [hapt_dir]
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -9,7 +9,10 @@
 #include <sstream>
 
 #include "kcca_score.hpp"
+#include "moca/data/augment.hpp"
+#include "moca/data/splits.hpp"
 #include "moca/data/synthetic.hpp"
+#include "moca/data/windowing.hpp"
 #include "moca/kcca/linear_cca.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
@@ -55,6 +58,23 @@ int main(int argc, char** argv) {
   std::cout << "linear_cca(1000 x 1200, 1000 x 1200, pca 50): "
             << seconds([&] { rho = kcca::linear_cca(U, M, lo).correlations(0); }) << " s (rho "
             << rho << ")\n";
+
+  // The same draw on UCI HAPT synthetic transitions when a folder is given (argv[3]).
+  if (argc > 3) {
+    data::Windows all, trans;
+    std::cout << "load_hapt_windows: " << seconds([&] { all = data::load_hapt_windows(argv[3]); })
+              << " s\n";
+    const auto split = data::random_split(all.size(), 0.7, 1004);
+    trans = data::synthetic_transitions(all.subset(split.train), 1000, 0);
+    auto fh = raw->prepare(trans, grid);
+    masking::PolicyScorer hs(trans, grid, raw, opt);
+    const auto hm = hs.draw_masks(*cross, 0);
+    const Eigen::MatrixXd HU = fh->features(hm, masking::ViewSide::kUnmasked);
+    const Eigen::MatrixXd HM = fh->features(hm, masking::ViewSide::kMasked);
+    std::cout << "linear_cca on HAPT transitions (pca 50): "
+              << seconds([&] { rho = kcca::linear_cca(HU, HM, lo).correlations(0); })
+              << " s (rho " << rho << ")\n";
+  }
 
   tools::KccaScoreOptions ko;
   ko.progress = false;

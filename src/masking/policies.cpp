@@ -284,4 +284,30 @@ Mask FixedPolicy::sample(Rng&, const WindowRef&) const {
   return mask_;
 }
 
+// ---- function ------------------------------------------------------------------------------
+
+FunctionPolicy::FunctionPolicy(std::string name, const Grid& grid, SampleFunction function)
+    : name_(std::move(name)), grid_(grid), function_(std::move(function)) {
+  grid_.validate();
+  if (name_.empty()) throw std::invalid_argument("FunctionPolicy(): name is empty");
+  if (!function_) throw std::invalid_argument("FunctionPolicy(): function is empty");
+}
+
+Mask FunctionPolicy::sample(Rng& rng, const WindowRef& window) const {
+  Mask m = function_(rng, window);
+  if (m.channels() != grid_.channels || m.patches() != grid_.patches) {
+    throw std::runtime_error("policy " + name_ + " drew a " + std::to_string(m.channels()) + " x " +
+                             std::to_string(m.patches()) + " mask for a " +
+                             std::to_string(grid_.channels) + " x " +
+                             std::to_string(grid_.patches) + " grid");
+  }
+  const int k = m.masked_count();
+  if (k < 1 || k > grid_.tokens() - 1) {
+    throw std::runtime_error("policy " + name_ + " drew a mask with " + std::to_string(k) + " of " +
+                             std::to_string(grid_.tokens()) +
+                             " cells masked; both views must be non-empty");
+  }
+  return m;
+}
+
 }  // namespace moca::masking

@@ -17,6 +17,7 @@
 /// uniformly; `keep` channels stay visible | (C-keep)*P | | per-modality | one contiguous block of
 /// floor(rho*P) columns (uniform start) in one sensor group chosen uniformly | |g|*floor(rho*P) |
 /// | fixed | the same given mask every time | as given |
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -145,6 +146,27 @@ class FixedPolicy : public MaskPolicy {
   Grid grid_;
   Mask mask_;
   std::string source_;
+};
+
+/// A mask-drawing function: one mask of the policy's grid from the caller's stream.
+using SampleFunction = std::function<Mask(Rng& rng, const WindowRef& window)>;
+
+/// A policy from a function (for research on new masks without writing a class). The function
+/// must only use `rng` for randomness (so seeds reproduce) and must be safe to call from
+/// several threads. sample() checks that the mask fits the grid and leaves both views
+/// non-empty (std::runtime_error otherwise). spec() is the name (not parsed by make_policy()).
+class FunctionPolicy : public MaskPolicy {
+ public:
+  FunctionPolicy(std::string name, const Grid& grid, SampleFunction function);
+  std::string name() const override { return name_; }
+  std::string spec() const override { return name_; }
+  const Grid& grid() const override { return grid_; }
+  Mask sample(Rng& rng, const WindowRef& window) const override;
+
+ private:
+  std::string name_;
+  Grid grid_;
+  SampleFunction function_;
 };
 
 }  // namespace moca::masking
