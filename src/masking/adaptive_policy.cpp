@@ -49,7 +49,8 @@ AdaptivePolicy::AdaptivePolicy(std::unique_ptr<MaskPolicy> base, AdaptiveOptions
   for (int k = 0; k < K; ++k) candidates_.push_back(base_->sample(rng, sample.window(0)));
   scores_.assign(static_cast<size_t>(K), 0.0);
   std::vector<std::string> errors(static_cast<size_t>(K));
-#pragma omp parallel for schedule(dynamic) if (scorer.size() > 0)
+  const bool parallel = scorer.thread_safe();
+#pragma omp parallel for schedule(dynamic) if (parallel)
   for (int k = 0; k < K; ++k) {
     try {
       scores_[static_cast<size_t>(k)] = scorer.score_masks({candidates_[static_cast<size_t>(k)]});
@@ -57,6 +58,7 @@ AdaptivePolicy::AdaptivePolicy(std::unique_ptr<MaskPolicy> base, AdaptiveOptions
       errors[static_cast<size_t>(k)] = e.what();
     }
   }
+  (void)parallel;
   for (const auto& e : errors)
     if (!e.empty()) throw std::runtime_error("adaptive policy: scoring a candidate failed: " + e);
   const double top = *std::max_element(scores_.begin(), scores_.end());

@@ -1,5 +1,6 @@
 #include "moca/masking/feature_map.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 
@@ -199,7 +200,7 @@ class CallbackFeaturizer : public ViewFeaturizer {
   int batch_;
   bool safe_;
   std::string name_;
-  mutable int dim_ = 0;
+  mutable std::atomic<int> dim_{0};
 };
 
 }  // namespace detail

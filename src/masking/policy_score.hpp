@@ -122,6 +122,8 @@ class PolicyScorer {
   const Grid& grid() const { return grid_; }
   int size() const { return windows_.size(); }
   const FeatureMap& feature_map() const { return *features_; }
+  /// Whether score_masks() may run on several threads at once (the feature map's property).
+  bool thread_safe() const { return featurizer_->thread_safe(); }
 
  private:
   const data::Windows& windows_;
