@@ -97,11 +97,11 @@ void solve_reduced(const Spectrum& su, const Spectrum& sm, double gu, double gm,
   res.beta = Eigen::MatrixXd::Zero(n, components);
   if (avail == 0) return;
   res.correlations.head(avail) = svd.values.head(avail).cwiseMin(1.0).cwiseMax(0.0);
-  Eigen::MatrixXd alpha = su.U * (gu_s.asDiagonal() * svd.u.leftCols(avail));
-  Eigen::MatrixXd beta = sm.U * (gm_s.asDiagonal() * svd.v.leftCols(avail));
+  Eigen::MatrixXd alpha = product(su.U, gu_s.asDiagonal() * svd.u.leftCols(avail));
+  Eigen::MatrixXd beta = product(sm.U, gm_s.asDiagonal() * svd.v.leftCols(avail));
   // u variates K_u alpha = U diag(lambda g) P.
-  const Eigen::MatrixXd var_u =
-      su.U * ((su.lambda.array() * gu_s.array()).matrix().asDiagonal() * svd.u.leftCols(avail));
+  const Eigen::MatrixXd var_u = product(
+      su.U, (su.lambda.array() * gu_s.array()).matrix().asDiagonal() * svd.u.leftCols(avail));
   fix_signs(var_u, alpha, beta);
   res.alpha.leftCols(avail) = alpha;
   res.beta.leftCols(avail) = beta;
@@ -453,7 +453,7 @@ Spectrum factor_spectrum(const Eigen::MatrixXd& G, double drop, const char* view
       truncate(e, drop, view, 1e-12 * static_cast<double>(G.rows()) * scale * scale);
   Spectrum s;
   s.lambda = s0.lambda;
-  s.U = G * s0.U;
+  s.U = product(G, s0.U);
   for (Eigen::Index j = 0; j < s.U.cols(); ++j) s.U.col(j) /= std::sqrt(s.lambda(j));
   return s;
 }

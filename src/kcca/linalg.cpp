@@ -158,6 +158,26 @@ Eigen::MatrixXd transpose_product(const Eigen::MatrixXd& A, const Eigen::MatrixX
   return C;
 }
 
+Eigen::MatrixXd product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  if (A.cols() != B.rows()) {
+    throw std::invalid_argument("product(): inner dimensions differ (" + std::to_string(A.cols()) +
+                                " vs " + std::to_string(B.rows()) + ")");
+  }
+  Eigen::MatrixXd C(A.rows(), B.cols());
+  if (C.size() == 0) return C;
+  if (A.cols() == 0) return Eigen::MatrixXd::Zero(A.rows(), B.cols());
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int m = checked_int(A.rows(), "product()");
+  const int n = checked_int(B.cols(), "product()");
+  const int k = checked_int(A.cols(), "product()");
+  const double one = 1.0, zero = 0.0;
+  dgemm_("N", "N", &m, &n, &k, &one, A.data(), &m, B.data(), &k, &zero, C.data(), &m);
+#else
+  C.noalias() = A * B;
+#endif
+  return C;
+}
+
 Eigen::MatrixXd product_transpose(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   if (A.cols() != B.cols()) {
     throw std::invalid_argument("product_transpose(): column counts differ (" +

@@ -36,6 +36,9 @@ Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X);
 /// The product Aᵀ B.
 Eigen::MatrixXd transpose_product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
 
+/// The product A B.
+Eigen::MatrixXd product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
+
 /// The product A Bᵀ.
 Eigen::MatrixXd product_transpose(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
 

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/random.hpp"
 #include "moca/kcca/linalg.hpp"
 
 namespace moca::kcca {
@@ -28,16 +30,74 @@ struct ViewBasis {
   Eigen::VectorXd s;          // r singular values of the centred view along Q, descending
   Eigen::VectorXd explained;  // PCA: s^2 / total variance; else empty
   Eigen::Index rank = 0;      // numerical rank of the centred view
+  double residual = 0.0;      // PCA eigen-residual (relative)
 };
 
-// Top-k eigenpairs (descending) of a symmetric PSD matrix A: Spectra's Lanczos for k small
-// against the size, the dense solver otherwise.
-SymmetricEigen top_eigen(const Eigen::MatrixXd& A, Eigen::Index k) {
+// Block Krylov with Rayleigh–Ritz (Musco & Musco 2015) for the top-k eigenpairs of a symmetric
+// PSD matrix A: all work is GEMMs (compute-bound), unlike Lanczos' matrix-vector products. The
+// Krylov space grows by blocks of b = k + 16 columns (starting block A Omega, Omega Gaussian with
+// a fixed seed) up to max_cols; after each block the Ritz pairs are formed and the iteration
+// stops once every wanted pair has residual |A u - theta u| <= tol * theta_1. `out` holds the
+// last Ritz pairs; returns the achieved max relative residual.
+double block_krylov_top(const Eigen::MatrixXd& A, Eigen::Index k, double tol, Eigen::Index max_cols,
+                        SymmetricEigen& out) {
   const Eigen::Index m = A.rows();
-  if (k >= m / 4 || m <= 64) {
+  const Eigen::Index b = std::min<Eigen::Index>(m, k + 16);
+  Rng rng(0x6d6f6361ULL);  // fixed: the result must not depend on a caller's seed
+  Eigen::MatrixXd V(m, b);
+  for (Eigen::Index j = 0; j < b; ++j) {
+    for (Eigen::Index i = 0; i < m; ++i) V(i, j) = standard_normal(rng);
+  }
+  V = product(A, V);
+  Eigen::MatrixXd Q(m, 0), AQ(m, 0);
+  double residual = std::numeric_limits<double>::infinity();
+  while (Q.cols() + b <= std::max(max_cols, k + b)) {
+    for (int pass = 0; pass < 2 && Q.cols() > 0; ++pass) V -= product(Q, transpose_product(Q, V));
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(V);
+    const Eigen::MatrixXd Qv = qr.householderQ() * Eigen::MatrixXd::Identity(m, b);
+    const Eigen::MatrixXd AQv = product(A, Qv);
+    const Eigen::Index c = Q.cols();
+    Q.conservativeResize(Eigen::NoChange, c + b);
+    AQ.conservativeResize(Eigen::NoChange, c + b);
+    Q.rightCols(b) = Qv;
+    AQ.rightCols(b) = AQv;
+    const bool last = Q.cols() + b > std::max(max_cols, k + b);
+    if ((tol > 0.0 && Q.cols() >= k + b) || last) {
+      Eigen::MatrixXd T = transpose_product(Q, AQ);
+      T = (0.5 * (T + T.transpose())).eval();
+      const SymmetricEigen e = symmetric_eigen(T);
+      const Eigen::Index kk = std::min<Eigen::Index>(k, e.values.size());
+      const Eigen::MatrixXd Y = e.vectors.leftCols(kk);
+      out.values = e.values.head(kk);
+      out.vectors = product(Q, Y);
+      const Eigen::MatrixXd R = product(AQ, Y) - out.vectors * out.values.asDiagonal();
+      const double theta1 = std::max(e.values(0), std::numeric_limits<double>::min());
+      residual = R.colwise().norm().maxCoeff() / theta1;
+      if (residual <= tol) return residual;
+    }
+    V = AQv;
+  }
+  return residual;
+}
+
+// Top-k eigenpairs (descending) of a symmetric PSD matrix A. Exact: Spectra's Lanczos (tolerance
+// 1e-12), the dense solver for small problems or if Lanczos fails. Randomized: block Krylov of
+// depth `iterations`. `residual` receives max |A u - theta u| / theta_1 (0 for the dense solver).
+SymmetricEigen top_eigen(const Eigen::MatrixXd& A, Eigen::Index k, PcaSolver solver, int iterations,
+                         double& residual) {
+  const Eigen::Index m = A.rows();
+  residual = 0.0;
+  auto dense = [&]() {
     SymmetricEigen e = symmetric_eigen(A);
     e.values.conservativeResize(k);
     e.vectors.conservativeResize(Eigen::NoChange, k);
+    return e;
+  };
+  if (k >= m / 4 || m <= 128) return dense();
+  SymmetricEigen e;
+  if (solver == PcaSolver::kRandomized) {
+    const Eigen::Index b = std::min<Eigen::Index>(m, k + 16);
+    residual = block_krylov_top(A, k, 0.0, b * (iterations + 1), e);
     return e;
   }
   Spectra::DenseSymMatProd<double> op(A);
@@ -45,21 +105,18 @@ SymmetricEigen top_eigen(const Eigen::MatrixXd& A, Eigen::Index k) {
   Spectra::SymEigsSolver<Spectra::DenseSymMatProd<double>> eigs(op, k, ncv);
   eigs.init();
   eigs.compute(Spectra::SortRule::LargestAlge, 1000, 1e-12);
-  if (eigs.info() != Spectra::CompInfo::Successful) {
-    // Fall back to the dense solver rather than return unconverged vectors.
-    SymmetricEigen e = symmetric_eigen(A);
-    e.values.conservativeResize(k);
-    e.vectors.conservativeResize(Eigen::NoChange, k);
-    return e;
-  }
-  SymmetricEigen e;
+  if (eigs.info() != Spectra::CompInfo::Successful) return dense();
   e.values = eigs.eigenvalues();
   e.vectors = eigs.eigenvectors();
+  const Eigen::MatrixXd R = product(A, e.vectors) - e.vectors * e.values.asDiagonal();
+  residual = R.colwise().norm().maxCoeff() / std::max(e.values(0), 1e-300);
   return e;
 }
 
-ViewBasis view_basis(const Eigen::MatrixXd& X, int pca, bool need_values, double tol,
+ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool need_values,
                      const char* view) {
+  const int pca = o.pca;
+  const double tol = o.rank_tolerance;
   const Eigen::Index n = X.rows(), d = X.cols();
   Eigen::MatrixXd Xc = X;
   Xc.rowwise() -= X.colwise().mean();
@@ -73,11 +130,11 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, int pca, bool need_values, double
     if (n <= d) {
       const Eigen::MatrixXd G = outer_product(Xc);
       total = G.trace();
-      e = top_eigen(G, k);
+      e = top_eigen(G, k, o.pca_solver, o.pca_iterations, b.residual);
     } else {
       const Eigen::MatrixXd S = transpose_product(Xc, Xc);
       total = S.trace();
-      e = top_eigen(S, k);
+      e = top_eigen(S, k, o.pca_solver, o.pca_iterations, b.residual);
     }
     if (!(total > 0.0) || !(e.values(0) > 0.0)) {
       throw std::invalid_argument(std::string("linear_cca(): view ") + view +
@@ -92,7 +149,7 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, int pca, bool need_values, double
     if (n <= d) {
       b.Q = e.vectors.leftCols(r);
     } else {
-      b.Q = Xc * e.vectors.leftCols(r);  // scores X v = s u
+      b.Q = product(Xc, e.vectors.leftCols(r));  // scores X v = s u
       for (Eigen::Index j = 0; j < r; ++j) b.Q.col(j) /= b.s(j);
     }
     return b;
@@ -137,6 +194,10 @@ void LinearCcaOptions::validate() const {
     throw std::invalid_argument("LinearCcaOptions::validate(): components (" +
                                 std::to_string(components) + ") must be >= 1");
   }
+  if (pca_iterations < 1) {
+    throw std::invalid_argument("LinearCcaOptions::validate(): pca_iterations (" +
+                                std::to_string(pca_iterations) + ") must be >= 1");
+  }
   if (!(rank_tolerance >= 0.0 && rank_tolerance < 1.0)) {
     throw std::invalid_argument("LinearCcaOptions::validate(): rank_tolerance (" +
                                 num(rank_tolerance) + ") must be in [0, 1)");
@@ -173,8 +234,8 @@ LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
     throw std::invalid_argument("linear_cca(): data contains NaN or Inf");
   }
   const bool ridge = options.ridge > 0.0;
-  const ViewBasis bu = view_basis(U, options.pca, ridge, options.rank_tolerance, "u");
-  const ViewBasis bm = view_basis(M, options.pca, ridge, options.rank_tolerance, "m");
+  const ViewBasis bu = view_basis(U, options, ridge, "u");
+  const ViewBasis bm = view_basis(M, options, ridge, "m");
   LinearCcaResult res;
   res.n = static_cast<int>(U.rows());
   res.p = static_cast<int>(bu.Q.cols());
@@ -183,6 +244,7 @@ LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
   res.columns_m = static_cast<int>(M.cols());
   res.explained_variance_u = bu.explained;
   res.explained_variance_m = bm.explained;
+  res.pca_residual = std::max(bu.residual, bm.residual);
   Eigen::MatrixXd A = transpose_product(bu.Q, bm.Q);
   if (ridge) {
     const Eigen::VectorXd fu =

@@ -14,6 +14,18 @@
 
 namespace moca::kcca {
 
+/// How the PCA step finds the top principal components.
+enum class PcaSolver {
+  /// Lanczos (Spectra, tolerance 1e-12; dense solver for small problems): the exact top-k
+  /// eigenvectors. ~0.15 s per 1000 x 1200 view on 2 cores.
+  kExact,
+  /// Randomized block Krylov (Musco & Musco 2015) of depth pca_iterations with a fixed internal
+  /// seed: GEMMs only, ~4x faster; the captured variance is near-optimal but eigenvectors inside
+  /// a gap-free noise bulk are approximate. The achieved residual is reported
+  /// (LinearCcaResult::pca_residual).
+  kRandomized,
+};
+
 /// Options of linear_cca().
 struct LinearCcaOptions {
   /// Reduce each view to its first `pca` principal components first (the paper uses 50);
@@ -22,7 +34,10 @@ struct LinearCcaOptions {
   /// Ridge r added to both within-view covariances (unnormalised X ᵀX + r I); finite, >= 0.
   /// 0 (default) = plain CCA.
   double ridge = 0.0;
-  int components = 1;  ///< correlations to report; >= 1. Default 1.
+  int components = 1;                        ///< correlations to report; >= 1. Default 1.
+  PcaSolver pca_solver = PcaSolver::kExact;  ///< PCA eigensolver. Default exact.
+  /// Krylov depth of the randomized PCA solver (blocks after the first); >= 1. Default 4.
+  int pca_iterations = 4;
   /// Singular values (or sqrt of PCA eigenvalues) <= rank_tolerance * largest are treated as
   /// zero (zero-variance / collinear columns). In [0, 1). Default 1e-10.
   double rank_tolerance = 1e-10;
@@ -43,6 +58,10 @@ struct LinearCcaResult {
   /// Non-empty when the result is degenerate: n - 1 <= p + q without ridge makes sigma_1 = 1
   /// trivially; or a view lost dimensions to zero variance / collinearity.
   std::string warning;
+  /// PCA only: max over both views and kept components of |A u - theta u| / theta_1 for the
+  /// eigenproblem solved (A the Gram or scatter); ~1e-12 for the exact solver, larger for the
+  /// randomized one. 0 without PCA.
+  double pca_residual = 0.0;
   int n = 0;          ///< samples
   int p = 0;          ///< dimensions of view u used (after PCA, at most its rank)
   int q = 0;          ///< dimensions of view m used

@@ -1,0 +1,310 @@
+#include "kcca_tool.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "moca/common/atomic_file.hpp"
+#include "moca/common/matrix_io.hpp"
+#include "moca/common/random.hpp"
+#include "moca/kcca/inference.hpp"
+#include "moca/kcca/kcca.hpp"
+#include "moca/kcca/kernels.hpp"
+#include "moca/kcca/linear_cca.hpp"
+
+namespace moca::tools {
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(12);
+  s << v;
+  return s.str();
+}
+
+void fail(const std::string& msg) {
+  throw std::invalid_argument(msg);
+}
+
+bool sigma_auto(const KccaToolOptions& o) {
+  return o.sigma == "auto";
+}
+
+double parse_sigma(const std::string& s) {
+  size_t used = 0;
+  double v = 0.0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || !(std::isfinite(v) && v > 0.0)) {
+    fail("--sigma (" + s + ") must be a number > 0 or auto");
+  }
+  return v;
+}
+
+std::vector<double> to_vector(const Eigen::VectorXd& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
+Eigen::MatrixXd rows_of(const Eigen::MatrixXd& X, const std::vector<Eigen::Index>& rows) {
+  Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), X.cols());
+  for (size_t i = 0; i < rows.size(); ++i) out.row(static_cast<Eigen::Index>(i)) = X.row(rows[i]);
+  return out;
+}
+
+Eigen::MatrixXd sub_gram(const Eigen::MatrixXd& K, const std::vector<Eigen::Index>& rows) {
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  Eigen::MatrixXd out(n, n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+      out(i, j) = K(rows[static_cast<size_t>(i)], rows[static_cast<size_t>(j)]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void validate_kcca_tool_options(const KccaToolOptions& o) {
+  if (o.u_path.empty() || o.m_path.empty()) fail("--u and --m are required");
+  kcca::parse_kernel_type(o.kernel);
+  if (!sigma_auto(o)) parse_sigma(o.sigma);
+  if (o.degree < 1) fail("--degree (" + std::to_string(o.degree) + ") must be >= 1");
+  if (!(std::isfinite(o.coef0) && o.coef0 >= 0.0)) {
+    fail("--coef0 (" + num(o.coef0) + ") must be >= 0");
+  }
+  if (o.gamma && !(std::isfinite(*o.gamma) && *o.gamma > 0.0)) {
+    fail("--gamma (" + num(*o.gamma) + ") must be > 0");
+  }
+  if (!(std::isfinite(o.gamma_u) && o.gamma_u > 0.0)) {
+    fail("--gamma-u (" + num(o.gamma_u) + ") must be > 0");
+  }
+  if (!(std::isfinite(o.gamma_m) && o.gamma_m > 0.0)) {
+    fail("--gamma-m (" + num(o.gamma_m) + ") must be > 0");
+  }
+  if (o.components < 1) {
+    fail("--components (" + std::to_string(o.components) + ") must be >= 1");
+  }
+  kcca::parse_kcca_method(o.method);
+  if (o.rank < 1) fail("--rank (" + std::to_string(o.rank) + ") must be >= 1");
+  if (o.pca < 0) fail("--pca (" + std::to_string(o.pca) + ") must be >= 0");
+  if (o.pca > 0 && !o.cca) fail("--pca (" + std::to_string(o.pca) + ") needs --cca");
+  if (!(std::isfinite(o.ridge) && o.ridge >= 0.0)) {
+    fail("--ridge (" + num(o.ridge) + ") must be >= 0");
+  }
+  if (o.bootstrap < 0 || o.bootstrap == 1) {
+    fail("--bootstrap (" + std::to_string(o.bootstrap) + ") must be 0 (none) or >= 2");
+  }
+}
+
+nlohmann::json kcca_analysis(const KccaToolOptions& o) {
+  validate_kcca_tool_options(o);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Eigen::MatrixXd U = read_matrix(o.u_path);
+  const Eigen::MatrixXd M = read_matrix(o.m_path);
+  if (U.rows() != M.rows()) {
+    fail("--u has " + std::to_string(U.rows()) + " rows, --m has " + std::to_string(M.rows()) +
+         " (the views must have the same number of rows)");
+  }
+  const Eigen::Index n = U.rows();
+  if (n < 3) fail("need at least 3 rows (got " + std::to_string(n) + ")");
+  const double gamma_u = o.gamma ? *o.gamma : o.gamma_u;
+  const double gamma_m = o.gamma ? *o.gamma : o.gamma_m;
+
+  nlohmann::json j;
+  j["tool"] = "kcca";
+  j["inputs"] = {{"u", o.u_path}, {"m", o.m_path}, {"n", n}, {"d_u", U.cols()}, {"d_m", M.cols()}};
+  nlohmann::json opts = {
+      {"components", o.components}, {"seed", o.seed}, {"bootstrap", o.bootstrap}};
+  Eigen::VectorXd correlations;
+  kcca::RowStatistic stat;
+
+  if (o.cca) {
+    kcca::LinearCcaOptions lo;
+    lo.pca = o.pca;
+    lo.ridge = o.ridge;
+    lo.components = o.components;
+    const Eigen::Index limit_u = o.pca > 0 ? std::min<Eigen::Index>(o.pca, U.cols()) : U.cols();
+    const Eigen::Index limit_m = o.pca > 0 ? std::min<Eigen::Index>(o.pca, M.cols()) : M.cols();
+    if (o.pca > std::min(U.cols(), M.cols()) || o.pca > n - 1) {
+      fail("--pca (" + std::to_string(o.pca) + ") exceeds min(d_u, d_m, n - 1) (" +
+           std::to_string(std::min({U.cols(), M.cols(), n - 1})) + ")");
+    }
+    if (o.components > std::min(limit_u, limit_m)) {
+      fail("--components (" + std::to_string(o.components) + ") exceeds the " +
+           std::to_string(std::min(limit_u, limit_m)) +
+           " canonical correlations linear CCA of these views has");
+    }
+    const kcca::LinearCcaResult r = kcca::linear_cca(U, M, lo);
+    correlations = r.correlations;
+    j["analysis"] = "cca";
+    opts["pca"] = o.pca;
+    opts["ridge"] = o.ridge;
+    j["status"] = "success";
+    j["null_level"] = r.null_level;
+    j["warning"] = r.warning;
+    j["p"] = r.p;
+    j["q"] = r.q;
+    if (o.pca > 0) {
+      j["explained_variance_u"] = to_vector(r.explained_variance_u);
+      j["explained_variance_m"] = to_vector(r.explained_variance_m);
+    }
+    if (o.ridge == 0.0 && r.n > r.p + r.q + 2) {
+      const kcca::BartlettResult b = kcca::bartlett_test(
+          r.correlations.head(std::min<Eigen::Index>(r.correlations.size(), std::min(r.p, r.q))),
+          r.n, r.p, r.q);
+      j["bartlett"] = {{"nonzero", b.nonzero}, {"p_value_all_zero", b.steps.front().p_value}};
+    }
+    stat = [&](const std::vector<Eigen::Index>& rows) {
+      kcca::LinearCcaOptions b = lo;
+      b.components = 1;
+      return kcca::linear_cca(rows_of(U, rows), rows_of(M, rows), b).correlations(0);
+    };
+  } else {
+    if (o.components > n) {
+      fail("--components (" + std::to_string(o.components) + ") exceeds n (" + std::to_string(n) +
+           ")");
+    }
+    kcca::Kernel ku, km;
+    ku.type = km.type = kcca::parse_kernel_type(o.kernel);
+    ku.degree = km.degree = o.degree;
+    ku.coef0 = km.coef0 = o.coef0;
+    const bool bandwidth =
+        ku.type == kcca::KernelType::kGaussian || ku.type == kcca::KernelType::kLaplacian;
+    if (bandwidth) {
+      if (sigma_auto(o)) {
+        ku.sigma = kcca::median_heuristic_sigma(U, derive_seed(o.seed, 0));
+        km.sigma = kcca::median_heuristic_sigma(M, derive_seed(o.seed, 1));
+      } else {
+        ku.sigma = km.sigma = parse_sigma(o.sigma);
+      }
+    }
+    kcca::KccaOptions ko;
+    ko.gamma_u = gamma_u;
+    ko.gamma_m = gamma_m;
+    ko.center = o.center;
+    ko.components = o.components;
+    ko.method = kcca::parse_kcca_method(o.method);
+    ko.rank = o.rank;
+    ko.seed = o.seed;
+    if (ko.method == kcca::KccaMethod::kIterative && o.components > n - 3) {
+      fail("--components (" + std::to_string(o.components) +
+           ") must be <= n - 3 for --method iterative");
+    }
+    if (ko.method == kcca::KccaMethod::kLowRank) ko.tolerance = 1e-12;
+    j["analysis"] = "kcca";
+    opts["kernel"] = kcca::kernel_type_name(ku.type);
+    if (bandwidth) {
+      opts["sigma"] = o.sigma;
+      j["sigma_u"] = ku.sigma;
+      j["sigma_m"] = km.sigma;
+    }
+    if (ku.type == kcca::KernelType::kPolynomial) {
+      opts["degree"] = o.degree;
+      opts["coef0"] = o.coef0;
+    }
+    opts["gamma_u"] = gamma_u;
+    opts["gamma_m"] = gamma_m;
+    opts["center"] = o.center;
+    opts["method"] = kcca::to_string(ko.method);
+    opts["regularizer"] = "paper";
+    if (ko.method == kcca::KccaMethod::kLowRank) opts["rank"] = o.rank;
+    kcca::KccaResult r;
+    Eigen::MatrixXd Ku, Km;
+    if (ko.method == kcca::KccaMethod::kLowRank) {
+      r = kcca::kcca_low_rank(U, M, ku, km, ko);
+      j["approximation_bound"] = r.approximation_bound;
+      stat = [&, ko](const std::vector<Eigen::Index>& rows) {
+        kcca::KccaOptions b = ko;
+        b.components = 1;
+        return kcca::kcca_low_rank(rows_of(U, rows), rows_of(M, rows), ku, km, b).correlations(0);
+      };
+    } else {
+      Ku = kcca::gram(U, ku);
+      Km = kcca::gram(M, km);
+      r = kcca::kcca(Ku, Km, ko);
+      stat = [&, ko](const std::vector<Eigen::Index>& rows) {
+        kcca::KccaOptions b = ko;
+        b.components = 1;
+        if (b.method == kcca::KccaMethod::kIterative && rows.size() < 4) {
+          b.method = kcca::KccaMethod::kExact;
+        }
+        return kcca::kcca(sub_gram(Ku, rows), sub_gram(Km, rows), b).correlations(0);
+      };
+    }
+    correlations = r.correlations;
+    j["status"] = kcca::to_string(r.status);
+    if (!r.message.empty()) j["message"] = r.message;
+    j["iterations"] = r.iterations;
+    j["centered"] = r.centered;
+    j["rank_u"] = r.rank_u;
+    j["rank_m"] = r.rank_m;
+    if (o.bootstrap > 0) {
+      const kcca::BootstrapResult b =
+          kcca::bootstrap(n, stat, o.bootstrap, 0.95, derive_seed(o.seed, 2));
+      j["bootstrap"] = {{"resamples", o.bootstrap},
+                        {"level", 0.95},
+                        {"lower", b.lower},
+                        {"upper", b.upper},
+                        {"std_error", b.std_error}};
+    }
+  }
+  if (o.cca && o.bootstrap > 0) {
+    const kcca::BootstrapResult b =
+        kcca::bootstrap(n, stat, o.bootstrap, 0.95, derive_seed(o.seed, 2));
+    j["bootstrap"] = {{"resamples", o.bootstrap},
+                      {"level", 0.95},
+                      {"lower", b.lower},
+                      {"upper", b.upper},
+                      {"std_error", b.std_error}};
+  }
+  j["correlations"] = to_vector(correlations);
+  j["options"] = opts;
+  j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return j;
+}
+
+int run_kcca(const KccaToolOptions& options, std::ostream& out) {
+  const nlohmann::json j = kcca_analysis(options);
+  if (!options.output.empty()) write_text_atomic(options.output, j.dump(2) + "\n");
+  if (options.json) {
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "kcca: " << j["analysis"].get<std::string>() << " of " << options.u_path << " ("
+      << j["inputs"]["d_u"] << " columns) and " << options.m_path << " (" << j["inputs"]["d_m"]
+      << " columns), n = " << j["inputs"]["n"] << "\n";
+  if (j["analysis"] == "kcca") {
+    out << "kernel " << j["options"]["kernel"].get<std::string>();
+    if (j.contains("sigma_u")) out << " sigma_u " << j["sigma_u"] << " sigma_m " << j["sigma_m"];
+    out << ", gamma_u " << j["options"]["gamma_u"] << " gamma_m " << j["options"]["gamma_m"] << ", "
+        << (j["centered"].get<bool>() ? "centred" : "uncentred") << ", method "
+        << j["options"]["method"].get<std::string>() << ", status "
+        << j["status"].get<std::string>() << "\n";
+    if (j.contains("approximation_bound")) {
+      out << "low-rank bound on |rho^2 - rho~^2|: " << j["approximation_bound"] << "\n";
+    }
+  } else {
+    out << "pca " << j["options"]["pca"] << ", ridge " << j["options"]["ridge"] << ", p " << j["p"]
+        << ", q " << j["q"] << ", null level (Wachter edge) " << j["null_level"] << "\n";
+    if (!j["warning"].get<std::string>().empty()) {
+      out << "warning: " << j["warning"].get<std::string>() << "\n";
+    }
+  }
+  out << "correlations:";
+  for (const auto& v : j["correlations"]) out << " " << num(v.get<double>());
+  out << "\n";
+  if (j.contains("bootstrap")) {
+    out << "rho_1 95% bootstrap CI (" << j["bootstrap"]["resamples"] << " resamples): ["
+        << num(j["bootstrap"]["lower"].get<double>()) << ", "
+        << num(j["bootstrap"]["upper"].get<double>()) << "]\n";
+  }
+  return 0;
+}
+
+}  // namespace moca::tools

@@ -1,0 +1,59 @@
+// kcca: two-view kernel CCA / linear CCA of two matrices. See docs/kcca.md.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "kcca_tool.hpp"
+
+int main(int argc, char** argv) {
+  moca::tools::KccaToolOptions o;
+  CLI::App app{
+      "kcca: regularised kernel CCA (or linear CCA with --cca) of two views given as matrices "
+      "with the same number of rows (CSV with optional header, or .npy)"};
+  app.add_option("--u", o.u_path, "view u: n x d_u matrix (.csv or .npy)")->required();
+  app.add_option("--m", o.m_path, "view m: n x d_m matrix (.csv or .npy)")->required();
+  app.add_option("--kernel", o.kernel, "linear | rbf | poly | laplacian")->capture_default_str();
+  app.add_option("--sigma", o.sigma, "bandwidth (> 0) or auto (median heuristic per view)")
+      ->capture_default_str();
+  app.add_option("--degree", o.degree, "polynomial degree")->capture_default_str();
+  app.add_option("--coef0", o.coef0, "polynomial offset")->capture_default_str();
+  auto* g = app.add_option("--gamma", o.gamma, "regularisation of both views (> 0)");
+  auto* gu =
+      app.add_option("--gamma-u", o.gamma_u, "regularisation of view u")->capture_default_str();
+  auto* gm =
+      app.add_option("--gamma-m", o.gamma_m, "regularisation of view m")->capture_default_str();
+  g->excludes(gu)->excludes(gm);
+  app.add_flag("--center,!--no-center", o.center,
+               "centre the kernels in feature space (default) or not");
+  app.add_option("--components", o.components, "canonical correlations to report")
+      ->capture_default_str();
+  app.add_option("--method", o.method, "exact | iterative | lowrank")->capture_default_str();
+  app.add_option("--rank", o.rank, "rank of the low-rank factors")->capture_default_str();
+  app.add_flag("--cca", o.cca, "linear CCA of the (optionally PCA-reduced) columns");
+  app.add_option("--pca", o.pca, "with --cca: principal components per view (0 = none)")
+      ->capture_default_str();
+  app.add_option("--ridge", o.ridge, "with --cca: ridge added to both covariances")
+      ->capture_default_str();
+  app.add_option("--bootstrap", o.bootstrap, "bootstrap resamples for a CI of rho_1 (0 = none)")
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "seed (bandwidth subsample, Nystrom, bootstrap)")
+      ->capture_default_str();
+  app.add_flag("--json", o.json, "print JSON instead of text");
+  app.add_option("--output", o.output, "also write the JSON result to this file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "kcca: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    return moca::tools::run_kcca(o, std::cout);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "kcca: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "kcca: " << e.what() << "\n";
+    return 1;
+  }
+}
