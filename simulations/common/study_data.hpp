@@ -1,0 +1,51 @@
+#pragma once
+/// \file study_data.hpp
+/// Data and output helpers shared by the studies in simulations/: where the windows come from
+/// (UCI HAPT or the built-in generator), described as JSON, and atomic JSON output.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "moca/data/windows.hpp"
+
+namespace moca::sim {
+
+/// Where a study's windows come from.
+struct StudyDataOptions {
+  /// UCI HAPT folder. Empty: $MOCA_HAPT_DIR when `use_env` and it is set, else the generator.
+  std::string data;
+  bool use_env = true;              ///< read $MOCA_HAPT_DIR when `data` is empty (default true)
+  int samples = 1000;               ///< windows of the set built (>= 3)
+  double coupling = 0.8;            ///< generator: cross-modal coupling in [0, 1]
+  std::uint64_t seed = 0;           ///< seed of the generator / of Algorithm 1
+  std::uint64_t split_seed = 1004;  ///< HAPT: seed of the random 7:3 split (upstream's 1004)
+  /// Throws std::invalid_argument naming the field, its value and the rule.
+  void validate() const;
+  /// The HAPT folder actually used (empty = generator).
+  std::string resolved_dir() const;
+};
+
+/// A window set and how it was made.
+struct StudyWindows {
+  data::Windows windows;
+  nlohmann::json description;  ///< source, sizes, seeds, channels
+};
+
+/// The paper's simulation data: with HAPT, `samples` synthetic transitions (Algorithm 1) drawn
+/// from the training part of the random 7:3 split; with the generator, `samples` generated
+/// windows at the given coupling.
+StudyWindows transition_windows(const StudyDataOptions& options);
+
+/// A train / test pair: with HAPT, the random 7:3 split (all windows, or the first `samples`
+/// training rows and 3/7 of that many test rows when samples > 0 is smaller); with the generator,
+/// `samples` training and ceil(3/7 samples) test windows from independent seeds.
+struct StudySplit {
+  data::Windows train, test;
+  nlohmann::json description;
+};
+StudySplit train_test_windows(const StudyDataOptions& options);
+
+/// Writes `j` (indented) to `path` through write_file_atomic. std::runtime_error on failure.
+void write_json(const std::string& path, const nlohmann::json& j);
+
+}  // namespace moca::sim

@@ -1,0 +1,267 @@
+#include "paper_figures.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/common/atomic_file.hpp"
+
+namespace moca::sim {
+
+void PaperFiguresOptions::validate() const {
+  if (results.empty()) {
+    throw std::invalid_argument("PaperFiguresOptions::validate(): results is empty");
+  }
+}
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("paper_figures: cannot open " + path);
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::runtime_error("paper_figures: " + path + " is not valid JSON: " + e.what());
+  }
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "\"";
+  for (char ch : s) q += (ch == '"' ? '\'' : ch);
+  return q + "\"";
+}
+
+struct Figures {
+  std::string dir;  // <results>/figures
+  bool png;
+  json made = json::array();
+  std::ostream& log;
+
+  void emit(const std::string& name, const std::string& dat, const std::string& script) {
+    const std::string base = dir + "/" + name;
+    write_text_atomic(base + ".dat", dat);
+    std::string gp = "set terminal pngcairo size 900,560 font 'DejaVu Sans,10'\nset output '" +
+                     base + ".png'\nset datafile separator '\\t'\n" + script;
+    write_text_atomic(base + ".gp", gp);
+    if (png) {
+      const std::string cmd = "gnuplot '" + base + ".gp' 2>&1";
+      const int status = std::system(cmd.c_str());
+      if (status != 0) {
+        throw std::runtime_error("paper_figures: gnuplot failed on " + base + ".gp (status " +
+                                 std::to_string(status) + ")");
+      }
+      made.push_back("figures/" + name + ".png");
+      log << "paper_figures: " << base << ".png\n";
+    }
+  }
+};
+
+void sigma1_by_scheme(Figures& f, const json& j) {
+  std::ostringstream dat;
+  dat << "# label\tscore\tci_low\tci_high\tpaper\n";
+  int rows = 0;
+  for (const auto& r : j.at("results")) {
+    for (const auto& s : r.at("schemes")) {
+      const std::string scheme = s.at("scheme");
+      double paper = -1;
+      if (r.at("part") == "all" && scheme == "cross") paper = 0.925;
+      if (r.at("part") == "all" && scheme == "sync") paper = 0.835;
+      dat << r.at("features").get<std::string>() << " " << r.at("part").get<std::string>() << " "
+          << scheme << "\t" << s.at("score").get<double>() << "\t" << s.at("ci")[0].get<double>()
+          << "\t" << s.at("ci")[1].get<double>() << "\t";
+      if (paper > 0) {
+        dat << paper;
+      } else {
+        dat << "NaN";
+      }
+      dat << "\n";
+      ++rows;
+    }
+  }
+  if (rows == 0) throw std::runtime_error("paper_figures: simulation_study.json has no scores");
+  f.emit(
+      "sigma1_by_scheme", dat.str(),
+      "set title 'sigma_1(Gamma) by masking scheme (mean over mask draws, 95% CI)'\n"
+      "set ylabel 'sigma_1'\nset yrange [0:1.05]\nset xtics rotate by -35\nset grid ytics\n"
+      "set key top right\nset style fill solid 0.5\nset boxwidth 0.6\n"
+      "plot '" +
+          f.dir +
+          "/sigma1_by_scheme.dat' using 0:2:xtic(1) with boxes title 'measured', "
+          "'' using 0:2:3:4 with yerrorbars lc rgb 'black' pt 0 notitle, "
+          "'' using 0:5 with points pt 7 ps 1.5 lc rgb 'red' title 'paper (encoder features)'\n");
+}
+
+void sigma1_vs_ratio(Figures& f, const json& j) {
+  if (!j.contains("ratio_sweep") || j.at("ratio_sweep").empty()) return;
+  // One block per (features, scheme), separated by two blank lines for gnuplot's index.
+  std::vector<std::string> keys;
+  std::map<std::string, std::string> blocks;
+  for (const auto& e : j.at("ratio_sweep")) {
+    const std::string key =
+        e.at("features").get<std::string>() + " " + e.at("scheme").get<std::string>();
+    if (!blocks.count(key)) keys.push_back(key);
+    std::ostringstream row;
+    row << e.at("ratio").get<double>() << "\t" << e.at("score").get<double>() << "\t"
+        << e.at("ci")[0].get<double>() << "\t" << e.at("ci")[1].get<double>() << "\n";
+    blocks[key] += row.str();
+  }
+  std::ostringstream dat, plot;
+  dat << "# blocks: " << keys.size() << "; columns: ratio\tscore\tci_low\tci_high\n";
+  plot << "set title 'sigma_1(Gamma) vs mask ratio'\nset xlabel 'mask ratio'\n"
+          "set ylabel 'sigma_1'\nset grid\nset key bottom left\nplot ";
+  for (size_t k = 0; k < keys.size(); ++k) {
+    dat << "# " << keys[k] << "\n" << blocks[keys[k]] << "\n\n";
+    plot << (k ? ", " : "") << "'" << f.dir << "/sigma1_vs_ratio.dat' index " << k
+         << " using 1:2:3:4 with yerrorlines title " << quote(keys[k]);
+  }
+  plot << "\n";
+  f.emit("sigma1_vs_ratio", dat.str(), plot.str());
+}
+
+void coupling_sweep(Figures& f, const json& j) {
+  std::vector<std::string> keys;
+  std::map<std::string, std::string> blocks;
+  for (const auto& p : j.at("points")) {
+    const std::string key =
+        p.at("features").get<std::string>() + " " + p.at("part").get<std::string>();
+    if (!blocks.count(key)) keys.push_back(key);
+    const auto& c = p.at("comparison");
+    std::ostringstream row;
+    row << p.at("coupling").get<double>() << "\t" << c.at("difference").get<double>() << "\t"
+        << c.at("ci")[0].get<double>() << "\t" << c.at("ci")[1].get<double>() << "\n";
+    blocks[key] += row.str();
+  }
+  if (keys.empty()) throw std::runtime_error("paper_figures: coupling_sweep.json has no points");
+  std::ostringstream dat, plot;
+  dat << "# columns: coupling\tdifference (first - second scheme)\tci_low\tci_high\n";
+  plot << "set title 'cross - sync score difference vs cross-modal coupling (95% CI)'\n"
+          "set xlabel 'generator coupling c'\nset ylabel 'sigma_1(cross) - sigma_1(sync)'\n"
+          "set grid\nset key top left\nset xzeroaxis lt -1\nplot ";
+  for (size_t k = 0; k < keys.size(); ++k) {
+    dat << "# " << keys[k] << "\n" << blocks[keys[k]] << "\n\n";
+    plot << (k ? ", " : "") << "'" << f.dir << "/coupling_sweep.dat' index " << k
+         << " using 1:2:3:4 with yerrorlines title " << quote(keys[k]);
+  }
+  plot << "\n";
+  f.emit("coupling_sweep", dat.str(), plot.str());
+}
+
+void score_vs_loss(Figures& f, const json& j) {
+  std::ostringstream dat;
+  dat << "# policy\tscore\town_mse\tcommon_mse\tprobe_accuracy\n";
+  for (const auto& r : j.at("policies")) {
+    dat << r.at("policy").get<std::string>() << "\t" << r.at("score").at("score").get<double>()
+        << "\t" << r.at("heldout_own").at("mse").get<double>() << "\t"
+        << r.at("heldout_common").at("mse").get<double>() << "\t"
+        << r.at("linear_probe").at("accuracy").get<double>() << "\n";
+  }
+  const auto& rc = j.at("rank_correlations");
+  std::ostringstream t;
+  t.precision(3);
+  t << "Spearman(score, own MSE) = "
+    << rc.at("score_vs_own_mse").at("spearman").at("value").get<double>()
+    << ", (score, probe acc) = "
+    << rc.at("score_vs_probe_accuracy").at("spearman").at("value").get<double>();
+  const std::string d = "'" + f.dir + "/score_vs_loss.dat'";
+  f.emit("score_vs_loss", dat.str(),
+         "set multiplot layout 1,2 title " + quote(t.str()) +
+             "\nset grid\nset xlabel 'policy score E_m[sigma_1]'\nset ylabel 'held-out MSE (own "
+             "policy masks)'\nplot " +
+             d + " using 2:3 with points pt 7 notitle, " + d +
+             " using 2:3:1 with labels font ',7' offset 0,0.7 notitle\n"
+             "set ylabel 'linear-probe accuracy'\nplot " +
+             d + " using 2:5 with points pt 7 notitle, " + d +
+             " using 2:5:1 with labels font ',7' offset 0,0.7 notitle\nunset multiplot\n");
+}
+
+void confusions(Figures& f, const json& j) {
+  int k = 0;
+  for (const auto& r : j.at("rows")) {
+    for (const char* part : {"linear_probe", "finetune"}) {
+      if (!r.contains(part)) continue;
+      const auto& cm = r.at(part).at("confusion");
+      std::ostringstream dat;
+      dat << "# confusion matrix (row = true class, column = predicted), counts\n";
+      for (size_t a = 0; a < cm.size(); ++a) {
+        for (size_t b = 0; b < cm[a].size(); ++b) {
+          dat << b << "\t" << a << "\t" << cm[a][b].get<long>() << "\n";
+        }
+        dat << "\n";
+      }
+      const std::string name = "confusion_" + std::to_string(k++);
+      f.emit(name, dat.str(),
+             "set title " + quote(r.at("model").get<std::string>() + " - " + part) +
+                 "\nset xlabel 'predicted'\nset ylabel 'true'\nset yrange [] reverse\n"
+                 "set palette defined (0 'white', 1 'steelblue')\nset xtics 1\nset ytics 1\n"
+                 "plot '" +
+                 f.dir + "/" + name +
+                 ".dat' using 1:2:3 with image notitle, '' using "
+                 "1:2:3 with labels font ',8' notitle\n");
+    }
+  }
+}
+
+void ablation(Figures& f, const json& j, const std::string& name, const std::string& xlabel) {
+  std::ostringstream dat;
+  dat << "# value\tlinear_probe_accuracy\tfinetune_accuracy\n";
+  for (const auto& r : j.at("rows")) {
+    dat << r.at("value").dump() << "\t" << r.at("linear_probe").at("accuracy").get<double>()
+        << "\t";
+    if (r.contains("finetune")) {
+      dat << r.at("finetune").at("accuracy").get<double>();
+    } else {
+      dat << "NaN";
+    }
+    dat << "\n";
+  }
+  f.emit(name, dat.str(),
+         "set title " + quote(name + " (CPU scale)") + "\nset xlabel " + quote(xlabel) +
+             "\nset ylabel 'top-1 accuracy'\nset grid\nplot '" + f.dir + "/" + name +
+             ".dat' using 1:2 with linespoints pt 7 title 'linear probe', '' using 1:3 with "
+             "linespoints pt 5 title 'fine-tune'\n");
+}
+
+}  // namespace
+
+nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostream& log) {
+  options.validate();
+  if (options.png && std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
+    throw std::runtime_error("paper_figures: gnuplot not found (install gnuplot-nox, or --no-png)");
+  }
+  Figures f{options.results + "/figures", options.png, json::array(), log};
+  fs::create_directories(f.dir);
+  json skipped = json::array();
+  auto with = [&](const std::string& file, auto fn) {
+    const std::string path = options.results + "/" + file;
+    if (!fs::exists(path)) {
+      skipped.push_back(file);
+      return;
+    }
+    fn(read_json(path));
+  };
+  try {
+    with("simulation_study.json", [&](const json& j) {
+      sigma1_by_scheme(f, j);
+      sigma1_vs_ratio(f, j);
+    });
+    with("coupling_sweep.json", [&](const json& j) { coupling_sweep(f, j); });
+    with("theory_vs_training.json", [&](const json& j) { score_vs_loss(f, j); });
+    with("table1.json", [&](const json& j) { confusions(f, j); });
+    with("ablation_mask_ratio.json",
+         [&](const json& j) { ablation(f, j, "ablation_mask_ratio", "mask ratio"); });
+    with("ablation_patch_length.json",
+         [&](const json& j) { ablation(f, j, "ablation_patch_length", "patch length Lp"); });
+  } catch (const json::exception& e) {
+    throw std::runtime_error(std::string("paper_figures: malformed results: ") + e.what());
+  }
+  return {{"figures", f.made}, {"skipped", skipped}};
+}
+
+}  // namespace moca::sim

@@ -1,0 +1,221 @@
+#include "simulation_study.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/masking/make_policy.hpp"
+#include "moca/masking/policy_score.hpp"
+#include "moca/masking/policy_spec.hpp"
+#include "score_json.hpp"
+
+namespace moca::sim {
+
+void SimulationStudyOptions::validate() const {
+  const std::string f = "SimulationStudyOptions::validate(): ";
+  data.validate();
+  if (schemes.empty()) throw std::invalid_argument(f + "schemes is empty; give at least one");
+  if (!(ratio > 0.0 && ratio < 1.0)) {
+    throw std::invalid_argument(f + "ratio (" + std::to_string(ratio) + ") must be in (0, 1)");
+  }
+  if (features.empty()) throw std::invalid_argument(f + "features is empty");
+  for (const auto& name : features) {
+    if (name == "encoder") {
+      if (!encoder) {
+        throw std::invalid_argument(
+            f +
+            "features 'encoder' needs a checkpoint (--checkpoint) and a build with "
+            "MOCA_WITH_TORCH=ON");
+      }
+    } else if (name != "raw" && name != "patch-mean") {
+      throw std::invalid_argument(f + "features (" + name +
+                                  ") is not one of raw, patch-mean, encoder");
+    }
+  }
+  if (estimator != "cca" && estimator != "kcca") {
+    throw std::invalid_argument(f + "estimator (" + estimator + ") is not one of cca, kcca");
+  }
+  if (pca < 1) throw std::invalid_argument(f + "pca (" + std::to_string(pca) + ") must be >= 1");
+  if (draws < 2) {
+    throw std::invalid_argument(f + "draws (" + std::to_string(draws) + ") must be >= 2");
+  }
+  if (patch_length < 1) {
+    throw std::invalid_argument(f + "patch_length (" + std::to_string(patch_length) +
+                                ") must be >= 1");
+  }
+  if (threads < 0) {
+    throw std::invalid_argument(f + "threads (" + std::to_string(threads) + ") must be >= 0");
+  }
+  for (double r : ratio_sweep) {
+    if (!(r > 0.0 && r < 1.0)) {
+      throw std::invalid_argument(f + "ratio_sweep value (" + std::to_string(r) +
+                                  ") must be in (0, 1)");
+    }
+  }
+}
+
+std::vector<std::string> split_spec_list(const std::string& text) {
+  std::vector<std::string> out;
+  if (text.empty()) throw std::invalid_argument("split_spec_list(): the list is empty");
+  std::stringstream ss(text + ",");
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) {
+      throw std::invalid_argument("split_spec_list(): empty item in '" + text + "'");
+    }
+    const bool continues = item.find('=') != std::string::npos &&
+                           item.find(':') == std::string::npos && !out.empty() &&
+                           out.back().find(':') != std::string::npos;
+    if (continues) {
+      out.back() += "," + item;
+    } else {
+      out.push_back(item);
+    }
+  }
+  return out;
+}
+
+nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::ostream& out,
+                                    std::ostream& log) {
+  using nlohmann::json;
+  options.validate();
+  const auto t0 = std::chrono::steady_clock::now();
+  const StudyWindows data = transition_windows(options.data);
+  const data::Windows& w = data.windows;
+  log << "simulation_study: " << w.size() << " windows ("
+      << data.description.value("source", std::string()) << ")\n";
+  const masking::Grid grid = masking::make_grid(w.channels, w.length, options.patch_length);
+
+  std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
+  for (const auto& spec : options.schemes) {
+    policies.push_back(masking::make_policy(with_default_ratio(spec, options.ratio), grid));
+  }
+
+  json results = json::array();
+  std::ostringstream table;
+  table << "feature map  part      scheme                 sigma_1   95% CI              null"
+           "    paper\n";
+  for (const auto& name : options.features) {
+    const auto fmap = name == "encoder" ? options.encoder : masking::make_feature_map(name);
+    std::vector<std::string> parts = {"all"};
+    if (options.cross_modal && name != "encoder" && grid.channels >= 2)
+      parts.push_back("acc->gyro");
+    for (const auto& part : parts) {
+      masking::ScoreOptions so;
+      so.estimator = masking::parse_estimator(options.estimator);
+      so.draws = options.draws;
+      so.pca = options.pca;
+      so.seed = options.seed;
+      so.threads = options.threads;
+      if (part != "all") {
+        for (int c = 0; c < grid.channels; ++c) {
+          (c < grid.channels / 2 ? so.unmasked_channels : so.masked_channels).push_back(c);
+        }
+      }
+      masking::PolicyScorer scorer(w, grid, fmap, so);
+      std::vector<masking::PolicyScore> scores;
+      for (const auto& p : policies) {
+        scores.push_back(scorer.score(*p));
+        log << "simulation_study: " << name << " / " << part << " / " << p->spec() << ": "
+            << masking::format_number(scores.back().mean) << " (" << scores.back().seconds
+            << " s)\n";
+      }
+      json entry = {{"features", name}, {"part", part}};
+      entry["schemes"] = json::array();
+      for (const auto& s : scores) {
+        entry["schemes"].push_back(score_to_json(s));
+        std::string paper = "";
+        if (part == "all" && s.scheme == "cross") paper = "0.925";
+        if (part == "all" && s.scheme == "sync") paper = "0.835";
+        char line[256];
+        std::snprintf(line, sizeof line, "%-12s %-9s %-22s %.4f   [%.4f, %.4f]   %.4f  %s\n",
+                      name.c_str(), part.c_str(), s.spec.c_str(), s.mean, s.ci_low, s.ci_high,
+                      s.null_level, paper.c_str());
+        table << line;
+      }
+      entry["comparisons"] = all_comparisons(scores);
+      for (const auto& c : entry["comparisons"]) {
+        char line[256];
+        std::snprintf(line, sizeof line, "%-12s %-9s %s - %s = %+.4f  [%+.4f, %+.4f]  p = %.3g\n",
+                      name.c_str(), part.c_str(), c["a"].get<std::string>().c_str(),
+                      c["b"].get<std::string>().c_str(), c["difference"].get<double>(),
+                      c["ci"][0].get<double>(), c["ci"][1].get<double>(),
+                      c["p_value"].get<double>());
+        table << line;
+      }
+      results.push_back(entry);
+    }
+  }
+  // sigma_1 vs mask ratio (full views).
+  json sweep = json::array();
+  for (double r : options.ratio_sweep) {
+    for (const auto& name : options.features) {
+      const auto fmap = name == "encoder" ? options.encoder : masking::make_feature_map(name);
+      masking::ScoreOptions so;
+      so.estimator = masking::parse_estimator(options.estimator);
+      so.draws = options.draws;
+      so.pca = options.pca;
+      so.seed = options.seed;
+      so.threads = options.threads;
+      masking::PolicyScorer scorer(w, grid, fmap, so);
+      for (const auto& spec : options.schemes) {
+        const masking::PolicySpec parsed = masking::parse_policy_spec(spec);
+        masking::PolicySpec at = parsed;
+        at.options.erase(std::remove_if(at.options.begin(), at.options.end(),
+                                        [](const auto& kv) { return kv.first == "ratio"; }),
+                         at.options.end());
+        const auto p =
+            masking::make_policy(with_default_ratio(masking::format_policy_spec(at), r), grid);
+        const masking::PolicyScore s = scorer.score(*p);
+        json e = score_to_json(s);
+        e["ratio"] = r;
+        e["features"] = name;
+        sweep.push_back(e);
+        char line[256];
+        std::snprintf(line, sizeof line, "ratio %-5s %-12s %-22s %.4f   [%.4f, %.4f]\n",
+                      masking::format_number(r).c_str(), name.c_str(), s.spec.c_str(), s.mean,
+                      s.ci_low, s.ci_high);
+        table << line;
+      }
+    }
+  }
+  out << table.str();
+  out << "paper (encoder features, PCA 50, 1000 transitions): cross 0.925, sync 0.835\n";
+
+  json options_json = {{"schemes", options.schemes},
+                       {"ratio", options.ratio},
+                       {"features", options.features},
+                       {"estimator", options.estimator},
+                       {"pca", options.pca},
+                       {"draws", options.draws},
+                       {"patch_length", options.patch_length},
+                       {"cross_modal", options.cross_modal},
+                       {"samples", options.data.samples},
+                       {"split_seed", options.data.split_seed},
+                       {"data_seed", options.data.seed},
+                       {"coupling", options.data.coupling},
+                       {"ratio_sweep", options.ratio_sweep},
+                       {"mask_mode", "per-window"}};
+  if (!options.encoder_source.empty()) options_json["encoder"] = options.encoder_source;
+  json doc = {
+      {"study", "simulation_study"},
+      {"data", data.description},
+      {"options", options_json},
+      {"seed", options.seed},
+      {"paper",
+       {{"cross", kPaperSigmaCross},
+        {"sync", kPaperSigmaSync},
+        {"features", "pre-trained encoder"},
+        {"pca", 50},
+        {"samples", 1000},
+        {"draws", 1}}},
+      {"results", results},
+      {"ratio_sweep", sweep},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (!options.json.empty()) write_json(options.json, doc);
+  return doc;
+}
+
+}  // namespace moca::sim
