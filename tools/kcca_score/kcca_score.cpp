@@ -1,5 +1,6 @@
 #include "kcca_score.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -212,12 +213,17 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
               : " (" + options.kernel + ", gamma " + masking::format_number(options.gamma) + ")")
       << ", views " << views << ", " << options.mask_mode << " masks, " << options.draws
       << " draws, seed " << options.seed << "\n\n";
-  out << pad("scheme", 14) << pad("spec", 34) << pad("score", 8) << pad("SE", 8)
+  size_t w_scheme = 14, w_spec = 34;
+  for (const auto& s : scores) {
+    w_scheme = std::max(w_scheme, s.scheme.size() + 1);
+    w_spec = std::max(w_spec, s.spec.size() + 2);
+  }
+  out << pad("scheme", w_scheme) << pad("spec", w_spec) << pad("score", 8) << pad("SE", 8)
       << pad("95% CI (t)", 18) << pad("null", 8) << "masked\n";
   for (const auto& s : scores) {
-    out << pad(s.scheme, 14) << pad(s.spec, 34) << pad(fmt(s.mean), 8) << pad(fmt(s.std_error), 8)
-        << pad("[" + fmt(s.ci_low) + ", " + fmt(s.ci_high) + "]", 18) << pad(fmt(s.null_level), 8)
-        << fmt(s.mean_masked_fraction, 3) << "\n";
+    out << pad(s.scheme, w_scheme) << pad(s.spec, w_spec) << pad(fmt(s.mean), 8)
+        << pad(fmt(s.std_error), 8) << pad("[" + fmt(s.ci_low) + ", " + fmt(s.ci_high) + "]", 18)
+        << pad(fmt(s.null_level), 8) << fmt(s.mean_masked_fraction, 3) << "\n";
   }
   for (const auto& s : scores)
     if (!s.warning.empty()) out << "warning (" << s.scheme << "): " << s.warning << "\n";
@@ -229,11 +235,13 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   if (!comparisons.empty()) {
     out << "\npaired differences (same windows, common random numbers; paired t-test, "
         << options.draws - 1 << " df)\n";
-    out << pad("a - b", 28) << pad("difference", 12) << pad("95% CI", 20) << "p\n";
+    size_t w_pair = 28;
+    for (const auto& c : comparisons) w_pair = std::max(w_pair, c.a.size() + c.b.size() + 5);
+    out << pad("a - b", w_pair) << pad("difference", 12) << pad("95% CI", 20) << "p\n";
     for (const auto& c : comparisons) {
       char p[32];
       std::snprintf(p, sizeof(p), "%.3g", c.p_value);
-      out << pad(c.a + " - " + c.b, 28) << pad(fmt(c.difference), 12)
+      out << pad(c.a + " - " + c.b, w_pair) << pad(fmt(c.difference), 12)
           << pad("[" + fmt(c.ci_low) + ", " + fmt(c.ci_high) + "]", 20) << p << "\n";
     }
   }
