@@ -4,6 +4,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/kcca/kernels.hpp"
+#include "moca/kcca/view_kernel.hpp"
+
 namespace moca::masking {
 
 namespace detail {
@@ -117,9 +120,15 @@ class PatchMeanFeaturizer : public ViewFeaturizer {
     }
     tokens_.rowwise() -= tokens_.colwise().mean();  // centre each token's contribution
   }
+  /// Shared embedding space: token t of window i has features tokens.row(i).segment(t*d0, d0)
+  /// (already centred per token), all channels summed into one d0-block.
+  PatchMeanFeaturizer(const Grid& grid, int d0,
+                      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> tokens)
+      : grid_(grid), d0_(d0), per_channel_(false), tokens_(std::move(tokens)) {}
   int size() const override { return static_cast<int>(tokens_.rows()); }
-  int dim() const override { return grid_.channels * d0_; }
+  int dim() const override { return per_channel_ ? grid_.channels * d0_ : d0_; }
   std::vector<int> column_channels() const override {
+    if (!per_channel_) return {};
     std::vector<int> ch(static_cast<size_t>(dim()));
     for (int j = 0; j < dim(); ++j) ch[static_cast<size_t>(j)] = j / d0_;
     return ch;
@@ -135,7 +144,7 @@ class PatchMeanFeaturizer : public ViewFeaturizer {
       int count = 0;
       for (int t = 0; t < grid_.tokens(); ++t) {
         if (m.masked(t) == keep_masked) {
-          out.row(i).segment(static_cast<Eigen::Index>(t / P) * d0_, d0_) +=
+          out.row(i).segment(per_channel_ ? static_cast<Eigen::Index>(t / P) * d0_ : 0, d0_) +=
               tokens_.row(i).segment(static_cast<Eigen::Index>(t) * d0_, d0_);
           ++count;
         }
@@ -153,6 +162,7 @@ class PatchMeanFeaturizer : public ViewFeaturizer {
  private:
   Grid grid_;
   int d0_ = 0;
+  bool per_channel_ = true;
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> tokens_;
 };
 
@@ -240,15 +250,53 @@ std::unique_ptr<ViewFeaturizer> CallbackFeatureMap::prepare(const data::Windows&
                                                       thread_safe_, name_);
 }
 
+RffMeanFeatureMap::RffMeanFeatureMap(int dimension, std::uint64_t seed, double sigma)
+    : dimension_(dimension), seed_(seed), sigma_(sigma) {
+  if (dimension_ < 1) {
+    throw std::invalid_argument("RffMeanFeatureMap(): dimension (" + std::to_string(dimension_) +
+                                ") must be >= 1");
+  }
+  if (!(sigma_ >= 0.0) || !std::isfinite(sigma_)) {
+    throw std::invalid_argument("RffMeanFeatureMap(): sigma (" + std::to_string(sigma_) +
+                                ") must be finite and >= 0 (0 = median heuristic)");
+  }
+}
+
+std::unique_ptr<ViewFeaturizer> RffMeanFeatureMap::prepare(const data::Windows& windows,
+                                                           const Grid& grid) const {
+  detail::check_windows(windows, grid, "RffMeanFeatureMap::prepare()");
+  const Eigen::MatrixXd z = detail::standardise(windows, "RffMeanFeatureMap::prepare()");
+  const int n = windows.size(), C = grid.channels, P = grid.patches, Lp = grid.patch_length,
+            L = grid.length();
+  // All patches as rows (window-major, token order), then psi = RFF of the patch values.
+  Eigen::MatrixXd patches(static_cast<Eigen::Index>(n) * C * P, Lp);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < C; ++c)
+      for (int p = 0; p < P; ++p)
+        patches.row((static_cast<Eigen::Index>(i) * C + c) * P + p) =
+            z.row(i).segment(static_cast<Eigen::Index>(c) * L + p * Lp, Lp);
+  const double sigma = sigma_ > 0 ? sigma_ : kcca::median_heuristic_sigma(patches, seed_, 1000);
+  const Eigen::MatrixXd psi = kcca::rff_features(patches, sigma, dimension_, seed_);
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> tokens(
+      n, static_cast<Eigen::Index>(C) * P * dimension_);
+  for (int i = 0; i < n; ++i)
+    for (int t = 0; t < C * P; ++t)
+      tokens.row(i).segment(static_cast<Eigen::Index>(t) * dimension_, dimension_) =
+          psi.row(static_cast<Eigen::Index>(i) * C * P + t);
+  tokens.rowwise() -= tokens.colwise().mean();  // centre each token's embedding over windows
+  return std::make_unique<detail::PatchMeanFeaturizer>(grid, dimension_, std::move(tokens));
+}
+
 std::vector<std::string> feature_map_names() {
-  return {"raw", "patch-mean"};
+  return {"raw", "patch-mean", "rff-mean"};
 }
 
 std::shared_ptr<const FeatureMap> make_feature_map(const std::string& name) {
   if (name == "raw") return std::make_shared<RawFeatureMap>();
   if (name == "patch-mean") return std::make_shared<PatchMeanFeatureMap>();
+  if (name == "rff-mean") return std::make_shared<RffMeanFeatureMap>();
   throw std::invalid_argument("make_feature_map(): unknown feature map '" + name +
-                              "' (valid: raw, patch-mean; an encoder comes through "
+                              "' (valid: raw, patch-mean, rff-mean; an encoder comes through "
                               "CallbackFeatureMap)");
 }
 

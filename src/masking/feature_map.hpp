@@ -19,9 +19,18 @@
 ///   multiply the values rather than being concatenated: a concatenated code's mean depends on
 ///   the mask alone, and the two views' codes are complementary, so CCA would find a
 ///   correlation of 1 from the mask pattern without looking at the data.
+/// * `rff-mean`: the mean embedding of a Gaussian patch kernel (paper, Remark on view kernels:
+///   psi_view = mean of psi_patch over the view), psi_patch = random Fourier features of the
+///   standardised patch values (kcca::rff_features, D = 256, bandwidth = median distance
+///   between patches), again centred per token over the windows; d = D. The linear Gram of
+///   these features approximates the mean-embedding view kernel k_view(A, B) =
+///   mean_{p in A, q in B} exp(-|p - q|^2 / (2 sigma^2)) (with centred token embeddings), so
+///   `--estimator kcca --kernel linear --features rff-mean` is KCCA on Gaussian mean-embedding
+///   view kernels. Positions are not used (all channels share one embedding space).
 /// * a callback (CallbackFeatureMap): any batched function of (windows, rows, view tokens),
 ///   e.g. a trained encoder that sees only the view's tokens.
 #include <Eigen/Core>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -82,6 +91,22 @@ class PatchMeanFeatureMap : public FeatureMap {
   static int token_dim(int patch_length) { return 3 * (patch_length + 1); }
 };
 
+/// `rff-mean`: the mean of random-Fourier patch embeddings (see the file comment).
+class RffMeanFeatureMap : public FeatureMap {
+ public:
+  /// \param dimension D >= 1 random features; \param seed of the features and of the median
+  /// bandwidth's sample; \param sigma Gaussian bandwidth, 0 = median heuristic.
+  explicit RffMeanFeatureMap(int dimension = 256, std::uint64_t seed = 0, double sigma = 0.0);
+  std::string name() const override { return "rff-mean"; }
+  std::unique_ptr<ViewFeaturizer> prepare(const data::Windows& windows,
+                                          const Grid& grid) const override;
+
+ private:
+  int dimension_;
+  std::uint64_t seed_;
+  double sigma_;
+};
+
 /// A batched feature function: returns one row per entry of `rows`, row k = Phi of the view of
 /// window rows[k] made of the tokens tokens[k] (ascending c*P + p; for the unmasked view these
 /// are the visible tokens, for the masked view the masked ones). All rows must have the same
@@ -109,7 +134,7 @@ class CallbackFeatureMap : public FeatureMap {
   bool thread_safe_;
 };
 
-/// The names make_feature_map() knows: "raw", "patch-mean".
+/// The names make_feature_map() knows: "raw", "patch-mean", "rff-mean".
 std::vector<std::string> feature_map_names();
 
 /// Builds a built-in map by name; throws std::invalid_argument listing the valid names.

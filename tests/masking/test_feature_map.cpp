@@ -106,6 +106,49 @@ TEST_CASE("patch-mean: equals the definition computed by hand") {
   }
 }
 
+TEST_CASE("rff-mean: linear Gram of the views approximates the mean-embedding view kernel") {
+  // With one mask shared by all windows, centring each token's embedding over the windows is
+  // feature-space centring of the view embeddings, so M Mᵀ must approach H G H, G the exact
+  // mean-embedding view kernel of the Gaussian patch kernel (computed by hand below); the RFF
+  // error with D = 4000 is O(1/sqrt(D)).
+  const Grid g{2, 3, 2};
+  const auto w = small_windows(40, g, 6);
+  RffMeanFeatureMap map(4000, 3, 1.5);
+  const auto f = map.prepare(w, g);
+  CHECK(f->dim() == 4000);
+  CHECK(f->column_channels().empty());
+  Mask mask(2, 3);
+  mask.set(0, 0, true);
+  mask.set(1, 1, true);
+  const auto M = f->features({mask}, ViewSide::kMasked);
+  const auto U = f->features({mask}, ViewSide::kUnmasked);
+  CHECK(M.rows() == 40);
+  // Centred over windows: every column of the view features has mean 0.
+  CHECK(M.colwise().mean().cwiseAbs().maxCoeff() < 1e-12);
+  CHECK(U.colwise().mean().cwiseAbs().maxCoeff() < 1e-12);
+  const auto z = standardised(w);
+  auto patch = [&](int i, int t) {
+    const int c = t / 3, p = t % 3;
+    return Eigen::Vector2d(z(i, c * 6 + 2 * p), z(i, c * 6 + 2 * p + 1));
+  };
+  const std::vector<int> toks = {0, 4};  // masked tokens
+  Eigen::MatrixXd G(40, 40);
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 40; ++j) {
+      double s = 0;
+      for (int a : toks)
+        for (int b : toks)
+          s += std::exp(-(patch(i, a) - patch(j, b)).squaredNorm() / (2 * 1.5 * 1.5));
+      G(i, j) = s / 4;
+    }
+  Eigen::MatrixXd Gc = G;
+  Gc.rowwise() -= G.colwise().mean();
+  Gc.colwise() -= G.rowwise().mean();
+  Gc.array() += G.mean();
+  const Eigen::MatrixXd K = M * M.transpose();
+  CHECK((K - Gc).cwiseAbs().maxCoeff() < 0.06);
+}
+
 TEST_CASE("callback: batches, view tokens, errors") {
   const Grid g{2, 3, 2};
   const auto w = small_windows(5, g, 4);
@@ -156,5 +199,7 @@ TEST_CASE("feature maps: bad windows and names") {
   w.x.leftCols(6).setConstant(1.0f);  // channel 0 constant
   CHECK_THROWS_AS(make_feature_map("raw")->prepare(w, g), std::invalid_argument);
   CHECK_THROWS_AS(make_feature_map("encoder"), std::invalid_argument);
-  CHECK(feature_map_names() == std::vector<std::string>{"raw", "patch-mean"});
+  CHECK(feature_map_names() == std::vector<std::string>{"raw", "patch-mean", "rff-mean"});
+  CHECK_THROWS_AS(RffMeanFeatureMap(0), std::invalid_argument);
+  CHECK_THROWS_AS(RffMeanFeatureMap(8, 0, -1.0), std::invalid_argument);
 }

@@ -70,7 +70,7 @@ TEST_CASE("independent cells: the score sits at the null level (no mask leak)") 
   ScoreOptions o;
   o.pca = 10;
   o.draws = 4;
-  for (std::string fm : {"raw", "patch-mean"}) {
+  for (std::string fm : {"raw", "patch-mean", "rff-mean"}) {
     PolicyScorer scorer(w, grid, make_feature_map(fm), o);
     for (std::string spec : {"cross", "sync"}) {
       const auto s = scorer.score(*make_policy(spec, grid));

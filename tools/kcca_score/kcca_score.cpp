@@ -57,8 +57,8 @@ void KccaScoreOptions::validate() const {
   if (schemes.empty()) fail("--scheme: no scheme given (valid: cross, random, sync, ...)");
   if (!(ratio > 0.0 && ratio < 1.0)) fail("--ratio (" + fmt(ratio) + ") must be in (0, 1)");
   if (samples < 3) fail("--samples (" + std::to_string(samples) + ") must be >= 3");
-  if (!feature_map && features != "raw" && features != "patch-mean")
-    fail("--features (" + features + ") must be one of: raw, patch-mean");
+  if (!feature_map && features != "raw" && features != "patch-mean" && features != "rff-mean")
+    fail("--features (" + features + ") must be one of: raw, patch-mean, rff-mean");
   masking::parse_estimator(estimator);
   masking::parse_mask_mode(mask_mode);
   kcca::parse_kernel_type(kernel);
@@ -181,6 +181,10 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   if (options.cross_modal) {
     for (int c = 0; c < grid.channels; ++c)
       (c < grid.channels / 2 ? so.unmasked_channels : so.masked_channels).push_back(c);
+    if (options.features == "rff-mean" && !options.feature_map)
+      throw std::invalid_argument(
+          "--cross-modal needs per-channel features (raw, patch-mean), "
+          "not rff-mean");
     views = "unmasked channels 0-" + std::to_string(grid.channels / 2 - 1) +
             " vs masked channels " + std::to_string(grid.channels / 2) + "-" +
             std::to_string(grid.channels - 1) + " (cross-modal part)";

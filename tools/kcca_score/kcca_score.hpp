@@ -24,7 +24,7 @@ struct KccaScoreOptions {
   /// Mask ratio given to every scheme that takes a `ratio` key and does not set one; in (0, 1).
   double ratio = 0.75;
   int samples = 1000;             ///< windows scored (generated, or synthetic transitions); >= 3
-  std::string features = "raw";   ///< raw | patch-mean (ignored when feature_map is set)
+  std::string features = "raw";   ///< raw | patch-mean | rff-mean (ignored when feature_map is set)
   std::string estimator = "cca";  ///< cca | kcca
   int pca = 50;                   ///< cca: components per view; >= 1
   std::string kernel = "rbf";     ///< kcca: rbf | linear | laplacian | poly

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ratio", o.ratio, "mask ratio for schemes that take one")->capture_default_str();
   app.add_option("--samples", o.samples, "windows scored")->capture_default_str();
-  app.add_option("--features", o.features, "raw | patch-mean")->capture_default_str();
+  app.add_option("--features", o.features, "raw | patch-mean | rff-mean")->capture_default_str();
   app.add_option("--estimator", o.estimator, "cca | kcca")->capture_default_str();
   app.add_option("--pca", o.pca, "cca: principal components per view")->capture_default_str();
   app.add_option("--kernel", o.kernel, "kcca: rbf | linear | laplacian | poly")
