@@ -1,0 +1,176 @@
+// The `kcca` tool: run as a process on files (MOCA_BIN_DIR) and through run_kcca().
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "kcca_tool.hpp"
+#include "moca/common/matrix_io.hpp"
+#include "moca/kcca/kcca.hpp"
+#include "moca/kcca/kernels.hpp"
+#include "test_util.hpp"
+
+namespace fs = std::filesystem;
+using moca::kcca::test::gaussian_matrix;
+
+namespace {
+
+fs::path work_dir() {
+  const fs::path d = fs::path(MOCA_BINARY_DIR) / "test-kcca-cli";
+  fs::create_directories(d);
+  return d;
+}
+
+std::string bin() {
+  const char* env = std::getenv("MOCA_BIN_DIR");
+  return (env && *env ? std::string(env) : std::string(MOCA_BINARY_DIR) + "/bin") + "/kcca";
+}
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Run run(const std::string& args) {
+  const fs::path d = work_dir();
+  const std::string cmd =
+      bin() + " " + args + " > " + (d / "out.txt").string() + " 2> " + (d / "err.txt").string();
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(d / "out.txt");
+  r.err = slurp(d / "err.txt");
+  return r;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+}  // namespace
+
+TEST_CASE("kcca tool: JSON result on CSV and NPY input matches the library") {
+  if (!fs::exists(bin())) {
+    MESSAGE("kcca binary not found at " << bin() << "; skipping the process test");
+    return;
+  }
+  const fs::path d = work_dir();
+  const Eigen::MatrixXd U = gaussian_matrix(60, 3, 1);
+  Eigen::MatrixXd M = gaussian_matrix(60, 2, 2);
+  M.col(0) += U.col(0).cwiseAbs2();
+  moca::write_csv_matrix((d / "u.csv").string(), U, {"a", "b", "c"});
+  moca::write_npy((d / "m.npy").string(), {60, 2},
+                  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>(M).data());
+  const Run r = run("--u " + (d / "u.csv").string() + " --m " + (d / "m.npy").string() +
+                    " --kernel rbf --sigma 1.5 --gamma 0.2 --components 3 --json --output " +
+                    (d / "res.json").string());
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j == nlohmann::json::parse(slurp(d / "res.json")));
+  REQUIRE(j["correlations"].size() == 3);
+  CHECK(j["correlations"][0].get<double>() >= j["correlations"][1].get<double>());
+  CHECK(j["correlations"][1].get<double>() >= j["correlations"][2].get<double>());
+  CHECK(j["status"] == "success");
+  CHECK(j["options"]["method"] == "exact");
+  CHECK(j["options"]["gamma_u"] == 0.2);
+  CHECK(j["options"]["center"] == true);
+  CHECK(j.contains("seconds"));
+  CHECK(j["inputs"]["n"] == 60);
+  // Same numbers as the library.
+  moca::kcca::KccaOptions o;
+  o.gamma_u = o.gamma_m = 0.2;
+  o.components = 3;
+  const auto lib = moca::kcca::kcca(moca::kcca::gram(U, moca::kcca::Kernel::gaussian(1.5)),
+                                    moca::kcca::gram(M, moca::kcca::Kernel::gaussian(1.5)), o);
+  for (int i = 0; i < 3; ++i) {
+    CHECK(std::abs(j["correlations"][i].get<double>() - lib.correlations(i)) < 1e-12);
+  }
+  // Linear CCA, text output, iterative and low-rank methods, bootstrap.
+  const std::string io = "--u " + (d / "u.csv").string() + " --m " + (d / "m.npy").string();
+  const Run cca = run(io + " --cca --components 2");
+  CHECK(cca.code == 0);
+  CHECK(cca.out.find("correlations:") != std::string::npos);
+  CHECK(run(io + " --method iterative --components 2 --no-center").code == 0);
+  const Run lr = run(io + " --method lowrank --rank 20 --json");
+  REQUIRE(lr.code == 0);
+  CHECK(nlohmann::json::parse(lr.out).contains("approximation_bound"));
+  const Run bs = run(io + " --bootstrap 20 --seed 4 --json");
+  REQUIRE(bs.code == 0);
+  const nlohmann::json bj = nlohmann::json::parse(bs.out);
+  CHECK(bj["bootstrap"]["lower"].get<double>() <= bj["bootstrap"]["upper"].get<double>());
+  CHECK(run(io + " --bootstrap 20 --seed 4 --json").out.substr(0, 200) == bs.out.substr(0, 200));
+}
+
+TEST_CASE("kcca tool: bad input gives a clear error and exit code 2 or 1") {
+  if (!fs::exists(bin())) {
+    MESSAGE("kcca binary not found at " << bin() << "; skipping the process test");
+    return;
+  }
+  const fs::path d = work_dir();
+  write(d / "good.csv", "1,2\n3,4\n5,7\n6,1\n");
+  write(d / "good3.csv", "1\n2\n4\n");
+  write(d / "ragged.csv", "1,2\n3\n5,6\n");
+  write(d / "text.csv", "1,2\n3,abc\n5,6\n");
+  write(d / "nan.csv", "1,2\n3,nan\n5,6\n6,1\n");
+  const std::string g = (d / "good.csv").string();
+  struct Case {
+    std::string args;
+    int code;
+  };
+  const Case cases[] = {
+      {"--u " + (d / "ragged.csv").string() + " --m " + g, 2},
+      {"--u " + (d / "text.csv").string() + " --m " + g, 2},
+      {"--u " + (d / "nan.csv").string() + " --m " + g, 2},
+      {"--u " + (d / "good3.csv").string() + " --m " + g, 2},   // row-count mismatch
+      {"--u " + g + " --m " + g + " --components 5", 2},        // K > n
+      {"--u " + g + " --m " + g + " --cca --components 3", 2},  // K > min(d_u, d_m)
+      {"--u " + g + " --m " + g + " --cca --pca 3", 2},
+      {"--u " + g + " --m " + g + " --gamma 0", 2},
+      {"--u " + g + " --m " + g + " --gamma-u -1", 2},
+      {"--u " + g + " --m " + g + " --kernel cosine", 2},
+      {"--u " + g + " --m " + g + " --method fast", 2},
+      {"--u " + g + " --m " + g + " --sigma -2", 2},
+      {"--u " + g + " --m " + g + " --bootstrap 1", 2},
+      {"--u " + g + " --m " + g + " --pca 2", 2},  // --pca without --cca
+      {"--u " + g + " --m " + g + " --frobnicate", 2},
+      {"--u " + g, 2},
+      {"--u " + (d / "missing.csv").string() + " --m " + g, 1},
+  };
+  for (const auto& c : cases) {
+    const Run r = run(c.args);
+    INFO(c.args << " -> " << r.err);
+    CHECK(r.code == c.code);
+    CHECK(r.err.rfind("kcca: ", 0) == 0);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("kcca tool: run_kcca in process") {
+  const fs::path d = work_dir();
+  write(d / "a.csv", "x,y\n0,0\n1,0\n2,2\n3,5\n");
+  write(d / "b.csv", "0.1,-0.2\n0.9,1.1\n6.2,5.9\n11.9,12.3\n");
+  moca::tools::KccaToolOptions o;
+  o.u_path = (d / "a.csv").string();
+  o.m_path = (d / "b.csv").string();
+  o.kernel = "linear";
+  o.center = false;
+  o.components = 2;
+  std::ostringstream out;
+  CHECK(moca::tools::run_kcca(o, out) == 0);
+  CHECK(out.str().find("uncentred") != std::string::npos);
+  o.gamma = 0.0;
+  CHECK_THROWS_AS(moca::tools::validate_kcca_tool_options(o), std::invalid_argument);
+}
