@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
     const Eigen::MatrixXd HU = fh->features(hm, masking::ViewSide::kUnmasked);
     const Eigen::MatrixXd HM = fh->features(hm, masking::ViewSide::kMasked);
     std::cout << "linear_cca on HAPT transitions (pca 50): "
-              << seconds([&] { rho = kcca::linear_cca(HU, HM, lo).correlations(0); })
-              << " s (rho " << rho << ")\n";
+              << seconds([&] { rho = kcca::linear_cca(HU, HM, lo).correlations(0); }) << " s (rho "
+              << rho << ")\n";
   }
 
   tools::KccaScoreOptions ko;
