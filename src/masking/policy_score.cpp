@@ -182,7 +182,7 @@ double PolicyScorer::score_masks(const std::vector<Mask>& masks, double* null_le
   return res.correlations(0);
 }
 
-PolicyScore PolicyScorer::score(const MaskPolicy& policy) const {
+PolicyScore PolicyScorer::score(const MaskPolicy& policy, const DrawCallback& on_draw) const {
   const auto t0 = std::chrono::steady_clock::now();
   const int R = options_.draws;
   PolicyScore out;
@@ -195,6 +195,7 @@ PolicyScore PolicyScorer::score(const MaskPolicy& policy) const {
   std::vector<double> fractions(static_cast<size_t>(R), 0.0);
   std::vector<std::string> errors(static_cast<size_t>(R));
   const bool parallel = featurizer_->thread_safe();
+  int done = 0;
 #ifdef _OPENMP
   const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic) num_threads(threads) if (parallel)
@@ -210,6 +211,12 @@ PolicyScore PolicyScorer::score(const MaskPolicy& policy) const {
           derive_seed(options_.seed ^ 0x6e756c6cULL, static_cast<std::uint64_t>(r)));
     } catch (const std::exception& e) {
       errors[static_cast<size_t>(r)] = e.what();
+    }
+    if (on_draw) {
+#ifdef _OPENMP
+#pragma omp critical(moca_policy_score_progress)
+#endif
+      on_draw(++done, R);
     }
   }
   (void)parallel;

@@ -18,6 +18,7 @@
 /// Every policy compared sees the same windows and the same per-draw streams, so the draws of
 /// two policies are paired.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -115,8 +116,11 @@ class PolicyScorer {
   /// The masks of draw r (r-th stream) for `policy`.
   std::vector<Mask> draw_masks(const MaskPolicy& policy, int r) const;
 
+  /// Called after each finished draw with (draws done, R), from one thread at a time.
+  using DrawCallback = std::function<void(int done, int total)>;
+
   /// R draws of `policy` (in parallel across draws where the feature map allows).
-  PolicyScore score(const MaskPolicy& policy) const;
+  PolicyScore score(const MaskPolicy& policy, const DrawCallback& on_draw = {}) const;
 
   const ScoreOptions& options() const { return options_; }
   const Grid& grid() const { return grid_; }

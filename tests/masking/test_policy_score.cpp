@@ -146,7 +146,14 @@ TEST_CASE("same seed, same values; another seed, other values; shared masks") {
   o.draws = 3;
   o.seed = 11;
   auto cross = make_policy("cross", grid);
-  const auto a = PolicyScorer(w, grid, nullptr, o).score(*cross);
+  int calls = 0, last = 0;
+  const auto a = PolicyScorer(w, grid, nullptr, o).score(*cross, [&](int done, int total) {
+    ++calls;
+    CHECK(total == 3);
+    CHECK(done == last + 1);
+    last = done;
+  });
+  CHECK(calls == 3);
   const auto b = PolicyScorer(w, grid, nullptr, o).score(*cross);
   CHECK(a.values == b.values);
   o.seed = 12;

@@ -200,7 +200,16 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
 
   std::vector<masking::PolicyScore> scores;
   for (size_t k = 0; k < policies.size(); ++k) {
-    scores.push_back(scorer.score(*policies[k]));
+    double last_line = 0.0;
+    auto on_draw = [&](int done, int total) {
+      const double t = elapsed();
+      if (options.progress && t > 1.0 && t - last_line >= 1.0 && done < total) {
+        log << "kcca_score: " << policies[k]->name() << " (" << k + 1 << "/" << policies.size()
+            << "): draw " << done << "/" << total << ", " << fmt(t, 1) << " s elapsed\n";
+        last_line = t;
+      }
+    };
+    scores.push_back(scorer.score(*policies[k], on_draw));
     if (options.progress && elapsed() > 1.0) {
       log << "kcca_score: scored " << policies[k]->spec() << " (" << k + 1 << "/" << policies.size()
           << ") in " << fmt(scores.back().seconds, 1) << " s, " << fmt(elapsed(), 1)
