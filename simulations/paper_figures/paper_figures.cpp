@@ -90,7 +90,7 @@ void sigma1_by_scheme(Figures& f, const json& j) {
       "sigma1_by_scheme", dat.str(),
       "set title 'sigma_1(Gamma) by masking scheme (mean over mask draws, 95% CI)'\n"
       "set ylabel 'sigma_1'\nset yrange [0:1.05]\nset xtics rotate by -35\nset grid ytics\n"
-      "set key top right\nset style fill solid 0.5\nset boxwidth 0.6\n"
+      "set key below\nset style fill solid 0.5\nset boxwidth 0.6\n"
       "plot '" +
           f.dir +
           "/sigma1_by_scheme.dat' using 0:2:xtic(1) with boxes title 'measured', "
@@ -163,12 +163,17 @@ void score_vs_loss(Figures& f, const json& j) {
         << r.at("linear_probe").at("accuracy").get<double>() << "\n";
   }
   const auto& rc = j.at("rank_correlations");
+  auto value = [&](const char* key) -> std::string {
+    const auto& r = rc.at(key);
+    if (r.value("degenerate", false)) return "n/a (constant)";
+    std::ostringstream v;
+    v.precision(3);
+    v << r.at("spearman").at("value").get<double>();
+    return v.str();
+  };
   std::ostringstream t;
-  t.precision(3);
-  t << "Spearman(score, own MSE) = "
-    << rc.at("score_vs_own_mse").at("spearman").at("value").get<double>()
-    << ", (score, probe acc) = "
-    << rc.at("score_vs_probe_accuracy").at("spearman").at("value").get<double>();
+  t << "Spearman(score, own MSE) = " << value("score_vs_own_mse")
+    << ", (score, probe acc) = " << value("score_vs_probe_accuracy");
   const std::string d = "'" + f.dir + "/score_vs_loss.dat'";
   f.emit("score_vs_loss", dat.str(),
          "set multiplot layout 1,2 title " + quote(t.str()) +

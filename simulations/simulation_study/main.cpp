@@ -53,7 +53,10 @@ int main(int argc, char** argv) {
     o.features = moca::sim::split_spec_list(features);
     if (!checkpoint.empty()) {
 #ifdef MOCA_STUDIES_WITH_TORCH
-      o.encoder = moca::model::make_encoder_feature_map(checkpoint);
+      moca::model::InferenceOptions io;
+      io.runtime.device = "cpu";
+      io.runtime.threads = o.threads;
+      o.encoder = moca::model::make_encoder_feature_map(checkpoint, io);
       o.encoder_source = checkpoint;
 #else
       throw std::invalid_argument(

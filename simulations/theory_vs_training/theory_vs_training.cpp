@@ -1,0 +1,279 @@
+#include "theory_vs_training.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/common/random.hpp"
+#include "moca/masking/make_policy.hpp"
+#include "moca/masking/policy_score.hpp"
+#include "moca/masking/policy_spec.hpp"
+#include "moca/model/downstream.hpp"
+#include "moca/model/imputation.hpp"
+#include "moca/model/pretrain.hpp"
+#include "rank_correlation.hpp"
+#include "score_json.hpp"
+
+namespace moca::sim {
+
+void TheoryVsTrainingOptions::validate() const {
+  const std::string f = "TheoryVsTrainingOptions::validate(): ";
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument(f + what);
+  };
+  data.validate();
+  need(policies.size() >= 3, "policies has " + std::to_string(policies.size()) +
+                                 " specs; rank correlations need at least 3");
+  need(features == "raw" || features == "patch-mean",
+       "features (" + features + ") is not one of raw, patch-mean");
+  need(pca >= 1, "pca (" + std::to_string(pca) + ") must be >= 1");
+  need(draws >= 2, "draws (" + std::to_string(draws) + ") must be >= 2");
+  need(epochs >= 1, "epochs (" + std::to_string(epochs) + ") must be >= 1");
+  need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
+  need(lr > 0, "lr (" + masking::format_number(lr) + ") must be > 0");
+  need(warmup_epochs >= 0 && warmup_epochs < epochs,
+       "warmup_epochs (" + masking::format_number(warmup_epochs) + ") must be in [0, epochs)");
+  need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
+  need(threads >= 0, "threads (" + std::to_string(threads) + ") must be >= 0");
+  need(resamples >= 100, "resamples (" + std::to_string(resamples) + ") must be >= 100");
+  need(!workdir.empty(), "workdir is empty");
+}
+
+MaskedError masked_reconstruction_error(const std::string& checkpoint, const data::Windows& windows,
+                                        const std::vector<masking::Mask>& masks, int threads) {
+  model::InferenceOptions io;
+  io.runtime.device = "cpu";
+  io.runtime.threads = threads;
+  const data::RowMatrixXf rec = model::reconstruct_with_model(checkpoint, windows, masks, io);
+  const int C = windows.channels, L = windows.length;
+  MaskedError e;
+  double se = 0, ae = 0;
+  for (int i = 0; i < windows.size(); ++i) {
+    const masking::Mask& m = masks.size() == 1 ? masks[0] : masks[static_cast<size_t>(i)];
+    const int P = m.patches(), Lp = L / P;
+    for (int c = 0; c < C; ++c) {
+      for (int p = 0; p < P; ++p) {
+        if (!m.masked(c, p)) continue;
+        for (int t = p * Lp; t < (p + 1) * Lp; ++t) {
+          const double d = static_cast<double>(rec(i, c * L + t)) - windows.x(i, c * L + t);
+          se += d * d;
+          ae += std::abs(d);
+          ++e.count;
+        }
+      }
+    }
+  }
+  if (e.count == 0) throw std::invalid_argument("masked_reconstruction_error(): no masked samples");
+  e.mse = se / static_cast<double>(e.count);
+  e.mae = ae / static_cast<double>(e.count);
+  return e;
+}
+
+namespace {
+
+std::vector<masking::Mask> draw_masks(const masking::MaskPolicy& policy, const data::Windows& w,
+                                      std::uint64_t seed) {
+  std::vector<masking::Mask> masks;
+  masks.reserve(static_cast<size_t>(w.size()));
+  for (int i = 0; i < w.size(); ++i) {
+    Rng rng(derive_seed(seed, static_cast<std::uint64_t>(i)));
+    masks.push_back(policy.sample(rng, w.window(i)));
+  }
+  return masks;
+}
+
+std::string safe_name(const std::string& spec) {
+  std::string s;
+  for (char ch : spec) s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.') ? ch : '_';
+  return s;
+}
+
+/// Rank correlations of (x, y) as JSON; when either variable is constant over the policies
+/// there is no ordering to correlate: {"degenerate": true, "reason": ...} without values.
+nlohmann::json rank_json_of(const std::vector<double>& x, const std::vector<double>& y,
+                            int resamples, std::uint64_t seed, RankCorrelations* out) {
+  bool degenerate = false;
+  spearman(x, y, &degenerate);
+  if (degenerate) {
+    return {{"degenerate", true},
+            {"reason", "the score or the outcome is constant over the policies"}};
+  }
+  *out = rank_correlations(x, y, resamples, seed);
+  const RankCorrelations& r = *out;
+  return {
+      {"spearman", {{"value", r.spearman.value}, {"ci", {r.spearman.ci_low, r.spearman.ci_high}}}},
+      {"kendall", {{"value", r.kendall.value}, {"ci", {r.kendall.ci_low, r.kendall.ci_high}}}},
+      {"resamples", r.spearman.resamples},
+      {"degenerate", false}};
+}
+
+}  // namespace
+
+nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, std::ostream& out,
+                                      std::ostream& log) {
+  using nlohmann::json;
+  options.validate();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const StudySplit split = train_test_windows(options.data);
+  const data::Windows& train = split.train;
+  const data::Windows& test = split.test;
+  log << "theory_vs_training: " << train.size() << " training, " << test.size()
+      << " held-out windows\n";
+  const masking::Grid grid = masking::make_grid(train.channels, train.length, options.patch_length);
+  masking::PolicyContext context;
+  context.pilot = &train;
+
+  masking::ScoreOptions so;
+  so.estimator = masking::Estimator::kCca;
+  so.draws = options.draws;
+  so.pca = options.pca;
+  so.seed = options.seed;
+  so.threads = options.threads;
+  masking::PolicyScorer scorer(train, grid, masking::make_feature_map(options.features), so);
+  const auto eval_policy = masking::make_policy(options.eval_policy, grid, context);
+  const auto eval_masks = draw_masks(*eval_policy, test, derive_seed(options.seed, 77));
+  std::filesystem::create_directories(options.workdir);
+
+  json rows = json::array();
+  std::vector<double> score, own_loss, common_loss, accuracy, train_loss;
+  for (size_t k = 0; k < options.policies.size(); ++k) {
+    const auto policy = masking::make_policy(options.policies[k], grid, context);
+    const masking::PolicyScore s = scorer.score(*policy);
+
+    model::PretrainOptions po;
+    po.preset = options.preset;
+    po.patch_length = options.patch_length;
+    po.policy = policy->spec();
+    po.epochs = options.epochs;
+    po.batch_size = std::min(options.batch_size, train.size());
+    po.lr = options.lr;
+    po.warmup_epochs = options.warmup_epochs;
+    po.checkpoint = options.workdir + "/" + safe_name(policy->spec()) + ".pt";
+    po.checkpoint_every = options.epochs;
+    po.seed = options.seed;
+    po.runtime.device = "cpu";
+    po.runtime.threads = options.threads;
+    po.progress = false;
+    std::ostringstream plog;
+    const model::PretrainResult pr = model::pretrain(po, train, plog);
+
+    const auto own_masks = draw_masks(*policy, test, derive_seed(options.seed, 78 + k));
+    const MaskedError own =
+        masked_reconstruction_error(po.checkpoint, test, own_masks, options.threads);
+    const MaskedError common =
+        masked_reconstruction_error(po.checkpoint, test, eval_masks, options.threads);
+
+    model::DownstreamOptions dopt = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
+    dopt.checkpoint = po.checkpoint;
+    dopt.epochs = options.probe_epochs;
+    dopt.warmup_epochs = std::min(dopt.warmup_epochs, options.probe_epochs / 2.0);
+    dopt.batch_size = std::min(dopt.batch_size, train.size());
+    dopt.seed = options.seed;
+    dopt.runtime.device = "cpu";
+    dopt.runtime.threads = options.threads;
+    dopt.progress = false;
+    std::ostringstream dlog;
+    const model::DownstreamResult dr = model::train_classifier(dopt, train, test, dlog);
+
+    score.push_back(s.mean);
+    own_loss.push_back(own.mse);
+    common_loss.push_back(common.mse);
+    accuracy.push_back(dr.test.accuracy);
+    train_loss.push_back(pr.history.empty() ? 0.0 : pr.history.back().loss);
+    json row = {{"policy", policy->spec()},
+                {"score", score_to_json(s)},
+                {"pretrain",
+                 {{"final_train_loss", train_loss.back()},
+                  {"iterations", pr.iterations},
+                  {"seconds", pr.seconds},
+                  {"checkpoint", po.checkpoint}}},
+                {"heldout_own", {{"mse", own.mse}, {"mae", own.mae}, {"samples", own.count}}},
+                {"heldout_common",
+                 {{"policy", eval_policy->spec()},
+                  {"mse", common.mse},
+                  {"mae", common.mae},
+                  {"samples", common.count}}},
+                {"linear_probe",
+                 {{"accuracy", dr.test.accuracy},
+                  {"macro_f1", dr.test.macro_f1},
+                  {"balanced_accuracy", dr.test.balanced_accuracy},
+                  {"epochs", options.probe_epochs}}}};
+    rows.push_back(row);
+    log << "theory_vs_training: " << policy->spec() << ": score " << s.mean << ", own MSE "
+        << own.mse << ", common MSE " << common.mse << ", probe " << dr.test.accuracy << " ("
+        << elapsed() << " s)\n";
+  }
+
+  const std::uint64_t bseed = derive_seed(options.seed, 99);
+  RankCorrelations r_own, r_common, r_acc;
+  const json j_own = rank_json_of(score, own_loss, options.resamples, bseed, &r_own);
+  const json j_common = rank_json_of(score, common_loss, options.resamples, bseed + 1, &r_common);
+  const json j_acc = rank_json_of(score, accuracy, options.resamples, bseed + 2, &r_acc);
+
+  char buf[512];
+  out << "policy                                   score    own MSE    common MSE  probe acc\n";
+  for (const auto& row : rows) {
+    std::snprintf(buf, sizeof buf, "%-40s %.4f   %.5f    %.5f     %.4f\n",
+                  row["policy"].get<std::string>().c_str(), row["score"]["score"].get<double>(),
+                  row["heldout_own"]["mse"].get<double>(),
+                  row["heldout_common"]["mse"].get<double>(),
+                  row["linear_probe"]["accuracy"].get<double>());
+    out << buf;
+  }
+  auto line = [&](const char* what, const RankCorrelations& r, const char* predicted,
+                  const json& j) {
+    if (j["degenerate"].get<bool>()) {
+      out << "score vs " << what << ": degenerate (" << j["reason"].get<std::string>() << ")\n";
+      return;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "score vs %-12s Spearman %+.3f [%+.3f, %+.3f]  Kendall %+.3f [%+.3f, %+.3f]  "
+                  "(theory predicts %s)\n",
+                  what, r.spearman.value, r.spearman.ci_low, r.spearman.ci_high, r.kendall.value,
+                  r.kendall.ci_low, r.kendall.ci_high, predicted);
+    out << buf;
+  };
+  line("own MSE", r_own, "< 0", j_own);
+  line("common MSE", r_common, "< 0", j_common);
+  line("probe acc", r_acc, "> 0", j_acc);
+
+  json doc = {{"study", "theory_vs_training"},
+              {"data", split.description},
+              {"options",
+               {{"policies", options.policies},
+                {"features", options.features},
+                {"pca", options.pca},
+                {"draws", options.draws},
+                {"eval_policy", options.eval_policy},
+                {"preset", options.preset},
+                {"patch_length", options.patch_length},
+                {"epochs", options.epochs},
+                {"batch_size", options.batch_size},
+                {"lr", options.lr},
+                {"warmup_epochs", options.warmup_epochs},
+                {"probe_epochs", options.probe_epochs},
+                {"resamples", options.resamples},
+                {"samples", options.data.samples}}},
+              {"seed", options.seed},
+              {"policies", rows},
+              {"rank_correlations",
+               {{"score_vs_own_mse", j_own},
+                {"score_vs_common_mse", j_common},
+                {"score_vs_probe_accuracy", j_acc}}},
+              {"prediction",
+               {{"score_vs_own_mse", "negative"},
+                {"score_vs_common_mse", "negative"},
+                {"score_vs_probe_accuracy", "positive"}}},
+              {"seconds", elapsed()}};
+  if (!options.json.empty()) write_json(options.json, doc);
+  return doc;
+}
+
+}  // namespace moca::sim

@@ -1,0 +1,217 @@
+// The study programs as processes (exit codes, JSON files) and paper/reproduce --smoke with a
+// well-formedness check of everything it writes. The programs are found in MOCA_BIN_DIR.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "paper_figures.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string bin_dir() {
+  const char* bin = std::getenv("MOCA_BIN_DIR");
+  return bin ? bin : std::string(MOCA_BINARY_DIR) + "/bin";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Run {
+  int code = -1;
+  std::string err;
+};
+
+Run run(const std::string& command) {
+  const std::string err = std::string(MOCA_BINARY_DIR) + "/sim_programs_test.err";
+  const int status = std::system((command + " >/dev/null 2>" + err).c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(err)};
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  REQUIRE_MESSAGE(in.good(), "missing " << p);
+  return json::parse(in);
+}
+
+bool is_png(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  char sig[8] = {};
+  in.read(sig, 8);
+  return in.gcount() == 8 && std::string(sig, 8) == std::string("\x89PNG\r\n\x1a\n", 8);
+}
+
+/// No null anywhere (nlohmann writes NaN and infinities as null): "never a silent NaN".
+void check_no_null(const json& j, const std::string& where) {
+  if (j.is_null()) {
+    FAIL_CHECK("null (NaN?) at " << where);
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      check_no_null(it.value(), where + "/" + it.key());
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) check_no_null(j[i], where + "/" + std::to_string(i));
+  }
+}
+
+void require_keys(const json& j, std::initializer_list<const char*> keys, const std::string& f) {
+  for (const char* k : keys) CHECK_MESSAGE(j.contains(k), f << " lacks '" << k << "'");
+}
+
+}  // namespace
+
+TEST_CASE("study programs: usage errors exit 2 with 'prog: message'") {
+  const std::string b = bin_dir();
+  if (!fs::exists(b + "/simulation_study")) {
+    MESSAGE("simulation_study not built; skipping");
+    return;
+  }
+  auto r = run(b + "/simulation_study --draws 1");
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("simulation_study: ", 0) == 0);
+  r = run(b + "/simulation_study --no-such-flag");
+  CHECK(r.code == 2);
+  r = run(b + "/simulation_study --features encoder");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("checkpoint") != std::string::npos);
+  r = run(b + "/coupling_sweep --couplings 0.5");
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("coupling_sweep: ", 0) == 0);
+  r = run(b + "/paper_figures --results ''");
+  CHECK(r.code == 2);
+  // A runtime failure (unwritable output) exits 1.
+  r = run("env -u MOCA_HAPT_DIR " + b +
+          "/coupling_sweep --couplings 0 1 --samples 20 --pca 2 --draws 2 --features raw "
+          "--json /nonexistent-dir/x.json");
+  CHECK(r.code == 1);
+  if (fs::exists(b + "/bound_check")) {
+    r = run(b + "/bound_check --checkpoint /nonexistent.pt");
+    CHECK(r.code == 1);
+    CHECK(r.err.rfind("bound_check: ", 0) == 0);
+    r = run(b + "/theory_vs_training --policies cross,sync");
+    CHECK(r.code == 2);
+    r = run(b + "/paper_experiments --only table2");
+    CHECK(r.code == 2);
+  }
+}
+
+TEST_CASE("paper_figures on hand-made results: PNGs, data files, malformed input") {
+  const fs::path dir = fs::path(MOCA_BINARY_DIR) / "paper_figures_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "coupling_sweep.json") << R"({"points": [
+    {"coupling": 0, "features": "raw", "part": "all",
+     "comparison": {"difference": -0.01, "ci": [-0.02, 0.0]}},
+    {"coupling": 1, "features": "raw", "part": "all",
+     "comparison": {"difference": 0.05, "ci": [0.04, 0.06]}}]})";
+  moca::sim::PaperFiguresOptions o;
+  o.results = dir.string();
+  std::ostringstream log;
+  const bool have_gnuplot = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+  o.png = have_gnuplot;
+  const json r = moca::sim::run_paper_figures(o, log);
+  CHECK(fs::exists(dir / "figures" / "coupling_sweep.dat"));
+  CHECK(fs::exists(dir / "figures" / "coupling_sweep.gp"));
+  CHECK(slurp((dir / "figures" / "coupling_sweep.dat").string()).find("0.05") != std::string::npos);
+  CHECK(r["skipped"].size() == 5);
+  if (have_gnuplot) {
+    REQUIRE(r["figures"].size() == 1);
+    CHECK(is_png(dir / r["figures"][0].get<std::string>()));
+  }
+  std::ofstream(dir / "table1.json") << "{\"rows\": [{\"model\": \"x\", \"finetune\": {}}]}";
+  CHECK_THROWS_AS(moca::sim::run_paper_figures(o, log), std::runtime_error);
+  std::ofstream(dir / "table1.json") << "{not json";
+  CHECK_THROWS_AS(moca::sim::run_paper_figures(o, log), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+// Runs paper/reproduce --smoke into a fresh folder and checks that what it writes is well-formed
+// (keys, no NaN, PNG signatures) — not the values. Skipped in the regular suite run (it takes a
+// minute or two); CTest runs it as the separate test `paper_reproduce_smoke` (--no-skip).
+TEST_CASE("paper/reproduce --smoke writes well-formed results" * doctest::skip()) {
+  const std::string b = bin_dir();
+  const fs::path out = fs::path(MOCA_BINARY_DIR) / "reproduce_smoke";
+  fs::remove_all(out);
+  const std::string cmd = std::string(MOCA_SOURCE_DIR) + "/paper/reproduce --smoke --bin " + b +
+                          " --out " + out.string() + " --threads 2";
+  const Run r = run(cmd);
+  REQUIRE_MESSAGE(r.code == 0, "reproduce failed: " << r.err);
+
+  const json m = read_json(out / "manifest.json");
+  require_keys(m, {"mode", "data", "seconds", "steps", "skipped"}, "manifest.json");
+  CHECK(m["mode"] == "smoke");
+  const bool torch = fs::exists(b + "/paper_experiments");
+
+  const json sim = read_json(out / "simulation_study.json");
+  require_keys(sim, {"study", "data", "options", "seed", "paper", "results", "ratio_sweep"},
+               "simulation_study.json");
+  for (const auto& res : sim["results"]) {
+    require_keys(res, {"features", "part", "schemes", "comparisons"}, "simulation_study result");
+    for (const auto& s : res["schemes"]) {
+      require_keys(s, {"scheme", "spec", "score", "std_error", "ci", "null_level", "draws"},
+                   "score");
+    }
+  }
+  check_no_null(sim, "simulation_study");
+  const json sweep = read_json(out / "coupling_sweep.json");
+  require_keys(sweep, {"study", "options", "points", "verdicts"}, "coupling_sweep.json");
+  check_no_null(sweep, "coupling_sweep");
+
+  std::vector<std::string> pngs = {"sigma1_by_scheme", "sigma1_vs_ratio", "coupling_sweep"};
+  if (torch) {
+    bool encoder = false;
+    for (const auto& res : sim["results"]) encoder = encoder || res["features"] == "encoder";
+    CHECK(encoder);
+    const json t1 = read_json(out / "table1.json");
+    require_keys(t1, {"data", "setting", "seed", "rows"}, "table1.json");
+    CHECK(t1["rows"].size() >= 3);
+    for (const auto& row : t1["rows"]) {
+      require_keys(row, {"model", "finetune", "paper"}, "table1 row");
+      require_keys(row["finetune"], {"accuracy", "macro_f1", "confusion"}, "table1 finetune");
+    }
+    check_no_null(t1, "table1");
+    const json imp = read_json(out / "imputation.json");
+    require_keys(imp, {"table", "paper", "paper_columns"}, "imputation.json");
+    check_no_null(imp["table"], "imputation");
+    for (const char* f : {"ablation_mask_ratio.json", "ablation_patch_length.json"}) {
+      const json a = read_json(out / f);
+      require_keys(a, {"experiment", "rows", "paper"}, f);
+      CHECK(a["rows"].size() == 2);
+      check_no_null(a, f);
+    }
+    const json rec = read_json(out / "reconstructions.json");
+    REQUIRE(rec["rows"].size() == 4);
+    for (const auto& row : rec["rows"]) {
+      CHECK(is_png(out / row["png"].get<std::string>()));
+      CHECK(fs::exists(out / row["csv"].get<std::string>()));
+    }
+    const json tvt = read_json(out / "theory_vs_training.json");
+    require_keys(tvt, {"policies", "rank_correlations", "prediction"}, "theory_vs_training.json");
+    check_no_null(tvt, "theory_vs_training");
+    const json bc = read_json(out / "bound_check.json");
+    require_keys(bc, {"policies", "options", "data"}, "bound_check.json");
+    for (const auto& p : bc["policies"]) {
+      require_keys(p, {"loss", "alignment", "eps", "xi", "bound", "holds"}, "bound_check row");
+    }
+    check_no_null(bc, "bound_check");
+    pngs.insert(pngs.end(),
+                {"score_vs_loss", "confusion_0", "ablation_mask_ratio", "ablation_patch_length"});
+  } else {
+    CHECK(m["skipped"].size() >= 3);
+  }
+  for (const auto& name : pngs) {
+    CHECK_MESSAGE(is_png(out / "figures" / (name + ".png")), name << ".png missing or not PNG");
+  }
+  fs::remove_all(out);
+}
