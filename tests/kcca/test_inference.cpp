@@ -83,8 +83,8 @@ TEST_CASE("bootstrap: covers the truth and is reproducible") {
 
 TEST_CASE("permutation_test: small p for dependence, uniform-ish under independence") {
   const Eigen::MatrixXd Z = gaussian_matrix(150, 1, 21);
-  const Eigen::MatrixXd U = Z + 0.5 * gaussian_matrix(150, 2, 22);
-  const Eigen::MatrixXd M = Z + 0.5 * gaussian_matrix(150, 2, 23);
+  const Eigen::MatrixXd U = Z.replicate(1, 2) + 0.5 * gaussian_matrix(150, 2, 22);
+  const Eigen::MatrixXd M = Z.replicate(1, 2) + 0.5 * gaussian_matrix(150, 2, 23);
   const Eigen::MatrixXd W = gaussian_matrix(150, 2, 24);
   auto make = [&](const Eigen::MatrixXd& second) {
     return RowStatistic([&U, second](const std::vector<Eigen::Index>& perm) {
