@@ -1,7 +1,6 @@
 #include "moca/kcca/kcca.hpp"
 
 #include <Spectra/GenEigsSolver.h>
-#include <Eigen/Cholesky>
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -81,6 +80,39 @@ void fix_signs(const Eigen::MatrixXd& variates_u, Eigen::MatrixXd& alpha, Eigen:
   }
 }
 
+// SVD of the reduced r_u x r_m matrix. Up to kSvdDirect on the short side: LAPACK's divide and
+// conquer SVD. Larger: eigendecomposition of the short side's Gram A Aᵀ (or Aᵀ A) — about 2.5x
+// faster — with sigma = sqrt(eigenvalue) and the other side's vectors A ᵀ p / sigma. Squaring
+// costs accuracy only for tiny correlations (absolute error ~1e-8 sigma_1 instead of ~1e-16).
+constexpr Eigen::Index kSvdDirect = 500;
+
+ThinSvd reduced_svd(const Eigen::MatrixXd& A) {
+  const Eigen::Index k = std::min(A.rows(), A.cols());
+  if (k <= kSvdDirect) return thin_svd(A, true);
+  const bool rows_short = A.rows() <= A.cols();
+  const SymmetricEigen e =
+      symmetric_eigen(rows_short ? product_transpose(A, A) : transpose_product(A, A));
+  ThinSvd out;
+  out.values = e.values.cwiseMax(0.0).cwiseSqrt();
+  Eigen::MatrixXd other = rows_short ? transpose_product(A, e.vectors) : product(A, e.vectors);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    const double s = out.values(j);
+    if (s > 1e-300) {
+      other.col(j) /= s;
+    } else {
+      other.col(j).setZero();
+    }
+  }
+  if (rows_short) {
+    out.u = e.vectors;
+    out.v = std::move(other);
+  } else {
+    out.u = std::move(other);
+    out.v = e.vectors;
+  }
+  return out;
+}
+
 // rho = sigma(diag f_u U_uᵀ U_m diag f_m), alpha = U_u diag(g_u) P, beta = U_m diag(g_m) Q.
 void solve_reduced(const Spectrum& su, const Spectrum& sm, double gu, double gm,
                    KccaRegularizer reg, int components, KccaResult& res) {
@@ -89,7 +121,7 @@ void solve_reduced(const Spectrum& su, const Spectrum& sm, double gu, double gm,
   filters(sm.lambda, gm, reg, fm, gm_s);
   Eigen::MatrixXd A = transpose_product(su.U, sm.U);
   A = fu.asDiagonal() * A * fm.asDiagonal();
-  const ThinSvd svd = thin_svd(A, true);
+  const ThinSvd svd = reduced_svd(A);
   const Eigen::Index n = su.U.rows();
   const Eigen::Index avail = std::min<Eigen::Index>(components, svd.values.size());
   res.correlations = Eigen::VectorXd::Zero(components);
@@ -129,9 +161,9 @@ void check_gram(const Eigen::MatrixXd& K, const char* view) {
 class ProductOp {
  public:
   using Scalar = double;
-  ProductOp(const Eigen::LLT<Eigen::MatrixXd>& lu, const Eigen::LLT<Eigen::MatrixXd>& lm, double gu,
-            double gm, KccaRegularizer reg)
-      : lu_(lu), lm_(lm), gu_(gu), gm_(gm), reg_(reg), buf_(lu.rows()) {}
+  ProductOp(const Eigen::MatrixXd& lu, const Eigen::MatrixXd& lm, double gu, double gm,
+            KccaRegularizer reg)
+      : lu_(lu), lm_(lm), gu_(gu), gm_(gm), reg_(reg), buf_(lu.rows()), tmp_(lu.rows()) {}
   Eigen::Index rows() const { return lu_.rows(); }
   Eigen::Index cols() const { return lu_.rows(); }
   void perform_op(const double* x_in, double* y_out) const {
@@ -139,24 +171,23 @@ class ProductOp {
     Eigen::Map<Eigen::VectorXd> y(y_out, rows());
     buf_ = x;
     const int reps = reg_ == KccaRegularizer::kPaper ? 1 : 2;
-    for (int r = 0; r < reps; ++r) apply_t(lm_, gm_, buf_);
-    for (int r = 0; r < reps; ++r) apply_t(lu_, gu_, buf_);
+    for (int r = 0; r < reps; ++r) apply_t(lm_, gm_);
+    for (int r = 0; r < reps; ++r) apply_t(lu_, gu_);
     y = buf_;
   }
 
  private:
-  // v <- v - gamma (K + gamma I)^{-1} v, in place.
-  static void apply_t(const Eigen::LLT<Eigen::MatrixXd>& llt, double gamma, Eigen::VectorXd& v) {
-    Eigen::VectorXd w = v;
-    llt.matrixL().solveInPlace(w);
-    llt.matrixU().solveInPlace(w);
-    v -= gamma * w;
+  // buf <- buf - gamma (K + gamma I)^{-1} buf (no allocation).
+  void apply_t(const Eigen::MatrixXd& L, double gamma) const {
+    tmp_ = buf_;
+    cholesky_solve_in_place(L, tmp_);
+    buf_ -= gamma * tmp_;
   }
-  const Eigen::LLT<Eigen::MatrixXd>& lu_;
-  const Eigen::LLT<Eigen::MatrixXd>& lm_;
+  const Eigen::MatrixXd& lu_;  // Cholesky factors of K + gamma I
+  const Eigen::MatrixXd& lm_;
   double gu_, gm_;
   KccaRegularizer reg_;
-  mutable Eigen::VectorXd buf_;
+  mutable Eigen::VectorXd buf_, tmp_;
 };
 
 // Normalises alpha (columns) so that alphaᵀ R alpha = 1 given K alpha and (K + gamma I) alpha.
@@ -179,13 +210,23 @@ KccaResult kcca_iterative(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, 
                                 ") must be <= n - 3 (" + std::to_string(n - 3) +
                                 ") for the iterative solver; use method exact");
   }
-  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n);
-  Eigen::LLT<Eigen::MatrixXd> lu(Ku + gu * I), lm(Km + gm * I);
-  if (lu.info() != Eigen::Success || lm.info() != Eigen::Success) {
+  Eigen::MatrixXd lu, lm;
+  Eigen::MatrixXd shifted = Ku;
+  shifted.diagonal().array() += gu;
+  const bool ok_u = cholesky_lower(shifted, lu);
+  shifted = Km;
+  shifted.diagonal().array() += gm;
+  const bool ok_m = cholesky_lower(shifted, lm);
+  shifted.resize(0, 0);
+  if (!ok_u || !ok_m) {
     throw std::invalid_argument("kcca(): K + gamma I is not positive definite for view " +
-                                std::string(lu.info() != Eigen::Success ? "u" : "m") +
+                                std::string(!ok_u ? "u" : "m") +
                                 " (the Gram matrix is not positive semi-definite)");
   }
+  auto solve = [](const Eigen::MatrixXd& L, Eigen::VectorXd v) {
+    cholesky_solve_in_place(L, v);
+    return v;
+  };
   ProductOp op(lu, lm, gu, gm, o.regularizer);
   const Eigen::Index ncv = std::min<Eigen::Index>(n, std::max<Eigen::Index>(2 * k + 1, 20));
   Spectra::GenEigsSolver<ProductOp> eigs(op, k, ncv);
@@ -222,11 +263,11 @@ KccaResult kcca_iterative(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, 
     if (r2 <= 0.0) continue;
     const Eigen::VectorXd a = vecs.col(j).real();
     // beta from the stationary equations (see kcca.hpp), then alpha from beta.
-    Eigen::VectorXd beta = lm.solve(a);
-    if (o.regularizer == KccaRegularizer::kBachJordan) beta = lm.solve(Km * beta);
+    Eigen::VectorXd beta = solve(lm, a);
+    if (o.regularizer == KccaRegularizer::kBachJordan) beta = solve(lm, Km * beta);
     Eigen::VectorXd Kb = Km * beta;
-    Eigen::VectorXd alpha = lu.solve(Kb);
-    if (o.regularizer == KccaRegularizer::kBachJordan) alpha = lu.solve(Ku * alpha);
+    Eigen::VectorXd alpha = solve(lu, Kb);
+    if (o.regularizer == KccaRegularizer::kBachJordan) alpha = solve(lu, Ku * alpha);
     const Eigen::VectorXd Ka = Ku * alpha;
     const double na = regulariser_norm(Ka, alpha, gu, o.regularizer);
     const double nb = regulariser_norm(Kb, beta, gm, o.regularizer);
@@ -251,7 +292,7 @@ KccaResult kcca_iterative(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, 
     sorted.alpha.col(j) = res.alpha.col(s);
     sorted.beta.col(j) = res.beta.col(s);
   }
-  const Eigen::MatrixXd var_u = Ku * sorted.alpha;
+  const Eigen::MatrixXd var_u = product(Ku, sorted.alpha);
   fix_signs(var_u, sorted.alpha, sorted.beta);
   return sorted;
 }

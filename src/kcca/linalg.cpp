@@ -14,6 +14,7 @@ void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int*
              int* iwork, int* info);
 void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* beta, double* c, const int* ldc);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
             const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
             const double* beta, double* c, const int* ldc);
@@ -118,6 +119,33 @@ ThinSvd thin_svd(const Eigen::MatrixXd& A, bool vectors) {
   }
 #endif
   return out;
+}
+
+bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L) {
+  if (A.rows() != A.cols()) {
+    throw std::invalid_argument("cholesky_lower(): matrix is " + std::to_string(A.rows()) + " x " +
+                                std::to_string(A.cols()) + " (must be square)");
+  }
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int n = checked_int(A.rows(), "cholesky_lower()");
+  L = A;
+  if (n == 0) return true;
+  int info = 0;
+  dpotrf_("L", &n, L.data(), &n, &info);
+  if (info != 0) return false;
+  L.triangularView<Eigen::StrictlyUpper>().setZero();
+  return true;
+#else
+  Eigen::LLT<Eigen::MatrixXd> llt(A);
+  if (llt.info() != Eigen::Success) return false;
+  L = llt.matrixL();
+  return true;
+#endif
+}
+
+void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b) {
+  L.triangularView<Eigen::Lower>().solveInPlace(b);
+  L.transpose().triangularView<Eigen::Upper>().solveInPlace(b);
 }
 
 Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {

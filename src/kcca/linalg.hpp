@@ -30,6 +30,14 @@ struct ThinSvd {
 /// Throws std::runtime_error if the solver fails.
 ThinSvd thin_svd(const Eigen::MatrixXd& A, bool vectors = true);
 
+/// Cholesky factor of a symmetric positive definite matrix: A = L Lᵀ with L lower triangular
+/// (the strictly upper part of the returned matrix is 0). Returns false (and leaves L
+/// unspecified) if A is not numerically positive definite.
+bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L);
+
+/// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower.
+void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b);
+
 /// The symmetric product X Xᵀ (rows x rows), both triangles filled.
 Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X);
 

@@ -323,3 +323,18 @@ TEST_CASE("kcca: error paths") {
   CHECK_THROWS_AS(incomplete_cholesky(X, Kernel::linear(), 0, 0.0), std::invalid_argument);
   CHECK_THROWS_AS(nystrom(X, Kernel::gaussian(-1.0), 3, 0), std::invalid_argument);
 }
+
+TEST_CASE("kcca: large reduced problems (Gram-eigen SVD path) agree with the iterative solver") {
+  const int n = 700;  // ranks > 500: the reduced SVD goes through A Aᵀ
+  const Eigen::MatrixXd X = gaussian_matrix(n, 3, 81), E = gaussian_matrix(n, 3, 82);
+  const Eigen::MatrixXd Y = X.array().sin().matrix() + 0.3 * E;
+  const Eigen::MatrixXd Ku = gram(X, Kernel::laplacian(1.0)), Km = gram(Y, Kernel::laplacian(1.0));
+  KccaOptions o = opts(0.05, 0.05, true, 3);
+  const KccaResult ex = kcca(Ku, Km, o);
+  CHECK(ex.rank_u > 500);
+  o.method = KccaMethod::kIterative;
+  const KccaResult it = kcca(Ku, Km, o);
+  for (int i = 0; i < 3; ++i) CHECK(std::abs(ex.correlations(i) - it.correlations(i)) < 1e-8);
+  const Eigen::MatrixXd Kuc = center_gram(Ku);
+  CHECK(((Kuc * ex.alpha.col(0)) - (Kuc * it.alpha.col(0))).norm() < 1e-6);
+}
