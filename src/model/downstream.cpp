@@ -1,0 +1,384 @@
+// Linear probing, fine-tuning and the supervised baseline (torch translation unit).
+#include "moca/model/downstream.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include "moca/common/random.hpp"
+#include "moca/model/checkpoint.hpp"
+#include "moca/model/moca_model.hpp"
+#include "moca/model/progress.hpp"
+#include "moca/model/schedule.hpp"
+#include "moca/model/torch_util.hpp"
+
+namespace moca::model {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void check_labels(const data::Windows& w, const char* what) {
+  for (int i = 0; i < w.size(); ++i) {
+    if (w.labels(i) < 0) {
+      throw std::invalid_argument(std::string("train_classifier(): ") + what + " window " +
+                                  std::to_string(i) + " has no label (" +
+                                  std::to_string(w.labels(i)) + ")");
+    }
+  }
+}
+
+std::vector<int> epoch_order(int n, std::uint64_t seed, int epoch) {
+  std::vector<int> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(derive_seed(derive_seed(seed, 3), static_cast<std::uint64_t>(epoch)));
+  shuffle(order, rng);
+  return order;
+}
+
+torch::Tensor label_tensor(const data::Windows& w, const std::vector<int>& rows,
+                           const torch::Device& device) {
+  std::vector<int64_t> y;
+  y.reserve(rows.size());
+  for (int r : rows) y.push_back(w.labels(r));
+  return torch::tensor(y, torch::kInt64).to(device);
+}
+
+torch::Tensor smoothed_cross_entropy(const torch::Tensor& logits, const torch::Tensor& y,
+                                     double eps) {
+  auto logp = torch::log_softmax(logits, -1);
+  auto nll = -logp.gather(1, y.unsqueeze(1)).squeeze(1);
+  if (eps <= 0.0) return nll.mean();
+  auto smooth = -logp.mean(-1);
+  return ((1.0 - eps) * nll + eps * smooth).mean();
+}
+
+std::vector<int> all_rows(int n) {
+  std::vector<int> r(static_cast<size_t>(n));
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+/// Cls features of all windows (eval mode, no grad), in batches.
+torch::Tensor extract_features(MocaClassifier& clf, const data::Windows& w,
+                               const torch::Tensor& pos_rows, const torch::Device& device) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> parts;
+  const int chunk = 256;
+  for (int s = 0; s < w.size(); s += chunk) {
+    std::vector<int> rows;
+    for (int i = s; i < std::min(w.size(), s + chunk); ++i) rows.push_back(i);
+    parts.push_back(clf->features(detail::windows_tensor(w, rows, device), pos_rows));
+  }
+  return torch::cat(parts, 0);
+}
+
+std::vector<int> argmax_rows(const torch::Tensor& logits) {
+  auto a = logits.argmax(1).to(torch::kCPU, torch::kInt64).contiguous();
+  std::vector<int> out(static_cast<size_t>(a.size(0)));
+  for (int64_t i = 0; i < a.size(0); ++i)
+    out[static_cast<size_t>(i)] = static_cast<int>(a[i].item<int64_t>());
+  return out;
+}
+
+}  // namespace
+
+DownstreamMode parse_downstream_mode(const std::string& name) {
+  if (name == "linprobe") return DownstreamMode::kLinearProbe;
+  if (name == "finetune") return DownstreamMode::kFinetune;
+  if (name == "scratch") return DownstreamMode::kScratch;
+  throw std::invalid_argument("parse_downstream_mode(): unknown mode '" + name +
+                              "' (valid: linprobe, finetune, scratch)");
+}
+
+std::string to_string(DownstreamMode m) {
+  switch (m) {
+    case DownstreamMode::kLinearProbe:
+      return "linprobe";
+    case DownstreamMode::kFinetune:
+      return "finetune";
+    default:
+      return "scratch";
+  }
+}
+
+DownstreamOptions downstream_defaults(DownstreamMode mode) {
+  DownstreamOptions o;
+  o.mode = mode;
+  if (mode == DownstreamMode::kLinearProbe) {
+    o.lr = 1e-3;
+    o.weight_decay = 0.0;
+    o.warmup_epochs = 10.0;
+    o.min_lr = 0.0;
+  } else {
+    o.lr = 1e-3;
+    o.weight_decay = 0.05;
+    o.warmup_epochs = 5.0;
+    o.min_lr = 1e-6;
+  }
+  return o;
+}
+
+void DownstreamOptions::validate() const {
+  auto fail = [](const std::string& f, const std::string& v, const std::string& rule) {
+    throw std::invalid_argument("DownstreamOptions::validate(): " + f + " (" + v + ") " + rule);
+  };
+  auto num = [](double v) { return std::to_string(v); };
+  if (mode != DownstreamMode::kScratch && checkpoint.empty()) {
+    fail("checkpoint", "''", "is required for " + to_string(mode) + " (a pre-trained MAE)");
+  }
+  if (mode == DownstreamMode::kScratch) {
+    bool known = false;
+    for (const auto& p : preset_names()) known = known || p == preset;
+    if (!known) fail("preset", preset, "must be one of paper-base, tiny, cpu-small");
+    parse_token_layout(layout);
+    parse_pos_embed(pos_embed);
+    if (patch_length < 1) fail("patch_length", std::to_string(patch_length), "must be >= 1");
+  }
+  if (epochs < 1) fail("epochs", std::to_string(epochs), "must be >= 1");
+  if (batch_size < 1) fail("batch_size", std::to_string(batch_size), "must be >= 1");
+  if (!(lr > 0.0) || !std::isfinite(lr)) fail("lr", num(lr), "must be > 0");
+  if (!(min_lr >= 0.0) || min_lr > lr) fail("min_lr", num(min_lr), "must be in [0, lr]");
+  if (!(warmup_epochs >= 0.0) || warmup_epochs >= epochs) {
+    fail("warmup_epochs", num(warmup_epochs), "must be in [0, epochs)");
+  }
+  if (!(weight_decay >= 0.0)) fail("weight_decay", num(weight_decay), "must be >= 0");
+  if (!(layer_decay > 0.0 && layer_decay <= 1.0))
+    fail("layer_decay", num(layer_decay), "must be in (0, 1]");
+  if (!(label_smoothing >= 0.0 && label_smoothing < 1.0)) {
+    fail("label_smoothing", num(label_smoothing), "must be in [0, 1)");
+  }
+  if (!(drop_path >= 0.0 && drop_path < 1.0))
+    fail("drop_path", num(drop_path), "must be in [0, 1)");
+  if (classes < 0 || classes == 1)
+    fail("classes", std::to_string(classes), "must be 0 (auto) or >= 2");
+  runtime.validate();
+}
+
+nlohmann::json DownstreamOptions::to_json() const {
+  nlohmann::json j = {{"mode", to_string(mode)},
+                      {"epochs", epochs},
+                      {"batch_size", batch_size},
+                      {"lr", lr},
+                      {"min_lr", min_lr},
+                      {"warmup_epochs", warmup_epochs},
+                      {"weight_decay", weight_decay},
+                      {"seed", seed},
+                      {"device", runtime.device},
+                      {"threads", runtime.effective_threads()}};
+  if (mode == DownstreamMode::kScratch) {
+    j["preset"] = preset;
+    j["patch_length"] = patch_length;
+    j["layout"] = layout;
+    j["pos_embed"] = pos_embed;
+  } else {
+    j["checkpoint"] = checkpoint;
+  }
+  if (mode != DownstreamMode::kLinearProbe) {
+    j["layer_decay"] = layer_decay;
+    j["label_smoothing"] = label_smoothing;
+    j["drop_path"] = drop_path;
+  }
+  return j;
+}
+
+DownstreamResult train_classifier(const DownstreamOptions& o, const data::Windows& train,
+                                  const data::Windows& test, std::ostream& log) {
+  o.validate();
+  train.validate("train_classifier(): training windows");
+  test.validate("train_classifier(): test windows");
+  check_labels(train, "training");
+  check_labels(test, "test");
+  if (train.channels != test.channels || train.length != test.length ||
+      train.channel_names != test.channel_names) {
+    throw std::invalid_argument(
+        "train_classifier(): training and test windows differ in channels or length");
+  }
+  if (train.size() < o.batch_size) {
+    throw std::invalid_argument("train_classifier(): batch_size (" + std::to_string(o.batch_size) +
+                                ") exceeds the number of training windows (" +
+                                std::to_string(train.size()) + ")");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const torch::Device device = detail::setup_runtime(o.runtime);
+  DownstreamResult result;
+  result.device = device.is_cuda() ? "cuda" : "cpu";
+  int classes = o.classes;
+  if (classes == 0) {
+    classes = std::max<int>(static_cast<int>(train.class_names.size()),
+                            std::max(train.labels.maxCoeff(), test.labels.maxCoeff()) + 1);
+    classes = std::max(classes, 2);
+  }
+  if (train.labels.maxCoeff() >= classes || test.labels.maxCoeff() >= classes) {
+    throw std::invalid_argument("train_classifier(): a label exceeds classes - 1 (" +
+                                std::to_string(classes - 1) + ")");
+  }
+  result.classes = classes;
+
+  MocaOptions mo;
+  torch::Tensor pos_rows;
+  std::unique_ptr<detail::OpenCheckpoint> ck;
+  if (o.mode == DownstreamMode::kScratch) {
+    mo = preset(o.preset, train.channels, train.length, o.patch_length);
+    mo.layout(parse_token_layout(o.layout)).pos_embed(parse_pos_embed(o.pos_embed));
+    result.channel_map = "identity";
+  } else {
+    ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
+    mo = ck->info.model;
+    if (train.length != mo.length()) {
+      throw std::invalid_argument("train_classifier(): windows of length " +
+                                  std::to_string(train.length) + " do not fit the model (length " +
+                                  std::to_string(mo.length()) + ")");
+    }
+    pos_rows = detail::pos_rows_for_data(ck->info, train.channel_names, train.channels, device);
+    if (!pos_rows.defined()) {
+      result.channel_map = "identity";
+    } else {
+      const auto rows = match_channels(ck->info.channel_names, train.channel_names);
+      for (size_t j = 0; j < rows.size(); ++j) {
+        result.channel_map += (j ? " " : "") + train.channel_names[j] + "->" +
+                              ck->info.channel_names[static_cast<size_t>(rows[j])];
+      }
+    }
+  }
+
+  torch::manual_seed(o.seed);
+  const bool probe = o.mode == DownstreamMode::kLinearProbe;
+  MocaClassifier clf(mo, classes, probe ? 0.0 : o.drop_path, probe);
+  if (ck) detail::load_module(*ck, *clf->encoder, {"encoder"});
+  clf->to(device);
+
+  const int n = train.size();
+  const long ipe = n / o.batch_size;
+  LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
+  schedule.validate();
+  ProgressBar bar(std::cerr, o.progress, ProgressBar::stderr_is_terminal());
+
+  // Parameter groups with their lr scales.
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  std::vector<double> scales;
+  const double beta2 = 0.999;
+  auto adamw = [&](double wd) {
+    return std::make_unique<torch::optim::AdamWOptions>(
+        torch::optim::AdamWOptions(o.lr).betas({0.9, beta2}).eps(1e-8).weight_decay(wd));
+  };
+  if (probe) {
+    for (auto& p : clf->encoder->parameters()) p.set_requires_grad(false);
+    std::vector<torch::Tensor> decay, no_decay;
+    for (const auto& p : clf->head->named_parameters()) {
+      (p.value().dim() > 1 ? decay : no_decay).push_back(p.value());
+    }
+    groups.emplace_back(decay, adamw(o.weight_decay));
+    scales.push_back(1.0);
+    groups.emplace_back(no_decay, adamw(0.0));
+    scales.push_back(1.0);
+  } else {
+    std::map<std::pair<int, bool>, std::vector<torch::Tensor>> buckets;
+    for (const auto& p : clf->named_parameters()) {
+      if (!p.value().requires_grad()) continue;
+      const int id = layer_id(p.key(), mo.depth());
+      const bool wd = uses_weight_decay(p.key(), p.value().dim(), /*no_decay_tokens=*/true);
+      buckets[{id, wd}].push_back(p.value());
+    }
+    for (auto& kv : buckets) {
+      groups.emplace_back(kv.second, adamw(kv.first.second ? o.weight_decay : 0.0));
+      scales.push_back(layer_scale(kv.first.first, mo.depth(), o.layer_decay));
+    }
+  }
+  torch::optim::AdamW optimizer(std::move(groups), torch::optim::AdamWOptions(o.lr));
+  auto set_lr = [&](double lr) {
+    auto& gs = optimizer.param_groups();
+    for (size_t g = 0; g < gs.size(); ++g) {
+      static_cast<torch::optim::AdamWOptions&>(gs[g].options()).lr(lr * scales[g]);
+    }
+  };
+
+  torch::Tensor train_features, test_features;
+  if (probe) {
+    clf->eval();
+    train_features = extract_features(clf, train, pos_rows, device);
+    test_features = extract_features(clf, test, pos_rows, device);
+  }
+  const auto loop_start = std::chrono::steady_clock::now();
+  const long total = ipe * o.epochs;
+  long done = 0;
+  for (int epoch = 0; epoch < o.epochs; ++epoch) {
+    const auto e0 = std::chrono::steady_clock::now();
+    const auto order = epoch_order(n, o.seed, epoch);
+    if (probe) {
+      clf->head_norm->train();
+      clf->head->train();
+    } else {
+      clf->train();
+    }
+    double loss_sum = 0.0, lr = 0.0;
+    for (long j = 0; j < ipe; ++j) {
+      std::vector<int> rows(order.begin() + j * o.batch_size,
+                            order.begin() + (j + 1) * o.batch_size);
+      lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
+      set_lr(lr);
+      auto y = label_tensor(train, rows, device);
+      torch::Tensor loss;
+      optimizer.zero_grad();
+      if (probe) {
+        auto idx =
+            torch::tensor(std::vector<int64_t>(rows.begin(), rows.end()), torch::kInt64).to(device);
+        loss =
+            smoothed_cross_entropy(clf->head_forward(train_features.index_select(0, idx)), y, 0.0);
+      } else {
+        loss = smoothed_cross_entropy(
+            clf->forward(detail::windows_tensor(train, rows, device), pos_rows), y,
+            o.label_smoothing);
+      }
+      const double lv = loss.item<double>();
+      if (!std::isfinite(lv)) {
+        throw std::runtime_error("train_classifier(): non-finite loss in epoch " +
+                                 std::to_string(epoch + 1) + "; lower the learning rate");
+      }
+      loss.backward();
+      optimizer.step();
+      loss_sum += lv;
+      ++done;
+      const double el = seconds_since(loop_start);
+      bar.update(epoch, o.epochs, j + 1, ipe, loss_sum / (j + 1),
+                 done * static_cast<double>(o.batch_size) / el, el / done * (total - done));
+    }
+    const double el = seconds_since(loop_start);
+    bar.end_epoch(epoch, o.epochs, loss_sum / ipe, done * static_cast<double>(o.batch_size) / el,
+                  el / done * (total - done));
+    result.history.push_back(
+        {{"epoch", epoch}, {"loss", loss_sum / ipe}, {"lr", lr}, {"seconds", seconds_since(e0)}});
+  }
+
+  // Evaluation on the test windows.
+  clf->eval();
+  torch::Tensor logits;
+  {
+    torch::NoGradGuard no_grad;
+    if (probe) {
+      logits = clf->head_forward(test_features);
+    } else {
+      std::vector<torch::Tensor> parts;
+      for (int s = 0; s < test.size(); s += 256) {
+        std::vector<int> rows;
+        for (int i = s; i < std::min(test.size(), s + 256); ++i) rows.push_back(i);
+        parts.push_back(clf->forward(detail::windows_tensor(test, rows, device), pos_rows));
+      }
+      logits = torch::cat(parts, 0);
+    }
+  }
+  result.predicted = argmax_rows(logits);
+  result.truth.assign(test.labels.data(), test.labels.data() + test.size());
+  result.test = classification_metrics(result.truth, result.predicted, classes);
+  result.seconds = seconds_since(t0);
+  log << to_string(o.mode) << ": test accuracy " << result.test.accuracy << ", macro-F1 "
+      << result.test.macro_f1 << " (" << test.size() << " windows, " << result.seconds << " s)\n";
+  return result;
+}
+
+}  // namespace moca::model

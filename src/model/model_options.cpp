@@ -1,0 +1,103 @@
+#include "moca/model/model_options.hpp"
+
+#include <stdexcept>
+
+namespace moca::model {
+
+namespace {
+
+[[noreturn]] void bad_name(const std::string& what, const std::string& value,
+                           const std::string& valid) {
+  throw std::invalid_argument(what + ": unknown value '" + value + "' (valid: " + valid + ")");
+}
+
+}  // namespace
+
+TokenLayout parse_token_layout(const std::string& name) {
+  if (name == "modality") return TokenLayout::kModality;
+  if (name == "stacked") return TokenLayout::kStacked;
+  bad_name("parse_token_layout()", name, "modality, stacked");
+}
+
+PosEmbedKind parse_pos_embed(const std::string& name) {
+  if (name == "2d") return PosEmbedKind::kSinCos2d;
+  if (name == "1d") return PosEmbedKind::kSinCos1d;
+  bad_name("parse_pos_embed()", name, "2d, 1d");
+}
+
+LossScope parse_loss_scope(const std::string& name) {
+  if (name == "all") return LossScope::kAll;
+  if (name == "masked") return LossScope::kMasked;
+  bad_name("parse_loss_scope()", name, "all, masked");
+}
+
+std::string to_string(TokenLayout v) {
+  return v == TokenLayout::kModality ? "modality" : "stacked";
+}
+std::string to_string(PosEmbedKind v) {
+  return v == PosEmbedKind::kSinCos2d ? "2d" : "1d";
+}
+std::string to_string(LossScope v) {
+  return v == LossScope::kAll ? "all" : "masked";
+}
+
+void MocaOptions::validate() const {
+  auto fail = [](const std::string& field, int value, const std::string& rule) {
+    throw std::invalid_argument("MocaOptions::validate(): " + field + " (" + std::to_string(value) +
+                                ") " + rule);
+  };
+  if (channels() < 1) fail("channels", channels(), "must be >= 1");
+  if (length() < 1) fail("length", length(), "must be >= 1");
+  if (patch_length() < 1 || length() % patch_length() != 0) {
+    fail("patch_length", patch_length(),
+         "must be >= 1 and divide length (" + std::to_string(length()) + ")");
+  }
+  if (depth() < 1) fail("depth", depth(), "must be >= 1");
+  if (decoder_depth() < 1) fail("decoder_depth", decoder_depth(), "must be >= 1");
+  if (num_heads() < 1) fail("num_heads", num_heads(), "must be >= 1");
+  if (decoder_num_heads() < 1) fail("decoder_num_heads", decoder_num_heads(), "must be >= 1");
+  if (mlp_ratio() < 1) fail("mlp_ratio", mlp_ratio(), "must be >= 1");
+  if (embed_dim() < 4 || embed_dim() % 4 != 0 || embed_dim() % num_heads() != 0) {
+    fail("embed_dim", embed_dim(),
+         "must be a positive multiple of 4 and of num_heads (" + std::to_string(num_heads()) + ")");
+  }
+  if (decoder_embed_dim() < 4 || decoder_embed_dim() % 4 != 0 ||
+      decoder_embed_dim() % decoder_num_heads() != 0) {
+    fail("decoder_embed_dim", decoder_embed_dim(),
+         "must be a positive multiple of 4 and of decoder_num_heads (" +
+             std::to_string(decoder_num_heads()) + ")");
+  }
+}
+
+std::vector<std::string> preset_names() {
+  return {"paper-base", "tiny", "cpu-small"};
+}
+
+MocaOptions preset(const std::string& name, int channels, int length, int patch_length) {
+  MocaOptions o;
+  o.channels(channels).length(length).patch_length(patch_length);
+  if (name == "paper-base") {
+    o.embed_dim(768)
+        .depth(12)
+        .num_heads(12)
+        .decoder_embed_dim(512)
+        .decoder_depth(8)
+        .decoder_num_heads(16);
+  } else if (name == "tiny") {
+    o.embed_dim(192)
+        .depth(12)
+        .num_heads(3)
+        .decoder_embed_dim(128)
+        .decoder_depth(4)
+        .decoder_num_heads(4);
+  } else if (name == "cpu-small") {
+    o.embed_dim(128).depth(4).num_heads(4).decoder_embed_dim(64).decoder_depth(2).decoder_num_heads(
+        4);
+  } else {
+    bad_name("preset()", name, "paper-base, tiny, cpu-small");
+  }
+  o.validate();
+  return o;
+}
+
+}  // namespace moca::model

@@ -1,0 +1,98 @@
+#pragma once
+/// \file model_options.hpp
+/// Architecture options of the MoCA masked autoencoder and its named presets (torch-free).
+///
+/// Input: a window x in R^{C x L}. It is cut into P = L / Lp patches per modality.
+/// * `modality` layout (MoCA, paper "Time Series Input"): T = C * P tokens of Lp values, token
+///   index c * P + p, one Linear(Lp -> D) shared by all modalities;
+/// * `stacked` layout (the "MAE Original" input shape of the ablation): T = P tokens of C * Lp
+///   values (within a token, value c * Lp + q), one Linear(C * Lp -> D). Only masks that hide
+///   whole time columns (sync, temporal, extrapolation) are meaningful for it.
+#include <string>
+#include <vector>
+
+#include "moca/model/arg.hpp"
+
+namespace moca::model {
+
+/// How a window becomes tokens.
+enum class TokenLayout {
+  kModality,  ///< C x P tokens of Lp samples (MoCA)
+  kStacked    ///< P tokens of C * Lp samples (MAE Original)
+};
+
+/// The fixed (not learned) positional embedding of encoder and decoder.
+enum class PosEmbedKind {
+  /// The paper's 2-D sin-cos code over (modality c, time p): the first D/2 dimensions encode p
+  /// and the last D/2 encode c, each as [sin(pos w_k), cos(pos w_k)], w_k = 10000^(-k/(D/4)),
+  /// k < D/4 (MAE's get_2d_sincos_pos_embed on a C x P grid). Row 0 (cls) is zero.
+  kSinCos2d,
+  /// The released code's variant: the same formula on a 1 x T grid, i.e. a 1-D code of the
+  /// flattened index t = c * P + p in the first D/2 dimensions and constants (sin 0 = 0,
+  /// cos 0 = 1) in the last D/2 (upstream-moca-spec.md §1).
+  kSinCos1d
+};
+
+/// Which patches the reconstruction loss averages over.
+enum class LossScope {
+  kAll,    ///< all patches, visible and masked (paper "Objective", upstream default)
+  kMasked  ///< masked patches only (original MAE)
+};
+
+/// Parses "modality" | "stacked"; throws std::invalid_argument listing the valid names.
+TokenLayout parse_token_layout(const std::string& name);
+/// Parses "2d" | "1d"; throws std::invalid_argument listing the valid names.
+PosEmbedKind parse_pos_embed(const std::string& name);
+/// Parses "all" | "masked"; throws std::invalid_argument listing the valid names.
+LossScope parse_loss_scope(const std::string& name);
+std::string to_string(TokenLayout v);
+std::string to_string(PosEmbedKind v);
+std::string to_string(LossScope v);
+
+/// Architecture of the MAE (encoder, decoder) and of the classifier built on its encoder.
+/// Defaults are the `tiny` preset on UCI-HAPT windows (6 x 200, Lp = 20).
+struct MocaOptions {
+  MOCA_ARG(int, channels) = 6;       ///< C >= 1 modalities (sensor axes)
+  MOCA_ARG(int, length) = 200;       ///< L >= 1 samples per window
+  MOCA_ARG(int, patch_length) = 20;  ///< Lp >= 1, must divide L
+  MOCA_ARG(TokenLayout, layout) = TokenLayout::kModality;
+  MOCA_ARG(int, embed_dim) = 192;          ///< D, encoder width; divisible by num_heads and by 4
+  MOCA_ARG(int, depth) = 12;               ///< encoder blocks >= 1
+  MOCA_ARG(int, num_heads) = 3;            ///< encoder attention heads >= 1
+  MOCA_ARG(int, decoder_embed_dim) = 128;  ///< Dd; divisible by decoder_num_heads and by 4
+  MOCA_ARG(int, decoder_depth) = 4;        ///< decoder blocks >= 1
+  MOCA_ARG(int, decoder_num_heads) = 4;    ///< decoder attention heads >= 1
+  MOCA_ARG(int, mlp_ratio) = 4;            ///< MLP hidden width = mlp_ratio * width, >= 1
+  MOCA_ARG(PosEmbedKind, pos_embed) = PosEmbedKind::kSinCos2d;
+  MOCA_ARG(LossScope, loss_scope) = LossScope::kAll;
+  /// Normalise each target patch to zero mean, unit (unbiased) variance, eps 1e-6 (MAE option).
+  MOCA_ARG(bool, norm_pix_loss) = false;
+
+ public:
+  /// P = L / Lp patches per modality.
+  int patches() const { return patch_length() > 0 ? length() / patch_length() : 0; }
+  /// Tokens per window: C * P (modality) or P (stacked).
+  int tokens() const {
+    return layout() == TokenLayout::kModality ? channels() * patches() : patches();
+  }
+  /// Values per token: Lp (modality) or C * Lp (stacked).
+  int token_dim() const {
+    return layout() == TokenLayout::kModality ? patch_length() : channels() * patch_length();
+  }
+  /// Throws std::invalid_argument naming the first field that breaks its rule.
+  void validate() const;
+};
+
+/// Names of the built-in presets: "paper-base", "tiny", "cpu-small".
+std::vector<std::string> preset_names();
+
+/// A preset's architecture (width, depth, heads of encoder and decoder) on a C x L window with
+/// patch length Lp; the other fields keep their defaults.
+/// * paper-base: encoder 768/12/12, decoder 512/8/16 (ViT-Base MAE, for a GPU);
+/// * tiny:       encoder 192/12/3,  decoder 128/4/4;
+/// * cpu-small:  encoder 128/4/4,   decoder 64/2/4 (tests, demos and the 30-minute CPU study).
+/// Throws std::invalid_argument for an unknown name, listing the valid ones.
+MocaOptions preset(const std::string& name, int channels = 6, int length = 200,
+                   int patch_length = 20);
+
+}  // namespace moca::model

@@ -1,0 +1,103 @@
+#pragma once
+/// \file pretrain.hpp
+/// MoCA pre-training: masked reconstruction with any masking policy (torch-free interface).
+///
+/// Optimisation as in the paper's Table "Pre-training settings" and the released code: AdamW
+/// (betas 0.9/0.95, eps 1e-8), weight decay on every parameter of 2+ dimensions that is not a
+/// bias (cls and mask tokens included, as upstream), per-iteration linear warm-up and cosine decay
+/// (LrSchedule), shuffled mini-batches without replacement, the last incomplete batch dropped.
+///
+/// Determinism: every random choice of global iteration t (masks, on-the-fly augmentation) is
+/// drawn from Rng(derive_seed(derive_seed(seed, 2), t)), and the batch order of epoch e from
+/// Rng(derive_seed(derive_seed(seed, 1), e)); the weights start from torch::manual_seed(seed).
+/// So (seed, iteration) is the whole random state, and a run resumed from a checkpoint repeats
+/// the uninterrupted run bit for bit on CPU with the same thread count.
+#include <atomic>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moca/data/windows.hpp"
+#include "moca/model/model_options.hpp"
+#include "moca/model/runtime.hpp"
+
+namespace moca::model {
+
+/// Options of pretrain(). Defaults: `tiny`, cross masking at 0.75, the paper's optimiser.
+struct PretrainOptions {
+  std::string preset = "tiny";              ///< paper-base | tiny | cpu-small
+  int patch_length = 20;                    ///< Lp (divides the window length)
+  std::string layout = "modality";          ///< modality | stacked
+  std::string pos_embed = "2d";             ///< 2d (paper) | 1d (released code)
+  std::string loss = "all";                 ///< all (paper) | masked
+  bool norm_pix_loss = false;               ///< per-patch normalised targets
+  std::string policy = "cross:ratio=0.75";  ///< masking policy spec (masking::make_policy)
+  int epochs = 100;                         ///< >= 1
+  int batch_size = 50;                      ///< >= 1 and <= number of training windows
+  double lr = 5e-4;                         ///< peak (absolute) learning rate, > 0
+  double min_lr = 0.0;                      ///< cosine floor, in [0, lr]
+  double warmup_epochs = 10.0;              ///< in [0, epochs)
+  double weight_decay = 0.05;               ///< >= 0
+  double beta1 = 0.9;                       ///< in [0, 1)
+  double beta2 = 0.95;                      ///< in [0, 1)
+  bool augment = false;              ///< on-the-fly Algorithm 1 splices (data::augment_batch)
+  double augment_probability = 1.0;  ///< per window, in [0, 1], when augment is on
+  std::string checkpoint = "moca_pretrain.pt";  ///< checkpoint path (written atomically)
+  std::string metrics;        ///< JSON-lines log; empty = checkpoint + ".metrics.jsonl"
+  int checkpoint_every = 10;  ///< epochs between checkpoints (>= 1); also at the end
+  bool resume = false;        ///< continue from `checkpoint`
+  std::uint64_t seed = 0;     ///< weights, batch order, masks, augmentation
+  RuntimeOptions runtime;     ///< device and threads
+  bool progress = true;       ///< progress bar on stderr
+  /// Stop (with a checkpoint) once this many iterations are done in total; -1 = no limit.
+  /// Meant for tests and for splitting a run; the run can be resumed.
+  long stop_after_iterations = -1;
+
+  /// Throws std::invalid_argument naming the field, its value and the rule.
+  void validate() const;
+  /// The options that determine the numbers a run produces (for resume checks and JSON).
+  nlohmann::json training_json() const;
+  /// The metrics path actually used.
+  std::string metrics_path() const {
+    return metrics.empty() ? checkpoint + ".metrics.jsonl" : metrics;
+  }
+};
+
+/// One epoch of pre-training (one JSON line of the metrics log).
+struct EpochRecord {
+  int epoch = 0;               ///< 0-based epoch index
+  long iteration = 0;          ///< global iterations done at the end of the epoch
+  double loss = 0.0;           ///< mean training loss over the epoch's iterations
+  double lr = 0.0;             ///< learning rate of the epoch's last iteration
+  double samples_per_s = 0.0;  ///< throughput
+  double seconds = 0.0;        ///< wall time of the epoch
+};
+nlohmann::json to_json(const EpochRecord& r);
+EpochRecord epoch_record_from_json(const nlohmann::json& j);
+
+/// What pretrain() did.
+struct PretrainResult {
+  std::vector<EpochRecord> history;  ///< every completed epoch, including those before a resume
+  long iterations = 0;               ///< global iterations done
+  long iterations_per_epoch = 0;     ///< floor(n / batch_size)
+  bool finished = false;             ///< all epochs done
+  bool interrupted = false;          ///< stopped by the stop flag or stop_after_iterations
+  std::string checkpoint;            ///< last checkpoint written
+  std::string device;                ///< "cpu" or "cuda"
+  int threads = 0;                   ///< intra-op threads used
+  double seconds = 0.0;              ///< wall time of this call
+  MocaOptions model;                 ///< architecture trained
+};
+
+/// Pre-trains a MoCA MAE on `train` (its windows, not its labels). Progress goes to stderr when
+/// options.progress; a summary line per checkpoint to `log`. When `stop` becomes true (e.g. from
+/// a SIGINT handler), the current iteration finishes, a checkpoint is written and the call
+/// returns with interrupted = true. Throws std::invalid_argument for invalid options or data
+/// (and, on resume, a checkpoint made with different training options or data),
+/// std::runtime_error for I/O and non-finite losses (the message names the iteration).
+PretrainResult pretrain(const PretrainOptions& options, const data::Windows& train,
+                        std::ostream& log, const std::atomic<bool>* stop = nullptr);
+
+}  // namespace moca::model

@@ -1,0 +1,82 @@
+#include <cmath>
+#include <stdexcept>
+
+#include "moca/model/pretrain.hpp"
+
+namespace moca::model {
+
+void PretrainOptions::validate() const {
+  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
+    throw std::invalid_argument("PretrainOptions::validate(): " + field + " (" + value + ") " +
+                                rule);
+  };
+  auto num = [](double v) { return std::to_string(v); };
+  bool known = false;
+  for (const auto& p : preset_names()) known = known || p == preset;
+  if (!known) fail("preset", preset, "must be one of paper-base, tiny, cpu-small");
+  parse_token_layout(layout);
+  parse_pos_embed(pos_embed);
+  parse_loss_scope(loss);
+  if (patch_length < 1) fail("patch_length", std::to_string(patch_length), "must be >= 1");
+  if (policy.empty()) fail("policy", "''", "must be a policy spec such as cross:ratio=0.75");
+  if (epochs < 1) fail("epochs", std::to_string(epochs), "must be >= 1");
+  if (batch_size < 1) fail("batch_size", std::to_string(batch_size), "must be >= 1");
+  if (!(lr > 0.0) || !std::isfinite(lr)) fail("lr", num(lr), "must be > 0");
+  if (!(min_lr >= 0.0) || min_lr > lr) fail("min_lr", num(min_lr), "must be in [0, lr]");
+  if (!(warmup_epochs >= 0.0) || warmup_epochs >= epochs) {
+    fail("warmup_epochs", num(warmup_epochs), "must be in [0, epochs)");
+  }
+  if (!(weight_decay >= 0.0)) fail("weight_decay", num(weight_decay), "must be >= 0");
+  if (!(beta1 >= 0.0 && beta1 < 1.0)) fail("beta1", num(beta1), "must be in [0, 1)");
+  if (!(beta2 >= 0.0 && beta2 < 1.0)) fail("beta2", num(beta2), "must be in [0, 1)");
+  if (!(augment_probability >= 0.0 && augment_probability <= 1.0)) {
+    fail("augment_probability", num(augment_probability), "must be in [0, 1]");
+  }
+  if (checkpoint.empty()) fail("checkpoint", "''", "must be a file path");
+  if (checkpoint_every < 1)
+    fail("checkpoint_every", std::to_string(checkpoint_every), "must be >= 1");
+  if (stop_after_iterations < -1) {
+    fail("stop_after_iterations", std::to_string(stop_after_iterations), "must be >= -1");
+  }
+  runtime.validate();
+}
+
+nlohmann::json PretrainOptions::training_json() const {
+  return nlohmann::json{{"preset", preset},
+                        {"patch_length", patch_length},
+                        {"layout", layout},
+                        {"pos_embed", pos_embed},
+                        {"loss", loss},
+                        {"norm_pix_loss", norm_pix_loss},
+                        {"policy", policy},
+                        {"epochs", epochs},
+                        {"batch_size", batch_size},
+                        {"lr", lr},
+                        {"min_lr", min_lr},
+                        {"warmup_epochs", warmup_epochs},
+                        {"weight_decay", weight_decay},
+                        {"beta1", beta1},
+                        {"beta2", beta2},
+                        {"augment", augment},
+                        {"augment_probability", augment_probability},
+                        {"seed", seed}};
+}
+
+nlohmann::json to_json(const EpochRecord& r) {
+  return nlohmann::json{
+      {"epoch", r.epoch}, {"iteration", r.iteration},         {"loss", r.loss},
+      {"lr", r.lr},       {"samples_per_s", r.samples_per_s}, {"seconds", r.seconds}};
+}
+
+EpochRecord epoch_record_from_json(const nlohmann::json& j) {
+  EpochRecord r;
+  r.epoch = j.at("epoch").get<int>();
+  r.iteration = j.at("iteration").get<long>();
+  r.loss = j.at("loss").get<double>();
+  r.lr = j.at("lr").get<double>();
+  r.samples_per_s = j.at("samples_per_s").get<double>();
+  r.seconds = j.at("seconds").get<double>();
+  return r;
+}
+
+}  // namespace moca::model

@@ -1,0 +1,283 @@
+// Pre-training loop (torch translation unit). See pretrain.hpp for the contract.
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/common/atomic_file.hpp"
+#include "moca/common/random.hpp"
+#include "moca/data/augment.hpp"
+#include "moca/masking/make_policy.hpp"
+#include "moca/model/checkpoint.hpp"
+#include "moca/model/mask_indices.hpp"
+#include "moca/model/moca_model.hpp"
+#include "moca/model/pretrain.hpp"
+#include "moca/model/progress.hpp"
+#include "moca/model/schedule.hpp"
+#include "moca/model/torch_util.hpp"
+
+namespace moca::model {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<std::string> channel_names_of(const data::Windows& w) {
+  if (!w.channel_names.empty()) return w.channel_names;
+  std::vector<std::string> names;
+  for (int c = 0; c < w.channels; ++c) names.push_back("ch" + std::to_string(c));
+  return names;
+}
+
+/// AdamW over two groups: decayed (2+-D, not bias) and not decayed.
+std::unique_ptr<torch::optim::AdamW> make_pretrain_optimizer(MocaMae& model,
+                                                             const PretrainOptions& o) {
+  std::vector<torch::Tensor> decay, no_decay;
+  for (const auto& p : model->named_parameters()) {
+    if (!p.value().requires_grad()) continue;
+    (uses_weight_decay(p.key(), p.value().dim(), /*no_decay_tokens=*/false) ? decay : no_decay)
+        .push_back(p.value());
+  }
+  auto opts = [&](double wd) {
+    return std::make_unique<torch::optim::AdamWOptions>(
+        torch::optim::AdamWOptions(o.lr).betas({o.beta1, o.beta2}).eps(1e-8).weight_decay(wd));
+  };
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay, opts(o.weight_decay));
+  groups.emplace_back(no_decay, opts(0.0));
+  return std::make_unique<torch::optim::AdamW>(std::move(groups), torch::optim::AdamWOptions(o.lr));
+}
+
+void set_lr(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) {
+    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+  }
+}
+
+std::string json_diff(const nlohmann::json& want, const nlohmann::json& have) {
+  std::string out;
+  for (auto it = want.begin(); it != want.end(); ++it) {
+    if (!have.contains(it.key()) || have.at(it.key()) != it.value()) {
+      out += (out.empty() ? "" : ", ") + it.key() + " (checkpoint " +
+             (have.contains(it.key()) ? have.at(it.key()).dump() : std::string("absent")) +
+             ", now " + it.value().dump() + ")";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log,
+                        const std::atomic<bool>* stop) {
+  o.validate();
+  train.validate("pretrain(): training windows");
+  const int n = train.size();
+  if (n < o.batch_size) {
+    throw std::invalid_argument("pretrain(): batch_size (" + std::to_string(o.batch_size) +
+                                ") exceeds the number of training windows (" + std::to_string(n) +
+                                ")");
+  }
+  const auto t_start = std::chrono::steady_clock::now();
+  const torch::Device device = detail::setup_runtime(o.runtime);
+
+  MocaOptions mo = preset(o.preset, train.channels, train.length, o.patch_length);
+  mo.layout(parse_token_layout(o.layout))
+      .pos_embed(parse_pos_embed(o.pos_embed))
+      .loss_scope(parse_loss_scope(o.loss))
+      .norm_pix_loss(o.norm_pix_loss);
+  mo.validate();
+  const masking::Grid grid = masking::make_grid(train.channels, train.length, o.patch_length);
+  masking::PolicyContext context;
+  context.pilot = &train;
+  const auto policy = masking::make_policy(o.policy, grid, context);
+
+  torch::manual_seed(o.seed);
+  MocaMae model(mo);
+  model->to(device);
+  model->train();
+  auto optimizer = make_pretrain_optimizer(model, o);
+
+  PretrainResult result;
+  result.model = mo;
+  result.device = device.is_cuda() ? "cuda" : "cpu";
+  result.threads = o.runtime.effective_threads();
+  result.iterations_per_epoch = n / o.batch_size;
+  const long ipe = result.iterations_per_epoch;
+  const nlohmann::json training = o.training_json();
+  const nlohmann::json data_json = {{"n", n},
+                                    {"channels", train.channels},
+                                    {"length", train.length},
+                                    {"description", train.description}};
+  double partial_sum = 0.0;  // loss sum of the epoch in progress (kept across a resume)
+  long partial_count = 0;
+  double partial_seconds = 0.0;
+
+  if (o.resume) {
+    auto ck = detail::open_checkpoint(o.checkpoint);
+    const auto& meta = ck.info.meta;
+    if (ck.info.kind != "mae" || !meta.contains("training")) {
+      throw std::invalid_argument("pretrain(): checkpoint " + o.checkpoint +
+                                  " is not a pre-training checkpoint");
+    }
+    const std::string diff = json_diff(training, meta.at("training"));
+    if (!diff.empty()) {
+      throw std::invalid_argument("pretrain(): cannot resume " + o.checkpoint +
+                                  " with different training options: " + diff);
+    }
+    const std::string ddiff = json_diff(data_json, meta.at("data"));
+    if (!ddiff.empty()) {
+      throw std::invalid_argument("pretrain(): cannot resume " + o.checkpoint +
+                                  " on different data: " + ddiff);
+    }
+    detail::load_module(ck, *model);
+    detail::load_optimizer(ck, *optimizer);
+    result.iterations = meta.at("iteration").get<long>();
+    for (const auto& r : meta.at("history")) result.history.push_back(epoch_record_from_json(r));
+    partial_sum = meta.at("partial_loss_sum").get<double>();
+    partial_count = meta.at("partial_count").get<long>();
+    partial_seconds = meta.at("partial_seconds").get<double>();
+    log << "resuming " << o.checkpoint << " at iteration " << result.iterations << " (epoch "
+        << result.iterations / ipe + 1 << ")\n";
+  }
+
+  LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
+  schedule.validate();
+  const std::uint64_t order_seed = derive_seed(o.seed, 1);
+  const std::uint64_t step_seed = derive_seed(o.seed, 2);
+  const int C = train.channels, L = train.length, B = o.batch_size;
+  const std::string metrics_path = o.metrics_path();
+
+  auto write_metrics = [&]() {
+    std::ostringstream os;
+    for (const auto& r : result.history) os << to_json(r).dump() << "\n";
+    write_text_atomic(metrics_path, os.str());
+  };
+  auto write_checkpoint = [&](bool finished) {
+    nlohmann::json meta;
+    meta["kind"] = "mae";
+    meta["model"] = to_json(mo);
+    meta["channel_names"] = channel_names_of(train);
+    meta["class_names"] = train.class_names;
+    meta["training"] = training;
+    meta["policy_spec"] = policy->spec();
+    meta["data"] = data_json;
+    meta["iteration"] = result.iterations;
+    meta["iterations_per_epoch"] = ipe;
+    meta["partial_loss_sum"] = partial_sum;
+    meta["partial_count"] = partial_count;
+    meta["partial_seconds"] = partial_seconds;
+    meta["finished"] = finished;
+    nlohmann::json hist = nlohmann::json::array();
+    for (const auto& r : result.history) hist.push_back(to_json(r));
+    meta["history"] = hist;
+    detail::save_checkpoint(o.checkpoint, *model, optimizer.get(), meta);
+    result.checkpoint = o.checkpoint;
+  };
+
+  ProgressBar bar(std::cerr, o.progress, ProgressBar::stderr_is_terminal());
+  const long total = ipe * o.epochs;
+  data::RowMatrixXf batch(B, static_cast<Eigen::Index>(C) * L);
+  std::vector<masking::Mask> masks(static_cast<size_t>(B));
+  std::vector<int> rows(static_cast<size_t>(B));
+  const auto run_start = std::chrono::steady_clock::now();
+  const long first_iteration = result.iterations;
+
+  for (int epoch = static_cast<int>(result.iterations / ipe); epoch < o.epochs; ++epoch) {
+    std::vector<int> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    Rng order_rng(derive_seed(order_seed, static_cast<std::uint64_t>(epoch)));
+    shuffle(order, order_rng);
+    const auto epoch_start = std::chrono::steady_clock::now();
+    double lr = 0.0;
+    for (long j = result.iterations - static_cast<long>(epoch) * ipe; j < ipe; ++j) {
+      for (int b = 0; b < B; ++b) {
+        rows[static_cast<size_t>(b)] = order[static_cast<size_t>(j * B + b)];
+        batch.row(b) = train.x.row(rows[static_cast<size_t>(b)]);
+      }
+      Rng rng(derive_seed(step_seed, static_cast<std::uint64_t>(result.iterations)));
+      if (o.augment) data::augment_batch(batch, train, rng, o.augment_probability);
+      for (int b = 0; b < B; ++b) {
+        Eigen::Map<const data::RowMatrixXf> window(batch.row(b).data(), C, L);
+        masks[static_cast<size_t>(b)] = policy->sample(rng, window);
+      }
+      lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
+      set_lr(*optimizer, lr);
+      auto x = detail::batch_tensor(batch, C, L, device);
+      auto mt = to_tensors(mask_indices(masks, mo.layout(), C, mo.patches()), device);
+      optimizer->zero_grad();
+      auto out = model->forward(x, mt);
+      const double loss = out.loss.item<double>();
+      if (!std::isfinite(loss)) {
+        throw std::runtime_error("pretrain(): non-finite loss at iteration " +
+                                 std::to_string(result.iterations) + " (epoch " +
+                                 std::to_string(epoch + 1) +
+                                 "); lower the learning rate or check the data");
+      }
+      out.loss.backward();
+      optimizer->step();
+      ++result.iterations;
+      partial_sum += loss;
+      ++partial_count;
+      const double elapsed = seconds_since(run_start);
+      const double sps = (result.iterations - first_iteration) * static_cast<double>(B) / elapsed;
+      const double eta = elapsed / (result.iterations - first_iteration) *
+                         static_cast<double>(total - result.iterations);
+      bar.update(epoch, o.epochs, j + 1, ipe, partial_sum / partial_count, sps, eta);
+      const bool stop_now = (stop != nullptr && stop->load()) ||
+                            (o.stop_after_iterations >= 0 &&
+                             result.iterations >= o.stop_after_iterations && j + 1 < ipe);
+      if (stop_now) {
+        partial_seconds += seconds_since(epoch_start);
+        write_checkpoint(false);
+        if (o.progress) std::cerr << "\n";
+        log << "interrupted at iteration " << result.iterations << "; checkpoint " << o.checkpoint
+            << " (resume with --resume)\n";
+        result.interrupted = true;
+        result.seconds = seconds_since(t_start);
+        return result;
+      }
+    }
+    EpochRecord rec;
+    rec.epoch = epoch;
+    rec.iteration = result.iterations;
+    rec.loss = partial_sum / static_cast<double>(partial_count);
+    rec.lr = lr;
+    rec.seconds = partial_seconds + seconds_since(epoch_start);
+    rec.samples_per_s = static_cast<double>(partial_count) * B / rec.seconds;
+    result.history.push_back(rec);
+    partial_sum = 0.0;
+    partial_count = 0;
+    partial_seconds = 0.0;
+    const double elapsed = seconds_since(run_start);
+    bar.end_epoch(epoch, o.epochs, rec.loss, rec.samples_per_s,
+                  elapsed / (result.iterations - first_iteration) *
+                      static_cast<double>(total - result.iterations));
+    write_metrics();
+    const bool last = epoch + 1 == o.epochs;
+    if (last || (epoch + 1) % o.checkpoint_every == 0) {
+      write_checkpoint(last);
+      log << "epoch " << epoch + 1 << "/" << o.epochs << " loss " << rec.loss << " -> "
+          << o.checkpoint << "\n";
+    }
+    const bool stop_now =
+        (stop != nullptr && stop->load()) ||
+        (o.stop_after_iterations >= 0 && result.iterations >= o.stop_after_iterations && !last);
+    if (stop_now) {
+      if (!last && (epoch + 1) % o.checkpoint_every != 0) write_checkpoint(false);
+      log << "interrupted after epoch " << epoch + 1 << "; checkpoint " << o.checkpoint
+          << " (resume with --resume)\n";
+      result.interrupted = true;
+      result.seconds = seconds_since(t_start);
+      return result;
+    }
+  }
+  result.finished = true;
+  result.seconds = seconds_since(t_start);
+  return result;
+}
+
+}  // namespace moca::model

@@ -1,0 +1,62 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include <sstream>
+
+#include "moca/masking/mask.hpp"
+#include "moca/model/imputation.hpp"
+#include "test_support.hpp"
+
+using namespace moca::model;
+using moca::masking::Mask;
+
+TEST_CASE("model imputation keeps observed samples and fills masked ones") {
+  const auto w = moca_test::small_windows(6, 31);
+  std::vector<Mask> masks;
+  for (int i = 0; i < 6; ++i) {
+    Mask m(6, 10);
+    for (int p = 3; p < 10; ++p)
+      for (int c = 0; c < 6; ++c) m.set(c, p, true);
+    masks.push_back(m);
+  }
+  const auto imp = impute_with_model(moca_test::shared_checkpoint(), w, masks);
+  for (int i = 0; i < 6; ++i)
+    for (int c = 0; c < 6; ++c)
+      for (int t = 0; t < 200; ++t) {
+        if (t < 60) CHECK(imp(i, c * 200 + t) == w.x(i, c * 200 + t));
+      }
+  CHECK((imp - w.x).cwiseAbs().maxCoeff() > 0.0f);
+  CHECK(imp.allFinite());
+  // A batch with mixed visible counts is grouped internally.
+  masks[2].set(0, 0, true);
+  CHECK(impute_with_model(moca_test::shared_checkpoint(), w, masks).allFinite());
+}
+
+TEST_CASE("the imputation table has every method on every task") {
+  const auto w = moca_test::small_windows(20, 32);
+  ImputeOptions o;
+  o.checkpoints = {moca_test::shared_checkpoint()};
+  o.labels = {"MoCA (test)"};
+  o.mice.iterations = 2;
+  o.mice.draws = 2;
+  std::ostringstream log;
+  const auto t = evaluate_imputation(o, w, log);
+  CHECK(t.methods.size() == 4);
+  CHECK(t.tasks == std::vector<std::string>{"random:ratio=0.7", "temporal:ratio=0.7",
+                                            "sensor:keep=1", "extrapolation:ratio=0.7"});
+  CHECK(t.cells.size() == 16);
+  for (const auto& c : t.cells) {
+    CHECK(c.applicable);
+    CHECK(c.count > 0);
+    CHECK(c.mse >= 0.0);
+  }
+  // Sensor task: 5 of 6 channels hidden in every window.
+  for (const auto& c : t.cells)
+    if (c.task == "sensor:keep=1") CHECK(c.count == 20L * 5 * 200);
+  const auto text = t.to_text();
+  CHECK(text.find("MoCA (test)") != std::string::npos);
+  CHECK(t.to_json()["cells"].size() == 16);
+  o.labels = {"a", "b"};
+  CHECK_THROWS_AS(evaluate_imputation(o, w, log), std::invalid_argument);
+}

@@ -1,0 +1,226 @@
+#include "torch_test.hpp"  // first: see the note there
+
+#include <stdexcept>
+
+#include "moca/common/random.hpp"
+#include "moca/model/moca_model.hpp"
+#include "test_support.hpp"
+
+using namespace moca::model;
+using moca::masking::Mask;
+
+namespace {
+
+MocaOptions micro(TokenLayout layout = TokenLayout::kModality) {
+  return MocaOptions()
+      .channels(6)
+      .length(40)
+      .patch_length(4)
+      .layout(layout)
+      .embed_dim(32)
+      .depth(2)
+      .num_heads(4)
+      .decoder_embed_dim(16)
+      .decoder_depth(1)
+      .decoder_num_heads(2);
+}
+
+std::vector<Mask> random_masks(int batch, int C, int P, int masked, std::uint64_t seed) {
+  moca::Rng rng(seed);
+  std::vector<Mask> out;
+  for (int b = 0; b < batch; ++b) {
+    std::vector<int> perm(static_cast<size_t>(C * P));
+    for (int t = 0; t < C * P; ++t) perm[static_cast<size_t>(t)] = t;
+    moca::shuffle(perm, rng);
+    Mask m(C, P);
+    for (int k = 0; k < masked; ++k) m.set(perm[static_cast<size_t>(k)], true);
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<Mask> column_masks(int batch, int C, int P, int masked_cols, std::uint64_t seed) {
+  moca::Rng rng(seed);
+  std::vector<Mask> out;
+  for (int b = 0; b < batch; ++b) {
+    std::vector<int> perm(static_cast<size_t>(P));
+    for (int p = 0; p < P; ++p) perm[static_cast<size_t>(p)] = p;
+    moca::shuffle(perm, rng);
+    Mask m(C, P);
+    for (int k = 0; k < masked_cols; ++k)
+      for (int c = 0; c < C; ++c) m.set(c, perm[static_cast<size_t>(k)], true);
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("patchify lays out tokens as documented and unpatchify inverts it") {
+  torch::manual_seed(0);
+  auto x = torch::randn({2, 3, 12});
+  auto mod = patchify(x, TokenLayout::kModality, 4);
+  CHECK(mod.sizes() == torch::IntArrayRef({2, 9, 4}));
+  // token c*P + p holds x[c, p*Lp : (p+1)*Lp]
+  CHECK(torch::equal(mod[1][1 * 3 + 2], x[1][1].slice(0, 8, 12)));
+  auto st = patchify(x, TokenLayout::kStacked, 4);
+  CHECK(st.sizes() == torch::IntArrayRef({2, 3, 12}));
+  // stacked token p, value c*Lp + q holds x[c, p*Lp + q]
+  CHECK(st[0][2][1 * 4 + 3].item<float>() == x[0][1][2 * 4 + 3].item<float>());
+  CHECK(torch::equal(unpatchify(mod, TokenLayout::kModality, 3, 4), x));
+  CHECK(torch::equal(unpatchify(st, TokenLayout::kStacked, 3, 4), x));
+  CHECK_THROWS_AS(patchify(x, TokenLayout::kModality, 5), std::invalid_argument);
+}
+
+TEST_CASE("MAE output shapes for both token layouts") {
+  torch::manual_seed(1);
+  for (auto layout : {TokenLayout::kModality, TokenLayout::kStacked}) {
+    const auto o = micro(layout);
+    MocaMae mae(o);
+    auto x = torch::randn({5, 6, 40});
+    const auto masks = layout == TokenLayout::kModality ? random_masks(5, 6, 10, 45, 2)
+                                                        : column_masks(5, 6, 10, 7, 2);
+    auto mt = to_tensors(mask_indices(masks, layout, 6, 10), torch::kCPU);
+    auto out = mae->forward(x, mt);
+    CHECK(out.pred.sizes() == torch::IntArrayRef({5, o.tokens(), o.token_dim()}));
+    CHECK(out.target.sizes() == out.pred.sizes());
+    CHECK(out.loss.dim() == 0);
+    auto tokens = patchify(x, layout, 4);
+    auto latent = mae->encoder->forward(tokens, mt.ids_keep);
+    CHECK(latent.sizes() == torch::IntArrayRef({5, 1 + mt.ids_keep.size(1), 32}));
+    MocaClassifier clf(o, 7, 0.1, false);
+    CHECK(clf->forward(x).sizes() == torch::IntArrayRef({5, 7}));
+  }
+}
+
+TEST_CASE("masked tokens do not influence the encoder") {
+  torch::manual_seed(2);
+  MocaMae mae(micro());
+  mae->eval();
+  auto x = torch::randn({4, 6, 40});
+  const auto masks = random_masks(4, 6, 10, 30, 3);
+  auto mt = to_tensors(mask_indices(masks, TokenLayout::kModality, 6, 10), torch::kCPU);
+  auto perturbed = x.clone();
+  auto visible_changed = x.clone();
+  for (int b = 0; b < 4; ++b)
+    for (int c = 0; c < 6; ++c)
+      for (int p = 0; p < 10; ++p) {
+        auto seg = torch::indexing::Slice(p * 4, (p + 1) * 4);
+        if (masks[static_cast<size_t>(b)].masked(c, p)) {
+          perturbed.index_put_({b, c, seg}, torch::randn({4}) * 100.0);
+        } else if (c == 0) {
+          visible_changed.index_put_({b, c, seg}, torch::randn({4}));
+        }
+      }
+  torch::NoGradGuard ng;
+  auto enc = [&](const torch::Tensor& in) {
+    return mae->encoder->forward(patchify(in, TokenLayout::kModality, 4), mt.ids_keep);
+  };
+  const auto base = enc(x);
+  CHECK(torch::equal(base, enc(perturbed)));                 // bit for bit
+  CHECK_FALSE(torch::allclose(base, enc(visible_changed)));  // and visible tokens do matter
+  // The decoder output at visible positions depends only on visible tokens too.
+  CHECK(torch::equal(mae->forward(x, mt).pred, mae->forward(perturbed, mt).pred));
+}
+
+TEST_CASE("fewer modalities use the matching rows of tokens and positions") {
+  torch::manual_seed(3);
+  const auto o = micro();
+  MocaMae mae(o);
+  mae->eval();
+  torch::NoGradGuard ng;
+  auto x = torch::randn({3, 6, 40});
+  const int P = o.patches();
+  for (const std::vector<int>& rows :
+       {std::vector<int>{0, 1, 2}, std::vector<int>{3, 4, 5}, std::vector<int>{1, 4}}) {
+    // Reference: the full window with only the selected modalities' tokens kept.
+    std::vector<int64_t> keep;
+    for (int c : rows)
+      for (int p = 0; p < P; ++p) keep.push_back(static_cast<int64_t>(c) * P + p);
+    auto ids = torch::tensor(keep).unsqueeze(0).expand({3, -1}).contiguous();
+    auto ref = mae->encoder->forward(patchify(x, TokenLayout::kModality, 4), ids);
+    // Fewer-modality input: only those channels, positions from pos_rows.
+    std::vector<int64_t> sel(rows.begin(), rows.end());
+    auto xs = x.index_select(1, torch::tensor(sel));
+    auto got = mae->encoder->forward(patchify(xs, TokenLayout::kModality, 4), {},
+                                     pos_rows_for_channels(o, rows));
+    CHECK(torch::allclose(ref, got, 1e-5, 1e-6));
+  }
+  CHECK_THROWS_AS(pos_rows_for_channels(o, {6}), std::invalid_argument);
+  CHECK_THROWS_AS(pos_rows_for_channels(micro(TokenLayout::kStacked), {0}), std::invalid_argument);
+  // Without pos_rows a 3-channel input does not fit the 6-channel position table.
+  CHECK_THROWS_AS(mae->encoder->forward(patchify(x.slice(1, 0, 3), TokenLayout::kModality, 4)),
+                  std::invalid_argument);
+}
+
+TEST_CASE("the reconstruction loss decreases over 20 steps on a tiny model") {
+  torch::manual_seed(4);
+  const auto w = moca_test::small_windows(32, 1);
+  auto x = torch::from_blob(const_cast<float*>(w.x.data()), {32, 6, 200}, torch::kFloat32).clone();
+  MocaMae mae(MocaOptions(micro()).length(200).patch_length(20));
+  torch::optim::AdamW opt(mae->parameters(), torch::optim::AdamWOptions(1e-3));
+  double first = 0.0, last = 0.0;
+  for (int step = 0; step < 20; ++step) {
+    auto mt = to_tensors(
+        mask_indices(random_masks(32, 6, 10, 45, 100 + step), TokenLayout::kModality, 6, 10),
+        torch::kCPU);
+    opt.zero_grad();
+    auto out = mae->forward(x, mt);
+    out.loss.backward();
+    opt.step();
+    if (step == 0) first = out.loss.item<double>();
+    last = out.loss.item<double>();
+  }
+  MESSAGE("loss " << first << " -> " << last);
+  CHECK(last < 0.5 * first);
+}
+
+TEST_CASE("loss scopes and normalised targets") {
+  torch::manual_seed(5);
+  auto x = torch::randn({2, 6, 40});
+  const auto masks = random_masks(2, 6, 10, 30, 6);
+  auto mt = to_tensors(mask_indices(masks, TokenLayout::kModality, 6, 10), torch::kCPU);
+  torch::manual_seed(50);
+  MocaMae all(micro());
+  torch::manual_seed(50);  // same initial weights
+  MocaMae masked(MocaOptions(micro()).loss_scope(LossScope::kMasked));
+  auto a = all->forward(x, mt);
+  auto m = masked->forward(x, mt);
+  auto per_token = (a.pred - a.target).pow(2).mean(-1);
+  CHECK(std::abs(a.loss.item<double>() - per_token.mean().item<double>()) < 1e-6);
+  const double want = (per_token * mt.mask).sum().item<double>() / 60.0;
+  CHECK(std::abs(m.loss.item<double>() - want) < 1e-6);
+  MocaMae norm(MocaOptions(micro()).norm_pix_loss(true));
+  auto t = norm->targets(x);
+  CHECK(t.mean(-1).abs().max().item<double>() < 1e-5);
+  // Unbiased variance of a normalised patch: v / (v + 1e-6), v the raw patch's (Lp = 4).
+  auto raw = patchify(x, TokenLayout::kModality, 4);
+  auto v = (raw - raw.mean(-1, true)).pow(2).sum(-1) / 3.0;
+  auto var = (t - t.mean(-1, true)).pow(2).sum(-1) / 3.0;
+  CHECK((var - v / (v + 1e-6)).abs().max().item<double>() < 1e-5);
+  // A mask without masked tokens cannot define a masked-only loss.
+  auto none = to_tensors(mask_indices({Mask(6, 10), Mask(6, 10)}, TokenLayout::kModality, 6, 10),
+                         torch::kCPU);
+  CHECK_THROWS_AS(masked->forward(x, none), std::invalid_argument);
+}
+
+TEST_CASE("shape mismatches give clear errors") {
+  MocaMae mae(micro());
+  auto mt = to_tensors(mask_indices(random_masks(2, 6, 10, 30, 7), TokenLayout::kModality, 6, 10),
+                       torch::kCPU);
+  CHECK_THROWS_WITH_AS(mae->forward(torch::randn({2, 6, 48}), mt), doctest::Contains("B x C x 40"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(mae->forward(torch::randn({3, 6, 40}), mt), std::invalid_argument);
+  CHECK_THROWS_AS(MocaClassifier(micro(), 1, 0.0, false), std::invalid_argument);
+  CHECK_THROWS_AS(MocaEncoder(micro(), 1.5), std::invalid_argument);
+}
+
+TEST_CASE("drop path is active in training only") {
+  torch::manual_seed(8);
+  MocaClassifier clf(micro(), 3, 0.5, false);
+  auto x = torch::randn({4, 6, 40});
+  clf->eval();
+  CHECK(torch::equal(clf->forward(x), clf->forward(x)));
+  clf->train();
+  CHECK_FALSE(torch::equal(clf->forward(x), clf->forward(x)));
+}

@@ -1,0 +1,163 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include <fstream>
+#include <sstream>
+
+#include "moca/model/checkpoint.hpp"
+#include "moca/model/pretrain.hpp"
+#include "test_support.hpp"
+
+using namespace moca::model;
+
+namespace {
+
+PretrainOptions quick(const std::string& name) {
+  PretrainOptions o;
+  o.preset = "cpu-small";
+  o.epochs = 3;
+  o.batch_size = 8;
+  o.warmup_epochs = 1;
+  o.checkpoint = moca_test::temp_path(name);
+  o.checkpoint_every = 1;
+  o.progress = false;
+  o.seed = 11;
+  o.runtime.threads = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("pre-training writes checkpoints and JSON-lines metrics; the loss goes down") {
+  const auto w = moca_test::small_windows(40, 2);
+  std::ostringstream log;
+  auto o = quick("pre_basic.pt");
+  o.epochs = 4;
+  o.lr = 1e-3;
+  const auto r = pretrain(o, w, log);
+  CHECK(r.finished);
+  CHECK(r.iterations == 4 * 5);
+  REQUIRE(r.history.size() == 4);
+  CHECK(r.history.back().loss < r.history.front().loss);
+  std::ifstream metrics(o.metrics_path());
+  int lines = 0;
+  for (std::string line; std::getline(metrics, line);) {
+    const auto j = nlohmann::json::parse(line);
+    CHECK(j.at("epoch") == lines);
+    ++lines;
+  }
+  CHECK(lines == 4);
+  const auto info = read_checkpoint_info(o.checkpoint);
+  CHECK(info.kind == "mae");
+  CHECK(info.meta.at("finished") == true);
+  CHECK(info.meta.at("policy_spec") == "cross:ratio=0.75");
+  CHECK(info.channel_names[3] == "gyro_x");
+}
+
+TEST_CASE("a resumed run equals the uninterrupted run bit for bit") {
+  const auto w = moca_test::small_windows(40, 3);
+  std::ostringstream log;
+  auto full = quick("pre_full.pt");
+  full.augment = true;  // exercise the augmentation stream too
+  const auto a = pretrain(full, w, log);
+  REQUIRE(a.finished);
+
+  auto part = quick("pre_part.pt");
+  part.augment = true;
+  part.stop_after_iterations = 7;  // mid-epoch 2 (5 iterations per epoch)
+  const auto b1 = pretrain(part, w, log);
+  CHECK(b1.interrupted);
+  CHECK(b1.iterations == 7);
+  part.stop_after_iterations = -1;
+  part.resume = true;
+  const auto b2 = pretrain(part, w, log);
+  CHECK(b2.finished);
+  CHECK(b2.iterations == a.iterations);
+  REQUIRE(b2.history.size() == a.history.size());
+  for (size_t e = 0; e < a.history.size(); ++e) CHECK(b2.history[e].loss == a.history[e].loss);
+  std::string why;
+  CHECK_MESSAGE(moca_test::same_model_parameters(full.checkpoint, part.checkpoint, why), why);
+
+  // Resuming with other training options is refused, naming the option.
+  auto other = part;
+  other.lr = 1e-3;
+  CHECK_THROWS_WITH_AS(pretrain(other, w, log), doctest::Contains("lr"), std::invalid_argument);
+  // ... and so is resuming on other data.
+  CHECK_THROWS_WITH_AS(pretrain(part, moca_test::small_windows(48, 3), log),
+                       doctest::Contains("different data"), std::invalid_argument);
+}
+
+TEST_CASE("a stop request ends the run with a resumable checkpoint") {
+  const auto w = moca_test::small_windows(24, 4);
+  std::ostringstream log;
+  auto o = quick("pre_stop.pt");
+  std::atomic<bool> stop{true};
+  const auto r = pretrain(o, w, log, &stop);
+  CHECK(r.interrupted);
+  CHECK(r.iterations == 1);
+  CHECK(read_checkpoint_info(o.checkpoint).meta.at("iteration") == 1);
+  CHECK(log.str().find("--resume") != std::string::npos);
+}
+
+TEST_CASE("invalid pre-training options and data are rejected") {
+  const auto w = moca_test::small_windows(16, 5);
+  std::ostringstream log;
+  auto o = quick("pre_bad.pt");
+  o.preset = "enormous";
+  CHECK_THROWS_WITH_AS(pretrain(o, w, log), doctest::Contains("preset"), std::invalid_argument);
+  o = quick("pre_bad.pt");
+  o.batch_size = 17;
+  CHECK_THROWS_WITH_AS(pretrain(o, w, log), doctest::Contains("batch_size"), std::invalid_argument);
+  o = quick("pre_bad.pt");
+  o.policy = "diagonal:ratio=0.5";
+  CHECK_THROWS_AS(pretrain(o, w, log), std::invalid_argument);
+  o = quick("pre_bad.pt");
+  o.layout = "stacked";  // cross masks split time columns
+  CHECK_THROWS_WITH_AS(pretrain(o, w, log), doctest::Contains("stacked"), std::invalid_argument);
+  o = quick("pre_bad.pt");
+  o.patch_length = 30;
+  CHECK_THROWS_AS(pretrain(o, w, log), std::invalid_argument);
+  o = quick("pre_bad.pt");
+  o.warmup_epochs = 3;
+  CHECK_THROWS_WITH_AS(pretrain(o, w, log), doctest::Contains("warmup"), std::invalid_argument);
+  o = quick("pre_missing.pt");
+  o.resume = true;
+  CHECK_THROWS_AS(pretrain(o, w, log), std::runtime_error);
+}
+
+TEST_CASE("the stacked layout trains with time-synchronous masks") {
+  const auto w = moca_test::small_windows(16, 6);
+  std::ostringstream log;
+  auto o = quick("pre_stacked.pt");
+  o.layout = "stacked";
+  o.policy = "sync:ratio=0.5";
+  o.epochs = 2;
+  const auto r = pretrain(o, w, log);
+  CHECK(r.finished);
+  CHECK(read_checkpoint_info(o.checkpoint).model.tokens() == 10);
+}
+
+namespace moca_test {
+
+const std::string& shared_checkpoint() {
+  static const std::string path = [] {
+    PretrainOptions o;
+    o.preset = "cpu-small";
+    o.epochs = 6;
+    o.batch_size = 20;
+    o.warmup_epochs = 1;
+    o.lr = 1e-3;
+    o.checkpoint = temp_path("shared.pt");
+    o.checkpoint_every = 100;
+    o.progress = false;
+    o.seed = 9;
+    o.runtime.threads = 1;
+    std::ostringstream log;
+    pretrain(o, small_windows(140, 9), log);
+    return o.checkpoint;
+  }();
+  return path;
+}
+
+}  // namespace moca_test

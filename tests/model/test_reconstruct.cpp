@@ -1,0 +1,56 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "moca/common/matrix_io.hpp"
+#include "moca/model/reconstruct.hpp"
+#include "test_support.hpp"
+
+using namespace moca::model;
+
+TEST_CASE("reconstruct writes a CSV (and a PNG) whose errors match the report") {
+  const auto w = moca_test::small_windows(5, 51);
+  ReconstructOptions o;
+  o.checkpoint = moca_test::shared_checkpoint();
+  o.window = 2;
+  o.policy = "temporal:ratio=0.5";
+  o.out = moca_test::temp_path("recon");
+  o.png = std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  std::ostringstream log;
+  const auto r = reconstruct_window(o, w, log);
+  CHECK(r.masked_samples == 6L * 5 * 20);
+  std::vector<std::string> header;
+  const Eigen::MatrixXd csv = moca::read_csv_matrix(r.csv, &header);
+  REQUIRE(csv.rows() == 200);
+  REQUIRE(csv.cols() == 1 + 3 * 6);
+  CHECK(header[1] == "acc_x");
+  CHECK(header[2] == "acc_x_rec");
+  double abs_sum = 0.0;
+  long n = 0;
+  for (int t = 0; t < 200; ++t)
+    for (int c = 0; c < 6; ++c) {
+      CHECK(std::abs(csv(t, 1 + 3 * c) - w.x(2, c * 200 + t)) < 1e-6);
+      if (csv(t, 3 + 3 * c) == 1.0) {
+        abs_sum += std::abs(csv(t, 2 + 3 * c) - csv(t, 1 + 3 * c));
+        ++n;
+      }
+    }
+  CHECK(n == r.masked_samples);
+  CHECK(std::abs(abs_sum / n - r.mae_masked) < 1e-5);
+  if (o.png) {
+    std::ifstream png(r.png, std::ios::binary);
+    char magic[4] = {};
+    png.read(magic, 4);
+    CHECK(magic[1] == 'P');
+    CHECK(magic[2] == 'N');
+  } else {
+    MESSAGE("gnuplot not installed: PNG not checked");
+  }
+  o.window = 5;
+  CHECK_THROWS_WITH_AS(reconstruct_window(o, w, log), doctest::Contains("window"),
+                       std::invalid_argument);
+}

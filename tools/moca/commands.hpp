@@ -1,0 +1,112 @@
+#pragma once
+/// \file commands.hpp
+/// The bodies of the `moca` tool's subcommands. main() only parses flags into these structs and
+/// calls run_*(); tests call the same functions. Every run_* prints a readable report to `out`,
+/// progress and notes to `log`, writes JSON when asked, and returns the JSON document. They throw
+/// std::invalid_argument for bad options or data (exit 2) and std::runtime_error for I/O and
+/// numerical failures (exit 1).
+#include <atomic>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moca/data/windows.hpp"
+#include "moca/model/downstream.hpp"
+#include "moca/model/imputation.hpp"
+#include "moca/model/pretrain.hpp"
+#include "moca/model/reconstruct.hpp"
+
+namespace moca::tools {
+
+/// Where the windows come from and which part of them a command uses.
+struct DataOptions {
+  /// UCI HAPT folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator (the report
+  /// says which).
+  std::string data;
+  int window_length = 200;           ///< L samples (4 s at 50 Hz)
+  int synthetic_windows = 2640;      ///< generator: windows (upstream's HAPT count)
+  double coupling = 0.8;             ///< generator: cross-modal coupling in [0, 1]
+  std::uint64_t synthetic_seed = 0;  ///< generator seed
+  /// random (seeded 7:3 window-level split, upstream's) | subject-kfold (fold `fold` of
+  /// `folds` is the test part) | all (train and test = every window).
+  std::string split = "random";
+  double train_fraction = 0.7;      ///< random split
+  std::uint64_t split_seed = 1004;  ///< random split (upstream 1004) and subject folds
+  int folds = 5;                    ///< subject-kfold: k
+  int fold = 0;                     ///< subject-kfold: test fold in [0, folds)
+  void validate() const;
+};
+
+/// The windows and their train/test parts.
+struct LoadedData {
+  data::Windows train, test;
+  std::string source;  ///< "hapt:<dir>" or "synthetic"
+  nlohmann::json to_json() const;
+};
+
+/// Loads and splits (prints the source and the class counts to `log`).
+LoadedData load_data(const DataOptions& options, std::ostream& log);
+
+/// moca pretrain
+struct PretrainCommand {
+  DataOptions data;
+  model::PretrainOptions train;
+  std::string json;  ///< summary JSON file; empty = none
+};
+nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::ostream& log,
+                            const std::atomic<bool>* stop = nullptr);
+
+/// moca linprobe | finetune (classification under a protocol).
+struct ClassifyCommand {
+  DataOptions data;
+  model::DownstreamOptions options;
+  /// random | subject-kfold (all folds, mean +- sd) | adl-loso (HMP wrist accelerometer,
+  /// leave one subject out, accelerometer channels only).
+  std::string protocol = "random";
+  std::string hmp;          ///< HMP folder for adl-loso; empty = $MOCA_HMP_DIR
+  std::string json;         ///< result JSON; empty = none
+  std::string predictions;  ///< CSV of fold,truth,predicted for `moca metrics`; empty = none
+  void validate() const;
+};
+nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log);
+
+/// moca metrics: metrics of a predictions CSV (columns truth,predicted, optional fold first).
+struct MetricsCommand {
+  std::string predictions;
+  int classes = 0;  ///< 0 = max id + 1
+  std::string json;
+};
+nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out);
+
+/// moca impute
+struct ImputeCommand {
+  DataOptions data;
+  model::ImputeOptions options;
+  int max_windows = 0;  ///< evaluate on the first N test windows; 0 = all
+  std::string json;
+};
+nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostream& log);
+
+/// moca embed: encoder features of both views of the test windows (Z_U.npy, Z_M.npy,
+/// masks.txt, labels.npy) for the policy scorer or any CCA tool.
+struct EmbedCommand {
+  DataOptions data;
+  std::string checkpoint;
+  std::string policy = "cross:ratio=0.75";
+  std::uint64_t seed = 0;  ///< masks: window i uses Rng(derive_seed(seed, i))
+  std::string out_dir = "embed";
+  int max_windows = 0;  ///< 0 = all test windows
+  model::InferenceOptions inference;
+};
+nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log);
+
+/// moca reconstruct (on the test part)
+struct ReconstructCommand {
+  DataOptions data;
+  model::ReconstructOptions options;
+};
+nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out, std::ostream& log);
+
+}  // namespace moca::tools
