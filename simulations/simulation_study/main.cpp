@@ -34,6 +34,9 @@ int main(int argc, char** argv) {
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
   app.add_option("--ratio-sweep", o.ratio_sweep, "also score the schemes at these ratios")
       ->capture_default_str();
+  bool no_leak_checks = false;
+  app.add_flag("--no-leak-checks", no_leak_checks,
+               "encoder: skip the shared-mask and mask-only scores");
   bool no_cross_modal = false;
   app.add_flag("--no-cross-modal", no_cross_modal, "skip the acc->gyro part");
   app.add_option("--seed", o.seed, "seed of the mask draws")->capture_default_str();
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
   }
   try {
     o.cross_modal = !no_cross_modal;
+    o.leak_checks = !no_leak_checks;
     o.schemes = moca::sim::split_spec_list(schemes);
     o.features = moca::sim::split_spec_list(features);
     if (!checkpoint.empty()) {

@@ -102,6 +102,19 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
     std::vector<std::string> parts = {"all"};
     if (options.cross_modal && name != "encoder" && grid.channels >= 2)
       parts.push_back("acc->gyro");
+    if (name == "encoder" && options.leak_checks) {
+      parts.push_back("all/shared-mask");
+      parts.push_back("mask-only");
+    }
+    // "mask-only": every window replaced by the mean window, so the features can only vary
+    // with the masks: the level sigma_1 reaches from the mask pattern alone.
+    data::Windows mean_windows;
+    if (name == "encoder" && options.leak_checks) {
+      mean_windows = w;
+      const Eigen::RowVectorXf mean = w.x.colwise().mean();
+      for (int i = 0; i < mean_windows.size(); ++i) mean_windows.x.row(i) = mean;
+      mean_windows.description += " (every window replaced by the mean window)";
+    }
     for (const auto& part : parts) {
       masking::ScoreOptions so;
       so.estimator = masking::parse_estimator(options.estimator);
@@ -109,12 +122,13 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
       so.pca = options.pca;
       so.seed = options.seed;
       so.threads = options.threads;
-      if (part != "all") {
+      if (part == "acc->gyro") {
         for (int c = 0; c < grid.channels; ++c) {
           (c < grid.channels / 2 ? so.unmasked_channels : so.masked_channels).push_back(c);
         }
       }
-      masking::PolicyScorer scorer(w, grid, fmap, so);
+      if (part == "all/shared-mask") so.mask_mode = masking::MaskMode::kShared;
+      masking::PolicyScorer scorer(part == "mask-only" ? mean_windows : w, grid, fmap, so);
       std::vector<masking::PolicyScore> scores;
       for (const auto& p : policies) {
         scores.push_back(scorer.score(*p));
@@ -192,6 +206,7 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
                        {"draws", options.draws},
                        {"patch_length", options.patch_length},
                        {"cross_modal", options.cross_modal},
+                       {"leak_checks", options.leak_checks},
                        {"samples", options.data.samples},
                        {"split_seed", options.data.split_seed},
                        {"data_seed", options.data.seed},

@@ -35,6 +35,13 @@ struct SimulationStudyOptions {
   int draws = 20;                                      ///< mask draws R; >= 2
   int patch_length = 20;                               ///< Lp, divides the window length
   bool cross_modal = true;  ///< also score acc->gyro for raw / patch-mean
+  /// For encoder features, also score (a) "all/shared-mask": one mask per draw shared by all
+  /// windows, so the mask pattern is constant over windows and drops out of the centred
+  /// covariances, and (b) "mask-only": every window replaced by the mean window, so sigma_1 can
+  /// only come from the mask pattern (an encoder's output carries its tokens' positions; with
+  /// complementary views the visible positions determine the masked ones). raw and patch-mean
+  /// centre per token and need neither.
+  bool leak_checks = true;
   /// sigma_1 vs mask ratio: the schemes are also scored (full views, built-in feature maps of
   /// `features`) at each of these ratios, each in (0, 1); empty = skip.
   std::vector<double> ratio_sweep;

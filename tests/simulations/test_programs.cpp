@@ -144,7 +144,7 @@ TEST_CASE("paper/reproduce --smoke writes well-formed results" * doctest::skip()
   const fs::path out = fs::path(MOCA_BINARY_DIR) / "reproduce_smoke";
   fs::remove_all(out);
   const std::string cmd = std::string(MOCA_SOURCE_DIR) + "/paper/reproduce --smoke --bin " + b +
-                          " --out " + out.string() + " --threads 2";
+                          " --out " + out.string() + " --threads 1";
   const Run r = run(cmd);
   REQUIRE_MESSAGE(r.code == 0, "reproduce failed: " << r.err);
 
