@@ -1,0 +1,57 @@
+// Option validation of the studies that need the model layer (built with MOCA_WITH_TORCH=ON).
+// Their end-to-end runs are covered by paper_reproduce_smoke.
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <stdexcept>
+
+#include "bound_check.hpp"
+#include "paper_experiments.hpp"
+#include "theory_vs_training.hpp"
+
+TEST_CASE("TheoryVsTrainingOptions::validate") {
+  moca::sim::TheoryVsTrainingOptions o;
+  CHECK_NOTHROW(o.validate());
+  auto bad = [](auto change) {
+    moca::sim::TheoryVsTrainingOptions x;
+    change(x);
+    CHECK_THROWS_AS(x.validate(), std::invalid_argument);
+  };
+  bad([](auto& x) { x.policies = {"cross", "sync"}; });
+  bad([](auto& x) { x.features = "encoder"; });
+  bad([](auto& x) { x.epochs = 0; });
+  bad([](auto& x) { x.warmup_epochs = x.epochs; });
+  bad([](auto& x) { x.resamples = 10; });
+  bad([](auto& x) { x.workdir.clear(); });
+  bad([](auto& x) { x.data.samples = 1; });
+}
+
+TEST_CASE("BoundCheckOptions::validate and a missing checkpoint") {
+  moca::sim::BoundCheckOptions o;
+  CHECK_THROWS_AS(o.validate(), std::invalid_argument);  // no checkpoint
+  o.checkpoint = "/nonexistent/model.pt";
+  CHECK_NOTHROW(o.validate());
+  o.c = 0;
+  CHECK_THROWS_AS(o.validate(), std::invalid_argument);
+  o.c = 1;
+  o.data.use_env = false;
+  o.data.samples = 20;
+  std::ostringstream out, log;
+  CHECK_THROWS_AS(moca::sim::run_bound_check(o, out, log), std::runtime_error);
+}
+
+TEST_CASE("PaperExperimentsOptions::validate") {
+  moca::sim::PaperExperimentsOptions o;
+  CHECK_NOTHROW(o.validate());
+  o.only = {"table2"};
+  CHECK_THROWS_AS(o.validate(), std::invalid_argument);
+  o = {};
+  o.mask_ratios = {0.5, 1.0};
+  CHECK_THROWS_AS(o.validate(), std::invalid_argument);
+  o = {};
+  o.patch_lengths = {0};
+  CHECK_THROWS_AS(o.validate(), std::invalid_argument);
+  o = {};
+  o.finetune_epochs = 0;
+  CHECK_THROWS_AS(o.validate(), std::invalid_argument);
+}
