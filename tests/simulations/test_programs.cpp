@@ -208,7 +208,8 @@ TEST_CASE("paper/reproduce --smoke writes well-formed results" * doctest::skip()
     pngs.insert(pngs.end(),
                 {"score_vs_loss", "confusion_0", "ablation_mask_ratio", "ablation_patch_length"});
   } else {
-    CHECK(m["skipped"].size() >= 3);
+    // Without the model layer the training steps are skipped (bound_check needs their model).
+    CHECK(m["skipped"] == json::array({"paper_experiments", "theory_vs_training"}));
   }
   for (const auto& name : pngs) {
     CHECK_MESSAGE(is_png(out / "figures" / (name + ".png")), name << ".png missing or not PNG");
