@@ -162,3 +162,48 @@ TEST_CASE("kcca_score on UCI HAPT transitions (MOCA_HAPT_DIR)") {
   CHECK(r.err.find("UCI HAPT at") != std::string::npos);
   CHECK(r.err.find("synthetic transitions (Algorithm 1)") != std::string::npos);
 }
+
+TEST_CASE("kcca_score --features encoder: usage errors need no model") {
+  auto r = run_tool("--features encoder --samples 30 --draws 2");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--checkpoint") != std::string::npos);
+  r = run_tool("--checkpoint model.pt --samples 30 --draws 2");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("only used with --features encoder") != std::string::npos);
+}
+
+#ifdef MOCA_TEST_WITH_TORCH
+TEST_CASE("kcca_score --features encoder scores with a pre-trained encoder (shared masks)") {
+  const char* bin = std::getenv("MOCA_BIN_DIR");
+  const std::string dir = bin ? bin : std::string(MOCA_BINARY_DIR) + "/bin";
+  const std::string ckpt = std::string(MOCA_BINARY_DIR) + "/kcca_score_encoder_test.pt";
+  std::remove(ckpt.c_str());
+  const std::string pretrain =
+      "env -u MOCA_HAPT_DIR " + dir +
+      "/moca pretrain --preset cpu-small --epochs 1 --warmup-epochs 0 --batch 20 "
+      "--synthetic-windows 60 --threads 1 --no-progress --checkpoint " +
+      ckpt + " >/dev/null 2>&1";
+  REQUIRE(std::system(pretrain.c_str()) == 0);
+  const std::string json = std::string(MOCA_BINARY_DIR) + "/kcca_score_encoder_test.json";
+  auto r = run_tool("--features encoder --checkpoint " + ckpt +
+                    " --samples 40 --draws 2 --pca 5 --json " + json);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto doc = nlohmann::json::parse(slurp(json));
+  CHECK(doc["options"]["features"] == "encoder");
+  CHECK(doc["options"]["mask_mode"] == "shared");  // the leak-free default for encoder features
+  for (const auto& s : doc["schemes"]) {
+    CHECK(s["score"].get<double>() > 0.0);
+    CHECK(s["score"].get<double>() <= 1.0 + 1e-9);
+  }
+  // Asking for per-window masks explicitly is allowed, with a warning about the mask leak.
+  r = run_tool("--features encoder --checkpoint " + ckpt +
+               " --samples 40 --draws 2 --pca 5 --mask-mode per-window");
+  CHECK(r.code == 0);
+  CHECK(r.err.find("warning: encoder features with per-window masks") != std::string::npos);
+  // A file that is not a checkpoint is a runtime error.
+  r = run_tool("--features encoder --checkpoint " + json + " --samples 40 --draws 2");
+  CHECK(r.code == 1);
+  CHECK(r.err.rfind("kcca_score: ", 0) == 0);
+}
+#endif

@@ -2,8 +2,12 @@
 // masked views they create. See docs/masking.md.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <stdexcept>
 
 #include "kcca_score.hpp"
+#ifdef MOCA_KCCA_SCORE_WITH_TORCH
+#include "moca/model/encoder_features.hpp"
+#endif
 
 int main(int argc, char** argv) {
   moca::tools::KccaScoreOptions o;
@@ -18,7 +22,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ratio", o.ratio, "mask ratio for schemes that take one")->capture_default_str();
   app.add_option("--samples", o.samples, "windows scored")->capture_default_str();
-  app.add_option("--features", o.features, "raw | patch-mean | rff-mean")->capture_default_str();
+  std::string checkpoint;
+  app.add_option("--features", o.features,
+                 "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, with "
+                 "--checkpoint; its default mask mode is shared)")
+      ->capture_default_str();
+  app.add_option("--checkpoint", checkpoint, "--features encoder: MoCA checkpoint (moca pretrain)");
   app.add_option("--estimator", o.estimator, "cca | kcca")->capture_default_str();
   app.add_option("--pca", o.pca, "cca: principal components per view")->capture_default_str();
   app.add_option("--kernel", o.kernel, "kcca: rbf | linear | laplacian | poly")
@@ -48,6 +57,32 @@ int main(int argc, char** argv) {
   }
   try {
     o.schemes = moca::tools::split_scheme_list(schemes);
+    if (o.features == "encoder") {
+      if (checkpoint.empty()) {
+        throw std::invalid_argument(
+            "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
+            "feature maps are raw, patch-mean, rff-mean");
+      }
+      // Encoder outputs carry token positions, so with one mask per window both views' features
+      // encode the mask pattern and CCA reads it from both sides (score ~1 with no dependence,
+      // docs/masking.md). One mask shared by all windows removes that; per-window stays available.
+      if (app.count("--mask-mode") == 0)
+        o.mask_mode = "shared";
+      else if (o.mask_mode == "per-window") {
+        std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
+                     "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
+                     "is the leak-free choice\n";
+      }
+#ifdef MOCA_KCCA_SCORE_WITH_TORCH
+      o.feature_map = moca::model::make_encoder_feature_map(checkpoint);
+#else
+      throw std::invalid_argument(
+          "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
+#endif
+    } else if (!checkpoint.empty()) {
+      throw std::invalid_argument("--checkpoint (" + checkpoint +
+                                  ") is only used with --features encoder");
+    }
     moca::tools::run_kcca_score(o, std::cout, std::cerr);
   } catch (const std::invalid_argument& e) {
     std::cerr << "kcca_score: " << e.what() << "\n";
