@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <vector>
@@ -13,11 +14,18 @@
 #include "moca/common/random.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
+#include "moca/model/torch_util.hpp"
 
 namespace {
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 double median(std::vector<double> v) {
@@ -40,7 +48,10 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", warmup, "untimed steps first");
   CLI11_PARSE(app, argc, argv);
   try {
-    at::set_num_threads(threads);
+    moca::model::RuntimeOptions runtime;
+    runtime.device = "cpu";
+    runtime.threads = threads;
+    moca::model::detail::setup_runtime(runtime);  // threads and the allocator, as the trainer
     torch::manual_seed(0);
     auto opts = moca::model::preset(preset, channels, length, patch);
     moca::model::MocaMae model(opts);
@@ -76,15 +87,18 @@ int main(int argc, char** argv) {
     auto mt = moca::model::to_tensors(
         moca::model::mask_indices(masks, opts.layout(), channels, opts.patches()), torch::kCPU);
     model->train();
-    std::vector<double> times;
+    std::vector<double> times, cpu_times;
     for (int i = 0; i < warmup + reps; ++i) {
-      const double t0 = now();
+      const double t0 = now(), c0 = cpu_now();
       optimizer.zero_grad();
       auto out = model->forward(x, mt);
       out.loss.backward();
       optimizer.step();
-      const double t1 = now();
-      if (i >= warmup) times.push_back(t1 - t0);
+      const double t1 = now(), c1 = cpu_now();
+      if (i >= warmup) {
+        times.push_back(t1 - t0);
+        cpu_times.push_back(c1 - c0);
+      }
     }
     const double step_s = median(times);
     const double flops = moca::model::mae_step_flops(opts, batch, T - masked);
@@ -103,7 +117,8 @@ int main(int argc, char** argv) {
               << T - masked << ", threads " << at::get_num_threads() << "\n";
     std::cout << "step median " << step_s * 1e3 << " ms (min "
               << *std::min_element(times.begin(), times.end()) * 1e3 << " ms) over " << reps
-              << " steps\n";
+              << " steps; CPU time per step (all threads) median " << median(cpu_times) * 1e3
+              << " ms\n";
     std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
               << " GFLOP/s; sgemm 1024^3 " << peak / 1e9 << " GFLOP/s; fraction "
               << flops / step_s / peak << "\n";

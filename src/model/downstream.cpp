@@ -349,8 +349,8 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
                  done * static_cast<double>(o.batch_size) / el, el / done * (total - done));
     }
     const double el = seconds_since(loop_start);
-    bar.end_epoch(epoch, o.epochs, loss_sum / ipe, done * static_cast<double>(o.batch_size) / el,
-                  el / done * (total - done));
+    bar.end_epoch(epoch, o.epochs, ipe, loss_sum / ipe,
+                  done * static_cast<double>(o.batch_size) / el, el / done * (total - done));
     result.history.push_back(
         {{"epoch", epoch}, {"loss", loss_sum / ipe}, {"lr", lr}, {"seconds", seconds_since(e0)}});
   }

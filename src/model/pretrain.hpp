@@ -37,7 +37,7 @@ struct PretrainOptions {
   int epochs = 100;                         ///< >= 1
   int batch_size = 50;                      ///< >= 1 and <= number of training windows
   double lr = 5e-4;                         ///< peak (absolute) learning rate, > 0
-  double min_lr = 0.0;                      ///< cosine floor, in [0, lr]
+  double min_lr = 1e-5;                     ///< cosine floor, in [0, lr] (released code: 1e-5)
   double warmup_epochs = 10.0;              ///< in [0, epochs)
   double weight_decay = 0.05;               ///< >= 0
   double beta1 = 0.9;                       ///< in [0, 1)

@@ -52,12 +52,13 @@ void ProgressBar::update(int epoch, int epochs, long step, long steps, double lo
   os_ << "\r" << line(epoch, epochs, step, steps, loss, sps, eta) << "\033[K" << std::flush;
 }
 
-void ProgressBar::end_epoch(int epoch, int epochs, double loss, double sps, double eta) {
+void ProgressBar::end_epoch(int epoch, int epochs, long steps, double loss, double sps,
+                            double eta) {
   if (!enabled_) return;
   if (interactive_) {
-    os_ << "\r" << line(epoch, epochs, 1, 1, loss, sps, eta) << "\033[K\n" << std::flush;
+    os_ << "\r" << line(epoch, epochs, steps, steps, loss, sps, eta) << "\033[K\n" << std::flush;
   } else {
-    os_ << line(epoch, epochs, 1, 1, loss, sps, eta) << "\n" << std::flush;
+    os_ << line(epoch, epochs, steps, steps, loss, sps, eta) << "\n" << std::flush;
   }
   drawn_ = false;
 }

@@ -21,7 +21,8 @@ class ProgressBar {
   void update(int epoch, int epochs, long step, long steps, double loss, double samples_per_s,
               double eta_seconds);
   /// Ends an epoch (a newline, or the epoch's line when not interactive).
-  void end_epoch(int epoch, int epochs, double loss, double samples_per_s, double eta_seconds);
+  void end_epoch(int epoch, int epochs, long steps, double loss, double samples_per_s,
+                 double eta_seconds);
 
  private:
   std::string line(int epoch, int epochs, long step, long steps, double loss, double sps,

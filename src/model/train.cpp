@@ -253,7 +253,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
     partial_count = 0;
     partial_seconds = 0.0;
     const double elapsed = seconds_since(run_start);
-    bar.end_epoch(epoch, o.epochs, rec.loss, rec.samples_per_s,
+    bar.end_epoch(epoch, o.epochs, ipe, rec.loss, rec.samples_per_s,
                   elapsed / (result.iterations - first_iteration) *
                       static_cast<double>(total - result.iterations));
     write_metrics();

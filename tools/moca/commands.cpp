@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
@@ -181,6 +182,10 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
 void ClassifyCommand::validate() const {
   data.validate();
   options.validate();
+  if (adl_classes != "paper" && adl_classes != "all") {
+    throw std::invalid_argument("ClassifyCommand: adl_classes (" + adl_classes +
+                                ") must be paper or all");
+  }
   if (protocol != "random" && protocol != "subject-kfold" && protocol != "adl-loso") {
     throw std::invalid_argument("ClassifyCommand: protocol (" + protocol +
                                 ") must be one of random, subject-kfold, adl-loso");
@@ -210,6 +215,28 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
             : model::read_checkpoint_info(replace_fold(cmd.options.checkpoint, 0)).model.length();
     all = data::load_hmp_windows(dir, ho);
     source = "hmp:" + dir;
+    if (cmd.adl_classes == "paper") {
+      const std::vector<std::string> keep = {"climb_stairs", "drink_glass", "getup_bed",
+                                             "pour_water", "walk"};
+      std::vector<int> rows, relabel;
+      for (int i = 0; i < all.size(); ++i) {
+        const std::string& name = all.class_names.at(static_cast<size_t>(all.labels(i)));
+        const auto it = std::find(keep.begin(), keep.end(), name);
+        if (it != keep.end()) {
+          rows.push_back(i);
+          relabel.push_back(static_cast<int>(it - keep.begin()));
+        }
+      }
+      if (rows.empty()) {
+        throw std::runtime_error("run_classify(): no window of the paper's five ADL classes in " +
+                                 dir);
+      }
+      all = all.subset(rows);
+      for (int i = 0; i < all.size(); ++i) all.labels(i) = relabel[static_cast<size_t>(i)];
+      all.class_names = keep;
+      source += " (paper's 5 classes)";
+      log << "kept the paper's five ADL classes:\n" << data::class_count_table(all);
+    }
     log << "data: UCI ADL (HMP) wrist accelerometer from " << dir << ", " << all.size()
         << " windows of " << ho.length << " samples at 50 Hz\n"
         << data::class_count_table(all);

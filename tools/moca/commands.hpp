@@ -65,7 +65,11 @@ struct ClassifyCommand {
   /// random | subject-kfold (all folds, mean +- sd) | adl-loso (HMP wrist accelerometer,
   /// leave one subject out, accelerometer channels only).
   std::string protocol = "random";
-  std::string hmp;          ///< HMP folder for adl-loso; empty = $MOCA_HMP_DIR
+  std::string hmp;  ///< HMP folder for adl-loso; empty = $MOCA_HMP_DIR
+  /// adl-loso classes: "paper" keeps the five ADL activities of the paper's transfer table
+  /// (climb_stairs, drink_glass, getup_bed, pour_water, walk; relabelled 0..4 in that order),
+  /// "all" keeps every HMP activity (14).
+  std::string adl_classes = "paper";
   std::string json;         ///< result JSON; empty = none
   std::string predictions;  ///< CSV of fold,truth,predicted for `moca metrics`; empty = none
   void validate() const;

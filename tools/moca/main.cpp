@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
     s->add_option("--protocol", c.protocol, "random | subject-kfold | adl-loso")
         ->capture_default_str();
     s->add_option("--hmp", c.hmp, "UCI ADL (HMP) folder for adl-loso (default $MOCA_HMP_DIR)");
+    s->add_option("--adl-classes", c.adl_classes,
+                  "adl-loso: paper (5 activities of the paper's table) | all (14)")
+        ->capture_default_str();
     s->add_option("--epochs", c.options.epochs)->capture_default_str();
     s->add_option("--batch", c.options.batch_size)->capture_default_str();
     s->add_option("--lr", c.options.lr)->capture_default_str();
