@@ -8,7 +8,8 @@
 #   bench/model/cpu_study.sh [out_dir]
 # Environment: MOCA (binary, default build/bin/moca), MOCA_HAPT_DIR (default
 # ../shared/data/uci-hapt), EPOCHS (pre-training epochs, default 20), SCRATCH_EPOCHS (default 6),
-# DEADLINE (seconds of pre-training before SIGTERM, default 1200), RATIO (default 0.7).
+# DEADLINE (seconds of pre-training before SIGTERM, default 1200), SCRATCH_TIMEOUT (seconds
+# before the supervised baseline is killed, default 1740), RATIO (default 0.7).
 set -euo pipefail
 OUT=${1:-cpu_study}
 MOCA=${MOCA:-build/bin/moca}
@@ -29,7 +30,7 @@ pre() {  # pre <name> <policy>; exec so that $! is the trainer itself (SIGTERM r
 }
 pre cross "cross:ratio=$RATIO" & pid_cross=$!
 pre sync "sync:ratio=$RATIO" & pid_sync=$!
-nice -n 10 "$MOCA" finetune --from-scratch "${common[@]}" --preset cpu-small --epochs "$SCRATCH_EPOCHS" \
+timeout "${SCRATCH_TIMEOUT:-1740}" nice -n 10 "$MOCA" finetune --from-scratch "${common[@]}" --preset cpu-small --epochs "$SCRATCH_EPOCHS" \
   --warmup-epochs 1 --json "$OUT/scratch.json" > "$OUT/scratch.log" 2>&1 & pid_scratch=$!
 
 ( sleep "$DEADLINE"; kill -TERM "$pid_cross" "$pid_sync" 2>/dev/null || true ) & pid_watch=$!

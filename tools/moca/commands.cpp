@@ -186,6 +186,12 @@ void ClassifyCommand::validate() const {
     throw std::invalid_argument("ClassifyCommand: adl_classes (" + adl_classes +
                                 ") must be paper or all");
   }
+  if (data.split != "random" || data.fold != 0) {
+    throw std::invalid_argument(
+        "ClassifyCommand: linprobe and finetune choose their splits with --protocol (random, "
+        "subject-kfold runs every fold); --split/--fold (" +
+        data.split + ", " + std::to_string(data.fold) + ") apply to the other subcommands");
+  }
   if (protocol != "random" && protocol != "subject-kfold" && protocol != "adl-loso") {
     throw std::invalid_argument("ClassifyCommand: protocol (" + protocol +
                                 ") must be one of random, subject-kfold, adl-loso");
