@@ -4,26 +4,6 @@
 
 namespace moca::sim {
 
-namespace {
-bool takes_ratio(const std::string& name) {
-  return name == "cross" || name == "random" || name == "sync" || name == "temporal" ||
-         name == "extrapolation" || name == "per-modality";
-}
-}  // namespace
-
-std::string with_default_ratio(const std::string& spec_text, double ratio) {
-  masking::PolicySpec spec = masking::parse_policy_spec(spec_text);
-  std::string target = spec.name;
-  if (spec.name == "adaptive") {
-    const std::string* b = spec.find("base");
-    target = b ? *b : "cross";
-  }
-  if (takes_ratio(target) && spec.find("ratio") == nullptr) {
-    spec.options.emplace_back("ratio", masking::format_number(ratio));
-  }
-  return masking::format_policy_spec(spec);
-}
-
 nlohmann::json score_to_json(const masking::PolicyScore& s) {
   return {{"scheme", s.scheme},
           {"spec", s.spec},

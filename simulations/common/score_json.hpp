@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "moca/masking/policy_score.hpp"
+#include "moca/masking/policy_spec.hpp"
 
 namespace moca::sim {
 
-/// `spec` with `ratio=<ratio>` added when its policy (or an adaptive policy's base) takes a
-/// ratio and the spec does not set one. std::invalid_argument for a malformed spec.
-std::string with_default_ratio(const std::string& spec, double ratio);
+/// The studies fill --ratio into specs exactly as kcca_score does (masking/policy_spec.hpp).
+using masking::with_default_ratio;
 
 /// {"scheme", "spec", "score", "std_error", "ci": [lo, hi], "null_level", "draws", "values",
 ///  "masked_fraction", "warning", "seconds"}.

@@ -79,4 +79,20 @@ std::string format_number(double value) {
   return buf;
 }
 
+std::string with_default_ratio(const std::string& spec_text, double ratio) {
+  PolicySpec spec = parse_policy_spec(spec_text);
+  std::string target = spec.name;
+  if (spec.name == "adaptive") {
+    const std::string* b = spec.find("base");
+    target = b ? *b : "cross";
+  }
+  const bool takes_ratio = target == "cross" || target == "random" || target == "sync" ||
+                           target == "temporal" || target == "extrapolation" ||
+                           target == "per-modality";
+  if (takes_ratio && spec.find("ratio") == nullptr) {
+    spec.options.emplace_back("ratio", format_number(ratio));
+  }
+  return format_policy_spec(spec);
+}
+
 }  // namespace moca::masking

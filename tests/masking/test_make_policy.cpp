@@ -51,6 +51,18 @@ TEST_CASE("format_number is the shortest exact text") {
   CHECK(std::stod(format_number(0.1 + 0.2)) == 0.1 + 0.2);
 }
 
+TEST_CASE("with_default_ratio fills --ratio only where the policy takes one and lacks it") {
+  using moca::masking::with_default_ratio;
+  CHECK(with_default_ratio("cross", 0.5) == "cross:ratio=0.5");
+  CHECK(with_default_ratio("per-modality:groups=0-2/3-5", 0.25) ==
+        "per-modality:groups=0-2/3-5,ratio=0.25");
+  CHECK(with_default_ratio("sync:ratio=0.25", 0.5) == "sync:ratio=0.25");
+  CHECK(with_default_ratio("sensor:keep=2", 0.5) == "sensor:keep=2");
+  CHECK(with_default_ratio("adaptive:base=temporal", 0.6) == "adaptive:base=temporal,ratio=0.6");
+  CHECK(with_default_ratio("adaptive:base=sensor", 0.6) == "adaptive:base=sensor");
+  CHECK_THROWS_AS(with_default_ratio("cross:ratio", 0.5), std::invalid_argument);
+}
+
 TEST_CASE("make_policy: defaults, canonical specs, round trip") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"cross", "cross:ratio=0.75"},

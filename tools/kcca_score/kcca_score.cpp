@@ -31,25 +31,6 @@ std::string pad(const std::string& s, size_t w) {
   return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
 }
 
-bool takes_ratio(const std::string& name) {
-  return name == "cross" || name == "random" || name == "sync" || name == "temporal" ||
-         name == "extrapolation" || name == "per-modality";
-}
-
-/// The spec with --ratio filled in where the scheme takes a ratio and does not set one.
-std::string with_ratio(const std::string& spec_text, double ratio) {
-  masking::PolicySpec spec = masking::parse_policy_spec(spec_text);
-  std::string target = spec.name;
-  if (spec.name == "adaptive") {
-    const std::string* b = spec.find("base");
-    target = b ? *b : "cross";
-  }
-  if (takes_ratio(target) && spec.find("ratio") == nullptr) {
-    spec.options.emplace_back("ratio", masking::format_number(ratio));
-  }
-  return masking::format_policy_spec(spec);
-}
-
 }  // namespace
 
 void KccaScoreOptions::validate() const {
@@ -194,7 +175,8 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   ctx.features = features;
   std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
   for (const auto& s : options.schemes) {
-    policies.push_back(masking::make_policy(with_ratio(s, options.ratio), grid, ctx));
+    policies.push_back(
+        masking::make_policy(masking::with_default_ratio(s, options.ratio), grid, ctx));
   }
   masking::PolicyScorer scorer(windows, grid, features, so);
 
