@@ -91,7 +91,7 @@ ThinSvd reduced_svd(const Eigen::MatrixXd& A) {
   if (k <= kSvdDirect) return thin_svd(A, true);
   const bool rows_short = A.rows() <= A.cols();
   const SymmetricEigen e =
-      symmetric_eigen(rows_short ? product_transpose(A, A) : transpose_product(A, A));
+      symmetric_eigen(rows_short ? outer_product(A) : transpose_self_product(A));
   ThinSvd out;
   out.values = e.values.cwiseMax(0.0).cwiseSqrt();
   Eigen::MatrixXd other = rows_short ? transpose_product(A, e.vectors) : product(A, e.vectors);
@@ -113,16 +113,38 @@ ThinSvd reduced_svd(const Eigen::MatrixXd& A) {
   return out;
 }
 
+// Singular values only (descending), by the same split as reduced_svd.
+Eigen::VectorXd singular_values(const Eigen::MatrixXd& A) {
+  if (std::min(A.rows(), A.cols()) <= kSvdDirect) return thin_svd(A, false).values;
+  const SymmetricEigen e =
+      symmetric_eigen(A.rows() <= A.cols() ? outer_product(A) : transpose_self_product(A), false);
+  return e.values.cwiseMax(0.0).cwiseSqrt();
+}
+
+// Correlations from the reduced matrix when no coefficients are wanted.
+void values_only(const Eigen::MatrixXd& A, Eigen::Index n, int components, KccaResult& res) {
+  const Eigen::VectorXd s = singular_values(A);
+  const Eigen::Index avail = std::min<Eigen::Index>(components, s.size());
+  res.correlations = Eigen::VectorXd::Zero(components);
+  res.correlations.head(avail) = s.head(avail).cwiseMin(1.0).cwiseMax(0.0);
+  res.alpha.resize(n, 0);
+  res.beta.resize(n, 0);
+}
+
 // rho = sigma(diag f_u U_uᵀ U_m diag f_m), alpha = U_u diag(g_u) P, beta = U_m diag(g_m) Q.
 void solve_reduced(const Spectrum& su, const Spectrum& sm, double gu, double gm,
-                   KccaRegularizer reg, int components, KccaResult& res) {
+                   KccaRegularizer reg, int components, bool coefficients, KccaResult& res) {
   Eigen::VectorXd fu, gu_s, fm, gm_s;
   filters(su.lambda, gu, reg, fu, gu_s);
   filters(sm.lambda, gm, reg, fm, gm_s);
   Eigen::MatrixXd A = transpose_product(su.U, sm.U);
   A = fu.asDiagonal() * A * fm.asDiagonal();
-  const ThinSvd svd = reduced_svd(A);
   const Eigen::Index n = su.U.rows();
+  if (!coefficients) {
+    values_only(A, n, components, res);
+    return;
+  }
+  const ThinSvd svd = reduced_svd(A);
   const Eigen::Index avail = std::min<Eigen::Index>(components, svd.values.size());
   res.correlations = Eigen::VectorXd::Zero(components);
   res.alpha = Eigen::MatrixXd::Zero(n, components);
@@ -137,6 +159,92 @@ void solve_reduced(const Spectrum& su, const Spectrum& sm, double gu, double gm,
   fix_signs(var_u, alpha, beta);
   res.alpha.leftCols(avail) = alpha;
   res.beta.leftCols(avail) = beta;
+}
+
+// One view of the pivoted-Cholesky route (paper regulariser, gamma > 0; see kcca.hpp):
+// K ~ G Gᵀ, C Cᵀ = GᵀG + gamma I, R = G C^{-T} so that R Rᵀ = K (K + gamma I)^{-1}.
+struct ViewFactor {
+  Eigen::MatrixXd R;                 // n x r smoother factor
+  Eigen::MatrixXd C;                 // r x r lower Cholesky factor of GᵀG + gamma I
+  Eigen::MatrixXd L11;               // r x r lower triangular: G's pivot rows, in pivot order
+  std::vector<Eigen::Index> pivots;  // the pivot rows
+};
+
+// Returns false when GᵀG + gamma I has no numerical Cholesky factor (gamma at rounding level),
+// so the caller takes the spectral route.
+bool view_factor(const Eigen::MatrixXd& K, double gamma, double drop, const char* view,
+                 double zero_scale, ViewFactor& f) {
+  // The trace bounds the largest eigenvalue: a Gram with trace at rounding level is zero.
+  if (!(K.trace() > zero_scale)) {
+    throw std::invalid_argument(std::string("kcca(): the Gram matrix of view ") + view +
+                                " is zero (trace " + num(K.trace()) +
+                                "); a constant view has no canonical direction, in particular "
+                                "after centring");
+  }
+  const double dmax = K.diagonal().maxCoeff();
+  PivotedCholesky pc = pivoted_cholesky(K, drop * dmax);
+  const Eigen::Index r = pc.G.cols();
+  const double most_negative = pc.residual_diagonal.minCoeff();
+  if (most_negative < -1e-8 * dmax) {
+    throw std::invalid_argument(std::string("kcca(): K_") + view +
+                                " is not positive semi-definite (after " + std::to_string(r) +
+                                " Cholesky pivots a residual diagonal entry is " +
+                                num(most_negative) + ")");
+  }
+  Eigen::MatrixXd M = transpose_self_product(pc.G);
+  M.diagonal().array() += gamma;
+  if (!cholesky_lower(M, f.C)) return false;
+  f.L11.resize(r, r);
+  for (Eigen::Index i = 0; i < r; ++i) {
+    f.L11.row(i) = pc.G.row(pc.pivots[static_cast<size_t>(i)]);
+  }
+  f.pivots = std::move(pc.pivots);
+  f.R = std::move(pc.G);
+  solve_right_lower_transpose(f.C, f.R);
+  return true;
+}
+
+// Dual coefficients whose variate is R P: supported on the pivot rows, alpha_piv = L11^{-T}
+// C^{-T} P. Then K alpha = G L11ᵀ alpha_piv = G C^{-T} P = R P exactly (pivoted Cholesky
+// reproduces the pivot columns of K), and alphaᵀ (K^2 + gamma K) alpha = PᵀP = 1 per column.
+Eigen::MatrixXd pivot_coefficients(const ViewFactor& f, const Eigen::MatrixXd& P, Eigen::Index n) {
+  Eigen::MatrixXd X = P;
+  solve_left_lower_transpose(f.C, X);
+  solve_left_lower_transpose(f.L11, X);
+  Eigen::MatrixXd alpha = Eigen::MatrixXd::Zero(n, P.cols());
+  for (size_t i = 0; i < f.pivots.size(); ++i) {
+    alpha.row(f.pivots[i]) = X.row(static_cast<Eigen::Index>(i));
+  }
+  return alpha;
+}
+
+// The pivoted-Cholesky route of the exact solver; false if a view needs the spectral route.
+bool solve_by_factors(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, double zu, double zm,
+                      const KccaOptions& o, KccaResult& res) {
+  ViewFactor fu, fm;
+  if (!view_factor(Ku, res.gamma_u, o.drop_tolerance, "u", zu, fu)) return false;
+  if (!view_factor(Km, res.gamma_m, o.drop_tolerance, "m", zm, fm)) return false;
+  res.rank_u = fu.R.cols();
+  res.rank_m = fm.R.cols();
+  const Eigen::MatrixXd A = transpose_product(fu.R, fm.R);
+  const Eigen::Index n = Ku.rows();
+  if (!o.coefficients) {
+    values_only(A, n, o.components, res);
+    return true;
+  }
+  const ThinSvd svd = reduced_svd(A);
+  const Eigen::Index avail = std::min<Eigen::Index>(o.components, svd.values.size());
+  res.correlations = Eigen::VectorXd::Zero(o.components);
+  res.alpha = Eigen::MatrixXd::Zero(n, o.components);
+  res.beta = Eigen::MatrixXd::Zero(n, o.components);
+  if (avail == 0) return true;
+  res.correlations.head(avail) = svd.values.head(avail).cwiseMin(1.0).cwiseMax(0.0);
+  Eigen::MatrixXd alpha = pivot_coefficients(fu, svd.u.leftCols(avail), n);
+  Eigen::MatrixXd beta = pivot_coefficients(fm, svd.v.leftCols(avail), n);
+  fix_signs(product(fu.R, svd.u.leftCols(avail)), alpha, beta);
+  res.alpha.leftCols(avail) = alpha;
+  res.beta.leftCols(avail) = beta;
+  return true;
 }
 
 void check_gram(const Eigen::MatrixXd& K, const char* view) {
@@ -432,11 +540,19 @@ KccaResult kcca(const Eigen::MatrixXd& Ku_in, const Eigen::MatrixXd& Km_in,
     res.seconds = elapsed(t0);
     return res;
   }
+  // Paper regulariser with gamma > 0: pivoted Cholesky, no eigendecomposition of the Grams.
+  if (options.regularizer == KccaRegularizer::kPaper && res.gamma_u > 0.0 && res.gamma_m > 0.0 &&
+      solve_by_factors(Ku, Km, zu, zm, options, res)) {
+    res.seconds = elapsed(t0);
+    return res;
+  }
+  // Spectral route (Bach–Jordan, gamma = 0): eigendecompositions of both Grams.
   const Spectrum su = truncate(symmetric_eigen(Ku), options.drop_tolerance, "u", zu);
   const Spectrum sm = truncate(symmetric_eigen(Km), options.drop_tolerance, "m", zm);
   res.rank_u = su.lambda.size();
   res.rank_m = sm.lambda.size();
-  solve_reduced(su, sm, res.gamma_u, res.gamma_m, options.regularizer, options.components, res);
+  solve_reduced(su, sm, res.gamma_u, res.gamma_m, options.regularizer, options.components,
+                options.coefficients, res);
   res.seconds = elapsed(t0);
   return res;
 }
@@ -488,7 +604,7 @@ void check_data(const Eigen::MatrixXd& X, const char* fn) {
 
 // Retained spectrum of G Gᵀ from the r x r matrix Gᵀ G: U = G V diag(1/s).
 Spectrum factor_spectrum(const Eigen::MatrixXd& G, double drop, const char* view) {
-  const SymmetricEigen e = symmetric_eigen(transpose_product(G, G));
+  const SymmetricEigen e = symmetric_eigen(transpose_self_product(G));
   const double scale = G.size() > 0 ? G.cwiseAbs().maxCoeff() : 0.0;
   const Spectrum s0 =
       truncate(e, drop, view, 1e-12 * static_cast<double>(G.rows()) * scale * scale);
@@ -635,7 +751,8 @@ KccaResult kcca_from_factors(const Eigen::MatrixXd& Gu_in, const Eigen::MatrixXd
   const Spectrum sm = factor_spectrum(Gm, options.drop_tolerance, "m");
   res.rank_u = su.lambda.size();
   res.rank_m = sm.lambda.size();
-  solve_reduced(su, sm, res.gamma_u, res.gamma_m, options.regularizer, options.components, res);
+  solve_reduced(su, sm, res.gamma_u, res.gamma_m, options.regularizer, options.components,
+                options.coefficients, res);
   res.seconds = elapsed(t0);
   return res;
 }

@@ -1,6 +1,8 @@
 #include "moca/kcca/linalg.hpp"
 
 #include <Eigen/Dense>
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +17,13 @@ void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int*
 void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* beta, double* c, const int* ldc);
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void dpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda,
+             double* b, const int* ldb, int* info);
+void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
+             const double* tol, double* work, int* info);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
+            const int* n, const double* alpha, const double* a, const int* lda, double* b,
+            const int* ldb);
 void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
             const double* alpha, const double* a, const int* lda, const double* b, const int* ldb,
             const double* beta, double* c, const int* ldc);
@@ -35,7 +44,7 @@ namespace {
 
 }  // namespace
 
-SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& A) {
+SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& A, bool vectors) {
   if (A.rows() != A.cols()) {
     throw std::invalid_argument("symmetric_eigen(): matrix is " + std::to_string(A.rows()) + " x " +
                                 std::to_string(A.cols()) + " (must be square)");
@@ -50,26 +59,28 @@ SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& A) {
   int lwork = -1, liwork = -1, info = 0;
   double wq = 0;
   int iwq = 0;
-  dsyevd_("V", "L", &ni, a.data(), &ni, w.data(), &wq, &lwork, &iwq, &liwork, &info);
+  const char* jobz = vectors ? "V" : "N";
+  dsyevd_(jobz, "L", &ni, a.data(), &ni, w.data(), &wq, &lwork, &iwq, &liwork, &info);
   lwork = static_cast<int>(wq) + 1;
   liwork = iwq;
   std::vector<double> work(static_cast<size_t>(lwork));
   std::vector<int> iwork(static_cast<size_t>(liwork));
-  dsyevd_("V", "L", &ni, a.data(), &ni, w.data(), work.data(), &lwork, iwork.data(), &liwork,
+  dsyevd_(jobz, "L", &ni, a.data(), &ni, w.data(), work.data(), &lwork, iwork.data(), &liwork,
           &info);
   if (info != 0) {
     throw std::runtime_error("symmetric_eigen(): LAPACK dsyevd failed (info " +
                              std::to_string(info) + ")");
   }
   out.values = w.reverse();
-  out.vectors = a.rowwise().reverse();
+  if (vectors) out.vectors = a.rowwise().reverse();
 #else
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(
+      A, vectors ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
   if (es.info() != Eigen::Success) {
     throw std::runtime_error("symmetric_eigen(): Eigen's eigensolver did not converge");
   }
   out.values = es.eigenvalues().reverse();
-  out.vectors = es.eigenvectors().rowwise().reverse();
+  if (vectors) out.vectors = es.eigenvectors().rowwise().reverse();
 #endif
   return out;
 }
@@ -148,6 +159,126 @@ void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorX
   L.transpose().triangularView<Eigen::Upper>().solveInPlace(b);
 }
 
+void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
+  if (B.rows() != L.rows()) {
+    throw std::invalid_argument("cholesky_solve_in_place(): right-hand side has " +
+                                std::to_string(B.rows()) + " rows, factor " +
+                                std::to_string(L.rows()));
+  }
+  if (B.size() == 0) return;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int n = checked_int(L.rows(), "cholesky_solve_in_place()");
+  const int nrhs = checked_int(B.cols(), "cholesky_solve_in_place()");
+  int info = 0;
+  dpotrs_("L", &n, &nrhs, L.data(), &n, B.data(), &n, &info);
+  if (info != 0) {
+    throw std::runtime_error("cholesky_solve_in_place(): LAPACK dpotrs failed (info " +
+                             std::to_string(info) + ")");
+  }
+#else
+  L.triangularView<Eigen::Lower>().solveInPlace(B);
+  L.transpose().triangularView<Eigen::Upper>().solveInPlace(B);
+#endif
+}
+
+void solve_right_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
+  if (B.cols() != L.rows() || L.rows() != L.cols()) {
+    throw std::invalid_argument("solve_right_lower_transpose(): B has " + std::to_string(B.cols()) +
+                                " columns, L is " + std::to_string(L.rows()) + " x " +
+                                std::to_string(L.cols()));
+  }
+  if (B.size() == 0) return;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int m = checked_int(B.rows(), "solve_right_lower_transpose()");
+  const int n = checked_int(B.cols(), "solve_right_lower_transpose()");
+  const double one = 1.0;
+  dtrsm_("R", "L", "T", "N", &m, &n, &one, L.data(), &n, B.data(), &m);
+#else
+  // B L^{-T} = (L^{-1} Bᵀ)ᵀ.
+  Eigen::MatrixXd Bt = B.transpose();
+  L.triangularView<Eigen::Lower>().solveInPlace(Bt);
+  B = Bt.transpose();
+#endif
+}
+
+void solve_left_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
+  if (B.rows() != L.rows() || L.rows() != L.cols()) {
+    throw std::invalid_argument("solve_left_lower_transpose(): B has " + std::to_string(B.rows()) +
+                                " rows, L is " + std::to_string(L.rows()) + " x " +
+                                std::to_string(L.cols()));
+  }
+  if (B.size() == 0) return;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int m = checked_int(B.rows(), "solve_left_lower_transpose()");
+  const int n = checked_int(B.cols(), "solve_left_lower_transpose()");
+  const double one = 1.0;
+  dtrsm_("L", "L", "T", "N", &m, &n, &one, L.data(), &m, B.data(), &m);
+#else
+  L.transpose().triangularView<Eigen::Upper>().solveInPlace(B);
+#endif
+}
+
+PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance) {
+  if (A.rows() != A.cols()) {
+    throw std::invalid_argument("pivoted_cholesky(): matrix is " + std::to_string(A.rows()) +
+                                " x " + std::to_string(A.cols()) + " (must be square)");
+  }
+  if (!(tolerance >= 0.0)) {
+    throw std::invalid_argument("pivoted_cholesky(): tolerance must be >= 0");
+  }
+  const Eigen::Index n = A.rows();
+  PivotedCholesky out;
+  if (n == 0) {
+    out.G.resize(0, 0);
+    return out;
+  }
+  if (!(A.diagonal().maxCoeff() > tolerance)) {  // dpstrf would still take the first pivot
+    out.G.resize(n, 0);
+    out.residual_diagonal = A.diagonal();
+    return out;
+  }
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int ni = checked_int(n, "pivoted_cholesky()");
+  Eigen::MatrixXd a = A;
+  std::vector<int> piv(static_cast<size_t>(n));
+  std::vector<double> work(static_cast<size_t>(2 * n));
+  int rank = 0, info = 0;
+  // dpstrf stops at a pivot <= tol; a tolerance of exactly 0 would let it run into rounding noise
+  // (and LAPACK reads tol < 0 as "default"), so 0 means the smallest positive double.
+  const double tol = std::max(tolerance, std::numeric_limits<double>::min());
+  dpstrf_("L", &ni, a.data(), &ni, piv.data(), &rank, &tol, work.data(), &info);
+  if (info < 0) {
+    throw std::runtime_error("pivoted_cholesky(): LAPACK dpstrf failed (info " +
+                             std::to_string(info) + ")");
+  }
+  out.G = Eigen::MatrixXd::Zero(n, rank);
+  for (int j = 0; j < rank; ++j) out.pivots.push_back(piv[static_cast<size_t>(j)] - 1);
+  for (Eigen::Index j = 0; j < rank; ++j) {
+    for (Eigen::Index i = j; i < n; ++i) out.G(piv[static_cast<size_t>(i)] - 1, j) = a(i, j);
+  }
+#else
+  // Left-looking: column j = (A(:, p) - G(:, :j) G(p, :j)ᵀ) / sqrt(d_p) at the largest remaining
+  // diagonal d_p.
+  Eigen::VectorXd d = A.diagonal();
+  Eigen::MatrixXd G(n, n);
+  Eigen::Index r = 0;
+  for (; r < n; ++r) {
+    Eigen::Index p = 0;
+    const double dp = d.maxCoeff(&p);
+    if (!(dp > tolerance)) break;
+    Eigen::VectorXd col = A.col(p);
+    if (r > 0) col.noalias() -= G.leftCols(r) * G.row(p).head(r).transpose();
+    G.col(r) = col / std::sqrt(dp);
+    d -= G.col(r).cwiseAbs2();
+    d(p) = 0.0;
+    out.pivots.push_back(p);
+  }
+  out.G = G.leftCols(r);
+#endif
+  out.residual_diagonal = A.diagonal() - out.G.rowwise().squaredNorm();
+  return out;
+}
+
 Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {
   const Eigen::Index n = X.rows();
   Eigen::MatrixXd C(n, n);
@@ -161,6 +292,25 @@ Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {
 #else
   C.setZero();
   C.selfadjointView<Eigen::Lower>().rankUpdate(X);
+  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
+#endif
+  return C;
+}
+
+Eigen::MatrixXd transpose_self_product(const Eigen::MatrixXd& X) {
+  const Eigen::Index n = X.cols();
+  Eigen::MatrixXd C(n, n);
+  if (n == 0) return C;
+  if (X.rows() == 0) return Eigen::MatrixXd::Zero(n, n);
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int ni = checked_int(n, "transpose_self_product()");
+  const int ki = checked_int(X.rows(), "transpose_self_product()");
+  const double one = 1.0, zero = 0.0;
+  dsyrk_("L", "T", &ni, &ki, &one, X.data(), &ki, &zero, C.data(), &ni);
+  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
+#else
+  C.setZero();
+  C.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
   C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
 #endif
   return C;

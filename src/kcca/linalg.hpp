@@ -5,6 +5,7 @@
 /// when moca::kcca was built with one (MOCA_KCCA_USE_LAPACK, found at configure time) and
 /// Eigen's own solvers otherwise; results agree to rounding either way.
 #include <Eigen/Core>
+#include <vector>
 
 namespace moca::kcca {
 
@@ -14,10 +15,11 @@ struct SymmetricEigen {
   Eigen::MatrixXd vectors;  ///< orthonormal eigenvectors, column i belongs to values(i)
 };
 
-/// Full eigendecomposition of the symmetric matrix A (only its lower triangle is read), with
-/// eigenvalues sorted in descending order. Throws std::invalid_argument if A is not square and
-/// std::runtime_error if the solver fails.
-SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& A);
+/// Eigendecomposition of the symmetric matrix A (only its lower triangle is read), with
+/// eigenvalues sorted in descending order. With `vectors` false only the values are computed
+/// (about half the work; `vectors` is then 0 x 0). Throws std::invalid_argument if A is not square
+/// and std::runtime_error if the solver fails.
+SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& A, bool vectors = true);
 
 /// Thin singular value decomposition A = U diag(values) Vᵀ.
 struct ThinSvd {
@@ -38,8 +40,33 @@ bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L);
 /// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower.
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b);
 
+/// Solves (L Lᵀ) X = B in place for every column of B (LAPACK dpotrs when available).
+void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::MatrixXd& B);
+
+/// B <- B L^{-T} for a lower-triangular nonsingular L (B has L.rows() columns).
+void solve_right_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B);
+
+/// B <- L^{-T} B for a lower-triangular nonsingular L (B has L.rows() rows).
+void solve_left_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B);
+
+/// Diagonally pivoted Cholesky factor of a symmetric positive semi-definite matrix (LAPACK
+/// dpstrf when available): A ~ G Gᵀ with G n x r, r the number of pivots whose remaining diagonal
+/// exceeded `tolerance` (absolute). Rows of G are in A's order; G restricted to its pivot rows, in
+/// pivot order, is lower triangular. Cost O(n r^2), no eigendecomposition.
+struct PivotedCholesky {
+  Eigen::MatrixXd G;                  ///< n x r factor
+  std::vector<Eigen::Index> pivots;   ///< the r pivot rows, in the order they were taken
+  Eigen::VectorXd residual_diagonal;  ///< diag(A - G Gᵀ); >= -rounding for a PSD A
+};
+
+/// See PivotedCholesky. Throws std::invalid_argument if A is not square or tolerance < 0.
+PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance);
+
 /// The symmetric product X Xᵀ (rows x rows), both triangles filled.
 Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X);
+
+/// The symmetric product Xᵀ X (cols x cols), both triangles filled (dsyrk: half a dgemm).
+Eigen::MatrixXd transpose_self_product(const Eigen::MatrixXd& X);
 
 /// The product Aᵀ B.
 Eigen::MatrixXd transpose_product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);

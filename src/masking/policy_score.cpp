@@ -162,6 +162,7 @@ double PolicyScorer::score_masks(const std::vector<Mask>& masks, double* null_le
   kcca::KccaOptions ko;
   ko.gamma_u = ko.gamma_m = options_.gamma;
   ko.center = true;
+  ko.coefficients = false;  // sigma_1 only
   const auto res = kcca::kcca(Ku, Km, ko);
   if (warning) {
     *warning = res.status == kcca::SolverStatus::kSuccess ? "" : res.message;

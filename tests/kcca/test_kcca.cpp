@@ -270,6 +270,64 @@ TEST_CASE("kcca: components beyond the rank are 0; coefficient shapes") {
   CHECK(r.alpha.col(2).norm() == 0.0);
 }
 
+TEST_CASE("kcca: correlations without coefficients equal those with them, for every route") {
+  const int n = 80;
+  const Eigen::MatrixXd X = gaussian_matrix(n, 3, 91), E = gaussian_matrix(n, 2, 92);
+  Eigen::MatrixXd Y(n, 2);
+  Y.col(0) = X.col(0).array().sin().matrix() + 0.3 * E.col(0);
+  Y.col(1) = X.col(2).cwiseAbs2() + 0.5 * E.col(1);
+  const Eigen::MatrixXd Ku = gram(X, Kernel::gaussian(1.5)), Km = gram(Y, Kernel::gaussian(1.0));
+  for (auto reg : {KccaRegularizer::kPaper, KccaRegularizer::kBachJordan}) {
+    for (double g : {0.05, 0.0}) {  // gamma 0: the spectral route for either regulariser
+      KccaOptions o = opts(g, g, true, 10);
+      o.regularizer = reg;
+      const KccaResult with = kcca(Ku, Km, o);
+      o.coefficients = false;
+      const KccaResult without = kcca(Ku, Km, o);
+      CHECK(without.alpha.rows() == n);
+      CHECK(without.alpha.cols() == 0);
+      CHECK(without.beta.cols() == 0);
+      CHECK(with.alpha.cols() == 10);
+      CHECK((with.correlations - without.correlations).cwiseAbs().maxCoeff() < 1e-12);
+    }
+  }
+  KccaOptions lo = opts(0.5, 0.5, true, 5);
+  lo.method = KccaMethod::kLowRank;
+  lo.rank = 40;
+  const KccaResult lw = kcca_low_rank(X, Y, Kernel::gaussian(1.5), Kernel::gaussian(1.0), lo);
+  lo.coefficients = false;
+  const KccaResult lv = kcca_low_rank(X, Y, Kernel::gaussian(1.5), Kernel::gaussian(1.0), lo);
+  CHECK(lv.alpha.cols() == 0);
+  CHECK((lw.correlations - lv.correlations).cwiseAbs().maxCoeff() < 1e-12);
+}
+
+TEST_CASE("kcca: the paper-regulariser exact route matches the spectral formula of kcca-notes §2") {
+  // Independent dense computation: rho = sigma(diag f_u U_uᵀ U_m diag f_m), f = sqrt(l/(l+g)),
+  // with plain Eigen eigendecompositions of the centred Grams.
+  const int n = 150;
+  const Eigen::MatrixXd X = gaussian_matrix(n, 4, 95), E = gaussian_matrix(n, 3, 96);
+  const Eigen::MatrixXd Y = X.leftCols(3).array().tanh().matrix() + 0.5 * E;
+  const Eigen::MatrixXd Ku = center_gram(gram(X, Kernel::gaussian(2.0)));
+  const Eigen::MatrixXd Km = center_gram(gram(Y, Kernel::laplacian(2.0)));
+  const double gu = 0.3, gm = 0.07;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eu(Ku), em(Km);
+  const Eigen::VectorXd lu = eu.eigenvalues().cwiseMax(0.0), lm = em.eigenvalues().cwiseMax(0.0);
+  const Eigen::VectorXd fu = (lu.array() / (lu.array() + gu)).sqrt();
+  const Eigen::VectorXd fm = (lm.array() / (lm.array() + gm)).sqrt();
+  const Eigen::MatrixXd A =
+      fu.asDiagonal() * eu.eigenvectors().transpose() * em.eigenvectors() * fm.asDiagonal();
+  const Eigen::VectorXd ref = Eigen::JacobiSVD<Eigen::MatrixXd>(A).singularValues();
+  const KccaResult r = kcca(Ku, Km, opts(gu, gm, false, 20));
+  for (int i = 0; i < 20; ++i) CHECK(std::abs(r.correlations(i) - ref(i)) < 1e-9);
+  // Variates: K alpha is unit-norm-free but satisfies the constraint and the objective.
+  for (int i = 0; i < 5; ++i) {
+    const Eigen::VectorXd Ka = Ku * r.alpha.col(i), Kb = Km * r.beta.col(i);
+    CHECK(std::abs(Ka.squaredNorm() + gu * r.alpha.col(i).dot(Ka) - 1.0) < 1e-8);
+    CHECK(std::abs(Kb.squaredNorm() + gm * r.beta.col(i).dot(Kb) - 1.0) < 1e-8);
+    CHECK(std::abs(Ka.dot(Kb) - r.correlations(i)) < 1e-8);
+  }
+}
+
 TEST_CASE("kcca: error paths") {
   const Eigen::MatrixXd X = gaussian_matrix(10, 2, 71);
   const Eigen::MatrixXd K = gram(X, Kernel::gaussian(1.0));
@@ -311,6 +369,12 @@ TEST_CASE("kcca: error paths") {
   o.method = KccaMethod::kIterative;
   o.center = false;
   CHECK_THROWS(kcca(indef, K, o));
+  // Exact (pivoted-Cholesky route) on an indefinite symmetric "Gram": a clear error.
+  Eigen::MatrixXd saddle = Eigen::MatrixXd::Identity(10, 10);
+  saddle(0, 1) = saddle(1, 0) = 3.0;
+  o = KccaOptions();
+  o.center = false;
+  CHECK_THROWS_AS(kcca(saddle, K, o), std::invalid_argument);
   CHECK_THROWS_AS(parse_kcca_method("fast"), std::invalid_argument);
   CHECK(parse_kcca_method("lowrank") == KccaMethod::kLowRank);
   // Low rank: mismatched rows, bad rank, zero gamma.

@@ -192,6 +192,7 @@ nlohmann::json kcca_analysis(const KccaToolOptions& o) {
     ko.method = kcca::parse_kcca_method(o.method);
     ko.rank = o.rank;
     ko.seed = o.seed;
+    ko.coefficients = false;  // the tool reports correlations only
     if (ko.method == kcca::KccaMethod::kIterative && o.components > n - 3) {
       fail("--components (" + std::to_string(o.components) +
            ") must be <= n - 3 for --method iterative");
