@@ -1,6 +1,8 @@
 // Times one MoCA pre-training step (forward, backward, AdamW update) and a plain matrix multiply
 // on the same threads, and reports the step's FLOP count and its fraction of the measured
-// matrix-multiply rate. Usage: bench_model_step [--preset tiny] [--threads 2] [--batch 50]
+// matrix-multiply rate. The step is the trainer's (model::mae_loss_and_gradients): on CPU the
+// batch is split into --shards blocks run concurrently (default: one per thread).
+// Usage: bench_model_step [--preset tiny] [--threads 2] [--shards 0] [--batch 50]
 //   [--ratio 0.75] [--reps 20] [--warmup 3]
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -39,11 +41,14 @@ int main(int argc, char** argv) {
   CLI::App app{"Time a MoCA pre-training step"};
   std::string preset = "tiny";
   int threads = 2, batch = 50, reps = 20, warmup = 3, channels = 6, length = 200, patch = 20;
+  int shards = 0;
   double ratio = 0.75;
   app.add_option("--preset", preset, "model preset");
   app.add_option("--threads", threads, "intra-op threads");
   app.add_option("--batch", batch, "windows per step");
   app.add_option("--ratio", ratio, "masked fraction (cross masking)");
+  app.add_option("--shards", shards,
+                 "batch shards run concurrently, one thread each (0 = threads, 1 = off)");
   app.add_option("--reps", reps, "timed steps");
   app.add_option("--warmup", warmup, "untimed steps first");
   CLI11_PARSE(app, argc, argv);
@@ -51,7 +56,10 @@ int main(int argc, char** argv) {
     moca::model::RuntimeOptions runtime;
     runtime.device = "cpu";
     runtime.threads = threads;
-    moca::model::detail::setup_runtime(runtime);  // threads and the allocator, as the trainer
+    runtime.batch_shards = shards;
+    moca::model::detail::setup_runtime(runtime);
+    const int used_shards =
+        runtime.effective_batch_shards(false, batch);  // threads and the allocator, as the trainer
     torch::manual_seed(0);
     auto opts = moca::model::preset(preset, channels, length, patch);
     moca::model::MocaMae model(opts);
@@ -91,8 +99,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < warmup + reps; ++i) {
       const double t0 = now(), c0 = cpu_now();
       optimizer.zero_grad();
-      auto out = model->forward(x, mt);
-      out.loss.backward();
+      moca::model::mae_loss_and_gradients(model, x, mt, used_shards, "fp32");
       optimizer.step();
       const double t1 = now(), c1 = cpu_now();
       if (i >= warmup) {
@@ -114,7 +121,8 @@ int main(int argc, char** argv) {
     const double peak = median(mm);
     std::cout << std::fixed << std::setprecision(2);
     std::cout << "preset " << preset << ", batch " << batch << ", tokens " << T << ", visible "
-              << T - masked << ", threads " << at::get_num_threads() << "\n";
+              << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
+              << used_shards << "\n";
     std::cout << "step median " << step_s * 1e3 << " ms (min "
               << *std::min_element(times.begin(), times.end()) * 1e3 << " ms) over " << reps
               << " steps; CPU time per step (all threads) median " << median(cpu_times) * 1e3

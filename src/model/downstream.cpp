@@ -170,7 +170,8 @@ nlohmann::json DownstreamOptions::to_json() const {
                       {"weight_decay", weight_decay},
                       {"seed", seed},
                       {"device", runtime.device},
-                      {"threads", runtime.effective_threads()}};
+                      {"threads", runtime.effective_threads()},
+                      {"precision", runtime.precision}};
   if (mode == DownstreamMode::kScratch) {
     j["preset"] = preset;
     j["patch_length"] = patch_length;
@@ -331,6 +332,7 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
         loss =
             smoothed_cross_entropy(clf->head_forward(train_features.index_select(0, idx)), y, 0.0);
       } else {
+        detail::AutocastScope amp(device, o.runtime.precision);
         loss = smoothed_cross_entropy(
             clf->forward(detail::windows_tensor(train, rows, device), pos_rows), y,
             o.label_smoothing);
@@ -367,7 +369,9 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
       for (int s = 0; s < test.size(); s += 256) {
         std::vector<int> rows;
         for (int i = s; i < std::min(test.size(), s + 256); ++i) rows.push_back(i);
-        parts.push_back(clf->forward(detail::windows_tensor(test, rows, device), pos_rows));
+        detail::AutocastScope amp(device, o.runtime.precision);
+        parts.push_back(
+            clf->forward(detail::windows_tensor(test, rows, device), pos_rows).to(torch::kFloat));
       }
       logits = torch::cat(parts, 0);
     }

@@ -135,6 +135,19 @@ class MocaMaeImpl : public torch::nn::Module {
 };
 TORCH_MODULE(MocaMae);
 
+/// Loss and gradients of one pre-training step of `model` (in training mode) on windows x with
+/// `masks`; the caller zeroes the gradients before and steps the optimiser after. With
+/// `shards` == 1 this is forward + backward. With `shards` > 1 (CPU batch parallelism) the
+/// batch is cut into `shards` contiguous row blocks that run forward and backward concurrently,
+/// each on its own thread with one intra-op thread (small transformer GEMMs scale poorly across
+/// threads; whole blocks scale well); each block's gradients are weighted by its share of the
+/// loss denominator (windows, or masked tokens for the masked-only loss) and summed in block
+/// order, so the result is deterministic for a given shard count and equals the whole-batch
+/// gradient up to rounding. `precision` as RuntimeOptions::precision. Returns the whole-batch
+/// loss. Throws std::invalid_argument if shards < 1 or exceeds the batch size.
+double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const MaskTensors& masks,
+                              int shards, const std::string& precision);
+
 /// A ViT classifier on the MoCA encoder: cls-token pooling (the final norm's row 0), then a
 /// linear head, optionally preceded by BatchNorm1d without affine parameters (linear probing,
 /// as in MAE). Submodules "encoder", "head" and (probe) "head_norm".

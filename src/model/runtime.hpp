@@ -14,10 +14,23 @@ struct RuntimeOptions {
   /// Intra-op CPU threads; 0 (default) = the machine's hardware cores. LibTorch as packaged here
   /// starts with 1 thread, so every entry point sets this explicitly. Range 0..1024.
   int threads = 0;
+  /// Arithmetic of the training forward passes (pre-training, fine-tuning, and the fine-tuned
+  /// model's evaluation): "fp32" (default) or "bf16" — autocast to bfloat16 on the run's device
+  /// (matrix products and attention in bf16, reductions, norms and losses in fp32, weights,
+  /// gradients and optimiser state in fp32; bf16 has fp32's range, so no loss scaling is
+  /// needed). Meant for CUDA (Ampere or newer); on CPU it works but is usually slower.
+  std::string precision = "fp32";
+  /// Pre-training on CPU: the batch is cut into this many row blocks that run forward and
+  /// backward concurrently on one intra-op thread each (model::mae_loss_and_gradients); their
+  /// gradients are summed in a fixed order. 0 (default) = the thread count on CPU and 1 on CUDA;
+  /// 1 = the plain whole-batch step. Range 0..1024. Results are deterministic for a given value.
+  int batch_shards = 0;
   /// Throws std::invalid_argument naming the field, value and rule.
   void validate() const;
   /// The thread count actually used (threads, or the hardware cores when 0).
   int effective_threads() const;
+  /// The batch shards used for a batch of `batch` windows on CUDA (`cuda`) or CPU.
+  int effective_batch_shards(bool cuda, int batch) const;
 };
 
 /// True when this LibTorch build sees a CUDA device.

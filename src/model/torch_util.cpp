@@ -1,5 +1,8 @@
 #include "moca/model/torch_util.hpp"
 
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
 #include <c10/util/Exception.h>
 #include <malloc.h>
 
@@ -54,6 +57,66 @@ torch::Device setup_runtime(const RuntimeOptions& runtime) {
     return torch::kCUDA;
   }
   return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+}
+
+namespace {
+
+// Autocast state per device type across LibTorch versions (the API became device-typed in 2.4).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool autocast_enabled(c10::DeviceType t) {
+  return at::autocast::is_autocast_enabled(t);
+}
+void set_autocast_enabled(c10::DeviceType t, bool on) {
+  at::autocast::set_autocast_enabled(t, on);
+}
+at::ScalarType autocast_dtype(c10::DeviceType t) {
+  return at::autocast::get_autocast_dtype(t);
+}
+void set_autocast_dtype(c10::DeviceType t, at::ScalarType d) {
+  at::autocast::set_autocast_dtype(t, d);
+}
+#else
+bool autocast_enabled(c10::DeviceType t) {
+  return t == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+void set_autocast_enabled(c10::DeviceType t, bool on) {
+  if (t == c10::DeviceType::CUDA) {
+    at::autocast::set_enabled(on);
+  } else {
+    at::autocast::set_cpu_enabled(on);
+  }
+}
+at::ScalarType autocast_dtype(c10::DeviceType t) {
+  return t == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                    : at::autocast::get_autocast_cpu_dtype();
+}
+void set_autocast_dtype(c10::DeviceType t, at::ScalarType d) {
+  if (t == c10::DeviceType::CUDA) {
+    at::autocast::set_autocast_gpu_dtype(d);
+  } else {
+    at::autocast::set_autocast_cpu_dtype(d);
+  }
+}
+#endif
+
+}  // namespace
+
+AutocastScope::AutocastScope(const torch::Device& device, const std::string& precision) {
+  if (precision != "bf16") return;
+  type_ = device.type();
+  previous_enabled_ = autocast_enabled(type_);
+  previous_dtype_ = autocast_dtype(type_);
+  set_autocast_dtype(type_, at::kBFloat16);
+  set_autocast_enabled(type_, true);
+  at::autocast::increment_nesting();
+  active_ = true;
+}
+
+AutocastScope::~AutocastScope() {
+  if (!active_) return;
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  set_autocast_enabled(type_, previous_enabled_);
+  set_autocast_dtype(type_, previous_dtype_);
 }
 
 torch::Tensor windows_tensor(const data::Windows& windows, const std::vector<int>& rows,

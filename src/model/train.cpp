@@ -4,6 +4,7 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "moca/common/atomic_file.hpp"
 #include "moca/common/random.hpp"
@@ -71,6 +72,94 @@ std::string json_diff(const nlohmann::json& want, const nlohmann::json& have) {
 
 }  // namespace
 
+double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const MaskTensors& masks,
+                              int shards, const std::string& precision) {
+  const int64_t batch = x.size(0);
+  if (shards < 1 || shards > batch) {
+    throw std::invalid_argument("mae_loss_and_gradients(): shards (" + std::to_string(shards) +
+                                ") must be in [1, batch size " + std::to_string(batch) + "]");
+  }
+  const torch::Device device = x.device();
+  if (shards == 1) {
+    MaeOutput out;
+    {
+      detail::AutocastScope amp(device, precision);
+      out = model->forward(x, masks);
+    }
+    out.loss.backward();
+    return out.loss.item<double>();
+  }
+  std::vector<torch::Tensor> params;
+  for (const auto& p : model->parameters()) {
+    if (p.requires_grad()) params.push_back(p);
+  }
+  // Row blocks and their weights in the whole-batch loss.
+  const bool masked_only = model->options().loss_scope() == LossScope::kMasked;
+  const double total_weight =
+      masked_only ? masks.mask.sum().item<double>() : static_cast<double>(batch);
+  struct Shard {
+    torch::Tensor x;
+    MaskTensors masks;
+    double weight = 0.0;
+    double loss = 0.0;
+    std::vector<torch::Tensor> grads;
+    std::exception_ptr error;
+  };
+  std::vector<Shard> parts(static_cast<size_t>(shards));
+  for (int s = 0; s < shards; ++s) {
+    const int64_t begin = batch * s / shards, end = batch * (s + 1) / shards;
+    Shard& part = parts[static_cast<size_t>(s)];
+    part.x = x.slice(0, begin, end);
+    part.masks = {masks.ids_keep.slice(0, begin, end), masks.ids_restore.slice(0, begin, end),
+                  masks.mask.slice(0, begin, end)};
+    part.weight =
+        (masked_only ? part.masks.mask.sum().item<double>() : static_cast<double>(end - begin)) /
+        total_weight;
+  }
+  auto run = [&](Shard& part) {
+    try {
+      // Grad mode and autocast are thread-local; intra-op threads (OpenMP ICV, which OpenBLAS
+      // reads too) are per calling thread.
+      at::set_num_threads(1);
+      torch::AutoGradMode grad_mode(true);
+      torch::Tensor loss;
+      {
+        detail::AutocastScope amp(device, precision);
+        loss = model->forward(part.x, part.masks).loss;
+      }
+      part.loss = loss.item<double>();
+      part.grads = torch::autograd::grad({loss * part.weight}, params, /*grad_outputs=*/{},
+                                         /*retain_graph=*/false, /*create_graph=*/false,
+                                         /*allow_unused=*/true);
+    } catch (...) {
+      part.error = std::current_exception();
+    }
+  };
+  const int main_threads = at::get_num_threads();
+  std::vector<std::thread> workers;
+  for (int s = 1; s < shards; ++s)
+    workers.emplace_back(run, std::ref(parts[static_cast<size_t>(s)]));
+  run(parts[0]);
+  for (auto& w : workers) w.join();
+  at::set_num_threads(main_threads);
+  for (const auto& part : parts) {
+    if (part.error) std::rethrow_exception(part.error);
+  }
+  double loss = 0.0;
+  for (const auto& part : parts) loss += part.weight * part.loss;
+  torch::NoGradGuard no_grad;
+  for (size_t j = 0; j < params.size(); ++j) {
+    torch::Tensor sum;
+    for (const auto& part : parts) {
+      const torch::Tensor& g = part.grads[j];
+      if (!g.defined()) continue;
+      sum = sum.defined() ? sum + g : g.clone();
+    }
+    if (sum.defined()) params[j].mutable_grad() = sum;
+  }
+  return loss;
+}
+
 PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log,
                         const std::atomic<bool>* stop) {
   o.validate();
@@ -105,6 +194,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   result.model = mo;
   result.device = device.is_cuda() ? "cuda" : "cpu";
   result.threads = o.runtime.effective_threads();
+  const int shards = o.runtime.effective_batch_shards(device.is_cuda(), o.batch_size);
   result.iterations_per_epoch = n / o.batch_size;
   const long ipe = result.iterations_per_epoch;
   const nlohmann::json training = o.training_json();
@@ -209,15 +299,13 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       auto x = detail::batch_tensor(batch, C, L, device);
       auto mt = to_tensors(mask_indices(masks, mo.layout(), C, mo.patches()), device);
       optimizer->zero_grad();
-      auto out = model->forward(x, mt);
-      const double loss = out.loss.item<double>();
+      const double loss = mae_loss_and_gradients(model, x, mt, shards, o.runtime.precision);
       if (!std::isfinite(loss)) {
         throw std::runtime_error("pretrain(): non-finite loss at iteration " +
                                  std::to_string(result.iterations) + " (epoch " +
                                  std::to_string(epoch + 1) +
                                  "); lower the learning rate or check the data");
       }
-      out.loss.backward();
       optimizer->step();
       ++result.iterations;
       partial_sum += loss;

@@ -224,3 +224,52 @@ TEST_CASE("drop path is active in training only") {
   clf->train();
   CHECK_FALSE(torch::equal(clf->forward(x), clf->forward(x)));
 }
+
+TEST_CASE("AutocastScope: bf16 products inside the scope, fp32 outside, state restored") {
+  using moca::model::detail::AutocastScope;
+  const auto a = torch::randn({8, 16}), b = torch::randn({16, 4});
+  CHECK((torch::matmul(a, b).scalar_type() == torch::kFloat));
+  {
+    AutocastScope fp32(torch::kCPU, "fp32");
+    CHECK_FALSE(fp32.active());
+    CHECK((torch::matmul(a, b).scalar_type() == torch::kFloat));
+  }
+  {
+    AutocastScope amp(torch::kCPU, "bf16");
+    CHECK(amp.active());
+    const auto c = torch::matmul(a, b);
+    CHECK((c.scalar_type() == torch::kBFloat16));
+    // bf16 keeps ~3 significant digits of the fp32 product.
+    CHECK(torch::allclose(c.to(torch::kFloat), torch::matmul(a, b).to(torch::kFloat), 0.05, 0.1));
+  }
+  CHECK((torch::matmul(a, b).scalar_type() == torch::kFloat));
+}
+
+TEST_CASE("batch shards give the whole-batch loss and gradients, deterministically") {
+  for (auto scope : {LossScope::kAll, LossScope::kMasked}) {
+    torch::manual_seed(60);
+    MocaMae mae(MocaOptions(micro()).loss_scope(scope));
+    mae->train();
+    const auto x = torch::randn({7, 6, 40});
+    const auto mt = to_tensors(
+        mask_indices(random_masks(7, 6, 10, 40, 61), TokenLayout::kModality, 6, 10), torch::kCPU);
+    auto gradients = [&](int shards, double& loss) {
+      mae->zero_grad();
+      loss = mae_loss_and_gradients(mae, x, mt, shards, "fp32");
+      std::vector<torch::Tensor> g;
+      for (const auto& p : mae->parameters()) g.push_back(p.grad().clone());
+      return g;
+    };
+    double l1 = 0, l3 = 0, l3b = 0;
+    const auto g1 = gradients(1, l1), g3 = gradients(3, l3), g3b = gradients(3, l3b);
+    CHECK(std::abs(l1 - l3) < 1e-6 * std::abs(l1));
+    CHECK(l3 == l3b);
+    REQUIRE(g1.size() == g3.size());
+    for (size_t j = 0; j < g1.size(); ++j) {
+      CHECK(torch::allclose(g1[j], g3[j], 1e-4, 1e-7));
+      CHECK(torch::equal(g3[j], g3b[j]));
+    }
+    CHECK_THROWS_AS(mae_loss_and_gradients(mae, x, mt, 0, "fp32"), std::invalid_argument);
+    CHECK_THROWS_AS(mae_loss_and_gradients(mae, x, mt, 8, "fp32"), std::invalid_argument);
+  }
+}

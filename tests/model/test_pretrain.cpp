@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include <fstream>
@@ -53,6 +54,28 @@ TEST_CASE("pre-training writes checkpoints and JSON-lines metrics; the loss goes
   CHECK(info.meta.at("finished") == true);
   CHECK(info.meta.at("policy_spec") == "cross:ratio=0.75");
   CHECK(info.channel_names[3] == "gyro_x");
+}
+
+TEST_CASE("bf16 mixed precision trains: finite, decreasing loss, not the fp32 numbers") {
+  const auto w = moca_test::small_windows(40, 2);
+  std::ostringstream log;
+  auto fp32 = quick("pre_fp32.pt");
+  fp32.epochs = 4;
+  fp32.lr = 1e-3;
+  auto bf16 = fp32;
+  bf16.checkpoint = moca_test::temp_path("pre_bf16.pt");
+  bf16.runtime.precision = "bf16";
+  const auto a = pretrain(fp32, w, log), b = pretrain(bf16, w, log);
+  REQUIRE(b.history.size() == 4);
+  CHECK(std::isfinite(b.history.back().loss));
+  CHECK(b.history.back().loss < b.history.front().loss);
+  // Autocast really changed the arithmetic, but not the outcome by much.
+  CHECK(b.history.back().loss != a.history.back().loss);
+  CHECK(std::abs(b.history.back().loss - a.history.back().loss) <
+        0.1 * a.history.back().loss + 0.05);
+  bf16.runtime.precision = "fp16";
+  CHECK_THROWS_WITH_AS(pretrain(bf16, w, log), doctest::Contains("precision"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("a resumed run equals the uninterrupted run bit for bit") {

@@ -159,6 +159,7 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
   j["model"] = model::to_json(r.model);
   j["device"] = r.device;
   j["threads"] = r.threads;
+  j["precision"] = cmd.train.runtime.precision;
   j["iterations"] = r.iterations;
   j["iterations_per_epoch"] = r.iterations_per_epoch;
   j["finished"] = r.finished;

@@ -33,10 +33,15 @@ void add_data_options(CLI::App* app, moca::tools::DataOptions& d) {
   app->add_option("--synthetic-seed", d.synthetic_seed, "generator: seed")->capture_default_str();
 }
 
-void add_runtime_options(CLI::App* app, moca::model::RuntimeOptions& r) {
+void add_runtime_options(CLI::App* app, moca::model::RuntimeOptions& r, bool training = false) {
   app->add_option("--device", r.device, "auto | cpu | cuda")->capture_default_str();
   app->add_option("--threads", r.threads, "CPU threads (0 = hardware cores)")
       ->capture_default_str();
+  if (training) {
+    app->add_option("--precision", r.precision,
+                    "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)")
+        ->capture_default_str();
+  }
 }
 
 }  // namespace
@@ -51,7 +56,10 @@ int main(int argc, char** argv) {
   bool no_progress = false;
   auto* p = app.add_subcommand("pretrain", "pre-train a MoCA MAE with a masking policy");
   add_data_options(p, pre.data);
-  add_runtime_options(p, pre.train.runtime);
+  add_runtime_options(p, pre.train.runtime, true);
+  p->add_option("--batch-shards", pre.train.runtime.batch_shards,
+                "CPU: concurrent batch blocks, one thread each (0 = --threads, 1 = off)")
+      ->capture_default_str();
   p->add_option("--preset", pre.train.preset, "paper-base | tiny | cpu-small")
       ->capture_default_str();
   p->add_option("--patch-length", pre.train.patch_length, "samples per patch")
@@ -88,7 +96,7 @@ int main(int argc, char** argv) {
   bool from_scratch = false;
   auto add_classify = [&](CLI::App* s, tools::ClassifyCommand& c, bool finetune) {
     add_data_options(s, c.data);
-    add_runtime_options(s, c.options.runtime);
+    add_runtime_options(s, c.options.runtime, true);
     s->add_option("--checkpoint", c.options.checkpoint,
                   "pre-trained MAE ('{fold}' is replaced by the fold index)");
     s->add_option("--protocol", c.protocol, "random | subject-kfold | adl-loso")
