@@ -269,6 +269,8 @@ PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance) {
     Eigen::VectorXd col = A.col(p);
     if (r > 0) col.noalias() -= G.leftCols(r) * G.row(p).head(r).transpose();
     G.col(r) = col / std::sqrt(dp);
+    for (const Eigen::Index q : out.pivots) G(q, r) = 0.0;  // exact zeros above the diagonal
+    G(p, r) = std::sqrt(dp);
     d -= G.col(r).cwiseAbs2();
     d(p) = 0.0;
     out.pivots.push_back(p);
