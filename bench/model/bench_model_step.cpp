@@ -2,7 +2,8 @@
 // on the same threads, and reports the step's FLOP count and its fraction of the measured
 // matrix-multiply rate. The step is the trainer's (model::mae_loss_and_gradients): on CPU the
 // batch is split into --shards blocks run concurrently (default: one per thread).
-// Usage: bench_model_step [--preset tiny] [--threads 2] [--shards 0] [--batch 50]
+// Usage: bench_model_step [--preset tiny] [--threads 2] [--shards 0] [--precision fp32]
+//   [--batch 50]
 //   [--ratio 0.75] [--reps 20] [--warmup 3]
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -11,12 +12,16 @@
 #include <ctime>
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "moca/common/random.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
 #include "moca/model/torch_util.hpp"
+
+#include <torch/csrc/autograd/profiler_legacy.h>
 
 namespace {
 
@@ -42,6 +47,7 @@ int main(int argc, char** argv) {
   std::string preset = "tiny";
   int threads = 2, batch = 50, reps = 20, warmup = 3, channels = 6, length = 200, patch = 20;
   int shards = 0;
+  std::string precision = "fp32", profile;
   double ratio = 0.75;
   app.add_option("--preset", preset, "model preset");
   app.add_option("--threads", threads, "intra-op threads");
@@ -49,6 +55,9 @@ int main(int argc, char** argv) {
   app.add_option("--ratio", ratio, "masked fraction (cross masking)");
   app.add_option("--shards", shards,
                  "batch shards run concurrently, one thread each (0 = threads, 1 = off)");
+  app.add_option("--precision", precision, "fp32 | bf16 (autocast of the forward pass)");
+  app.add_option("--profile", profile,
+                 "write a per-op summary of the timed steps (LibTorch's profiler) to this file");
   app.add_option("--reps", reps, "timed steps");
   app.add_option("--warmup", warmup, "untimed steps first");
   CLI11_PARSE(app, argc, argv);
@@ -57,6 +66,7 @@ int main(int argc, char** argv) {
     runtime.device = "cpu";
     runtime.threads = threads;
     runtime.batch_shards = shards;
+    runtime.precision = precision;
     moca::model::detail::setup_runtime(runtime);
     const int used_shards =
         runtime.effective_batch_shards(false, batch);  // threads and the allocator, as the trainer
@@ -96,10 +106,14 @@ int main(int argc, char** argv) {
         moca::model::mask_indices(masks, opts.layout(), channels, opts.patches()), torch::kCPU);
     model->train();
     std::vector<double> times, cpu_times;
+    std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
     for (int i = 0; i < warmup + reps; ++i) {
+      if (i == warmup && !profile.empty()) {
+        recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(profile);
+      }
       const double t0 = now(), c0 = cpu_now();
       optimizer.zero_grad();
-      moca::model::mae_loss_and_gradients(model, x, mt, used_shards, "fp32");
+      moca::model::mae_loss_and_gradients(model, x, mt, used_shards, precision);
       optimizer.step();
       const double t1 = now(), c1 = cpu_now();
       if (i >= warmup) {
@@ -107,9 +121,11 @@ int main(int argc, char** argv) {
         cpu_times.push_back(c1 - c0);
       }
     }
+    recorder.reset();  // writes the trace
     const double step_s = median(times);
     const double flops = moca::model::mae_step_flops(opts, batch, T - masked);
-    // Matrix-multiply rate on the same threads: 1024^3 products, median of 10.
+    // Matrix-multiply rate on the threads asked for: 1024^3 products, median of 10.
+    at::set_num_threads(threads);
     auto a = torch::randn({1024, 1024}), b2 = torch::randn({1024, 1024});
     std::vector<double> mm;
     for (int i = 0; i < 12; ++i) {
@@ -122,7 +138,7 @@ int main(int argc, char** argv) {
     std::cout << std::fixed << std::setprecision(2);
     std::cout << "preset " << preset << ", batch " << batch << ", tokens " << T << ", visible "
               << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
-              << used_shards << "\n";
+              << used_shards << ", " << precision << "\n";
     std::cout << "step median " << step_s * 1e3 << " ms (min "
               << *std::min_element(times.begin(), times.end()) * 1e3 << " ms) over " << reps
               << " steps; CPU time per step (all threads) median " << median(cpu_times) * 1e3

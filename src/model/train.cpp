@@ -195,6 +195,12 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   result.device = device.is_cuda() ? "cuda" : "cpu";
   result.threads = o.runtime.effective_threads();
   const int shards = o.runtime.effective_batch_shards(device.is_cuda(), o.batch_size);
+  // With batch shards every step's heavy work runs on the shard threads; keeping this thread at
+  // one intra-op thread (the optimiser step is elementwise and cheap) means no OpenMP worker of
+  // its pool spins beside them — with the default OMP_WAIT_POLICY that spinning took a core
+  // from a shard and made steps ~40 % slower. setup_runtime sets the threads again at the next
+  // entry point.
+  if (shards > 1) at::set_num_threads(1);
   result.iterations_per_epoch = n / o.batch_size;
   const long ipe = result.iterations_per_epoch;
   const nlohmann::json training = o.training_json();
