@@ -1,8 +1,11 @@
 // moca: pre-train MoCA masked autoencoders with any masking policy, probe and fine-tune them,
 // impute missing data, and export the encoder as a feature map. See docs/model.md.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 
 #include "commands.hpp"
@@ -47,8 +50,18 @@ void add_runtime_options(CLI::App* app, moca::model::RuntimeOptions& r, bool tra
 }  // namespace
 
 int main(int argc, char** argv) {
+  // libgomp reads OMP_WAIT_POLICY when it is loaded, before main. Its default (spin, then
+  // sleep) makes idle pool threads compete with the working ones — ~40 % slower CPU training
+  // steps measured (docs/benchmarks/model.md) — so without an explicit choice the tool restarts
+  // itself once with passive waiting. A failed exec just continues.
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    execv("/proc/self/exe", argv);
+  }
   using namespace moca;
-  CLI::App app{"moca: MoCA masked autoencoders for multi-modal wearable time series"};
+  CLI::App app{
+      "moca: MoCA masked autoencoders for multi-modal wearable time series\n"
+      "(runs with OMP_WAIT_POLICY=passive unless the environment sets it)"};
   app.require_subcommand(1);
 
   // pretrain
