@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
         recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(profile);
       }
       const double t0 = now(), c0 = cpu_now();
-      optimizer.zero_grad();
+      if (used_shards == 1) optimizer.zero_grad();  // as the trainer
       moca::model::mae_loss_and_gradients(model, x, mt, used_shards, precision);
       optimizer.step();
       const double t1 = now(), c1 = cpu_now();

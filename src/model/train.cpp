@@ -147,15 +147,17 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
   }
   double loss = 0.0;
   for (const auto& part : parts) loss += part.weight * part.loss;
+  // Every parameter's gradient is replaced (undefined where no block reached it, so the
+  // optimiser skips it): the caller need not zero the gradients first.
   torch::NoGradGuard no_grad;
   for (size_t j = 0; j < params.size(); ++j) {
     torch::Tensor sum;
-    for (const auto& part : parts) {
-      const torch::Tensor& g = part.grads[j];
+    for (auto& part : parts) {
+      torch::Tensor& g = part.grads[j];
       if (!g.defined()) continue;
-      sum = sum.defined() ? sum + g : g.clone();
+      sum = sum.defined() ? sum + g : std::move(g);  // the blocks' gradients are fresh tensors
     }
-    if (sum.defined()) params[j].mutable_grad() = sum;
+    params[j].mutable_grad() = sum;
   }
   return loss;
 }
@@ -304,7 +306,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       set_lr(*optimizer, lr);
       auto x = detail::batch_tensor(batch, C, L, device);
       auto mt = to_tensors(mask_indices(masks, mo.layout(), C, mo.patches()), device);
-      optimizer->zero_grad();
+      if (shards == 1) optimizer->zero_grad();  // with shards the gradients are replaced
       const double loss = mae_loss_and_gradients(model, x, mt, shards, o.runtime.precision);
       if (!std::isfinite(loss)) {
         throw std::runtime_error("pretrain(): non-finite loss at iteration " +
