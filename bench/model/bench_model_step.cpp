@@ -67,9 +67,8 @@ int main(int argc, char** argv) {
     runtime.threads = threads;
     runtime.batch_shards = shards;
     runtime.precision = precision;
-    moca::model::detail::setup_runtime(runtime);
-    const int used_shards =
-        runtime.effective_batch_shards(false, batch);  // threads and the allocator, as the trainer
+    moca::model::detail::setup_runtime(runtime);  // threads and the allocator, as the trainer
+    const int used_shards = runtime.effective_batch_shards(false, batch);
     torch::manual_seed(0);
     auto opts = moca::model::preset(preset, channels, length, patch);
     moca::model::MocaMae model(opts);
@@ -112,7 +111,6 @@ int main(int argc, char** argv) {
         recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(profile);
       }
       const double t0 = now(), c0 = cpu_now();
-      if (used_shards == 1) optimizer.zero_grad();  // as the trainer
       moca::model::mae_loss_and_gradients(model, x, mt, used_shards, precision);
       optimizer.step();
       const double t1 = now(), c1 = cpu_now();
@@ -124,8 +122,7 @@ int main(int argc, char** argv) {
     recorder.reset();  // writes the trace
     const double step_s = median(times);
     const double flops = moca::model::mae_step_flops(opts, batch, T - masked);
-    // Matrix-multiply rate on the threads asked for: 1024^3 products, median of 10.
-    at::set_num_threads(threads);
+    // Matrix-multiply rate on the same threads: 1024^3 products, median of 10.
     auto a = torch::randn({1024, 1024}), b2 = torch::randn({1024, 1024});
     std::vector<double> mm;
     for (int i = 0; i < 12; ++i) {

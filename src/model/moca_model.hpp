@@ -136,9 +136,9 @@ class MocaMaeImpl : public torch::nn::Module {
 TORCH_MODULE(MocaMae);
 
 /// Loss and gradients of one pre-training step of `model` (in training mode) on windows x with
-/// `masks`; the caller steps the optimiser after. With `shards` == 1 the gradients accumulate
-/// (zero them before); with more they replace the parameters' gradients. With
-/// `shards` == 1 this is forward + backward. With `shards` > 1 (CPU batch parallelism) the
+/// `masks`: the parameters' gradients are replaced (no zeroing needed before), the caller steps
+/// the optimiser after. With `shards` == 1 this is forward + backward. With `shards` > 1 (CPU
+/// batch parallelism) the
 /// batch is cut into `shards` contiguous row blocks that run forward and backward concurrently,
 /// each on its own thread with one intra-op thread (small transformer GEMMs scale poorly across
 /// threads; whole blocks scale well); each block's gradients are weighted by its share of the

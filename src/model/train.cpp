@@ -80,7 +80,14 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
                                 ") must be in [1, batch size " + std::to_string(batch) + "]");
   }
   const torch::Device device = x.device();
+  std::vector<torch::Tensor> params;
+  for (const auto& p : model->parameters()) {
+    if (p.requires_grad()) params.push_back(p);
+  }
   if (shards == 1) {
+    // Backward into undefined gradients writes them afresh: the same "replace" contract as the
+    // shard path, without a zero fill.
+    for (auto& p : params) p.mutable_grad() = torch::Tensor();
     MaeOutput out;
     {
       detail::AutocastScope amp(device, precision);
@@ -88,10 +95,6 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
     }
     out.loss.backward();
     return out.loss.item<double>();
-  }
-  std::vector<torch::Tensor> params;
-  for (const auto& p : model->parameters()) {
-    if (p.requires_grad()) params.push_back(p);
   }
   // Row blocks and their weights in the whole-batch loss.
   const bool masked_only = model->options().loss_scope() == LossScope::kMasked;
@@ -148,7 +151,7 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
   double loss = 0.0;
   for (const auto& part : parts) loss += part.weight * part.loss;
   // Every parameter's gradient is replaced (undefined where no block reached it, so the
-  // optimiser skips it): the caller need not zero the gradients first.
+  // optimiser skips it).
   torch::NoGradGuard no_grad;
   for (size_t j = 0; j < params.size(); ++j) {
     torch::Tensor sum;
@@ -197,12 +200,6 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   result.device = device.is_cuda() ? "cuda" : "cpu";
   result.threads = o.runtime.effective_threads();
   const int shards = o.runtime.effective_batch_shards(device.is_cuda(), o.batch_size);
-  // With batch shards every step's heavy work runs on the shard threads; keeping this thread at
-  // one intra-op thread (the optimiser step is elementwise and cheap) means no OpenMP worker of
-  // its pool spins beside them — with the default OMP_WAIT_POLICY that spinning took a core
-  // from a shard and made steps ~40 % slower. setup_runtime sets the threads again at the next
-  // entry point.
-  if (shards > 1) at::set_num_threads(1);
   result.iterations_per_epoch = n / o.batch_size;
   const long ipe = result.iterations_per_epoch;
   const nlohmann::json training = o.training_json();
@@ -306,7 +303,6 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       set_lr(*optimizer, lr);
       auto x = detail::batch_tensor(batch, C, L, device);
       auto mt = to_tensors(mask_indices(masks, mo.layout(), C, mo.patches()), device);
-      if (shards == 1) optimizer->zero_grad();  // with shards the gradients are replaced
       const double loss = mae_loss_and_gradients(model, x, mt, shards, o.runtime.precision);
       if (!std::isfinite(loss)) {
         throw std::runtime_error("pretrain(): non-finite loss at iteration " +
