@@ -2,8 +2,10 @@
 // on the same threads, and reports the step's FLOP count and its fraction of the measured
 // matrix-multiply rate. The step is the trainer's (model::mae_loss_and_gradients): on CPU the
 // batch is split into --shards blocks run concurrently (default: one per thread).
-// Usage: bench_model_step [--preset tiny] [--threads 2] [--shards 0] [--precision fp32]
-//   [--batch 50]
+// On CUDA (--device cuda) every timed step ends with a device synchronisation and the matrix
+// rate is the device's 4096^3 product.
+// Usage: bench_model_step [--preset tiny] [--device cpu] [--threads 2] [--shards 0]
+//   [--precision fp32] [--batch 50]
 //   [--ratio 0.75] [--reps 20] [--warmup 3]
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -47,9 +49,11 @@ int main(int argc, char** argv) {
   std::string preset = "tiny";
   int threads = 2, batch = 50, reps = 20, warmup = 3, channels = 6, length = 200, patch = 20;
   int shards = 0;
-  std::string precision = "fp32", profile;
+  std::string precision = "fp32", profile, device_name = "cpu";
   double ratio = 0.75;
   app.add_option("--preset", preset, "model preset");
+  app.add_option("--device", device_name, "cpu | cuda | auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_option("--threads", threads, "intra-op threads");
   app.add_option("--batch", batch, "windows per step");
   app.add_option("--ratio", ratio, "masked fraction (cross masking)");
@@ -63,15 +67,21 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     moca::model::RuntimeOptions runtime;
-    runtime.device = "cpu";
+    runtime.device = device_name;
     runtime.threads = threads;
     runtime.batch_shards = shards;
     runtime.precision = precision;
-    moca::model::detail::setup_runtime(runtime);  // threads and the allocator, as the trainer
-    const int used_shards = runtime.effective_batch_shards(false, batch);
+    // threads, the allocator and the device, as the trainer
+    const torch::Device device = moca::model::detail::setup_runtime(runtime);
+    const bool cuda = device.is_cuda();
+    const int used_shards = runtime.effective_batch_shards(cuda, batch);
+    const auto sync = [cuda] {
+      if (cuda) torch::cuda::synchronize();
+    };
     torch::manual_seed(0);
     auto opts = moca::model::preset(preset, channels, length, patch);
     moca::model::MocaMae model(opts);
+    model->to(device);
     std::vector<torch::Tensor> decay, no_decay;
     for (const auto& p : model->named_parameters()) {
       (p.value().dim() <= 1 || p.key().size() >= 5 && p.key().substr(p.key().size() - 5) == ".bias"
@@ -91,7 +101,7 @@ int main(int argc, char** argv) {
     const int T = opts.tokens();
     const int masked = static_cast<int>(std::floor(ratio * T));
     moca::Rng rng(1);
-    auto x = torch::randn({batch, channels, length});
+    auto x = torch::randn({batch, channels, length}).to(device);
     std::vector<moca::masking::Mask> masks;
     for (int b = 0; b < batch; ++b) {
       std::vector<int> perm(static_cast<size_t>(T));
@@ -102,7 +112,7 @@ int main(int argc, char** argv) {
       masks.push_back(m);
     }
     auto mt = moca::model::to_tensors(
-        moca::model::mask_indices(masks, opts.layout(), channels, opts.patches()), torch::kCPU);
+        moca::model::mask_indices(masks, opts.layout(), channels, opts.patches()), device);
     model->train();
     std::vector<double> times, cpu_times;
     std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
@@ -110,9 +120,11 @@ int main(int argc, char** argv) {
       if (i == warmup && !profile.empty()) {
         recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(profile);
       }
+      sync();
       const double t0 = now(), c0 = cpu_now();
       moca::model::mae_loss_and_gradients(model, x, mt, used_shards, precision);
       optimizer.step();
+      sync();
       const double t1 = now(), c1 = cpu_now();
       if (i >= warmup) {
         times.push_back(t1 - t0);
@@ -122,26 +134,30 @@ int main(int argc, char** argv) {
     recorder.reset();  // writes the trace
     const double step_s = median(times);
     const double flops = moca::model::mae_step_flops(opts, batch, T - masked);
-    // Matrix-multiply rate on the same threads: 1024^3 products, median of 10.
-    auto a = torch::randn({1024, 1024}), b2 = torch::randn({1024, 1024});
+    // Matrix-multiply rate on the same threads (or device): n^3 fp32 products, median of 10.
+    const int64_t n = cuda ? 4096 : 1024;
+    auto a = torch::randn({n, n}).to(device), b2 = torch::randn({n, n}).to(device);
     std::vector<double> mm;
     for (int i = 0; i < 12; ++i) {
+      sync();
       const double t0 = now();
       auto c = torch::mm(a, b2);
+      sync();
       const double t1 = now();
-      if (i >= 2) mm.push_back(2.0 * 1024.0 * 1024.0 * 1024.0 / (t1 - t0));
+      if (i >= 2)
+        mm.push_back(2.0 * static_cast<double>(n * n) * static_cast<double>(n) / (t1 - t0));
     }
     const double peak = median(mm);
     std::cout << std::fixed << std::setprecision(2);
     std::cout << "preset " << preset << ", batch " << batch << ", tokens " << T << ", visible "
               << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
-              << used_shards << ", " << precision << "\n";
+              << used_shards << ", " << precision << ", " << (cuda ? "cuda" : "cpu") << "\n";
     std::cout << "step median " << step_s * 1e3 << " ms (min "
               << *std::min_element(times.begin(), times.end()) * 1e3 << " ms) over " << reps
               << " steps; CPU time per step (all threads) median " << median(cpu_times) * 1e3
               << " ms\n";
     std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
-              << " GFLOP/s; sgemm 1024^3 " << peak / 1e9 << " GFLOP/s; fraction "
+              << " GFLOP/s; sgemm " << n << "^3 " << peak / 1e9 << " GFLOP/s; fraction "
               << flops / step_s / peak << "\n";
   } catch (const std::exception& e) {
     std::cerr << "bench_model_step: " << e.what() << "\n";

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# GPU check: builds moca against the LibTorch of an installed PyTorch 2.x with CUDA, runs the
+# torch test suite on the GPU (the tests' device is "auto", which picks CUDA when present),
+# times the pre-training step on the GPU (tiny and paper-base, fp32 and bf16) and writes a short
+# report. Meant for a machine with an NVIDIA GPU and `python3 -c "import torch"` working; the CI
+# machine has none.
+#
+# Usage: scripts/gpu-check.sh [--out DIR] [--prefix DIR] [--jobs N]
+#   --out DIR     where the report, logs and timings go (default gpu-check/)
+#   --prefix DIR  an extra CMake prefix holding moca's header-only dependencies (Eigen, Spectra,
+#                 Boost.Math, CLI11, nlohmann-json, doctest, zlib.h) when the system lacks them
+#   --jobs N      build jobs (default: number of cores)
+# Environment: PYTHON (default python3) — the interpreter whose torch is used.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=gpu-check
+prefix=""
+jobs=$(nproc)
+while (($#)); do
+  case "$1" in
+    --out) out=$2; shift 2 ;;
+    --prefix) prefix=$(realpath "$2"); shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+out=$(realpath "$out")
+report=$out/report.md
+py=${PYTHON:-python3}
+
+torch_prefix=$($py -c 'import torch; print(torch.utils.cmake_prefix_path)') || {
+  echo "gpu-check: '$py -c \"import torch\"' failed; install PyTorch or set PYTHON" >&2
+  exit 1
+}
+torch_version=$($py -c 'import torch; print(torch.__version__)')
+cuda_ok=$($py -c 'import torch; print(int(torch.cuda.is_available()))')
+gpus=$($py -c 'import torch; print(torch.cuda.device_count())')
+gpu_name=$($py -c 'import torch; print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none")')
+if [[ "$cuda_ok" != 1 ]]; then
+  echo "gpu-check: PyTorch $torch_version sees no CUDA device; nothing to check" >&2
+  exit 1
+fi
+
+build=build-gpu
+cmake_args=(-S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOCA_WITH_TORCH=ON
+            -DMOCA_BUILD_BENCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix${prefix:+;$prefix}")
+if [[ -n "$prefix" && -f "$prefix/include/zlib.h" ]]; then
+  # A prefix with zlib's header only: link the system's runtime library.
+  zlib_so=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
+  cmake_args+=(-DZLIB_INCLUDE_DIR="$prefix/include" ${zlib_so:+-DZLIB_LIBRARY="$zlib_so"})
+fi
+
+{
+  echo "# moca GPU check"
+  echo
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- GPU: $gpu_name ($gpus device(s)); driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)"
+  echo "- PyTorch / LibTorch: $torch_version ($torch_prefix)"
+  echo "- CPU: $(nproc) cores"
+} >"$report"
+
+status=0
+step() {  # step NAME COMMAND...: runs COMMAND, logs to $out/NAME.log, records pass/fail
+  local name=$1; shift
+  local t0=$(date +%s)
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  echo "- $name: $([[ $rc == 0 ]] && echo ok || echo "FAILED (exit $rc)") in $(( $(date +%s) - t0 )) s" >>"$report"
+  ((rc == 0)) || status=1
+  return $rc
+}
+
+echo >>"$report"; echo "## Build and tests" >>"$report"
+step configure cmake "${cmake_args[@]}" || { cat "$report"; tail -40 "$out/configure.log"; exit 1; }
+step build cmake --build "$build" -j "$jobs" --target test_model moca kcca_score bench_model_step ||
+  { cat "$report"; grep -m 20 -B2 -A8 'error' "$out/build.log"; exit 1; }
+export OMP_WAIT_POLICY=passive
+step test_model "$build/bin/test_model"
+grep -E '^\[doctest\] (test cases|assertions)' "$out/test_model.log" | sed 's/^/  /' >>"$report"
+grep -E 'ERROR|FAILED' "$out/test_model.log" | head -30 | sed 's/^/      /' >>"$report"
+
+# Timings: the trainer's step on the GPU, median of 20 after 5 warm-up steps.
+echo >>"$report"; echo "## Pre-training step on the GPU (bench_model_step --device cuda)" >>"$report"
+for preset in tiny paper-base; do
+  for precision in fp32 bf16; do
+    name=step_${preset}_${precision}
+    if step "$name" "$build/bin/bench_model_step" --device cuda --preset "$preset" \
+        --precision "$precision" --batch 50 --reps 20 --warmup 5; then
+      sed 's/^/      /' "$out/$name.log" >>"$report"
+    fi
+  done
+done
+
+# Pre-training, a linear probe and imputation on the GPU through the CLI (generator data).
+echo >>"$report"; echo "## moca pretrain / linprobe / impute on the GPU" >>"$report"
+# --device auto, as in the tests: the summary's "device" says which one "auto" chose.
+step pretrain_cli "$build/bin/moca" pretrain --device auto --preset tiny --epochs 3 \
+  --warmup-epochs 1 --checkpoint "$out/gpu.pt" --seed 0 --no-progress --json "$out/pretrain.json"
+tail -3 "$out/pretrain_cli.log" | sed 's/^/      /' >>"$report"
+echo "      device chosen by --device auto: $(grep -o '"device": *"[a-z]*"' "$out/pretrain.json")" >>"$report"
+step linprobe_cli "$build/bin/moca" linprobe --device cuda --checkpoint "$out/gpu.pt" --epochs 3 \
+  --warmup-epochs 1 --seed 0 --no-progress
+tail -3 "$out/linprobe_cli.log" | sed 's/^/      /' >>"$report"
+step impute_cli "$build/bin/moca" impute --device cuda --checkpoint "$out/gpu.pt"
+tail -8 "$out/impute_cli.log" | sed 's/^/      /' >>"$report"
+# The trained encoder as kcca_score's feature map (its forward passes run on the GPU).
+step kcca_score_encoder "$build/bin/kcca_score" --scheme cross,sync --features encoder \
+  --checkpoint "$out/gpu.pt" --draws 5
+tail -6 "$out/kcca_score_encoder.log" | sed 's/^/      /' >>"$report"
+rm -f "$out/gpu.pt"
+
+echo >>"$report"
+echo "Multi-GPU (NCCL) runs: $( ((gpus >= 2)) && echo "not run: moca has no data-parallel trainer yet" || echo "not run: one GPU")." >>"$report"
+cat "$report"
+exit $status
