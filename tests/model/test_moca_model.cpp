@@ -1,5 +1,6 @@
 #include "torch_test.hpp"  // first: see the note there
 
+#include <cmath>
 #include <stdexcept>
 
 #include "moca/common/random.hpp"
@@ -90,6 +91,39 @@ TEST_CASE("MAE output shapes for both token layouts") {
     CHECK(latent.sizes() == torch::IntArrayRef({5, 1 + mt.ids_keep.size(1), 32}));
     MocaClassifier clf(o, 7, 0.1, false);
     CHECK(clf->forward(x).sizes() == torch::IntArrayRef({5, 7}));
+  }
+}
+
+TEST_CASE("attention computes softmax(q k^T / sqrt(d_head)) v per head") {
+  // An explicit per-head computation from the module's own weights; LibTorch >= 2 runs the fused
+  // scaled_dot_product_attention in the module, 1.13 the explicit products.
+  std::vector<torch::Device> devices{torch::kCPU};
+  if (torch::cuda::is_available()) devices.emplace_back(torch::kCUDA);
+  for (const auto& device : devices) {
+    CAPTURE(device.str());
+    torch::manual_seed(5);
+    const int64_t B = 3, N = 7, D = 32, H = 4, Dh = D / H;
+    Attention attn(static_cast<int>(D), static_cast<int>(H));
+    attn->to(device);
+    auto x = torch::randn({B, N, D}).to(device);
+    auto params = attn->named_parameters();
+    torch::NoGradGuard ng;
+    auto qkv = torch::addmm(params["qkv.bias"], x.reshape({B * N, D}), params["qkv.weight"].t())
+                   .reshape({B, N, 3 * D});
+    auto heads = torch::zeros({B, N, D}, x.options());
+    for (int64_t h = 0; h < H; ++h) {
+      auto q = qkv.slice(2, h * Dh, (h + 1) * Dh);
+      auto k = qkv.slice(2, D + h * Dh, D + (h + 1) * Dh);
+      auto v = qkv.slice(2, 2 * D + h * Dh, 2 * D + (h + 1) * Dh);
+      auto w = torch::softmax(torch::bmm(q, k.transpose(1, 2)) / std::sqrt(double(Dh)), -1);
+      heads.slice(2, h * Dh, (h + 1) * Dh).copy_(torch::bmm(w, v));
+    }
+    auto expected =
+        torch::addmm(params["proj.bias"], heads.reshape({B * N, D}), params["proj.weight"].t())
+            .reshape({B, N, D});
+    auto got = attn->forward(x);
+    CHECK(got.sizes() == expected.sizes());
+    CHECK(torch::allclose(got, expected, /*rtol=*/1e-5, /*atol=*/1e-5));
   }
 }
 
