@@ -87,9 +87,6 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
                               std::ostream& log) {
   using nlohmann::json;
   const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   options.validate();
 
   // ---- data ----------------------------------------------------------------------------------
@@ -141,7 +138,7 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
                  {"window_stride", wo.stride}};
   }
   json doc = score_windows(windows, data_json, options, out, log);
-  doc["seconds"] = elapsed();
+  doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!options.json.empty()) write_text_atomic(options.json, doc.dump(2) + "\n");
   return doc;
 }

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Times moca.KCCA(...).fit against the C++ library call and against pyrcca on the same arrays.
+
+    PYTHONPATH=build/python OMP_WAIT_POLICY=passive /usr/bin/python3 \\
+        bench/python/bench_kcca_python.py --pyrcca DIR [--n 2000 5000] [--repeats 5]
+
+Case (issue 11): two views of p = 60 columns, n rows (n = 2000, 5000), rbf kernel, gamma 0.1,
+3 components. moca: sigma "auto" (median heuristic), exact solver, alpha/beta computed.
+C++: build/bin/kcca_fit_timing (the same tools::kcca_analysis call, timed inside the process,
+one call per run), run alternately with the Python fit so that each pair shares the machine's
+load; the ratio is taken per pair and its median reported. pyrcca (gallantlab/pyrcca, not in
+Debian; get it with `git clone https://github.com/gallantlab/pyrcca DIR`):
+rcca.CCA(kernelcca=True, ktype="gaussian", gausigma=<moca's sigma_u>, reg=0.1, numCC=3).train.
+pyrcca imports h5py at module level for its save/load only; without python3-h5py a stub module
+is put in its place (reported). Prints one JSON line per case.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import types
+
+import numpy as np
+
+
+def views(n, p, seed=0):
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((n, 3))
+    U = np.tanh(z @ rng.standard_normal((3, p))) + 0.5 * rng.standard_normal((n, p))
+    M = np.sin(z @ rng.standard_normal((3, p))) + 0.5 * rng.standard_normal((n, p))
+    return U, M
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pyrcca", help="folder of a pyrcca checkout (holds rcca/)")
+    ap.add_argument("--n", type=int, nargs="+", default=[2000, 5000])
+    ap.add_argument("--p", type=int, default=60)
+    ap.add_argument("--repeats", type=int, default=5, help="moca/C++ pairs per n")
+    ap.add_argument("--pyrcca-repeats", type=int, nargs="+", default=[3, 1],
+                    help="pyrcca runs per n (it takes minutes at n = 5000)")
+    ap.add_argument("--bin", default=None, help="folder of kcca_fit_timing (default build/bin)")
+    a = ap.parse_args()
+    import moca
+    here = os.path.dirname(os.path.abspath(__file__))
+    exe = os.path.join(a.bin or os.path.join(here, "..", "..", "build", "bin"), "kcca_fit_timing")
+    rcca, stub = None, False
+    if a.pyrcca:
+        sys.path.insert(0, a.pyrcca)
+        try:
+            import h5py  # noqa: F401
+        except ImportError:
+            sys.modules["h5py"] = types.ModuleType("h5py")
+            stub = True
+        import rcca
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, n in enumerate(a.n):
+            U, M = views(n, a.p)
+            np.save(os.path.join(tmp, "U.npy"), U)
+            np.save(os.path.join(tmp, "M.npy"), M)
+            py_t, cpp_t = [], []
+            for _ in range(a.repeats):
+                t0 = time.perf_counter()
+                k = moca.KCCA(kernel="rbf", gamma=0.1, n_components=3).fit(U, M)
+                py_t.append(time.perf_counter() - t0)
+                out = subprocess.run([exe, os.path.join(tmp, "U.npy"), os.path.join(tmp, "M.npy"),
+                                      "1"], capture_output=True, text=True, check=True).stdout
+                cpp_t.append(float(out.split()[0]))
+            ratios = [p / c for p, c in zip(py_t, cpp_t)]
+            res = {"n": n, "p": a.p, "moca_python_s": statistics.median(py_t),
+                   "cpp_s": statistics.median(cpp_t),
+                   "python_over_cpp": statistics.median(ratios),
+                   "moca_correlations": k.correlations_.round(6).tolist(),
+                   "cpp_rho": out.split()[-3:], "pairs": a.repeats}
+            if rcca is not None:
+                reps = a.pyrcca_repeats[min(i, len(a.pyrcca_repeats) - 1)]
+                rt = []
+                for _ in range(reps):
+                    c = rcca.CCA(kernelcca=True, ktype="gaussian", gausigma=k.sigma_u_, reg=0.1,
+                                 numCC=3, verbose=False)
+                    t0 = time.perf_counter()
+                    c.train([U, M])
+                    rt.append(time.perf_counter() - t0)
+                res.update({"pyrcca_s": statistics.median(rt), "pyrcca_runs": reps,
+                            "pyrcca_over_python": statistics.median(rt) / res["moca_python_s"],
+                            "pyrcca_cancorrs": np.round(c.cancorrs, 6).tolist(),
+                            "h5py_stub": stub})
+            print(json.dumps(res), flush=True)
+
+
+if __name__ == "__main__":
+    main()
