@@ -10,7 +10,8 @@ C++: build/bin/kcca_fit_timing (the same tools::kcca_analysis call, timed inside
 one call per run), run alternately with the Python fit so that each pair shares the machine's
 load; the ratio is taken per pair and its median reported. pyrcca (gallantlab/pyrcca, not in
 Debian; get it with `git clone https://github.com/gallantlab/pyrcca DIR`):
-rcca.CCA(kernelcca=True, ktype="gaussian", gausigma=<moca's sigma_u>, reg=0.1, numCC=3).train.
+rcca.CCA(kernelcca=True, ktype="gaussian", reg=0.1, numCC=3) with gausigma set to moca's sigma_u,
+.train([U, M]) (pyrcca builds both kernels and solves the 2n x 2n generalised eigenproblem).
 pyrcca imports h5py at module level for its save/load only; without python3-h5py a stub module
 is put in its place (reported). Prints one JSON line per case.
 """
@@ -80,8 +81,9 @@ def main():
                 reps = a.pyrcca_repeats[min(i, len(a.pyrcca_repeats) - 1)]
                 rt = []
                 for _ in range(reps):
-                    c = rcca.CCA(kernelcca=True, ktype="gaussian", gausigma=k.sigma_u_, reg=0.1,
-                                 numCC=3, verbose=False)
+                    c = rcca.CCA(kernelcca=True, ktype="gaussian", reg=0.1, numCC=3,
+                                 verbose=False)
+                    c.gausigma = k.sigma_u_  # rcca.CCA takes no gausigma; its base class reads it
                     t0 = time.perf_counter()
                     c.train([U, M])
                     rt.append(time.perf_counter() - t0)

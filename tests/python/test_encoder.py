@@ -21,7 +21,8 @@ def checkpoint(tmp_path_factory):
     ck = d / "m.pt"
     env = {k: v for k, v in os.environ.items() if k != "MOCA_HAPT_DIR"}
     p = subprocess.run([exe, "pretrain", "--preset", "cpu-small", "--synthetic-windows", "40",
-                        "--split", "all", "--epochs", "1", "--batch", "20", "--threads", "1",
+                        "--split", "all", "--epochs", "1", "--warmup-epochs", "0", "--batch", "20",
+                        "--threads", "1",
                         "--no-progress", "--checkpoint", str(ck)],
                        capture_output=True, text=True, env=env, check=False)
     assert p.returncode == 0, p.stderr

@@ -117,3 +117,28 @@ def test_shuffled_rows_control():
     c = moca.CCA(n_components=1)
     assert c.fit(U, M).correlations_[0] > 0.8
     assert c.fit(U, M[perm]).correlations_[0] < c.null_level_ + 0.1
+
+
+def test_fit_releases_the_gil():
+    """While a fit runs in a thread the main thread keeps running Python code (if the GIL were
+    held for the whole solve, the loop below would get a tick or two)."""
+    import threading
+    import time
+    U, M = correlated_views(1200, 20, 20, seed=0)
+    done = threading.Event()
+
+    def work():
+        moca.KCCA(n_components=3).fit(U, M)
+        done.set()
+
+    t0 = time.perf_counter()
+    ticks = 0
+    th = threading.Thread(target=work)
+    th.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.002)
+    th.join()
+    elapsed = time.perf_counter() - t0
+    assert elapsed > 0.1  # long enough for the check to mean something
+    assert ticks > 0.25 * elapsed / 0.002
