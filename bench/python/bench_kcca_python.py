@@ -2,7 +2,7 @@
 """Times moca.KCCA(...).fit against the C++ library call and against pyrcca on the same arrays.
 
     PYTHONPATH=build/python OMP_WAIT_POLICY=passive /usr/bin/python3 \\
-        bench/python/bench_kcca_python.py --pyrcca DIR [--n 2000 5000] [--repeats 5]
+        bench/python/bench_kcca_python.py --pyrcca DIR [--n 2000 5000] [--repeats 5 3]
 
 Case (issue 11): two views of p = 60 columns, n rows (n = 2000, 5000), rbf kernel, gamma 0.1,
 3 components. moca: sigma "auto" (median heuristic), exact solver, alpha/beta computed.
@@ -41,7 +41,13 @@ def main():
     ap.add_argument("--pyrcca", help="folder of a pyrcca checkout (holds rcca/)")
     ap.add_argument("--n", type=int, nargs="+", default=[2000, 5000])
     ap.add_argument("--p", type=int, default=60)
-    ap.add_argument("--repeats", type=int, default=5, help="moca/C++ pairs per n")
+    ap.add_argument("--repeats", type=int, nargs="+", default=[5, 3],
+                    help="moca/C++ pairs per n (one value per --n; the last repeats)")
+    ap.add_argument("--methods", nargs="+", default=["exact", "iterative"],
+                    help="moca solvers to time (exact: all correlations, O(n^3); iterative: "
+                         "top k by Arnoldi)")
+    ap.add_argument("--exact-max-n", type=int, default=2000,
+                    help="time the exact solver only up to this n")
     ap.add_argument("--pyrcca-repeats", type=int, nargs="+", default=[3, 1],
                     help="pyrcca runs per n (it takes minutes at n = 5000)")
     ap.add_argument("--bin", default=None, help="folder of kcca_fit_timing (default build/bin)")
@@ -63,34 +69,46 @@ def main():
             U, M = views(n, a.p)
             np.save(os.path.join(tmp, "U.npy"), U)
             np.save(os.path.join(tmp, "M.npy"), M)
-            py_t, cpp_t = [], []
-            for _ in range(a.repeats):
-                t0 = time.perf_counter()
-                k = moca.KCCA(kernel="rbf", gamma=0.1, n_components=3).fit(U, M)
-                py_t.append(time.perf_counter() - t0)
-                out = subprocess.run([exe, os.path.join(tmp, "U.npy"), os.path.join(tmp, "M.npy"),
-                                      "1"], capture_output=True, text=True, check=True).stdout
-                cpp_t.append(float(out.split()[0]))
-            ratios = [p / c for p, c in zip(py_t, cpp_t)]
-            res = {"n": n, "p": a.p, "moca_python_s": statistics.median(py_t),
-                   "cpp_s": statistics.median(cpp_t),
-                   "python_over_cpp": statistics.median(ratios),
-                   "moca_correlations": k.correlations_.round(6).tolist(),
-                   "cpp_rho": out.split()[-3:], "pairs": a.repeats}
+            res = {"n": n, "p": a.p}
+            sigma = None
+            for method in a.methods:
+                if method == "exact" and n > a.exact_max_n:
+                    continue
+                py_t, cpp_t = [], []
+                for _ in range(a.repeats[min(i, len(a.repeats) - 1)]):
+                    t0 = time.perf_counter()
+                    k = moca.KCCA(kernel="rbf", gamma=0.1, n_components=3, method=method).fit(U, M)
+                    py_t.append(time.perf_counter() - t0)
+                    out = subprocess.run([exe, os.path.join(tmp, "U.npy"),
+                                          os.path.join(tmp, "M.npy"), "1", method],
+                                         capture_output=True, text=True, check=True).stdout
+                    cpp_t.append(float(out.split()[0]))
+                sigma = k.sigma_u_
+                res[method] = {"moca_python_s": statistics.median(py_t),
+                               "cpp_s": statistics.median(cpp_t),
+                               "python_over_cpp": statistics.median(
+                                   [p / c for p, c in zip(py_t, cpp_t)]),
+                               "python_s_all": [round(t, 3) for t in py_t],
+                               "cpp_s_all": [round(t, 3) for t in cpp_t],
+                               "correlations": k.correlations_.round(6).tolist(),
+                               "cpp_rho": out.split()[-3:]}
             if rcca is not None:
                 reps = a.pyrcca_repeats[min(i, len(a.pyrcca_repeats) - 1)]
                 rt = []
                 for _ in range(reps):
                     c = rcca.CCA(kernelcca=True, ktype="gaussian", reg=0.1, numCC=3,
                                  verbose=False)
-                    c.gausigma = k.sigma_u_  # rcca.CCA takes no gausigma; its base class reads it
+                    c.gausigma = sigma  # rcca.CCA takes no gausigma; its base class reads it
                     t0 = time.perf_counter()
                     c.train([U, M])
                     rt.append(time.perf_counter() - t0)
-                res.update({"pyrcca_s": statistics.median(rt), "pyrcca_runs": reps,
-                            "pyrcca_over_python": statistics.median(rt) / res["moca_python_s"],
-                            "pyrcca_cancorrs": np.round(c.cancorrs, 6).tolist(),
-                            "h5py_stub": stub})
+                res["pyrcca"] = {"s": statistics.median(rt), "runs": reps,
+                                 "s_all": [round(t, 3) for t in rt],
+                                 "cancorrs": np.round(c.cancorrs, 6).tolist(), "h5py_stub": stub}
+                for method in a.methods:
+                    if method in res:
+                        res[method]["pyrcca_over_python"] = (
+                            res["pyrcca"]["s"] / res[method]["moca_python_s"])
             print(json.dumps(res), flush=True)
 
 

@@ -1,6 +1,7 @@
-// kcca_fit_timing U.npy M.npy REPEATS: the C++ side of bench/python/bench_kcca_python.py. Times
-// the library call that moca.KCCA(kernel="rbf", gamma=0.1, n_components=3).fit makes
-// (tools::kcca_analysis on in-memory views, sigma auto, exact, coefficients on), excluding the
+// kcca_fit_timing U.npy M.npy REPEATS [METHOD]: the C++ side of bench/python/bench_kcca_python.py.
+// Times the library call that moca.KCCA(kernel="rbf", gamma=0.1, n_components=3).fit makes
+// (tools::kcca_analysis on in-memory views, sigma auto, METHOD (default exact), coefficients on),
+// excluding the
 // file reading; prints one wall time in seconds per repeat, and rho_1 .. rho_3 of the last.
 #include <chrono>
 #include <cstdio>
@@ -11,8 +12,8 @@
 #include "moca/common/matrix_io.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: kcca_fit_timing U.npy M.npy REPEATS\n");
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: kcca_fit_timing U.npy M.npy REPEATS [exact|iterative|lowrank]\n");
     return 2;
   }
   try {
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     o.gamma = 0.1;
     o.components = 3;
     o.coefficients = true;
+    if (argc == 5) o.method = argv[4];
     moca::tools::KccaAnalysis a;
     for (int r = 0; r < std::stoi(argv[3]); ++r) {
       const auto t0 = std::chrono::steady_clock::now();
