@@ -2,7 +2,8 @@
 // Times the library call that moca.KCCA(kernel="rbf", gamma=0.1, n_components=3).fit makes
 // (tools::kcca_analysis on in-memory views, sigma auto, METHOD (default exact), coefficients on),
 // excluding the
-// file reading; prints one wall time in seconds per repeat, and rho_1 .. rho_3 of the last.
+// file reading; prints one wall time in seconds per repeat (the first call of a process is cold:
+// thread pool start, first-touch page faults), and rho_1 .. rho_3 of the last.
 #include <chrono>
 #include <cstdio>
 #include <exception>
