@@ -1,5 +1,4 @@
 """Shared fixtures of the moca pytest suite (run by ctest; see tests/python/CMakeLists.txt)."""
-import json
 import os
 import subprocess
 
@@ -17,8 +16,9 @@ def bin_dir() -> str:
     return d
 
 
-def run_tool(name: str, *args: str, env_extra=None) -> dict:
-    """Runs a built tool with --json semantics and returns its parsed JSON on stdout."""
+def run_tool(name: str, *args: str, env_extra=None) -> subprocess.CompletedProcess:
+    """Runs a built tool (without MOCA_HAPT_DIR, so its data is the generator), asserts exit
+    status 0 and returns the finished process (stdout, stderr as text)."""
     exe = os.path.join(bin_dir(), name)
     if not os.path.exists(exe):
         pytest.skip(f"{exe} not built")
@@ -50,8 +50,3 @@ def small_views():
     # a nonlinear relation too, so that the kernel case differs from the linear one
     M[:, 0] += np.sin(2 * U[:, 0])
     return U, M
-
-
-def load_json(path: str) -> dict:
-    with open(path) as f:
-        return json.load(f)

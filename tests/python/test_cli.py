@@ -1,6 +1,7 @@
 """Python results equal the command-line tools' JSON for the same options and seed (every
 printed digit: JSON carries the shortest round-trip form of each double), and policies sample
 the masks the C++ scorer draws."""
+import json
 import os
 import subprocess
 
@@ -9,7 +10,6 @@ import pytest
 
 import moca
 from conftest import run_tool
-import json
 
 
 @pytest.mark.parametrize("args,kw", [
