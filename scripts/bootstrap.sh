@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-step set-up on a fresh Debian 12 machine: installs the Debian packages moca needs
-# (scripts/install-deps.sh), configures and builds everything into build/.
+# (scripts/install-deps.sh), configures and builds everything into build/ (with the Python
+# package in build/python: MOCA_PYTHON is ON when pybind11 and /usr/bin/python3 are found).
 # Usage: scripts/bootstrap.sh [--no-torch]   (--no-torch builds the theory side only)
 # Environment: MOCA_BUILD_DIR (default build), MOCA_JOBS (default: number of cores).
 set -euo pipefail

@@ -9,7 +9,10 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       libcli11-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox libbenchmark-dev
       # LAPACK/BLAS for moca::kcca's dense solvers; OpenBLAS (OpenMP) is the fast provider and is
       # required by LibTorch too: with Debian's reference BLAS LibTorch runs ~25x slower.
-      liblapack-dev libopenblas0-openmp)
+      liblapack-dev libopenblas0-openmp
+      # the Python package (python/, MOCA_PYTHON) and its pytest suite (tests/python): sklearn and
+      # scipy are the tests' independent references
+      pybind11-dev python3-dev python3-numpy python3-pytest python3-sklearn python3-scipy)
 if [[ "${1:-}" != "--no-torch" ]]; then
   pkgs+=(libtorch-dev)
 fi

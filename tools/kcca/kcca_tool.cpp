@@ -107,6 +107,18 @@ nlohmann::json kcca_analysis(const KccaToolOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const Eigen::MatrixXd U = read_matrix(o.u_path);
   const Eigen::MatrixXd M = read_matrix(o.m_path);
+  nlohmann::json j = kcca_analysis(o, U, M).json;
+  j["inputs"]["u"] = o.u_path;
+  j["inputs"]["m"] = o.m_path;
+  j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return j;
+}
+
+KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
+                           const Eigen::MatrixXd& M) {
+  validate_kcca_tool_options(o);
+  const auto t0 = std::chrono::steady_clock::now();
+  KccaAnalysis out;
   if (U.rows() != M.rows()) {
     fail("--u has " + std::to_string(U.rows()) + " rows, --m has " + std::to_string(M.rows()) +
          " (the views must have the same number of rows)");
@@ -116,9 +128,9 @@ nlohmann::json kcca_analysis(const KccaToolOptions& o) {
   const double gamma_u = o.gamma ? *o.gamma : o.gamma_u;
   const double gamma_m = o.gamma ? *o.gamma : o.gamma_m;
 
-  nlohmann::json j;
+  nlohmann::json& j = out.json;
   j["tool"] = "kcca";
-  j["inputs"] = {{"u", o.u_path}, {"m", o.m_path}, {"n", n}, {"d_u", U.cols()}, {"d_m", M.cols()}};
+  j["inputs"] = {{"n", n}, {"d_u", U.cols()}, {"d_m", M.cols()}};
   nlohmann::json opts = {
       {"components", o.components}, {"seed", o.seed}, {"bootstrap", o.bootstrap}};
   Eigen::VectorXd correlations;
@@ -192,7 +204,7 @@ nlohmann::json kcca_analysis(const KccaToolOptions& o) {
     ko.method = kcca::parse_kcca_method(o.method);
     ko.rank = o.rank;
     ko.seed = o.seed;
-    ko.coefficients = false;  // the tool reports correlations only
+    ko.coefficients = o.coefficients;  // the tool reports correlations only
     if (ko.method == kcca::KccaMethod::kIterative && o.components > n - 3) {
       fail("--components (" + std::to_string(o.components) +
            ") must be <= n - 3 for --method iterative");
@@ -239,6 +251,9 @@ nlohmann::json kcca_analysis(const KccaToolOptions& o) {
       };
     }
     correlations = r.correlations;
+    out.kcca = r;
+    out.kernel_u = ku;
+    out.kernel_m = km;
     j["status"] = kcca::to_string(r.status);
     if (!r.message.empty()) j["message"] = r.message;
     j["iterations"] = r.iterations;
@@ -267,7 +282,7 @@ nlohmann::json kcca_analysis(const KccaToolOptions& o) {
   j["correlations"] = to_vector(correlations);
   j["options"] = opts;
   j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return j;
+  return out;
 }
 
 int run_kcca(const KccaToolOptions& options, std::ostream& out) {

@@ -2,11 +2,15 @@
 /// \file kcca_tool.hpp
 /// The body of the `kcca` tool: two-view KCCA or linear CCA of two matrices read from CSV
 /// (header optional) or NPY files with the same number of rows.
+#include <Eigen/Core>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+
+#include "moca/kcca/kcca.hpp"
+#include "moca/kcca/kernels.hpp"
 
 namespace moca::tools {
 
@@ -32,6 +36,18 @@ struct KccaToolOptions {
   std::uint64_t seed = 0;        ///< --seed: bandwidth subsample, Nyström, bootstrap
   bool json = false;             ///< --json: JSON on stdout instead of text
   std::string output;            ///< --output FILE: also write the JSON there (atomically)
+  /// Library callers (the Python package): also compute the KCCA coefficients alpha, beta
+  /// (KccaResult::alpha, beta). The tool reports correlations only (false).
+  bool coefficients = false;
+};
+
+/// An analysis of two in-memory views: the JSON document kcca_analysis() returns (without the
+/// "inputs" paths) and, for KCCA, the full solver result and the kernels used (sigma resolved).
+struct KccaAnalysis {
+  nlohmann::json json;    ///< as kcca_analysis(); "inputs" holds n, d_u, d_m only
+  kcca::KccaResult kcca;  ///< KCCA only: correlations, alpha, beta (if options.coefficients)
+  kcca::Kernel kernel_u;  ///< KCCA only: the kernel of view u
+  kcca::Kernel kernel_m;  ///< KCCA only: the kernel of view m
 };
 
 /// Validates every option that does not need the data (throws std::invalid_argument naming the
@@ -43,6 +59,11 @@ void validate_kcca_tool_options(const KccaToolOptions& options);
 /// non-numeric cells, NaN, row-count mismatch, components too large) and std::runtime_error for
 /// I/O or numerical failure.
 nlohmann::json kcca_analysis(const KccaToolOptions& options);
+
+/// kcca_analysis() of views already in memory (U: n x d_u, M: n x d_m); options.u_path and
+/// m_path are not read (validation needs them non-empty). Same exceptions except I/O.
+KccaAnalysis kcca_analysis(const KccaToolOptions& options, const Eigen::MatrixXd& U,
+                           const Eigen::MatrixXd& M);
 
 /// kcca_analysis, then writes text (or JSON with options.json) to `out` and the JSON to
 /// options.output if set. Returns 0.

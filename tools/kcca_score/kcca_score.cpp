@@ -35,7 +35,8 @@ std::string pad(const std::string& s, size_t w) {
 
 void KccaScoreOptions::validate() const {
   auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
-  if (schemes.empty()) fail("--scheme: no scheme given (valid: cross, random, sync, ...)");
+  if (schemes.empty() && policies.empty())
+    fail("--scheme: no scheme given (valid: cross, random, sync, ...)");
   if (!(ratio > 0.0 && ratio < 1.0)) fail("--ratio (" + fmt(ratio) + ") must be in (0, 1)");
   if (samples < 3) fail("--samples (" + std::to_string(samples) + ") must be >= 3");
   if (!feature_map && features != "raw" && features != "patch-mean" && features != "rff-mean")
@@ -86,9 +87,6 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
                               std::ostream& log) {
   using nlohmann::json;
   const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   options.validate();
 
   // ---- data ----------------------------------------------------------------------------------
@@ -139,6 +137,21 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
                  {"window_length", wo.length},
                  {"window_stride", wo.stride}};
   }
+  json doc = score_windows(windows, data_json, options, out, log);
+  doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!options.json.empty()) write_text_atomic(options.json, doc.dump(2) + "\n");
+  return doc;
+}
+
+nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_json,
+                             const KccaScoreOptions& options, std::ostream& out,
+                             std::ostream& log) {
+  using nlohmann::json;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  options.validate();
   data_json["channels"] = windows.channel_names;
   data_json["sample_rate_hz"] = windows.sample_rate_hz;
   data_json["description"] = windows.description;
@@ -173,11 +186,12 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   masking::PolicyContext ctx;
   ctx.pilot = &windows;
   ctx.features = features;
-  std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
+  std::vector<std::shared_ptr<const masking::MaskPolicy>> policies;
   for (const auto& s : options.schemes) {
     policies.push_back(
         masking::make_policy(masking::with_default_ratio(s, options.ratio), grid, ctx));
   }
+  policies.insert(policies.end(), options.policies.begin(), options.policies.end());
   masking::PolicyScorer scorer(windows, grid, features, so);
 
   std::vector<masking::PolicyScore> scores;
@@ -295,7 +309,6 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
                                   {"draws", c.draws}});
   }
   doc["seconds"] = elapsed();
-  if (!options.json.empty()) write_text_atomic(options.json, doc.dump(2) + "\n");
   return doc;
 }
 

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "moca/data/windows.hpp"
 #include "moca/masking/feature_map.hpp"
+#include "moca/masking/policy.hpp"
 
 namespace moca::tools {
 
@@ -45,6 +47,9 @@ struct KccaScoreOptions {
   /// A feature map that replaces `features` (e.g. a trained encoder from src/model); its name is
   /// reported as the feature map.
   std::shared_ptr<const masking::FeatureMap> feature_map;
+  /// Policies scored after `schemes` (library callers, e.g. a Python callable as a
+  /// masking::FunctionPolicy); each must be made for the windows' grid.
+  std::vector<std::shared_ptr<const masking::MaskPolicy>> policies;
   /// Throws std::invalid_argument naming the option, its value and the valid values.
   void validate() const;
 };
@@ -59,5 +64,11 @@ std::vector<std::string> split_scheme_list(const std::string& text);
 /// options (exit 2) and std::runtime_error for I/O or numerical failures (exit 1).
 nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
                               std::ostream& log);
+
+/// The scoring part of run_kcca_score() on windows already loaded (options.data, samples,
+/// coupling and split_seed are not used; `data_json` is reported as "data"). Prints the table to
+/// `out` and progress to `log`; does not write options.json. Returns the JSON document.
+nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_json,
+                             const KccaScoreOptions& options, std::ostream& out, std::ostream& log);
 
 }  // namespace moca::tools

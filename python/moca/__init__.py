@@ -1,0 +1,23 @@
+"""moca from Python: score masking policies of multi-modal masked autoencoders by the canonical
+correlation between the visible and the masked views, with the C++ library's speed.
+
+* :class:`KCCA`, :class:`CCA` — kernel / linear CCA (scikit-learn conventions);
+* :func:`policy` — masking policies (any spec the tools take, or a Python callable);
+* :func:`score`, :func:`compare` — ``kcca_score`` on a NumPy array of windows;
+* :mod:`moca.data` — ``load`` (what ``--data`` takes) and ``synthetic_transitions``;
+* :class:`Encoder` — a trained MoCA encoder as the feature map (when built with LibTorch).
+
+See docs/python.md.
+"""
+from . import _core, data
+from .encoder import Encoder
+from .estimators import CCA, KCCA
+from .masking import Policy, policy, policy_names
+from .scoring import ScoreResult, compare, score
+
+__version__: str = _core.__version__
+#: Whether the extension was built with LibTorch (``Encoder`` works).
+with_torch: bool = bool(_core.with_torch)
+
+__all__ = ["KCCA", "CCA", "Policy", "policy", "policy_names", "score", "compare",
+           "ScoreResult", "Encoder", "data", "with_torch", "__version__"]

@@ -1,0 +1,60 @@
+"""A pre-trained MoCA encoder (``moca pretrain``) as a NumPy feature function (needs moca built
+with LibTorch; ``moca.with_torch`` says whether it was)."""
+from __future__ import annotations
+
+import os
+from typing import Any, List, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from ._checks import as_float_array, check_int
+from .masking import Policy, policy as make_policy
+
+__all__ = ["Encoder"]
+
+
+class Encoder:
+    """The encoder of a checkpoint. ``embed`` gives the features of both views of each window
+    under masks (Phi(x^U), Phi(x^M): mean of the encoder outputs over the view's tokens,
+    src/model/encoder_features.hpp). Pass it as ``features=`` to :func:`moca.score`."""
+
+    def __init__(self, checkpoint: Union[str, os.PathLike]) -> None:
+        if not _core.with_torch:
+            raise RuntimeError("moca.Encoder needs moca built with LibTorch "
+                               "(-DMOCA_WITH_TORCH=ON)")
+        self.checkpoint = os.fspath(checkpoint)
+        self._core = _core.EncoderFeatures(self.checkpoint)
+
+    @classmethod
+    def load(cls, checkpoint: Union[str, os.PathLike]) -> "Encoder":
+        """Loads a checkpoint (``RuntimeError`` naming the file when it is not a moca model)."""
+        return cls(checkpoint)
+
+    dim = property(lambda self: self._core.dim, doc="feature dimension (encoder width)")
+    channels = property(lambda self: self._core.channels, doc="channels the model was trained on")
+    length = property(lambda self: self._core.length, doc="window length L")
+    patch_length = property(lambda self: self._core.patch_length, doc="samples per patch")
+    channel_names = property(lambda self: list(self._core.channel_names),
+                             doc="the model's modalities")
+
+    def embed(self, X: Any, policy: Union[str, Policy, np.ndarray] = "cross", *, seed: int = 0,
+              shared: bool = True,
+              channel_names: Optional[List[str]] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """Features of both views of windows ``X`` (N, C, L): returns (N x D, N x D) float64.
+
+        ``policy`` is a spec string or :class:`Policy` (masks drawn with ``seed``: one mask for
+        all windows when ``shared``, else one per window), or the masks themselves as a (1 or N,
+        C, P) bool array. ``channel_names`` default to the model's. ``X`` is copied (float32).
+        """
+        X = as_float_array(X, "X", 3, np.float32)
+        n = X.shape[0]
+        if isinstance(policy, np.ndarray):
+            masks = policy
+        else:
+            p = policy if isinstance(policy, Policy) else make_policy(
+                policy, channels=X.shape[1], length=X.shape[2], patch_length=self.patch_length)
+            masks = p.sample(1 if shared else n, check_int(seed, "seed"))
+        names = list(channel_names) if channel_names is not None else (
+            self.channel_names if X.shape[1] == self.channels else [])
+        return self._core.view_features(X, masks, names)

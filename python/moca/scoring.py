@@ -1,0 +1,133 @@
+"""Scoring masking policies by the canonical correlation between the views they create
+(``kcca_score``, docs/masking.md), on windows given as a NumPy array."""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _core
+from ._checks import as_float_array, as_int_vector, check_float, check_int
+from .masking import Policy
+
+__all__ = ["ScoreResult", "score", "compare"]
+
+
+class ScoreResult:
+    """The result of :func:`score`, with the fields of ``kcca_score --json``.
+
+    ``schemes`` (one dict per policy: scheme, spec, score, std_error, ci, null_level, draws,
+    values, null_values, masked_fraction, warning, seconds), ``comparisons`` (paired
+    differences of every pair: a, b, difference, std_error, ci, p_value, test, draws),
+    ``options``, ``data``, ``seed``, ``seconds``.
+    """
+
+    def __init__(self, doc: Dict[str, Any]) -> None:
+        self._doc = doc
+
+    schemes = property(lambda self: self._doc["schemes"], doc="per-policy scores")
+    comparisons = property(lambda self: self._doc["comparisons"], doc="paired differences")
+    options = property(lambda self: self._doc["options"], doc="options as the tool reports them")
+    data = property(lambda self: self._doc["data"], doc="what the windows were")
+    seed = property(lambda self: self._doc["seed"], doc="seed of the mask draws")
+    seconds = property(lambda self: self._doc["seconds"], doc="wall time of the scoring")
+
+    def __getitem__(self, scheme: str) -> Dict[str, Any]:
+        """The entry of a scheme by name or spec (``result["cross"]``)."""
+        for s in self.schemes:
+            if scheme in (s["scheme"], s["spec"]):
+                return s
+        raise KeyError(f"no scheme {scheme!r} (scored: "
+                       f"{', '.join(s['spec'] for s in self.schemes)})")
+
+    def compare(self, a: str, b: str) -> Dict[str, Any]:
+        """The paired comparison a - b (either order of a scored pair)."""
+        a, b = self[a]["scheme"], self[b]["scheme"]
+        for c in self.comparisons:
+            if (c["a"], c["b"]) == (a, b):
+                return c
+            if (c["a"], c["b"]) == (b, a):
+                flipped = dict(c, a=a, b=b, difference=-c["difference"],
+                               ci=[-c["ci"][1], -c["ci"][0]])
+                return flipped
+        raise KeyError(f"no comparison of {a!r} and {b!r}")
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The whole document (as ``kcca_score --json`` writes it)."""
+        return json.loads(json.dumps(self._doc))
+
+    def to_frame(self) -> Any:
+        """One row per scheme as a ``pandas.DataFrame`` (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("ScoreResult.to_frame() needs pandas "
+                              "(Debian: apt-get install python3-pandas)") from None
+        rows = [{k: v for k, v in s.items() if k not in ("values", "null_values")}
+                for s in self.schemes]
+        return pd.DataFrame(rows).set_index("scheme")
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{s['spec']}: {s['score']:.4f} ± {s['std_error']:.4f}"
+                         for s in self.schemes)
+        return f"ScoreResult({body})"
+
+
+def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
+          features: Any = "raw", estimator: str = "cca", draws: int = 20, seed: int = 0,
+          ratio: float = 0.75, pca: int = 50, kernel: str = "rbf", gamma: float = 0.1,
+          sigma: float = 0.0, mask_mode: str = "per-window", patch_length: int = 20,
+          cross_modal: bool = False, threads: int = 0, y: Optional[Any] = None,
+          channel_names: Optional[List[str]] = None,
+          data: Optional[Dict[str, Any]] = None) -> ScoreResult:
+    """Scores masking schemes on windows ``X`` (N, C, L) as ``kcca_score`` does.
+
+    ``schemes``: spec strings (``ratio`` fills in a ratio they do not set) and/or
+    :class:`Policy` objects (e.g. a Python callable, made for the same C, L, patch_length).
+    ``features``: "raw" | "patch-mean" | "rff-mean", or a :class:`moca.Encoder` (the trained
+    encoder as the feature map). ``estimator``: "cca" (PCA(pca) + sigma_1) or "kcca" (kernel,
+    gamma, sigma; sigma 0 = median heuristic). ``mask_mode``: "per-window" | "shared".
+    ``data``: provenance stored as the result's ``data`` (default: the array's shape).
+    The defaults are the tool's. ``X`` is copied once into float32 windows; the GIL is released
+    while scoring. Bad options raise ``ValueError`` with the tool's message (naming its flag).
+    """
+    X = as_float_array(X, "X", 3, np.float32)
+    yv = None if y is None else as_int_vector(y, "y", X.shape[0])
+    specs: List[str] = []
+    policies: List[Any] = []
+    if isinstance(schemes, (str, Policy)):
+        schemes = [schemes]
+    for s in schemes:
+        if isinstance(s, Policy):
+            policies.append(s._core)
+        elif isinstance(s, str):
+            specs.append(s)
+        else:
+            raise TypeError(f"schemes: {s!r} is neither a spec string nor a moca.Policy")
+    encoder = ""
+    if isinstance(features, str):
+        feature_name = features
+    elif hasattr(features, "checkpoint"):
+        feature_name, encoder = "raw", str(features.checkpoint)
+        if channel_names is None and X.shape[1] == features.channels:
+            channel_names = features.channel_names  # the model matches channels by name
+    else:
+        raise TypeError(f"features ({features!r}) must be raw, patch-mean, rff-mean "
+                        "or a moca.Encoder")
+    info = {"source": "numpy", "windows": int(X.shape[0])} if data is None else dict(data)
+    doc = _core.score(
+        X, yv, list(channel_names or []), specs, policies, check_float(ratio, "ratio"),
+        feature_name, encoder, str(estimator), check_int(pca, "pca"), str(kernel),
+        check_float(gamma, "gamma"), check_float(sigma, "sigma"), check_int(draws, "draws"),
+        check_int(seed, "seed"), str(mask_mode), check_int(patch_length, "patch_length"),
+        bool(cross_modal), check_int(threads, "threads"), json.dumps(info))
+    return ScoreResult(json.loads(doc))
+
+
+def compare(X: Any, a: Union[str, Policy], b: Union[str, Policy], **options: Any) -> Dict[str, Any]:
+    """Paired comparison of two schemes on ``X`` (same windows, same mask streams): scores
+    both with :func:`score` (``options`` as there) and returns the comparison a - b
+    (difference, std_error, ci, p_value of the paired t-test, draws)."""
+    r = score(X, [a, b], **options)
+    return r.comparisons[0]

@@ -1,0 +1,424 @@
+// _core: the compiled part of the moca Python package. Thin bindings over the library functions
+// the command-line tools call (tools/kcca, tools/kcca_score); no algorithm lives here. Every
+// computation releases the GIL; C++ exceptions become ValueError (std::invalid_argument) or
+// RuntimeError (anything else) with the library's message.
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core.hpp"
+#include "kcca_score.hpp"
+#include "kcca_tool.hpp"
+#include "moca/common/random.hpp"
+#include "moca/data/augment.hpp"
+#include "moca/data/npy_windows.hpp"
+#include "moca/data/synthetic.hpp"
+#include "moca/data/windowing.hpp"
+#include "moca/kcca/centering.hpp"
+#include "moca/kcca/kernels.hpp"
+#include "moca/masking/make_policy.hpp"
+#include "moca/masking/policies.hpp"
+#include "moca/masking/policy_spec.hpp"
+
+namespace py = pybind11;
+
+namespace moca::python {
+
+namespace {
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+using IntArray = py::array_t<int, py::array::c_style | py::array::forcecast>;
+
+// JSON crosses into Python as text (json.loads on the Python side keeps every digit).
+std::string dump(const nlohmann::json& j) {
+  return j.dump();
+}
+
+kcca::Kernel make_kernel(const std::string& type, double sigma, int degree, double coef0) {
+  kcca::Kernel k;
+  k.type = kcca::parse_kernel_type(type);
+  k.sigma = sigma;
+  k.degree = degree;
+  k.coef0 = coef0;
+  k.validate();
+  return k;
+}
+
+py::dict windows_to_dict(const data::Windows& w) {
+  const auto n = static_cast<py::ssize_t>(w.size());
+  py::array_t<float> X(
+      {n, static_cast<py::ssize_t>(w.channels), static_cast<py::ssize_t>(w.length)});
+  std::copy(w.x.data(), w.x.data() + w.x.size(), X.mutable_data());
+  py::array_t<int> y(n), pid(n);
+  std::copy(w.labels.data(), w.labels.data() + n, y.mutable_data());
+  std::copy(w.subjects.data(), w.subjects.data() + n, pid.mutable_data());
+  py::dict meta;
+  meta["channel_names"] = w.channel_names;
+  meta["class_names"] = w.class_names;
+  meta["subject_names"] = w.subject_names;
+  meta["sample_rate_hz"] = w.sample_rate_hz;
+  meta["description"] = w.description;
+  py::dict out;
+  out["X"] = X;
+  out["y"] = y;
+  out["pid"] = pid;
+  out["meta"] = meta;
+  return out;
+}
+
+masking::Grid grid_of(int channels, int length, int patch_length) {
+  return masking::make_grid(channels, length, patch_length);
+}
+
+// Masks as an (n, C, P) bool array.
+py::array_t<bool> masks_to_array(const std::vector<masking::Mask>& masks, const masking::Grid& g) {
+  py::array_t<bool> out({static_cast<py::ssize_t>(masks.size()),
+                         static_cast<py::ssize_t>(g.channels),
+                         static_cast<py::ssize_t>(g.patches)});
+  bool* p = out.mutable_data();
+  for (const auto& m : masks)
+    for (const auto c : m.cells()) *p++ = c != 0;
+  return out;
+}
+
+// A policy and the grid it masks; shared so that score() can hold several.
+struct Policy {
+  std::shared_ptr<const masking::MaskPolicy> policy;
+  std::shared_ptr<data::Windows> pilot;  // adaptive policies keep none, but keep it alive anyway
+};
+
+Policy make_spec_policy(const std::string& spec, int channels, int length, int patch_length,
+                        std::optional<FloatArray> pilot) {
+  const masking::Grid g = grid_of(channels, length, patch_length);
+  Policy p;
+  masking::PolicyContext ctx;
+  if (pilot) {
+    p.pilot =
+        std::make_shared<data::Windows>(make_windows(*pilot, std::nullopt, std::nullopt, {}, 0.0));
+    ctx.pilot = p.pilot.get();
+  }
+  p.policy = masking::make_policy(spec, g, ctx);
+  return p;
+}
+
+// A Python callable f(seed) -> (C, P) bool array as a masking::FunctionPolicy: the seed is one
+// 64-bit draw of the library's stream, so the masks follow the scorer's seeds.
+Policy make_callable_policy(const std::string& name, py::function fn, int channels, int length,
+                            int patch_length) {
+  const masking::Grid g = grid_of(channels, length, patch_length);
+  // The callable is released with the GIL held (the policy may be destroyed without it).
+  std::shared_ptr<py::function> guarded(new py::function(std::move(fn)), [](py::function* f) {
+    py::gil_scoped_acquire gil;
+    delete f;
+  });
+  auto sample = [guarded, g](Rng& rng, const masking::WindowRef&) {
+    const std::uint64_t seed = rng();
+    py::gil_scoped_acquire gil;
+    py::object r = (*guarded)(seed);
+    auto a = py::array_t<bool, py::array::c_style | py::array::forcecast>::ensure(r);
+    if (!a || a.ndim() != 2 || a.shape(0) != g.channels || a.shape(1) != g.patches) {
+      throw std::invalid_argument("policy callable: must return a (" + std::to_string(g.channels) +
+                                  ", " + std::to_string(g.patches) + ") boolean array");
+    }
+    return masking::Mask(g.channels, g.patches,
+                         std::vector<std::uint8_t>(a.data(), a.data() + g.tokens()));
+  };
+  Policy p;
+  p.policy = std::make_shared<masking::FunctionPolicy>(name, g, sample);
+  return p;
+}
+
+py::array_t<bool> sample_policy(const Policy& p, int n, std::uint64_t seed, int draw,
+                                std::optional<FloatArray> X) {
+  if (n < 1) throw std::invalid_argument("sample(): n (" + std::to_string(n) + ") must be >= 1");
+  if (draw < 0) {
+    throw std::invalid_argument("sample(): draw (" + std::to_string(draw) + ") must be >= 0");
+  }
+  const masking::Grid& g = p.policy->grid();
+  data::Windows w;
+  if (X) {
+    w = make_windows(*X, std::nullopt, std::nullopt, {}, 0.0);
+    if (w.size() != n) {
+      throw std::invalid_argument("sample(): X has " + std::to_string(w.size()) +
+                                  " windows, n is " + std::to_string(n));
+    }
+  }
+  std::vector<masking::Mask> masks;
+  {
+    py::gil_scoped_release release;
+    // The stream of draw r of PolicyScorer::draw_masks (per-window mode).
+    Rng rng(derive_seed(seed, static_cast<std::uint64_t>(draw)));
+    const data::RowMatrixXf empty;
+    for (int i = 0; i < n; ++i) {
+      masks.push_back(X ? p.policy->sample(rng, w.window(i)) : p.policy->sample(rng, empty));
+    }
+  }
+  return masks_to_array(masks, g);
+}
+
+}  // namespace
+
+std::vector<masking::Mask> array_to_masks(const BoolArray& a, int channels, int count) {
+  if (a.ndim() != 3 || (a.shape(0) != 1 && a.shape(0) != count) || a.shape(1) != channels) {
+    throw std::invalid_argument("masks: must be a (1 or N, C, P) boolean array with N = " +
+                                std::to_string(count) + " and C = " + std::to_string(channels));
+  }
+  const auto patches = static_cast<int>(a.shape(2));
+  const int cells = channels * patches;
+  std::vector<masking::Mask> masks;
+  const bool* p = a.data();
+  for (py::ssize_t i = 0; i < a.shape(0); ++i, p += cells) {
+    masks.emplace_back(channels, patches, std::vector<std::uint8_t>(p, p + cells));
+  }
+  return masks;
+}
+
+data::Windows make_windows(const FloatArray& X, const std::optional<IntArray>& y,
+                           const std::optional<IntArray>& pid,
+                           const std::vector<std::string>& channel_names, double sample_rate_hz) {
+  if (X.ndim() != 3) {
+    throw std::invalid_argument("X: must be a 3-d array (N windows, C channels, L samples), got " +
+                                std::to_string(X.ndim()) + " dimensions");
+  }
+  data::Windows w;
+  const auto n = static_cast<Eigen::Index>(X.shape(0));
+  w.channels = static_cast<int>(X.shape(1));
+  w.length = static_cast<int>(X.shape(2));
+  if (sample_rate_hz > 0.0) w.sample_rate_hz = sample_rate_hz;
+  w.x = Eigen::Map<const data::RowMatrixXf>(X.data(), n,
+                                            static_cast<Eigen::Index>(w.channels) * w.length);
+  w.labels = Eigen::VectorXi::Constant(n, -1);
+  w.subjects = Eigen::VectorXi::Constant(n, -1);
+  auto copy_ids = [n](const IntArray& a, Eigen::VectorXi& to, const char* what) {
+    if (a.ndim() != 1 || a.shape(0) != n) {
+      throw std::invalid_argument(std::string(what) + ": must be a 1-d array of N (" +
+                                  std::to_string(n) + ") integers");
+    }
+    to = Eigen::Map<const Eigen::VectorXi>(a.data(), n);
+  };
+  if (y) copy_ids(*y, w.labels, "y");
+  if (pid) copy_ids(*pid, w.subjects, "pid");
+  if (channel_names.empty()) {
+    for (int c = 0; c < w.channels; ++c) w.channel_names.push_back("ch" + std::to_string(c));
+  } else {
+    w.channel_names = channel_names;
+  }
+  w.description = "NumPy array from Python";
+  w.validate("moca (Python)");
+  return w;
+}
+
+}  // namespace moca::python
+
+using namespace moca;
+using namespace moca::python;
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "moca's compiled core (use the moca package, not this module)";
+  m.attr("__version__") = MOCA_VERSION;
+  m.attr("with_torch") = py::bool_(encoder_available());
+
+  // std::invalid_argument -> ValueError and std::exception -> RuntimeError with what() are
+  // pybind11's defaults; this catches whatever else escapes so that no error reads "Unknown".
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  m.def("derive_seed", &derive_seed, py::arg("seed"), py::arg("stream"),
+        "The library's seed derivation (moca/common/random.hpp).");
+
+  // ---- kcca (tools/kcca's analysis on in-memory views) -----------------------------------
+  m.def(
+      "kcca_analysis",
+      [](const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, bool cca, const std::string& kernel,
+         const std::string& sigma, int degree, double coef0, double gamma_u, double gamma_m,
+         bool center, int components, const std::string& method, int rank, int pca, double ridge,
+         int bootstrap, std::uint64_t seed, bool coefficients) {
+        tools::KccaToolOptions o;
+        o.u_path = "<array U>";
+        o.m_path = "<array M>";
+        o.cca = cca;
+        o.kernel = kernel;
+        o.sigma = sigma;
+        o.degree = degree;
+        o.coef0 = coef0;
+        o.gamma_u = gamma_u;
+        o.gamma_m = gamma_m;
+        o.center = center;
+        o.components = components;
+        o.method = method;
+        o.rank = rank;
+        o.pca = pca;
+        o.ridge = ridge;
+        o.bootstrap = bootstrap;
+        o.seed = seed;
+        o.coefficients = coefficients;
+        tools::KccaAnalysis a;
+        {
+          py::gil_scoped_release release;
+          a = tools::kcca_analysis(o, U, M);
+        }
+        py::dict out;
+        out["json"] = dump(a.json);
+        out["alpha"] = a.kcca.alpha;
+        out["beta"] = a.kcca.beta;
+        return out;
+      },
+      py::arg("U"), py::arg("M"), py::arg("cca"), py::arg("kernel"), py::arg("sigma"),
+      py::arg("degree"), py::arg("coef0"), py::arg("gamma_u"), py::arg("gamma_m"),
+      py::arg("center"), py::arg("components"), py::arg("method"), py::arg("rank"), py::arg("pca"),
+      py::arg("ridge"), py::arg("bootstrap"), py::arg("seed"), py::arg("coefficients"),
+      "tools::kcca_analysis on two views (the kcca tool's JSON) plus alpha, beta.");
+
+  m.def(
+      "kernel_variates",
+      [](const Eigen::MatrixXd& X_new, const Eigen::MatrixXd& X_train, const std::string& kernel,
+         double sigma, int degree, double coef0, bool center, const Eigen::MatrixXd& coef) {
+        const kcca::Kernel k = make_kernel(kernel, sigma, degree, coef0);
+        if (X_new.cols() != X_train.cols()) {
+          throw std::invalid_argument("transform(): new rows have " + std::to_string(X_new.cols()) +
+                                      " columns, training rows " + std::to_string(X_train.cols()));
+        }
+        py::gil_scoped_release release;
+        Eigen::MatrixXd K = kcca::cross_gram(X_new, X_train, k);
+        if (center) K = kcca::center_cross_gram(K, kcca::gram(X_train, k));
+        return Eigen::MatrixXd(K * coef);
+      },
+      py::arg("X_new"), py::arg("X_train"), py::arg("kernel"), py::arg("sigma"), py::arg("degree"),
+      py::arg("coef0"), py::arg("center"), py::arg("coef"),
+      "Canonical variates K(X_new, X_train) coef (out-of-sample centred when center).");
+
+  // ---- data ---------------------------------------------------------------------------------
+  m.def(
+      "load_hapt",
+      [](const std::string& dir) {
+        data::Windows w;
+        {
+          py::gil_scoped_release release;
+          w = data::load_hapt_windows(dir, data::WindowingOptions{});
+        }
+        return windows_to_dict(w);
+      },
+      py::arg("dir"));
+  m.def(
+      "read_npy",
+      [](const std::string& dir) {
+        data::Windows w;
+        {
+          py::gil_scoped_release release;
+          w = data::read_windows_npy(dir);
+        }
+        return windows_to_dict(w);
+      },
+      py::arg("dir"));
+  m.def(
+      "generate_synthetic",
+      [](int windows, double coupling, std::uint64_t seed) {
+        data::SyntheticOptions so;
+        so.windows = windows;
+        so.coupling = coupling;
+        so.seed = seed;
+        data::Windows w;
+        {
+          py::gil_scoped_release release;
+          w = data::generate_synthetic(so);
+        }
+        return windows_to_dict(w);
+      },
+      py::arg("windows"), py::arg("coupling"), py::arg("seed"));
+  m.def(
+      "synthetic_transitions",
+      [](const FloatArray& X, const IntArray& y, std::optional<IntArray> pid, int n,
+         std::uint64_t seed) {
+        const data::Windows base = make_windows(X, y, pid, {}, 0.0);
+        data::Windows w;
+        {
+          py::gil_scoped_release release;
+          w = data::synthetic_transitions(base, n, seed);
+        }
+        return windows_to_dict(w);
+      },
+      py::arg("X"), py::arg("y"), py::arg("pid"), py::arg("n"), py::arg("seed"));
+
+  // ---- masking ------------------------------------------------------------------------------
+  py::class_<Policy>(m, "Policy")
+      .def_property_readonly("spec", [](const Policy& p) { return p.policy->spec(); })
+      .def_property_readonly("name", [](const Policy& p) { return p.policy->name(); })
+      .def_property_readonly("C", [](const Policy& p) { return p.policy->grid().channels; })
+      .def_property_readonly("P", [](const Policy& p) { return p.policy->grid().patches; })
+      .def_property_readonly("patch_length",
+                             [](const Policy& p) { return p.policy->grid().patch_length; })
+      .def("sample", &sample_policy, py::arg("n"), py::arg("seed"), py::arg("draw"),
+           py::arg("X") = py::none());
+  m.def("make_policy", &make_spec_policy, py::arg("spec"), py::arg("channels"), py::arg("length"),
+        py::arg("patch_length"), py::arg("pilot") = py::none());
+  m.def("make_callable_policy", &make_callable_policy, py::arg("name"), py::arg("fn"),
+        py::arg("channels"), py::arg("length"), py::arg("patch_length"));
+  m.def("policy_names", &masking::policy_names);
+  m.def("with_default_ratio", &masking::with_default_ratio, py::arg("spec"), py::arg("ratio"));
+
+  // ---- scoring (tools/kcca_score's scoring on in-memory windows) ---------------------------
+  m.def(
+      "score",
+      [](const FloatArray& X, std::optional<IntArray> y, std::vector<std::string> channel_names,
+         std::vector<std::string> schemes, std::vector<Policy> policies, double ratio,
+         const std::string& features, const std::string& encoder, const std::string& estimator,
+         int pca, const std::string& kernel, double gamma, double sigma, int draws,
+         std::uint64_t seed, const std::string& mask_mode, int patch_length, bool cross_modal,
+         int threads, const std::string& data_json) {
+        const data::Windows w = make_windows(X, y, std::nullopt, channel_names, 0.0);
+        tools::KccaScoreOptions o;
+        o.schemes = std::move(schemes);
+        for (const auto& p : policies) o.policies.push_back(p.policy);
+        o.ratio = ratio;
+        o.samples = w.size();
+        o.features = features;
+        o.estimator = estimator;
+        o.pca = pca;
+        o.kernel = kernel;
+        o.gamma = gamma;
+        o.sigma = sigma;
+        o.draws = draws;
+        o.seed = seed;
+        o.mask_mode = mask_mode;
+        o.patch_length = patch_length;
+        o.cross_modal = cross_modal;
+        o.threads = threads;
+        o.progress = false;
+        if (!encoder.empty()) o.feature_map = encoder_feature_map(encoder);
+        nlohmann::json doc;
+        {
+          py::gil_scoped_release release;
+          std::ostringstream out, log;
+          doc = tools::score_windows(w, nlohmann::json::parse(data_json), o, out, log);
+        }
+        return dump(doc);
+      },
+      py::arg("X"), py::arg("y"), py::arg("channel_names"), py::arg("schemes"), py::arg("policies"),
+      py::arg("ratio"), py::arg("features"), py::arg("encoder"), py::arg("estimator"),
+      py::arg("pca"), py::arg("kernel"), py::arg("gamma"), py::arg("sigma"), py::arg("draws"),
+      py::arg("seed"), py::arg("mask_mode"), py::arg("patch_length"), py::arg("cross_modal"),
+      py::arg("threads"), py::arg("data_json"),
+      "tools::score_windows: the kcca_score JSON document for windows X (N, C, L).");
+
+  bind_encoder(m);
+}

@@ -1,0 +1,115 @@
+"""Bad input raises ValueError/TypeError (RuntimeError for I/O) with the tools' messages;
+never 'Unknown'."""
+import numpy as np
+import pytest
+
+import moca
+
+
+@pytest.fixture
+def UM():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((30, 3)), rng.standard_normal((30, 2))
+
+
+@pytest.mark.parametrize("kw,exc,msg", [
+    (dict(gamma=-1.0), ValueError, "--gamma-u (-1) must be > 0"),
+    (dict(gamma=0.0), ValueError, "--gamma-u (0) must be > 0"),
+    (dict(kernel="cosine"), ValueError, "cosine"),
+    (dict(method="fast"), ValueError, "fast"),
+    (dict(sigma=-2.0), ValueError, "--sigma (-2.0) must be a number > 0 or auto"),
+    (dict(sigma="wide"), ValueError, "--sigma (wide) must be a number > 0 or auto"),
+    (dict(n_components=0), ValueError, "--components (0) must be >= 1"),
+    (dict(n_components=31), ValueError, "--components (31) exceeds n (30)"),
+    (dict(rank=0, method="lowrank"), ValueError, "--rank (0) must be >= 1"),
+    (dict(degree=0, kernel="poly"), ValueError, "--degree (0) must be >= 1"),
+    (dict(n_components=2.5), TypeError, "n_components (2.5) must be an integer"),
+    (dict(gamma="big"), TypeError, "gamma ('big') must be a number"),
+    (dict(center="yes"), TypeError, "center ('yes') must be True or False"),
+])
+def test_kcca_bad_options(UM, kw, exc, msg):
+    with pytest.raises(exc) as e:
+        moca.KCCA(**kw).fit(*UM)
+    assert msg in str(e.value)
+    assert "Unknown" not in str(e.value)
+
+
+def test_kcca_bad_arrays(UM):
+    U, M = UM
+    with pytest.raises(ValueError, match=r"U has 30 rows, M has 29 \(the views must have"):
+        moca.KCCA().fit(U, M[:29])
+    bad = U.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="U: contains NaN or Inf"):
+        moca.KCCA().fit(bad, M)
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="U: contains NaN or Inf"):
+        moca.CCA().fit(bad, M)
+    with pytest.raises(TypeError, match="U: dtype int64 is not supported"):
+        moca.KCCA().fit(U.astype(np.int64), M)
+    with pytest.raises(TypeError, match="M: dtype complex128 is not supported"):
+        moca.KCCA().fit(U, M.astype(complex))
+    with pytest.raises(ValueError, match=r"U: must be a 2-d array, got shape \(30,\)"):
+        moca.KCCA().fit(U[:, 0], M)
+    with pytest.raises(ValueError, match="need at least 3 rows"):
+        moca.KCCA().fit(U[:2], M[:2])
+    with pytest.raises(ValueError, match="linear_cca|variance"):
+        moca.CCA().fit(np.ones((30, 2)), M)
+    with pytest.raises(RuntimeError, match="call fit"):
+        moca.KCCA().transform(U, M)
+
+
+def test_cca_bad_options(UM):
+    with pytest.raises(ValueError, match=r"--pca \(5\) exceeds min\(d_u, d_m, n - 1\) \(2\)"):
+        moca.CCA(pca=5).fit(*UM)
+    with pytest.raises(ValueError, match=r"--components \(3\) exceeds the 2 canonical"):
+        moca.CCA(n_components=3).fit(*UM)
+    with pytest.raises(ValueError, match=r"--ridge \(-1\) must be >= 0"):
+        moca.CCA(ridge=-1).fit(*UM)
+
+
+def test_policy_errors():
+    with pytest.raises(ValueError, match="bogus") as e:
+        moca.policy("bogus")
+    assert "cross" in str(e.value)  # lists the valid names
+    with pytest.raises(ValueError, match="ratio"):
+        moca.policy("cross:ratio=1.5")
+    with pytest.raises(ValueError, match="patch"):
+        moca.policy("cross", patch_length=7)
+    with pytest.raises(ValueError, match=r"sample\(\): n \(0\) must be >= 1"):
+        moca.policy("cross").sample(0)
+    with pytest.raises(TypeError, match="spec"):
+        moca.policy(3)
+    bad = moca.policy(lambda seed: np.zeros((2, 2), bool), name="bad")
+    with pytest.raises(ValueError, match=r"must return a \(6, 10\) boolean array"):
+        bad.sample(1)
+
+
+def test_score_errors():
+    X = moca.data.load("generator", windows=40).X
+    with pytest.raises(ValueError, match=r"--draws \(1\) must be >= 2"):
+        moca.score(X, draws=1)
+    with pytest.raises(ValueError, match=r"--features \(pixels\) must be one of"):
+        moca.score(X, features="pixels")
+    with pytest.raises(ValueError, match="estimator"):
+        moca.score(X, estimator="svm")
+    with pytest.raises(ValueError, match=r"X: must be a 3-d array"):
+        moca.score(X[0])
+    with pytest.raises(TypeError, match="X: dtype int32"):
+        moca.score(X.astype(np.int32))
+    other = moca.policy("cross", patch_length=10)
+    with pytest.raises(RuntimeError, match="another grid"):
+        moca.score(X, [other], draws=2)
+
+
+def test_data_errors(tmp_path):
+    with pytest.raises(RuntimeError) as e:
+        moca.data.load(str(tmp_path / "missing"))
+    assert "missing" in str(e.value)
+    np.save(tmp_path / "X.npy", np.zeros((4, 2), dtype=np.float32) + np.nan)
+    with pytest.raises(ValueError, match="X.npy"):
+        moca.data.load(str(tmp_path))
+    with pytest.raises(ValueError, match="coupling"):
+        moca.data.load("generator", windows=10, coupling=2.0)
+    with pytest.raises(TypeError, match="y: dtype float64"):
+        moca.data.synthetic_transitions(np.zeros((4, 6, 200)), np.zeros(4), 3)
