@@ -281,13 +281,16 @@ PYBIND11_MODULE(_core, m) {
         out["json"] = dump(a.json);
         out["alpha"] = a.kcca.alpha;
         out["beta"] = a.kcca.beta;
+        out["weights_u"] = a.cca_weights_u;
+        out["weights_m"] = a.cca_weights_m;
         return out;
       },
       py::arg("U"), py::arg("M"), py::arg("cca"), py::arg("kernel"), py::arg("sigma"),
       py::arg("degree"), py::arg("coef0"), py::arg("gamma_u"), py::arg("gamma_m"),
       py::arg("center"), py::arg("components"), py::arg("method"), py::arg("rank"), py::arg("pca"),
       py::arg("ridge"), py::arg("bootstrap"), py::arg("seed"), py::arg("coefficients"),
-      "tools::kcca_analysis on two views (the kcca tool's JSON) plus alpha, beta.");
+      "tools::kcca_analysis on two views (the kcca tool's JSON) plus alpha, beta (KCCA) or the "
+      "canonical weights weights_u, weights_m (CCA).");
 
   m.def(
       "kernel_variates",

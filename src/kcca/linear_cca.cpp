@@ -31,6 +31,7 @@ struct ViewBasis {
   Eigen::VectorXd explained;  // PCA: s^2 / total variance; else empty
   Eigen::Index rank = 0;      // numerical rank of the centred view
   double residual = 0.0;      // PCA eigen-residual (relative)
+  Eigen::MatrixXd V;          // with weights: d x r right singular vectors, Xc V = Q diag(s)
 };
 
 // Block Krylov with Rayleigh–Ritz (Musco & Musco 2015) for the top-k eigenpairs of a symmetric
@@ -115,6 +116,7 @@ SymmetricEigen top_eigen(const Eigen::MatrixXd& A, Eigen::Index k, PcaSolver sol
 
 ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool need_values,
                      const char* view) {
+  need_values = need_values || o.weights;  // weights need s and V: the SVD route, not QR
   const int pca = o.pca;
   const double tol = o.rank_tolerance;
   const Eigen::Index n = X.rows(), d = X.cols();
@@ -148,9 +150,14 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool n
     b.explained = e.values.head(r) / total;
     if (n <= d) {
       b.Q = e.vectors.leftCols(r);
+      if (o.weights) {  // V = Xcᵀ Q diag(1/s)
+        b.V = transpose_product(Xc, b.Q);
+        for (Eigen::Index j = 0; j < r; ++j) b.V.col(j) /= b.s(j);
+      }
     } else {
       b.Q = product(Xc, e.vectors.leftCols(r));  // scores X v = s u
       for (Eigen::Index j = 0; j < r; ++j) b.Q.col(j) /= b.s(j);
+      if (o.weights) b.V = e.vectors.leftCols(r);
     }
     return b;
   }
@@ -165,6 +172,7 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool n
     b.rank = r;
     b.s = svd.values.head(r);
     b.Q = svd.u.leftCols(r);
+    if (o.weights) b.V = svd.v.leftCols(r);
     return b;
   }
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Xc);
@@ -253,10 +261,23 @@ LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
         (bm.s.array() / (bm.s.array().square() + options.ridge).sqrt()).matrix();
     A = fu.asDiagonal() * A * fm.asDiagonal();
   }
-  const ThinSvd svd = thin_svd(A, false);
+  const ThinSvd svd = thin_svd(A, options.weights);
   res.correlations = Eigen::VectorXd::Zero(options.components);
   const Eigen::Index avail = std::min<Eigen::Index>(options.components, svd.values.size());
   res.correlations.head(avail) = svd.values.head(avail).cwiseMin(1.0).cwiseMax(0.0);
+  if (options.weights) {
+    // w = V diag(1 / sqrt(s^2 + ridge)) a for the singular vector a of A: then
+    // wᵀ(XcᵀXc + ridge I) w = |a|^2 = 1 and Xc w = Q diag(s / sqrt(s^2 + ridge)) a.
+    auto weights = [&](const ViewBasis& b, const Eigen::MatrixXd& vectors, Eigen::Index cols) {
+      Eigen::MatrixXd w = Eigen::MatrixXd::Zero(cols, options.components);
+      const Eigen::VectorXd scale =
+          (b.s.array().square() + options.ridge).sqrt().inverse().matrix();
+      w.leftCols(avail) = b.V * (scale.asDiagonal() * vectors.leftCols(avail));
+      return w;
+    };
+    res.weights_u = weights(bu, svd.u, U.cols());
+    res.weights_m = weights(bm, svd.v, M.cols());
+  }
   res.null_level = wachter_edge(res.p, res.q, res.n);
   std::string warn;
   if (!ridge && res.n - 1 <= res.p + res.q) {

@@ -41,6 +41,9 @@ struct LinearCcaOptions {
   /// Singular values (or sqrt of PCA eigenvalues) <= rank_tolerance * largest are treated as
   /// zero (zero-variance / collinear columns). In [0, 1). Default 1e-10.
   double rank_tolerance = 1e-10;
+  /// Also return the canonical weights (LinearCcaResult::weights_u, weights_m). Default false:
+  /// scoring needs the correlations only, and the weights cost an SVD with vectors.
+  bool weights = false;
   void validate() const;  ///< throws std::invalid_argument naming field, value and rule
 };
 
@@ -67,6 +70,14 @@ struct LinearCcaResult {
   int q = 0;          ///< dimensions of view m used
   int columns_u = 0;  ///< input columns of view u
   int columns_m = 0;  ///< input columns of view m
+  /// With LinearCcaOptions::weights: canonical weights, d_u x components (columns = pairs, in
+  /// the order of `correlations`). The i-th canonical variate of view u is (U - mean(U)) w_i,
+  /// normalised as R's cancor: w_iᵀ(U_cᵀU_c + ridge I) w_i = 1 (unit sum of squares without a
+  /// ridge); variates of different pairs are uncorrelated, and the variates of pair i of the two
+  /// views have correlation correlations(i) (without ridge). Columns beyond the available pairs
+  /// are zero. Within the PCA subspace when pca > 0. Empty without the option.
+  Eigen::MatrixXd weights_u;
+  Eigen::MatrixXd weights_m;  ///< as weights_u for view m (d_m x components)
 };
 
 /// Linear CCA of U (n x d_u) and M (n x d_m), rows = samples. Columns are centred; zero-variance

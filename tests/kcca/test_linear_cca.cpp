@@ -33,6 +33,59 @@ TEST_CASE("linear_cca: equals the textbook covariance formula over several sizes
   }
 }
 
+TEST_CASE("linear_cca: canonical weights satisfy the CCA constraints and give the correlations") {
+  // What defines canonical weights, checked from the data: variates (X - mean) w have
+  // wᵀ(XcᵀXc + r I) w = 1, are uncorrelated across pairs within a view, and the pair-i variates
+  // of the two views have cross product = the i-th (ridge) correlation.
+  const int n = 300;
+  const Eigen::MatrixXd Z = gaussian_matrix(n, 2, 41);
+  Eigen::MatrixXd U = gaussian_matrix(n, 5, 42), M = gaussian_matrix(n, 4, 43);
+  U.leftCols(2) += Z;
+  M.leftCols(2) += 0.7 * Z;
+  U.col(4) = 2.0 * U.col(0) - U.col(1);  // collinear column: rank 4 of 5
+  const Eigen::MatrixXd Uc = U.rowwise() - U.colwise().mean();
+  const Eigen::MatrixXd Mc = M.rowwise() - M.colwise().mean();
+  for (int pca : {0, 3}) {
+    for (double ridge : {0.0, 5.0}) {
+      CAPTURE(pca);
+      CAPTURE(ridge);
+      LinearCcaOptions o;
+      o.components = 3;
+      o.pca = pca;
+      o.ridge = ridge;
+      const LinearCcaResult plain = linear_cca(U, M, o);
+      o.weights = true;
+      const LinearCcaResult r = linear_cca(U, M, o);
+      REQUIRE(r.weights_u.rows() == 5);
+      REQUIRE(r.weights_m.rows() == 4);
+      REQUIRE(r.weights_u.cols() == 3);
+      for (int i = 0; i < 3; ++i)
+        CHECK(std::abs(r.correlations(i) - plain.correlations(i)) < 1e-12);
+      const Eigen::MatrixXd Cu = r.weights_u.transpose() * Uc.transpose() * Uc * r.weights_u +
+                                 ridge * r.weights_u.transpose() * r.weights_u;
+      const Eigen::MatrixXd Cm = r.weights_m.transpose() * Mc.transpose() * Mc * r.weights_m +
+                                 ridge * r.weights_m.transpose() * r.weights_m;
+      const Eigen::MatrixXd Cum = r.weights_u.transpose() * Uc.transpose() * Mc * r.weights_m;
+      CHECK((Cu - Eigen::MatrixXd::Identity(3, 3)).cwiseAbs().maxCoeff() < 1e-9);
+      CHECK((Cm - Eigen::MatrixXd::Identity(3, 3)).cwiseAbs().maxCoeff() < 1e-9);
+      for (int i = 0; i < 3; ++i) {
+        CHECK(std::abs(Cum(i, i) - r.correlations(i)) < 1e-9);
+        for (int j = 0; j < 3; ++j)
+          if (j != i) CHECK(std::abs(Cum(i, j)) < 1e-9);
+      }
+      if (ridge == 0.0 && pca == 0) {
+        // plain CCA: the first pair's sample correlation is rho_1 of the textbook formula on the
+        // four independent columns (the fifth adds no direction)
+        const Eigen::VectorXd a = Uc * r.weights_u.col(0), b = Mc * r.weights_m.col(0);
+        CHECK(std::abs(a.dot(b) / (a.norm() * b.norm()) - reference_cca(U.leftCols(4), M)(0)) <
+              1e-10);
+      }
+    }
+  }
+  LinearCcaOptions o;
+  CHECK(linear_cca(U, M, o).weights_u.size() == 0);  // not computed unless asked for
+}
+
 TEST_CASE("linear_cca: invariant to invertible transforms of each view (no PCA)") {
   const int n = 200;
   const Eigen::MatrixXd Z = gaussian_matrix(n, 1, 1);

@@ -44,6 +44,28 @@ def test_linear_cca_matches_sklearn(views):
     np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-6)
 
 
+def test_cca_weights_and_transform_match_sklearn(views):
+    # sklearn's CCA scores are the canonical variates up to sign and scale; ours are
+    # (U - mean) @ weights_u_ with unit sum of squares and correlation rho_i between the views.
+    from sklearn.cross_decomposition import CCA as SkCCA
+    U, M = views
+    sk = SkCCA(n_components=2, scale=False, max_iter=5000, tol=1e-12).fit(U, M)
+    xs, ys = sk.transform(U, M)
+    c = moca.CCA(n_components=2).fit(U, M)
+    a, b = c.transform(U, M)
+    assert a.shape == (U.shape[0], 2) and c.weights_u_.shape == (U.shape[1], 2)
+    for i in range(2):
+        assert abs(abs(np.corrcoef(a[:, i], xs[:, i])[0, 1]) - 1) < 1e-6
+        assert abs(abs(np.corrcoef(b[:, i], ys[:, i])[0, 1]) - 1) < 1e-6
+        assert abs(np.corrcoef(a[:, i], b[:, i])[0, 1] - c.correlations_[i]) < 1e-10
+        assert abs(a[:, i] @ a[:, i] - 1) < 1e-10
+    assert abs(a[:, 0] @ a[:, 1]) < 1e-10
+    with pytest.raises(RuntimeError, match="weights=False"):
+        moca.CCA(n_components=2, weights=False).fit(U, M).transform(U, M)
+    with pytest.raises(ValueError, match="columns"):
+        c.transform(U[:, :-1], M)
+
+
 def test_linear_kernel_kcca_equals_ridge_cca(views):
     # kcca.md: linear-kernel KCCA with gamma equals linear CCA with ridge gamma
     U, M = views

@@ -141,6 +141,7 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
     lo.pca = o.pca;
     lo.ridge = o.ridge;
     lo.components = o.components;
+    lo.weights = o.coefficients;
     const Eigen::Index limit_u = o.pca > 0 ? std::min<Eigen::Index>(o.pca, U.cols()) : U.cols();
     const Eigen::Index limit_m = o.pca > 0 ? std::min<Eigen::Index>(o.pca, M.cols()) : M.cols();
     if (o.pca > std::min(U.cols(), M.cols()) || o.pca > n - 1) {
@@ -154,6 +155,8 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
     }
     const kcca::LinearCcaResult r = kcca::linear_cca(U, M, lo);
     correlations = r.correlations;
+    out.cca_weights_u = r.weights_u;
+    out.cca_weights_m = r.weights_m;
     j["analysis"] = "cca";
     opts["pca"] = o.pca;
     opts["ridge"] = o.ridge;
@@ -175,6 +178,7 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
     stat = [&](const std::vector<Eigen::Index>& rows) {
       kcca::LinearCcaOptions b = lo;
       b.components = 1;
+      b.weights = false;
       return kcca::linear_cca(rows_of(U, rows), rows_of(M, rows), b).correlations(0);
     };
   } else {

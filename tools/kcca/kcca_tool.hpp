@@ -37,7 +37,8 @@ struct KccaToolOptions {
   bool json = false;             ///< --json: JSON on stdout instead of text
   std::string output;            ///< --output FILE: also write the JSON there (atomically)
   /// Library callers (the Python package): also compute the KCCA coefficients alpha, beta
-  /// (KccaResult::alpha, beta). The tool reports correlations only (false).
+  /// (KccaResult::alpha, beta), or with `cca` the canonical weights. The tool reports
+  /// correlations only (false).
   bool coefficients = false;
 };
 
@@ -48,6 +49,9 @@ struct KccaAnalysis {
   kcca::KccaResult kcca;  ///< KCCA only: correlations, alpha, beta (if options.coefficients)
   kcca::Kernel kernel_u;  ///< KCCA only: the kernel of view u
   kcca::Kernel kernel_m;  ///< KCCA only: the kernel of view m
+  /// Linear CCA with options.coefficients: canonical weights (kcca::LinearCcaResult::weights_u,
+  /// weights_m); empty otherwise.
+  Eigen::MatrixXd cca_weights_u, cca_weights_m;
 };
 
 /// Validates every option that does not need the data (throws std::invalid_argument naming the
