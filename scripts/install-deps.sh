@@ -9,7 +9,9 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       libcli11-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox libbenchmark-dev
       # LAPACK/BLAS for moca::kcca's dense solvers; OpenBLAS (OpenMP) is the fast provider and is
       # required by LibTorch too: with Debian's reference BLAS LibTorch runs ~25x slower.
-      liblapack-dev libopenblas0-openmp)
+      liblapack-dev libopenblas0-openmp
+      # CI's sanitizer + libFuzzer build (issue 13): clang 14, its runtimes and OpenMP.
+      clang libclang-rt-14-dev libomp-dev)
 if [[ "${1:-}" != "--no-torch" ]]; then
   pkgs+=(libtorch-dev)
 fi

@@ -10,7 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/error_text.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/text_file.hpp"
 
 namespace moca {
@@ -86,8 +87,8 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string
     for (size_t j = 0; j < cells.size(); ++j) {
       if (!parse_number(cells[j], row[j])) {
         throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
-                                    std::to_string(j + 1) + " is not a number ('" + cells[j] +
-                                    "')");
+                                    std::to_string(j + 1) + " is not a number ('" +
+                                    printable(cells[j]) + "')");
       }
       if (!std::isfinite(row[j])) {
         throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
@@ -149,12 +150,12 @@ void read_npy_strings(std::istream& in, const std::string& path, bool fortran, N
   const std::string& d = a.dtype;
   const bool unicode = d[1] == 'U';
   if (unicode && d[0] == '>') {
-    throw std::invalid_argument(path + ": unsupported dtype '" + d + "' (big-endian)");
+    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) + "' (big-endian)");
   }
   char* end = nullptr;
   const long chars = std::strtol(d.c_str() + 2, &end, 10);
   if (*end != '\0' || chars < 0 || chars > (1L << 20)) {
-    throw std::invalid_argument(path + ": bad string dtype '" + d + "'");
+    throw std::invalid_argument(path + ": bad string dtype '" + printable(d) + "'");
   }
   const size_t width = static_cast<size_t>(chars) * (unicode ? 4 : 1);
   const std::int64_t n = a.size();
@@ -272,7 +273,7 @@ NdArray read_npy(const std::string& path) {
     return a;
   }
   if (d.size() < 3 || d[0] == '>') {
-    throw std::invalid_argument(path + ": unsupported dtype '" + d +
+    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
                                 "' (need little-endian f4, f8, i4, i8, u1 or b1)");
   }
   const std::string kind = d.substr(1);
@@ -284,7 +285,7 @@ NdArray read_npy(const std::string& path) {
   else if (kind == "u1" || kind == "b1" || kind == "i1")
     width = 1;
   else {
-    throw std::invalid_argument(path + ": unsupported dtype '" + d +
+    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
                                 "' (need f4, f8, i4, i8, u1 or b1)");
   }
   const std::int64_t n = a.size();
@@ -384,17 +385,14 @@ void write_npy_raw(const std::string& path, const std::vector<std::int64_t>& sha
   const size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  write_file_atomic(
-      path,
-      [&](std::ostream& o) {
-        o.write("\x93NUMPY\x01\x00", 8);
-        const std::uint16_t hl = static_cast<std::uint16_t>(header.size());
-        const char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
-        o.write(hb, 2);
-        o.write(header.data(), static_cast<std::streamsize>(header.size()));
-        o.write(bytes, static_cast<std::streamsize>(nbytes));
-      },
-      true);
+  write_output_file(path, [&](std::ostream& o) {
+    o.write("\x93NUMPY\x01\x00", 8);
+    const std::uint16_t hl = static_cast<std::uint16_t>(header.size());
+    const char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
+    o.write(hb, 2);
+    o.write(header.data(), static_cast<std::streamsize>(header.size()));
+    o.write(bytes, static_cast<std::streamsize>(nbytes));
+  });
 }
 std::int64_t product(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
@@ -448,7 +446,7 @@ void write_npy_strings(const std::string& path, const std::vector<std::string>& 
 
 void write_csv_matrix(const std::string& path, const Eigen::MatrixXd& m,
                       const std::vector<std::string>& header) {
-  write_file_atomic(path, [&](std::ostream& o) {
+  write_output_file(path, [&](std::ostream& o) {
     o << std::setprecision(std::numeric_limits<double>::max_digits10);
     for (size_t j = 0; j < header.size(); ++j) o << (j ? "," : "") << header[j];
     if (!header.empty()) o << '\n';

@@ -6,7 +6,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/file_lock.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/masking/make_policy.hpp"
@@ -168,6 +169,9 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
 PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log,
                         const std::atomic<bool>* stop) {
   o.validate();
+  // One writer per checkpoint (and its metrics log) for the whole run: a second run with the
+  // same checkpoint refuses to start instead of overwriting this one's files.
+  const FileLock lock(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
   train.validate("pretrain(): training windows");
   const int n = train.size();
   if (n < o.batch_size) {
@@ -249,7 +253,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   auto write_metrics = [&]() {
     std::ostringstream os;
     for (const auto& r : result.history) os << to_json(r).dump() << "\n";
-    write_text_atomic(metrics_path, os.str());
+    write_output_text(metrics_path, os.str());
   };
   auto write_checkpoint = [&](bool finished) {
     nlohmann::json meta;

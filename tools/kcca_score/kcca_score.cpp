@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/synthetic.hpp"
@@ -295,7 +295,7 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
                                   {"draws", c.draws}});
   }
   doc["seconds"] = elapsed();
-  if (!options.json.empty()) write_text_atomic(options.json, doc.dump(2) + "\n");
+  if (!options.json.empty()) write_output_text(options.json, doc.dump(2) + "\n");
   return doc;
 }
 
