@@ -18,7 +18,7 @@ for t in $targets; do
   if "$build/bin/$t" -max_total_time="$each" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
       -artifact_prefix="$findings/$name-" -print_final_stats=0 "$work" "$src/corpus/$name" \
       >"$findings/$name.log" 2>&1; then
-    echo "fuzz $name: $(grep -Eo '#[0-9]+ +DONE.*' "$findings/$name.log" | tail -1 || true) ok (${each} s)"
+    echo "fuzz $name: ok, $(grep -Eo 'Done [0-9]+ runs' "$findings/$name.log" | tail -1 || true) in ${each} s"
   else
     echo "fuzz $name: FINDING (log $findings/$name.log)"
     tail -40 "$findings/$name.log"

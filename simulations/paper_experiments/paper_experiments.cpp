@@ -68,7 +68,7 @@ struct Runner {
   std::string workdir;
   std::ostream& log;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-  std::map<std::string, json> pretrained;  // checkpoint path -> pretrain summary
+  std::map<std::string, json> pretrained{};  // checkpoint path -> pretrain summary
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -145,6 +145,35 @@ bool decode_utf8(const std::string& s, std::vector<std::uint32_t>& cps) {
   return true;
 }
 
+// Reads the n * width bytes of an array body, after checking that the file holds them (a shape
+// from a malformed header must not become a huge allocation or an overflowing product).
+std::vector<char> read_payload(std::istream& in, const std::string& path,
+                               const std::vector<std::int64_t>& shape, size_t width) {
+  const std::streamoff here = in.tellg();
+  in.seekg(0, std::ios::end);
+  const std::streamoff left = in.tellg() - here;
+  in.seekg(here);
+  std::int64_t n = 1;
+  for (const auto s : shape) {
+    if (s != 0 && n > std::numeric_limits<std::int64_t>::max() / s) {
+      throw std::invalid_argument(path + ": .npy shape too large");
+    }
+    n *= s;
+  }
+  if (width > 0 && static_cast<std::uint64_t>(n) > static_cast<std::uint64_t>(left) / width) {
+    throw std::invalid_argument(path + ": truncated data (the shape needs " + std::to_string(n) +
+                                " elements of " + std::to_string(width) +
+                                " bytes, the file holds " + std::to_string(left) + " bytes)");
+  }
+  std::vector<char> raw(static_cast<size_t>(n) * width);
+  in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
+  if (static_cast<size_t>(in.gcount()) != raw.size()) {
+    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
+                                std::to_string(raw.size()) + " bytes)");
+  }
+  return raw;
+}
+
 // Reads the body of a '<U<n>' / '|S<n>' array into a.strings (C order).
 void read_npy_strings(std::istream& in, const std::string& path, bool fortran, NdArray& a) {
   const std::string& d = a.dtype;
@@ -158,13 +187,8 @@ void read_npy_strings(std::istream& in, const std::string& path, bool fortran, N
     throw std::invalid_argument(path + ": bad string dtype '" + printable(d) + "'");
   }
   const size_t width = static_cast<size_t>(chars) * (unicode ? 4 : 1);
+  const std::vector<char> raw = read_payload(in, path, a.shape, width);
   const std::int64_t n = a.size();
-  std::vector<char> raw(static_cast<size_t>(n) * width);
-  in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
-  if (static_cast<size_t>(in.gcount()) != raw.size()) {
-    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
-                                std::to_string(raw.size()) + " bytes)");
-  }
   std::vector<std::string> vals(static_cast<size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const char* p = raw.data() + static_cast<size_t>(i) * width;
@@ -251,7 +275,8 @@ NdArray read_npy(const std::string& path) {
   bool fortran = false;
   {
     auto p = field("fortran_order");
-    fortran = header.compare(header.find_first_not_of(' ', p), 4, "True") == 0;
+    const size_t v = header.find_first_not_of(' ', p);
+    fortran = v != std::string::npos && header.compare(v, 4, "True") == 0;
   }
   {
     auto p = field("shape");
@@ -288,13 +313,8 @@ NdArray read_npy(const std::string& path) {
     throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
                                 "' (need f4, f8, i4, i8, u1 or b1)");
   }
+  const std::vector<char> raw = read_payload(in, path, a.shape, width);
   const std::int64_t n = a.size();
-  std::vector<char> raw(static_cast<size_t>(n) * width);
-  in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
-  if (static_cast<size_t>(in.gcount()) != raw.size()) {
-    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
-                                std::to_string(raw.size()) + " bytes)");
-  }
   std::vector<double> vals(static_cast<size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const char* p = raw.data() + i * static_cast<std::int64_t>(width);
@@ -346,6 +366,10 @@ NdArray read_npy(const std::string& path) {
 
 Eigen::MatrixXd read_npy_matrix(const std::string& path) {
   const NdArray a = read_npy(path);
+  if (a.is_string()) {
+    throw std::invalid_argument(path + ": expected numbers, got strings (dtype '" +
+                                printable(a.dtype) + "')");
+  }
   if (a.shape.empty() || a.shape.size() > 2) {
     throw std::invalid_argument(path + ": expected a 1-D or 2-D array, got " +
                                 std::to_string(a.shape.size()) + " dimensions");

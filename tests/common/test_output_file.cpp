@@ -9,6 +9,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -153,10 +154,10 @@ TEST_CASE("'-' and /dev/stdout write to the standard output") {
   CHECK(moca::resolve_output("-").mode == moca::OutputMode::kFd);
   CHECK(moca::resolve_output("/dev/stdout").fd == 1);
   CHECK(moca::resolve_output("/dev/fd/2").fd == 2);
-  std::cout.flush();
-  const int saved = ::dup(1);
   const int fd = ::open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   REQUIRE(fd >= 0);
+  std::cout.flush();  // nothing of doctest's (-s) output may land in the capture
+  const int saved = ::dup(1);
   ::dup2(fd, 1);
   ::close(fd);
   moca::write_output_text("-", "dash\n");
