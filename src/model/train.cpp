@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "moca/common/file_lock.hpp"
+#include "moca/common/memory.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
@@ -14,6 +15,7 @@
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
+#include "moca/model/model_memory.hpp"
 #include "moca/model/pretrain.hpp"
 #include "moca/model/progress.hpp"
 #include "moca/model/schedule.hpp"
@@ -188,6 +190,13 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       .loss_scope(parse_loss_scope(o.loss))
       .norm_pix_loss(o.norm_pix_loss);
   mo.validate();
+  if (!device.is_cuda()) {
+    // A lower bound (no visible token counted), so a refusal is never wrong.
+    require_memory(mae_step_activation_bytes(mo, o.batch_size, 0),
+                   "pre-training on the CPU with batch " + std::to_string(o.batch_size) +
+                       " (preset " + o.preset + "; activations, a lower bound)",
+                   "use a smaller --batch");
+  }
   const masking::Grid grid = masking::make_grid(train.channels, train.length, o.patch_length);
   masking::PolicyContext context;
   context.pilot = &train;
