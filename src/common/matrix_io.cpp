@@ -160,7 +160,9 @@ std::vector<char> read_payload(std::istream& in, const std::string& path,
     }
     n *= s;
   }
-  if (width > 0 && static_cast<std::uint64_t>(n) > static_cast<std::uint64_t>(left) / width) {
+  // Zero-width elements still cost memory once parsed: bound them as if they took a byte.
+  if (static_cast<std::uint64_t>(n) >
+      static_cast<std::uint64_t>(left) / std::max<size_t>(width, 1)) {
     throw std::invalid_argument(path + ": truncated data (the shape needs " + std::to_string(n) +
                                 " elements of " + std::to_string(width) +
                                 " bytes, the file holds " + std::to_string(left) + " bytes)");
@@ -183,7 +185,7 @@ void read_npy_strings(std::istream& in, const std::string& path, bool fortran, N
   }
   char* end = nullptr;
   const long chars = std::strtol(d.c_str() + 2, &end, 10);
-  if (*end != '\0' || chars < 0 || chars > (1L << 20)) {
+  if (end != d.c_str() + d.size() || chars < 1 || chars > (1L << 20)) {
     throw std::invalid_argument(path + ": bad string dtype '" + printable(d) + "'");
   }
   const size_t width = static_cast<size_t>(chars) * (unicode ? 4 : 1);
