@@ -1,11 +1,13 @@
 #include "moca/common/output_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -120,11 +122,39 @@ void write_to_fd(int fd, const std::string& path,
 
 std::atomic<unsigned> g_temp_counter{0};
 
+/// Removes temporary files `<target>.tmp.<pid>.<n>` left by processes that no longer exist (a run
+/// killed while writing); files of live processes are left alone.
+void remove_stale_temps(const std::string& target) {
+  const std::string dir = dir_of(target);
+  const size_t slash = target.rfind('/');
+  const std::string prefix =
+      (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || dot > 9 ||
+        rest.find_first_not_of("0123456789") != dot ||
+        rest.find_first_not_of("0123456789", dot + 1) != std::string::npos) {
+      continue;
+    }
+    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dot)));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      ::unlink((dir + "/" + name).c_str());
+    }
+  }
+  ::closedir(d);
+}
+
 void write_atomic(const std::string& path, const std::string& target,
                   const std::function<void(std::ostream&)>& writer) {
   struct stat st {};
   const bool exists = ::stat(target.c_str(), &st) == 0;
   const mode_t mode = exists ? (st.st_mode & 07777) : 0666;
+  remove_stale_temps(target);
   const std::string tmp = target + ".tmp." + std::to_string(::getpid()) + "." +
                           std::to_string(g_temp_counter.fetch_add(1));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);

@@ -5,7 +5,9 @@
 /// * A regular file (or a path that does not exist yet) is written to a temporary file beside
 ///   the *resolved* path (symbolic links followed), fsync'ed and renamed over it, and the folder
 ///   is fsync'ed: a reader never sees a half-written file and an interrupted or failed write
-///   leaves the previous file intact. The temporary file is removed on every failure.
+///   leaves the previous file intact. The temporary file (`<target>.tmp.<pid>.<n>`) is removed
+///   on every failure; one left by a process that was killed while writing is removed by the
+///   next write of the same target.
 /// * A FIFO, a character device, `-`, `/dev/stdout`, `/dev/stderr` or `/dev/fd/N` is written
 ///   directly (no temporary file, no rename), with every write and the close checked.
 /// * Every failure is a std::runtime_error naming the path and the cause (strerror), e.g.

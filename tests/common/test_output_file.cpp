@@ -88,6 +88,15 @@ TEST_CASE("a regular file is replaced atomically; a failing writer leaves it int
   REQUIRE(::stat(p.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0600);
   CHECK(slurp(p) == "second");
+  // A temporary file of a process that no longer exists is removed by the next write; one of a
+  // live process (this one, pid 1) is not.
+  const std::string stale = p + ".tmp.999999999.0", live = p + ".tmp.1.0";
+  std::ofstream(stale) << "half";
+  std::ofstream(live) << "busy";
+  moca::write_output_text(p, "third");
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(live));
+  fs::remove(live);
 }
 
 TEST_CASE("errors name the path and the cause") {

@@ -283,6 +283,7 @@ TEST_CASE("the moca binary: one writer per checkpoint, full disk, SIGKILL mid-wr
             text) == 0);
   INFO(text);
   CHECK(model::read_checkpoint_info(ck).meta.at("iteration").get<long>() == done + 2);
+  CHECK(temp_files(dir) == 0);  // the killed run's temporary file is gone
 
   // The common flags on every command.
   const std::string pred = dir + "/pred.csv";
