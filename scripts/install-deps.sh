@@ -12,7 +12,9 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       liblapack-dev libopenblas0-openmp
       # the Python package (python/, MOCA_PYTHON) and its pytest suite (tests/python): sklearn and
       # scipy are the tests' independent references
-      pybind11-dev python3-dev python3-numpy python3-pytest python3-sklearn python3-scipy)
+      pybind11-dev python3-dev python3-numpy python3-pytest python3-sklearn python3-scipy
+      # CI's sanitizer + libFuzzer build (issue 13): clang 14, its runtimes and OpenMP.
+      clang libclang-rt-14-dev libomp-dev)
 if [[ "${1:-}" != "--no-torch" ]]; then
   pkgs+=(libtorch-dev)
 fi

@@ -22,6 +22,7 @@
 #include "moca/data/splits.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/data/windowing.hpp"
+#include "run_cli.hpp"
 
 namespace {
 
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  try {
+  return moca::tools::run_program("bench_data", [&] {
     moca::data::Windows hapt_windows;
     if (!hapt.empty()) {
       time_it("HAPT read 61 recordings + window (L=200)", repeats,
@@ -89,8 +90,5 @@ int main(int argc, char** argv) {
               [&] { moca::data::synthetic_transitions(train, 1000, 1); });
     }
     return 0;
-  } catch (const std::exception& e) {
-    std::cerr << "bench_data: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -23,6 +23,7 @@
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/kcca/linear_cca.hpp"
+#include "run_cli.hpp"
 
 namespace {
 
@@ -171,33 +172,35 @@ void linear_case() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> cases;
-  for (int i = 1; i < argc; ++i) cases.emplace_back(argv[i]);
-  if (cases.empty())
-    cases = {"exact2000",     "exact2000coef", "iterative2000",
-             "iterative5000", "lowrank100k",   "linear"};
-  using moca::kcca::KccaMethod;
-  for (const auto& c : cases) {
-    if (c == "exact2000") {
-      kernel_case("exact2000", 2000, KccaMethod::kExact, 2000, 4.0, false);
-    } else if (c == "exact2000coef") {
-      kernel_case("exact2000coef", 2000, KccaMethod::kExact, 2000, 0.0, true);
-    } else if (c == "iterative2000") {
-      kernel_case("iterative2000", 2000, KccaMethod::kIterative, 3, 1.5);
-    } else if (c == "iterative5000") {
-      kernel_case("iterative5000", 5000, KccaMethod::kIterative, 3, 10.0);
-    } else if (c == "lowrank100k") {
-      lowrank_case();
-    } else if (c == "linear") {
-      linear_case();
-    } else {
-      std::fprintf(stderr,
-                   "kcca_bench: unknown case (%s); valid: exact2000 exact2000coef iterative2000 "
-                   "iterative5000 lowrank100k linear\n",
-                   c.c_str());
-      return 2;
+  return moca::tools::run_program("kcca_bench", [&] {
+    std::vector<std::string> cases;
+    for (int i = 1; i < argc; ++i) cases.emplace_back(argv[i]);
+    if (cases.empty())
+      cases = {"exact2000",     "exact2000coef", "iterative2000",
+               "iterative5000", "lowrank100k",   "linear"};
+    using moca::kcca::KccaMethod;
+    for (const auto& c : cases) {
+      if (c == "exact2000") {
+        kernel_case("exact2000", 2000, KccaMethod::kExact, 2000, 4.0, false);
+      } else if (c == "exact2000coef") {
+        kernel_case("exact2000coef", 2000, KccaMethod::kExact, 2000, 0.0, true);
+      } else if (c == "iterative2000") {
+        kernel_case("iterative2000", 2000, KccaMethod::kIterative, 3, 1.5);
+      } else if (c == "iterative5000") {
+        kernel_case("iterative5000", 5000, KccaMethod::kIterative, 3, 10.0);
+      } else if (c == "lowrank100k") {
+        lowrank_case();
+      } else if (c == "linear") {
+        linear_case();
+      } else {
+        std::fprintf(stderr,
+                     "kcca_bench: unknown case (%s); valid: exact2000 exact2000coef iterative2000 "
+                     "iterative5000 lowrank100k linear\n",
+                     c.c_str());
+        return 2;
+      }
+      std::fflush(stdout);
     }
-    std::fflush(stdout);
-  }
-  return 0;
+    return 0;
+  });
 }

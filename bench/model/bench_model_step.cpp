@@ -15,13 +15,16 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
 #include "moca/model/torch_util.hpp"
+#include "run_cli.hpp"
 
 #include <torch/csrc/autograd/profiler_legacy.h>
 
@@ -64,8 +67,7 @@ int main(int argc, char** argv) {
                  "write a per-op summary of the timed steps (LibTorch's profiler) to this file");
   app.add_option("--reps", reps, "timed steps");
   app.add_option("--warmup", warmup, "untimed steps first");
-  CLI11_PARSE(app, argc, argv);
-  try {
+  return moca::tools::run_cli("bench_model_step", app, argc, argv, [&] {
     moca::model::RuntimeOptions runtime;
     runtime.device = device_name;
     runtime.threads = threads;
@@ -84,7 +86,8 @@ int main(int argc, char** argv) {
     model->to(device);
     std::vector<torch::Tensor> decay, no_decay;
     for (const auto& p : model->named_parameters()) {
-      (p.value().dim() <= 1 || p.key().size() >= 5 && p.key().substr(p.key().size() - 5) == ".bias"
+      (p.value().dim() <= 1 ||
+               (p.key().size() >= 5 && p.key().substr(p.key().size() - 5) == ".bias")
            ? no_decay
            : decay)
           .push_back(p.value());
@@ -115,10 +118,11 @@ int main(int argc, char** argv) {
         moca::model::mask_indices(masks, opts.layout(), channels, opts.patches()), device);
     model->train();
     std::vector<double> times, cpu_times;
+    std::ostringstream trace;  // the profiler's trace, written through the output module
     std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
     for (int i = 0; i < warmup + reps; ++i) {
       if (i == warmup && !profile.empty()) {
-        recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(profile);
+        recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
       }
       sync();
       const double t0 = now(), c0 = cpu_now();
@@ -131,7 +135,8 @@ int main(int argc, char** argv) {
         cpu_times.push_back(c1 - c0);
       }
     }
-    recorder.reset();  // writes the trace
+    recorder.reset();  // completes the trace
+    if (!profile.empty()) moca::write_output_text(profile, trace.str());
     const double step_s = median(times);
     const double flops = moca::model::mae_step_flops(opts, batch, T - masked);
     // Matrix-multiply rate on the same threads (or device): n^3 fp32 products, median of 10.
@@ -159,9 +164,6 @@ int main(int argc, char** argv) {
     std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
               << " GFLOP/s; sgemm " << n << "^3 " << peak / 1e9 << " GFLOP/s; fraction "
               << flops / step_s / peak << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "bench_model_step: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "bound_check.hpp"
+#include "run_cli.hpp"
 #include "simulation_study.hpp"
 
 int main(int argc, char** argv) {
@@ -27,23 +28,9 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "mask seed")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "bound_check: " << e.what() << "\n";
-    return 2;
-  }
-  try {
+  return moca::tools::run_cli("bound_check", app, argc, argv, [&] {
     o.policies = moca::sim::split_spec_list(policies);
     moca::sim::run_bound_check(o, std::cout, std::cerr);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "bound_check: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "bound_check: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

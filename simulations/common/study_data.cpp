@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
@@ -124,7 +124,7 @@ StudySplit train_test_windows(const StudyDataOptions& options) {
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {
-  write_file_atomic(path, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
+  write_output_file(path, [&](std::ostream& os) { os << j.dump(2) << "\n"; });
 }
 
 }  // namespace moca::sim

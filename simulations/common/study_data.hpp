@@ -45,7 +45,7 @@ struct StudySplit {
 };
 StudySplit train_test_windows(const StudyDataOptions& options);
 
-/// Writes `j` (indented) to `path` through write_file_atomic. std::runtime_error on failure.
+/// Writes `j` (indented) to `path` through write_output_file. std::runtime_error on failure.
 void write_json(const std::string& path, const nlohmann::json& j);
 
 }  // namespace moca::sim

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "coupling_sweep.hpp"
+#include "run_cli.hpp"
 #include "simulation_study.hpp"
 
 int main(int argc, char** argv) {
@@ -29,25 +30,11 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "seed of the mask draws")->capture_default_str();
   app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "coupling_sweep: " << e.what() << "\n";
-    return 2;
-  }
-  try {
+  return moca::tools::run_cli("coupling_sweep", app, argc, argv, [&] {
     o.cross_modal = !no_cross_modal;
     o.schemes = moca::sim::split_spec_list(schemes);
     o.features = moca::sim::split_spec_list(features);
     moca::sim::run_coupling_sweep(o, std::cout, std::cerr);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "coupling_sweep: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "coupling_sweep: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "paper_experiments.hpp"
+#include "run_cli.hpp"
 #include "simulation_study.hpp"
 
 int main(int argc, char** argv) {
@@ -45,24 +46,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-png", no_png, "skip gnuplot PNGs of the reconstructions");
   app.add_option("--seed", o.seed, "seed")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "paper_experiments: " << e.what() << "\n";
-    return 2;
-  }
-  try {
+  return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
     o.png = !no_png;
     o.only = moca::sim::split_spec_list(only);
     moca::sim::run_paper_experiments(o, std::cout, std::cerr);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "paper_experiments: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "paper_experiments: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

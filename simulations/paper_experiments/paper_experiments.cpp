@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/file_lock.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/imputation.hpp"
@@ -67,7 +68,7 @@ struct Runner {
   std::string workdir;
   std::ostream& log;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-  std::map<std::string, json> pretrained;  // checkpoint path -> pretrain summary
+  std::map<std::string, json> pretrained{};  // checkpoint path -> pretrain summary
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -168,6 +169,8 @@ json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream&
   options.validate();
   const StudySplit split = train_test_windows(options.data);
   std::filesystem::create_directories(options.out);
+  // One study per output folder at a time (its checkpoints are locked one by one as well).
+  const FileLock lock(lock_path_for_folder(options.out), "output folder " + options.out);
   Runner run{options, split.train, split.test,
              options.workdir.empty() ? options.out + "/checkpoints" : options.workdir, log};
   std::filesystem::create_directories(run.workdir);

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "paper_figures.hpp"
+#include "run_cli.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::PaperFiguresOptions o;
@@ -10,24 +11,10 @@ int main(int argc, char** argv) {
   app.add_option("--results", o.results, "results folder")->capture_default_str();
   bool no_png = false;
   app.add_flag("--no-png", no_png, "write .dat and .gp only");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "paper_figures: " << e.what() << "\n";
-    return 2;
-  }
-  try {
+  return moca::tools::run_cli("paper_figures", app, argc, argv, [&] {
     o.png = !no_png;
     const auto r = moca::sim::run_paper_figures(o, std::cerr);
     std::cout << r.dump(2) << "\n";
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "paper_figures: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "paper_figures: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

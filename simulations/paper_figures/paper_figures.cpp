@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/output_file.hpp"
 
 namespace moca::sim {
 
@@ -46,10 +46,10 @@ struct Figures {
 
   void emit(const std::string& name, const std::string& dat, const std::string& script) {
     const std::string base = dir + "/" + name;
-    write_text_atomic(base + ".dat", dat);
+    write_output_text(base + ".dat", dat);
     std::string gp = "set terminal pngcairo size 900,560 font 'DejaVu Sans,10'\nset output '" +
                      base + ".png'\nset datafile separator '\\t'\n" + script;
-    write_text_atomic(base + ".gp", gp);
+    write_output_text(base + ".gp", gp);
     if (png) {
       const std::string cmd = "gnuplot '" + base + ".gp' 2>&1";
       const int status = std::system(cmd.c_str());

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "run_cli.hpp"
 #include "simulation_study.hpp"
 #ifdef MOCA_STUDIES_WITH_TORCH
 #include "moca/model/encoder_features.hpp"
@@ -42,15 +43,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "seed of the mask draws")->capture_default_str();
   app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "simulation_study: " << e.what() << "\n";
-    return 2;
-  }
-  try {
+  return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
     o.cross_modal = !no_cross_modal;
     o.leak_checks = !no_leak_checks;
     o.schemes = moca::sim::split_spec_list(schemes);
@@ -68,12 +61,6 @@ int main(int argc, char** argv) {
 #endif
     }
     moca::sim::run_simulation_study(o, std::cout, std::cerr);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "simulation_study: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "simulation_study: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "run_cli.hpp"
 #include "simulation_study.hpp"
 #include "theory_vs_training.hpp"
 
@@ -41,23 +42,9 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "seed of masks, weights and bootstrap")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "theory_vs_training: " << e.what() << "\n";
-    return 2;
-  }
-  try {
+  return moca::tools::run_cli("theory_vs_training", app, argc, argv, [&] {
     if (!policies.empty()) o.policies = moca::sim::split_spec_list(policies);
     moca::sim::run_theory_vs_training(o, std::cout, std::cerr);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "theory_vs_training: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "theory_vs_training: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/file_lock.hpp"
 #include "moca/common/random.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
@@ -140,6 +141,8 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
   const auto eval_policy = masking::make_policy(options.eval_policy, grid, context);
   const auto eval_masks = draw_masks(*eval_policy, test, derive_seed(options.seed, 77));
   std::filesystem::create_directories(options.workdir);
+  // One study per checkpoint folder at a time (its checkpoints are locked one by one as well).
+  const FileLock lock(lock_path_for_folder(options.workdir), "output folder " + options.workdir);
 
   json rows = json::array();
   std::vector<double> score, own_loss, common_loss, accuracy, train_loss;

@@ -10,7 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/error_text.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/text_file.hpp"
 
 namespace moca {
@@ -86,8 +87,8 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string
     for (size_t j = 0; j < cells.size(); ++j) {
       if (!parse_number(cells[j], row[j])) {
         throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
-                                    std::to_string(j + 1) + " is not a number ('" + cells[j] +
-                                    "')");
+                                    std::to_string(j + 1) + " is not a number ('" +
+                                    printable(cells[j]) + "')");
       }
       if (!std::isfinite(row[j])) {
         throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
@@ -144,26 +145,52 @@ bool decode_utf8(const std::string& s, std::vector<std::uint32_t>& cps) {
   return true;
 }
 
-// Reads the body of a '<U<n>' / '|S<n>' array into a.strings (C order).
-void read_npy_strings(std::istream& in, const std::string& path, bool fortran, NdArray& a) {
-  const std::string& d = a.dtype;
-  const bool unicode = d[1] == 'U';
-  if (unicode && d[0] == '>') {
-    throw std::invalid_argument(path + ": unsupported dtype '" + d + "' (big-endian)");
+// Reads the n * width bytes of an array body, after checking that the file holds them (a shape
+// from a malformed header must not become a huge allocation or an overflowing product).
+std::vector<char> read_payload(std::istream& in, const std::string& path,
+                               const std::vector<std::int64_t>& shape, size_t width) {
+  const std::streamoff here = in.tellg();
+  in.seekg(0, std::ios::end);
+  const std::streamoff left = in.tellg() - here;
+  in.seekg(here);
+  std::int64_t n = 1;
+  for (const auto s : shape) {
+    if (s != 0 && n > std::numeric_limits<std::int64_t>::max() / s) {
+      throw std::invalid_argument(path + ": .npy shape too large");
+    }
+    n *= s;
   }
-  char* end = nullptr;
-  const long chars = std::strtol(d.c_str() + 2, &end, 10);
-  if (*end != '\0' || chars < 0 || chars > (1L << 20)) {
-    throw std::invalid_argument(path + ": bad string dtype '" + d + "'");
+  // Zero-width elements still cost memory once parsed: bound them as if they took a byte.
+  if (static_cast<std::uint64_t>(n) >
+      static_cast<std::uint64_t>(left) / std::max<size_t>(width, 1)) {
+    throw std::invalid_argument(path + ": truncated data (the shape needs " + std::to_string(n) +
+                                " elements of " + std::to_string(width) +
+                                " bytes, the file holds " + std::to_string(left) + " bytes)");
   }
-  const size_t width = static_cast<size_t>(chars) * (unicode ? 4 : 1);
-  const std::int64_t n = a.size();
   std::vector<char> raw(static_cast<size_t>(n) * width);
   in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
   if (static_cast<size_t>(in.gcount()) != raw.size()) {
     throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
                                 std::to_string(raw.size()) + " bytes)");
   }
+  return raw;
+}
+
+// Reads the body of a '<U<n>' / '|S<n>' array into a.strings (C order).
+void read_npy_strings(std::istream& in, const std::string& path, bool fortran, NdArray& a) {
+  const std::string& d = a.dtype;
+  const bool unicode = d[1] == 'U';
+  if (unicode && d[0] == '>') {
+    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) + "' (big-endian)");
+  }
+  char* end = nullptr;
+  const long chars = std::strtol(d.c_str() + 2, &end, 10);
+  if (end != d.c_str() + d.size() || chars < 1 || chars > (1L << 20)) {
+    throw std::invalid_argument(path + ": bad string dtype '" + printable(d) + "'");
+  }
+  const size_t width = static_cast<size_t>(chars) * (unicode ? 4 : 1);
+  const std::vector<char> raw = read_payload(in, path, a.shape, width);
+  const std::int64_t n = a.size();
   std::vector<std::string> vals(static_cast<size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const char* p = raw.data() + static_cast<size_t>(i) * width;
@@ -250,7 +277,8 @@ NdArray read_npy(const std::string& path) {
   bool fortran = false;
   {
     auto p = field("fortran_order");
-    fortran = header.compare(header.find_first_not_of(' ', p), 4, "True") == 0;
+    const size_t v = header.find_first_not_of(' ', p);
+    fortran = v != std::string::npos && header.compare(v, 4, "True") == 0;
   }
   {
     auto p = field("shape");
@@ -272,7 +300,7 @@ NdArray read_npy(const std::string& path) {
     return a;
   }
   if (d.size() < 3 || d[0] == '>') {
-    throw std::invalid_argument(path + ": unsupported dtype '" + d +
+    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
                                 "' (need little-endian f4, f8, i4, i8, u1 or b1)");
   }
   const std::string kind = d.substr(1);
@@ -284,16 +312,11 @@ NdArray read_npy(const std::string& path) {
   else if (kind == "u1" || kind == "b1" || kind == "i1")
     width = 1;
   else {
-    throw std::invalid_argument(path + ": unsupported dtype '" + d +
+    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
                                 "' (need f4, f8, i4, i8, u1 or b1)");
   }
+  const std::vector<char> raw = read_payload(in, path, a.shape, width);
   const std::int64_t n = a.size();
-  std::vector<char> raw(static_cast<size_t>(n) * width);
-  in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
-  if (static_cast<size_t>(in.gcount()) != raw.size()) {
-    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
-                                std::to_string(raw.size()) + " bytes)");
-  }
   std::vector<double> vals(static_cast<size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const char* p = raw.data() + i * static_cast<std::int64_t>(width);
@@ -345,6 +368,10 @@ NdArray read_npy(const std::string& path) {
 
 Eigen::MatrixXd read_npy_matrix(const std::string& path) {
   const NdArray a = read_npy(path);
+  if (a.is_string()) {
+    throw std::invalid_argument(path + ": expected numbers, got strings (dtype '" +
+                                printable(a.dtype) + "')");
+  }
   if (a.shape.empty() || a.shape.size() > 2) {
     throw std::invalid_argument(path + ": expected a 1-D or 2-D array, got " +
                                 std::to_string(a.shape.size()) + " dimensions");
@@ -384,17 +411,14 @@ void write_npy_raw(const std::string& path, const std::vector<std::int64_t>& sha
   const size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  write_file_atomic(
-      path,
-      [&](std::ostream& o) {
-        o.write("\x93NUMPY\x01\x00", 8);
-        const std::uint16_t hl = static_cast<std::uint16_t>(header.size());
-        const char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
-        o.write(hb, 2);
-        o.write(header.data(), static_cast<std::streamsize>(header.size()));
-        o.write(bytes, static_cast<std::streamsize>(nbytes));
-      },
-      true);
+  write_output_file(path, [&](std::ostream& o) {
+    o.write("\x93NUMPY\x01\x00", 8);
+    const std::uint16_t hl = static_cast<std::uint16_t>(header.size());
+    const char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
+    o.write(hb, 2);
+    o.write(header.data(), static_cast<std::streamsize>(header.size()));
+    o.write(bytes, static_cast<std::streamsize>(nbytes));
+  });
 }
 std::int64_t product(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
@@ -448,7 +472,7 @@ void write_npy_strings(const std::string& path, const std::vector<std::string>& 
 
 void write_csv_matrix(const std::string& path, const Eigen::MatrixXd& m,
                       const std::vector<std::string>& header) {
-  write_file_atomic(path, [&](std::ostream& o) {
+  write_output_file(path, [&](std::ostream& o) {
     o << std::setprecision(std::numeric_limits<double>::max_digits10);
     for (size_t j = 0; j < header.size(); ++j) o << (j ? "," : "") << header[j];
     if (!header.empty()) o << '\n';

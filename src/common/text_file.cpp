@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace moca {
@@ -12,6 +13,21 @@ bool is_regular_file(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool has_gzip_magic(const std::string& path) {
+  unsigned char magic[2] = {0, 0};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  const size_t got = std::fread(magic, 1, 2, f);
+  std::fclose(f);
+  return got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
 }  // namespace
 
 struct TextFileReader::Impl {
@@ -29,6 +45,10 @@ TextFileReader::TextFileReader(const std::string& path) : impl_(std::make_unique
   path_ = is_regular_file(path) ? path : (is_regular_file(path + ".gz") ? path + ".gz" : path);
   if (!is_regular_file(path_)) {
     throw std::runtime_error("cannot open '" + path + "' (no such file, nor '" + path + ".gz')");
+  }
+  if (ends_with(path_, ".gz") && !has_gzip_magic(path_)) {
+    // zlib would read such a file as plain text and hand its bytes to the parsers.
+    throw std::runtime_error("'" + path_ + "' is not a gzip file (no gzip magic bytes)");
   }
   impl_->file = gzopen(path_.c_str(), "rb");
   if (impl_->file == nullptr) throw std::runtime_error("cannot open '" + path_ + "'");

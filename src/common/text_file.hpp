@@ -10,7 +10,8 @@ namespace moca {
 /// Reads lines of `path`; if `path` does not exist but `path + ".gz"` does, reads that.
 class TextFileReader {
  public:
-  /// Opens the file; std::runtime_error if neither `path` nor `path.gz` can be opened.
+  /// Opens the file; std::runtime_error if neither `path` nor `path.gz` can be opened, or if a
+  /// file named *.gz does not start with the gzip magic bytes ("not a gzip file").
   explicit TextFileReader(const std::string& path);
   ~TextFileReader();
   TextFileReader(const TextFileReader&) = delete;

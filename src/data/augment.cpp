@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/data/npy_windows.hpp"
 
 namespace moca::data {
@@ -132,7 +132,7 @@ Windows write_synthetic_transitions(const Windows& base, int n, std::uint64_t se
            std::to_string(rec[k].second) + "," + std::to_string(rec[k].draw.lambda) + "," +
            std::to_string(rec[k].draw.s1) + "," + std::to_string(rec[k].draw.s2) + "\n";
   }
-  write_text_atomic(dir + "/splices.csv", csv);
+  write_output_text(dir + "/splices.csv", csv);
   return w;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/text_file.hpp"
 #include "moca/data/text_parse.hpp"
 
@@ -52,8 +53,8 @@ void read_three_columns(const std::string& path, std::vector<float>& values, std
     const auto r = detail::parse_doubles(line, v, 3);
     if (r.bad_field > 0) {
       throw std::invalid_argument(where(opened, in.line_number()) + "field " +
-                                  std::to_string(r.bad_field) + " is not a number ('" + r.bad_text +
-                                  "')");
+                                  std::to_string(r.bad_field) + " is not a number ('" +
+                                  printable(r.bad_text) + "')");
     }
     if (r.count != 3) {
       throw std::invalid_argument(where(opened, in.line_number()) + "row has " +
@@ -114,7 +115,7 @@ std::vector<HaptLabelSegment> read_hapt_labels(const std::string& path) {
     const std::string at = where(opened, in.line_number());
     if (r.bad_field > 0) {
       throw std::invalid_argument(at + "field " + std::to_string(r.bad_field) +
-                                  " is not an integer ('" + r.bad_text +
+                                  " is not an integer ('" + printable(r.bad_text) +
                                   "'); expected 'experiment user activity start end'");
     }
     if (r.count != 5) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/text_file.hpp"
 #include "moca/data/text_parse.hpp"
 
@@ -111,7 +112,7 @@ HmpRecording read_hmp_file(const std::string& path, double target_rate_hz) {
     const auto r = detail::parse_longs(line, raw, 3);
     if (r.bad_field > 0) {
       throw std::invalid_argument(at + "field " + std::to_string(r.bad_field) +
-                                  " is not an integer ('" + r.bad_text + "')");
+                                  " is not an integer ('" + printable(r.bad_text) + "')");
     }
     if (r.count != 3) {
       throw std::invalid_argument(at + "row has " + std::to_string(r.count) +

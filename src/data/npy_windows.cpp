@@ -7,8 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/output_file.hpp"
 
 namespace moca::data {
 
@@ -134,7 +135,8 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
   if (!file_exists(x_path)) throw std::runtime_error("cannot open '" + x_path + "'");
   const NdArray a = read_npy(x_path);
   if (a.is_string()) {
-    throw std::invalid_argument(x_path + ": X must be numeric, got dtype '" + a.dtype + "'");
+    throw std::invalid_argument(x_path + ": X must be numeric, got dtype '" + printable(a.dtype) +
+                                "'");
   }
   if (a.shape.size() != 2 && a.shape.size() != 3) {
     throw std::invalid_argument(x_path + ": X must be N x C x L, N x L x C or N x L, got " +
@@ -278,7 +280,7 @@ void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteO
                          {"channels", c},
                          {"length", len},
                          {"x_dtype", o.float64 ? "<f8" : "<f4"}};
-  write_text_atomic(dir + "/meta.json", meta.dump(2) + "\n");
+  write_output_text(dir + "/meta.json", meta.dump(2) + "\n");
   write_npy(dir + "/X.npy", shape, x.data(), !o.float64);
 }
 

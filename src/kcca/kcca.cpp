@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/memory.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/centering.hpp"
 #include "moca/kcca/linalg.hpp"
@@ -487,6 +488,17 @@ double KccaOptions::effective_gamma_m(Eigen::Index n) const {
   return epsilon_m > 0.0 ? static_cast<double>(n) * epsilon_m : gamma_m;
 }
 
+double dense_kcca_bytes(Eigen::Index n) {
+  return 6.0 * static_cast<double>(n) * static_cast<double>(n) * sizeof(double);
+}
+
+void check_dense_kcca_memory(Eigen::Index n, KccaMethod method, const std::string& alternative) {
+  require_memory(dense_kcca_bytes(n),
+                 to_string(method) + " KCCA at n = " + std::to_string(n) +
+                     " (two n x n Grams and the solver's n x n copies)",
+                 alternative);
+}
+
 KccaResult kcca(const Eigen::MatrixXd& Ku_in, const Eigen::MatrixXd& Km_in,
                 const KccaOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -511,6 +523,7 @@ KccaResult kcca(const Eigen::MatrixXd& Ku_in, const Eigen::MatrixXd& Km_in,
     throw std::invalid_argument(
         "kcca(): method lowrank needs the data, not Gram matrices; call kcca_low_rank()");
   }
+  check_dense_kcca_memory(n, options.method);
   KccaResult res;
   res.n = n;
   res.centered = options.center;

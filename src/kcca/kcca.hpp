@@ -132,12 +132,28 @@ struct KccaResult {
   std::string message;   ///< human-readable detail of a non-success status (else empty)
 };
 
+/// Bytes of the n x n matrices of doubles that the exact and iterative solvers hold at their
+/// peak for n samples: the caller's two Grams plus the symmetrised, centred copies and the
+/// factorisation's work space (6 n^2 doubles).
+double dense_kcca_bytes(Eigen::Index n);
+
+/// Refuses n x n work that does not fit: throws std::runtime_error (e.g. "exact KCCA at n =
+/// 60000 needs ~173 GB for the two n x n Grams and the solver's copies; this machine has 24 GB
+/// available; use --method lowrank --rank R (or fewer samples)") when dense_kcca_bytes(n)
+/// exceeds MemAvailable of /proc/meminfo. Call it before building the Grams; kcca() calls it too.
+/// \param alternative what the user can do instead, for the message.
+void check_dense_kcca_memory(Eigen::Index n, KccaMethod method,
+                             const std::string& alternative =
+                                 "use --method lowrank --rank R (memory O(n R)) or fewer "
+                                 "samples");
+
 /// Regularised KCCA of two n x n Gram matrices (symmetric PSD; symmetry is checked to 1e-8
 /// relative). Methods kExact and kIterative; kLowRank needs the data (see kcca_low_rank) and is
 /// rejected here. The exact and iterative solvers agree to ~1e-8 on the top correlations.
 /// Throws std::invalid_argument for bad options or Grams (size mismatch, not square, not
 /// symmetric, non-finite, fewer than 2 samples, a Gram that is 0 — e.g. a constant view after
-/// centring — or components > n); std::runtime_error if a dense factorisation fails.
+/// centring — or components > n); std::runtime_error if a dense factorisation fails or the
+/// solver's n x n work would not fit in memory (check_dense_kcca_memory).
 KccaResult kcca(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, const KccaOptions& options);
 
 /// A low-rank factor K ~ G Gᵀ of a Gram matrix.

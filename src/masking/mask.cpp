@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
+
 namespace moca::masking {
 
 void Grid::validate() const {
@@ -99,7 +101,7 @@ Mask Mask::parse(const std::string& text) {
         ++n;
       } else if (ch != ' ' && ch != ',' && ch != '\t' && ch != '\r') {
         throw std::invalid_argument("Mask::parse(): line " + std::to_string(line_no) +
-                                    " has character '" + std::string(1, ch) +
+                                    " has character '" + printable(std::string(1, ch)) +
                                     "' (cells must be 0 or 1)");
       }
     }

@@ -8,8 +8,9 @@
 ///   channel and class names, training options, epoch, iteration, history, data description;
 /// * `model`: the module's parameters and buffers, nested by submodule (encoder, decoder, head);
 /// * `optimizer` (pre-training checkpoints): the AdamW state (torch's own serialisation).
-/// Files are written atomically (moca::write_file_atomic), so an interrupted write never leaves
-/// a half checkpoint behind.
+/// Files are written through moca::write_output_file (temporary file + fsync + rename), so an
+/// interrupted or failed write (full disk) never leaves a half checkpoint behind and keeps the
+/// previous one; pre-training holds a moca::FileLock on `<checkpoint>.lock` for the whole run.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

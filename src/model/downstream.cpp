@@ -58,12 +58,6 @@ torch::Tensor smoothed_cross_entropy(const torch::Tensor& logits, const torch::T
   return ((1.0 - eps) * nll + eps * smooth).mean();
 }
 
-std::vector<int> all_rows(int n) {
-  std::vector<int> r(static_cast<size_t>(n));
-  std::iota(r.begin(), r.end(), 0);
-  return r;
-}
-
 /// Cls features of all windows (eval mode, no grad), in batches.
 torch::Tensor extract_features(MocaClassifier& clf, const data::Windows& w,
                                const torch::Tensor& pos_rows, const torch::Device& device) {

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
@@ -77,7 +77,7 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
     r.mse_masked = sq_sum / r.masked_samples;
   }
   r.csv = o.out + ".csv";
-  write_text_atomic(r.csv, csv.str());
+  write_output_text(r.csv, csv.str());
   log << "window " << o.window << ", policy " << policy->spec() << ", mask:\n"
       << r.mask.to_string() << "\nmasked samples " << r.masked_samples << ": MAE " << r.mae_masked
       << ", MSE " << r.mse_masked << "\nwrote " << r.csv << "\n";
@@ -109,7 +109,7 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
        << " with lines lc rgb '#d62728' lw 1.2\n";
   }
   gp << "unset multiplot\n";
-  write_text_atomic(r.script, gp.str());
+  write_output_text(r.script, gp.str());
   if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
     throw std::runtime_error("reconstruct_window(): gnuplot not found; the CSV " + r.csv +
                              " and script " + r.script + " were written");

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/torch_error.hpp"
 
@@ -280,8 +280,12 @@ void save_checkpoint(const std::string& path, const torch::nn::Module& module,
     optimizer->save(opt_archive);
     archive.write("optimizer", opt_archive);
   }
-  write_file_atomic(
-      path, [&](std::ostream& os) { archive.save_to(os); }, /*binary=*/true);
+  // The output module's stream never fails towards LibTorch (write errors are sticky and
+  // reported after save_to returns), so torch's archive writer cannot throw from its destructor
+  // (which would end in std::terminate); anything save_to itself throws (c10::Error) becomes a
+  // std::runtime_error naming the file, the temporary file is removed and the previous
+  // checkpoint stays intact.
+  write_output_file(path, [&](std::ostream& os) { archive.save_to(os); });
 }
 
 void load_module(OpenCheckpoint& ck, torch::nn::Module& module,

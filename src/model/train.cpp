@@ -6,13 +6,16 @@
 #include <stdexcept>
 #include <thread>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/file_lock.hpp"
+#include "moca/common/memory.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
+#include "moca/model/model_memory.hpp"
 #include "moca/model/pretrain.hpp"
 #include "moca/model/progress.hpp"
 #include "moca/model/schedule.hpp"
@@ -168,6 +171,9 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
 PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log,
                         const std::atomic<bool>* stop) {
   o.validate();
+  // One writer per checkpoint (and its metrics log) for the whole run: a second run with the
+  // same checkpoint refuses to start instead of overwriting this one's files.
+  const FileLock lock(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
   train.validate("pretrain(): training windows");
   const int n = train.size();
   if (n < o.batch_size) {
@@ -184,6 +190,13 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       .loss_scope(parse_loss_scope(o.loss))
       .norm_pix_loss(o.norm_pix_loss);
   mo.validate();
+  if (!device.is_cuda()) {
+    // A lower bound (no visible token counted), so a refusal is never wrong.
+    require_memory(mae_step_activation_bytes(mo, o.batch_size, 0),
+                   "pre-training on the CPU with batch " + std::to_string(o.batch_size) +
+                       " (preset " + o.preset + "; activations, a lower bound)",
+                   "use a smaller --batch");
+  }
   const masking::Grid grid = masking::make_grid(train.channels, train.length, o.patch_length);
   masking::PolicyContext context;
   context.pilot = &train;
@@ -249,7 +262,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   auto write_metrics = [&]() {
     std::ostringstream os;
     for (const auto& r : result.history) os << to_json(r).dump() << "\n";
-    write_text_atomic(metrics_path, os.str());
+    write_output_text(metrics_path, os.str());
   };
   auto write_checkpoint = [&](bool finished) {
     nlohmann::json meta;

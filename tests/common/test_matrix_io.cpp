@@ -89,6 +89,37 @@ TEST_CASE("NPY header written by NumPy (fortran order) is read in C order") {
   CHECK(m(1, 2) == 5.0);
 }
 
+TEST_CASE("NPY headers that claim more than the file holds are rejected before allocating") {
+  // Found by fuzz_npy (the inputs are in fuzz/corpus/npy/regress-*).
+  auto npy = [](const std::string& path, const std::string& descr, const std::string& shape,
+                const std::string& payload) {
+    std::string header =
+        "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+    header.push_back('\n');
+    std::ofstream o(path, std::ios::binary);
+    o.write("\x93NUMPY\x01\x00", 8);
+    const char hl[2] = {static_cast<char>(header.size() & 0xff),
+                        static_cast<char>(header.size() >> 8)};
+    o.write(hl, 2);
+    o << header << payload;
+  };
+  const auto p = tmp_path("claims.npy");
+  npy(p, "<f8", "(4000000000000, 3)", std::string(48, '\0'));
+  CHECK_THROWS_WITH_AS(moca::read_npy(p), doctest::Contains("the file holds 48 bytes"),
+                       std::invalid_argument);
+  npy(p, "<f8", "(9223372036854775807, 9223372036854775807)", "");
+  CHECK_THROWS_WITH_AS(moca::read_npy(p), doctest::Contains("shape too large"),
+                       std::invalid_argument);
+  npy(p, "<U0", "(1000000000000,)", "");
+  CHECK_THROWS_WITH_AS(moca::read_npy(p), doctest::Contains("bad string dtype"),
+                       std::invalid_argument);
+  npy(p, "<U1", "(2,)", std::string("a\0\0\0b\0\0\0", 8));
+  CHECK(moca::read_npy(p).strings == std::vector<std::string>{"a", "b"});
+  CHECK_THROWS_WITH_AS(moca::read_npy_matrix(p), doctest::Contains("got strings"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("NPY errors") {
   const auto p = tmp_path("bad.npy");
   write(p, "not numpy at all");

@@ -214,6 +214,30 @@ TEST_CASE("hapt: a truncated gzip stream is a runtime error naming the file") {
   CHECK_MESSAGE(contains(msg, "acc_exp01_user01.txt.gz"), msg);
 }
 
+TEST_CASE("hapt: binary files give printable messages (random-bytes labels.txt.gz, signal)") {
+  const std::string d = scratch_copy("binary");
+  std::string noise;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 4096; ++i) {
+    x = x * 1664525u + 1013904223u;
+    noise += static_cast<char>(x >> 24);
+  }
+  noise[0] = 'R';  // not the gzip magic
+  std::remove((d + "/labels.txt").c_str());
+  moca::data::test::write_text(d + "/labels.txt.gz", noise);
+  const std::string msg = error_text<std::runtime_error>([&] { read_hapt_recordings(d); });
+  CHECK_MESSAGE(contains(msg, "labels.txt.gz' is not a gzip file"), msg);
+  // A plain file of binary bytes: the offending field is escaped (\xHH), never printed raw.
+  moca::data::test::write_text(d + "/acc_exp01_user01.txt", "1 2 3\n\x01\xff\x7f 2 3\n");
+  const std::string bad = error_text<std::invalid_argument>([&] {
+    read_hapt_recording(d + "/acc_exp01_user01.txt", d + "/gyro_exp01_user01.txt", 1, 1);
+  });
+  CHECK_MESSAGE(contains(bad, "\\x01\\xff\\x7f"), bad);
+  for (const char c : bad + msg) {
+    CHECK_MESSAGE((c >= 0x20 && c < 0x7f), bad);
+  }
+}
+
 TEST_CASE("hapt: folder-level errors (labels vs files, missing files)") {
   auto rewrite_labels = [](const std::string& d, const std::string& body) {
     moca::data::test::write_text(d + "/labels.txt", body);

@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,7 @@
 
 #include "kcca_tool.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/memory.hpp"
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "test_util.hpp"
@@ -156,6 +159,34 @@ TEST_CASE("kcca tool: bad input gives a clear error and exit code 2 or 1") {
     CHECK(r.err.rfind("kcca: ", 0) == 0);
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("kcca tool: exact KCCA that cannot fit in memory is refused before allocating") {
+  if (!fs::exists(bin())) {
+    MESSAGE("kcca binary not found at " << bin() << "; skipping the process test");
+    return;
+  }
+  const std::uint64_t available = moca::available_memory_bytes();
+  if (available == 0) {
+    MESSAGE("no /proc/meminfo: skipped");
+    return;
+  }
+  // n with 6 n^2 doubles well above the available memory (a few MB of CSV).
+  const long n = static_cast<long>(std::sqrt(static_cast<double>(available) / 48.0) * 1.5) + 10;
+  const fs::path d = work_dir();
+  {
+    std::ofstream f(d / "tall.csv");
+    for (long i = 0; i < n; ++i) f << (i % 7) << "\n";
+  }
+  const std::string tall = (d / "tall.csv").string();
+  const Run r = run("--u " + tall + " --m " + tall + " --sigma 1 --method exact");
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.rfind("kcca: exact KCCA at n = " + std::to_string(n), 0) == 0);
+  CHECK(r.err.find("this machine has") != std::string::npos);
+  CHECK(r.err.find("use --method lowrank --rank R") != std::string::npos);
+  CHECK(r.err.find("bad_alloc") == std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
 }
 
 TEST_CASE("kcca tool: run_kcca in process") {

@@ -2,12 +2,16 @@
 // shape, reproducibility), the built binary's bad-input paths (exit codes and messages, run via
 // MOCA_BIN_DIR), and a short run on UCI HAPT when MOCA_HAPT_DIR is set.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "kcca_score.hpp"
 
@@ -113,6 +117,50 @@ TEST_CASE("kcca_score binary: a good run writes the JSON") {
   const auto doc = nlohmann::json::parse(slurp(json));
   CHECK(doc["schemes"].size() == 2u);
   CHECK(doc["options"]["draws"] == 2);
+}
+
+TEST_CASE("kcca_score binary: --json to a full device, a symlink, a FIFO, - and /dev/stdout") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(MOCA_BINARY_DIR) / "kcca_score_outputs";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real");
+  const std::string quick = "--samples 60 --draws 2 --pca 4 --json ";
+  // A full disk: a private twin of /dev/full (never the real one); skipped without CAP_MKNOD.
+  const std::string full = (dir / "full").string();
+  if (::mknod(full.c_str(), S_IFCHR | 0666, makedev(1, 7)) == 0) {
+    const auto r = run_tool(quick + full);
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find("kcca_score: cannot write '" + full + "'") != std::string::npos);
+    CHECK(r.err.find("No space left on device") != std::string::npos);
+    CHECK(fs::is_character_file(full));  // the device node is not replaced
+  } else {
+    MESSAGE("mknod not permitted: full-device case skipped");
+  }
+  // A symbolic link: written through to its target, the link stays.
+  fs::create_symlink("real/target.json", dir / "out.json");
+  auto r = run_tool(quick + (dir / "out.json").string());
+  CHECK(r.code == 0);
+  CHECK(fs::is_symlink(dir / "out.json"));
+  CHECK(nlohmann::json::parse(slurp((dir / "real/target.json").string()))["schemes"].size() == 2u);
+  // A FIFO a reader waits on: streamed into, not replaced.
+  const std::string fifo = (dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string got;
+  std::thread reader([&] { got = slurp(fifo); });
+  r = run_tool(quick + fifo);
+  reader.join();
+  CHECK(r.code == 0);
+  CHECK(nlohmann::json::parse(got)["schemes"].size() == 2u);
+  CHECK(fs::is_fifo(fifo));
+  // '-' and /dev/stdout: the JSON goes to standard output after the report.
+  for (const std::string target : {"-", "/dev/stdout"}) {
+    r = run_tool(quick + target);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("\"schemes\"") != std::string::npos);
+    CHECK(r.out.find("cross:ratio=0.75") < r.out.find("\"schemes\""));
+  }
+  CHECK_FALSE(fs::exists("-"));
 }
 
 TEST_CASE("kcca_score binary: bad input exits 2 (usage) or 1 (runtime) with a message") {

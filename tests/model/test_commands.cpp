@@ -5,12 +5,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/mount.h>
+
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "commands.hpp"
+#include "moca/common/file_lock.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "test_support.hpp"
@@ -163,4 +167,132 @@ TEST_CASE("the moca binary: usage errors exit 2, runtime errors 1, SIGINT checkp
   const auto info = model::read_checkpoint_info(ck);
   CHECK(info.meta.at("finished") == false);
   CHECK(info.meta.at("iteration").get<long>() >= 1);
+}
+
+namespace {
+
+/// Names in `dir` that look like temporary files of the output module (of `target` only, when
+/// given).
+int temp_files(const std::string& dir, const std::string& target = "") {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(target, 0) == 0 && name.find(".tmp.") != std::string::npos) ++n;
+  }
+  return n;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("the moca binary: one writer per checkpoint, full disk, SIGKILL mid-write, flags") {
+  namespace fs = std::filesystem;
+  ::unsetenv("MOCA_HAPT_DIR");
+  const std::string dir = moca_test::temp_path("reliability");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string ck = dir + "/x.pt";
+  const std::string args =
+      " pretrain --preset cpu-small --synthetic-windows 60 --batch 20 "
+      "--epochs 400 --threads 1 --no-progress --checkpoint-every 1";
+  std::string text;
+
+  // Two runs with the same checkpoint: the second refuses to start.
+  {
+    const FileLock held(lock_path_for_file(ck), "checkpoint " + ck);
+    CHECK(run(bin() + args + " --checkpoint " + ck + " --stop-after 2", text) == 1);
+    INFO(text);
+    CHECK(text.find("moca: checkpoint " + ck + " is in use by process " +
+                    std::to_string(::getpid())) != std::string::npos);
+    CHECK_FALSE(fs::exists(ck));
+  }
+  REQUIRE(run(bin() + args + " --checkpoint " + ck + " --stop-after 2", text) == 0);
+  const std::string previous = file_bytes(ck);
+  CHECK_FALSE(fs::exists(lock_path_for_file(ck)));  // released at the end of the run
+
+  // The file system fills while the checkpoint is written (a file size limit, SIGXFSZ ignored,
+  // stands for the full disk): one line naming the file and the cause, exit 1, no temporary
+  // file, the previous checkpoint intact, and --resume still works.
+  CHECK(run("trap '' XFSZ; ulimit -f 64; " + bin() + args + " --checkpoint " + ck +
+                " --resume --stop-after 4",
+            text) == 1);
+  INFO(text);
+  CHECK(text.find("moca: cannot write '" + ck + "': write failed (File too large)") !=
+        std::string::npos);
+  CHECK(text.find("terminate") == std::string::npos);
+  CHECK(text.find("frame #") == std::string::npos);
+  CHECK(file_bytes(ck) == previous);
+  CHECK(temp_files(dir) == 0);
+
+  // The same on a real full file system: a tmpfs with room for one checkpoint and a half.
+  const std::string small = dir + "/small";
+  fs::create_directories(small);
+  const std::string opts = "size=" + std::to_string(previous.size() * 3 / 2 + 65536);
+  if (::mount("tmpfs", small.c_str(), "tmpfs", 0, opts.c_str()) == 0) {
+    fs::copy_file(ck, small + "/x.pt");
+    const int code =
+        run(bin() + args + " --checkpoint " + small + "/x.pt --resume --stop-after 4", text);
+    const bool intact = file_bytes(small + "/x.pt") == previous;
+    const int left = temp_files(small);
+    ::umount(small.c_str());
+    INFO(text);
+    CHECK(code == 1);
+    CHECK(text.find("No space left on device") != std::string::npos);
+    CHECK(intact);
+    CHECK(left == 0);
+  } else {
+    MESSAGE("mounting a tmpfs is not permitted here: full file-system case skipped");
+  }
+
+  // SIGKILL while a checkpoint is being written: the previous checkpoint survives (the lock of
+  // the dead process is no obstacle) and --resume continues from it.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    const std::string cmd = bin() + args + " --checkpoint " + ck + " --resume";
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool caught = false;
+  for (int i = 0; i < 600000 && !caught; ++i) {  // up to ~60 s
+    if (temp_files(dir, "x.pt.tmp.") > 0) {
+      ::kill(pid, SIGKILL);
+      caught = true;
+    } else {
+      ::usleep(100);
+    }
+  }
+  if (!caught) ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(caught);
+  CHECK(WIFSIGNALED(status));
+  const auto info = model::read_checkpoint_info(ck);  // complete and readable
+  const long done = info.meta.at("iteration").get<long>();
+  CHECK(done >= 2);
+  CHECK(run(bin() + args + " --checkpoint " + ck + " --resume --stop-after " +
+                std::to_string(done + 2),
+            text) == 0);
+  INFO(text);
+  CHECK(model::read_checkpoint_info(ck).meta.at("iteration").get<long>() == done + 2);
+  CHECK(temp_files(dir) == 0);  // the killed run's temporary file is gone
+
+  // The common flags on every command.
+  const std::string pred = dir + "/pred.csv";
+  std::ofstream(pred) << "0,1\n1,1\n";
+  CHECK(run(bin() + " metrics --no-progress --predictions " + pred, text) == 0);
+  CHECK(run(bin() +
+                " impute --no-progress --no-baselines --synthetic-windows 60 "
+                "--max-windows 4 --threads 1 --checkpoint " +
+                ck,
+            text) == 0);
+  INFO(text);
 }

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "moca/common/atomic_file.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/inference.hpp"
 #include "moca/kcca/kcca.hpp"
@@ -242,6 +242,7 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
         return kcca::kcca_low_rank(rows_of(U, rows), rows_of(M, rows), ku, km, b).correlations(0);
       };
     } else {
+      kcca::check_dense_kcca_memory(n, ko.method);  // before the n x n Grams
       Ku = kcca::gram(U, ku);
       Km = kcca::gram(M, km);
       r = kcca::kcca(Ku, Km, ko);
@@ -291,7 +292,7 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
 
 int run_kcca(const KccaToolOptions& options, std::ostream& out) {
   const nlohmann::json j = kcca_analysis(options);
-  if (!options.output.empty()) write_text_atomic(options.output, j.dump(2) + "\n");
+  if (!options.output.empty()) write_output_text(options.output, j.dump(2) + "\n");
   if (options.json) {
     out << j.dump(2) << "\n";
     return 0;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "kcca_tool.hpp"
+#include "run_cli.hpp"
 
 int main(int argc, char** argv) {
   moca::tools::KccaToolOptions o;
@@ -39,21 +40,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--json", o.json, "print JSON instead of text");
   app.add_option("--output", o.output, "also write the JSON result to this file");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "kcca: " << e.what() << "\n";
-    return 2;
-  }
-  try {
-    return moca::tools::run_kcca(o, std::cout);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "kcca: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "kcca: " << e.what() << "\n";
-    return 1;
-  }
+  return moca::tools::run_cli("kcca", app, argc, argv,
+                              [&] { return moca::tools::run_kcca(o, std::cout); });
 }

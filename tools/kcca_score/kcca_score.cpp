@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/synthetic.hpp"
@@ -139,7 +139,7 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   }
   json doc = score_windows(windows, data_json, options, out, log);
   doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!options.json.empty()) write_text_atomic(options.json, doc.dump(2) + "\n");
+  if (!options.json.empty()) write_output_text(options.json, doc.dump(2) + "\n");
   return doc;
 }
 

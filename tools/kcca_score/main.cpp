@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "kcca_score.hpp"
+#include "run_cli.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
 #include "moca/model/encoder_features.hpp"
 #endif
@@ -47,15 +48,7 @@ int main(int argc, char** argv) {
   app.add_flag("--cross-modal", o.cross_modal,
                "score only unmasked acc (first half of channels) vs masked gyro (second half)");
   app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "kcca_score: " << e.what() << "\n";
-    return 2;
-  }
-  try {
+  return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
     o.schemes = moca::tools::split_scheme_list(schemes);
     if (o.features == "encoder") {
       if (checkpoint.empty()) {
@@ -84,12 +77,6 @@ int main(int argc, char** argv) {
                                   ") is only used with --features encoder");
     }
     moca::tools::run_kcca_score(o, std::cout, std::cerr);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "kcca_score: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "kcca_score: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "moca/common/atomic_file.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/hmp.hpp"
 #include "moca/data/splits.hpp"
@@ -27,7 +27,7 @@ namespace moca::tools {
 namespace {
 
 void write_json(const std::string& path, const nlohmann::json& j) {
-  if (!path.empty()) write_text_atomic(path, j.dump(2) + "\n");
+  if (!path.empty()) write_output_text(path, j.dump(2) + "\n");
 }
 
 struct AllData {
@@ -310,7 +310,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
                   {"macro_f1", summary_json(f1)},
                   {"balanced_accuracy", summary_json(bal)}};
   write_json(cmd.json, j);
-  if (!cmd.predictions.empty()) write_text_atomic(cmd.predictions, pred_csv.str());
+  if (!cmd.predictions.empty()) write_output_text(cmd.predictions, pred_csv.str());
   const auto a = model::mean_sd(acc), m = model::mean_sd(f1), b = model::mean_sd(bal);
   out << std::fixed << std::setprecision(2) << model::to_string(cmd.options.mode) << " ("
       << cmd.protocol << ", " << splits.size() << (splits.size() == 1 ? " split" : " splits")
@@ -454,7 +454,7 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   std::vector<std::int64_t> labels(test.labels.data(), test.labels.data() + test.size());
   write_npy_int(cmd.out_dir + "/labels.npy", {static_cast<std::int64_t>(labels.size())},
                 labels.data());
-  write_text_atomic(cmd.out_dir + "/masks.txt", mask_text.str());
+  write_output_text(cmd.out_dir + "/masks.txt", mask_text.str());
   nlohmann::json j;
   j["command"] = "embed";
   j["data"] = d.to_json();

@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "moca/model/torch_error.hpp"
+#include "run_cli.hpp"
 
 namespace {
 
@@ -100,7 +100,6 @@ int main(int argc, char** argv) {
   p->add_option("--stop-after", pre.train.stop_after_iterations,
                 "checkpoint and stop after this many iterations (-1 = never)");
   p->add_option("--json", pre.json, "summary JSON file");
-  p->add_flag("--no-progress", no_progress, "no progress bar");
 
   // linprobe / finetune
   tools::ClassifyCommand lin, fin;
@@ -128,7 +127,6 @@ int main(int argc, char** argv) {
     s->add_option("--seed", c.options.seed)->capture_default_str();
     s->add_option("--json", c.json, "result JSON file");
     s->add_option("--predictions", c.predictions, "CSV fold,truth,predicted");
-    s->add_flag("--no-progress", no_progress, "no progress bar");
     if (finetune) {
       s->add_option("--layer-decay", c.options.layer_decay)->capture_default_str();
       s->add_option("--label-smoothing", c.options.label_smoothing)->capture_default_str();
@@ -202,15 +200,13 @@ int main(int argc, char** argv) {
   bool no_png = false;
   r->add_flag("--no-png", no_png, "CSV only");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& ex) {
-    return app.exit(ex);
-  } catch (const CLI::ParseError& ex) {
-    std::cerr << "moca: " << ex.what() << "\n";
-    return 2;
+  // Flags every command accepts.
+  for (CLI::App* sub : {p, l, f, m, i, e, r}) {
+    sub->add_flag("--no-progress", no_progress,
+                  "no progress bar (commands without one accept it and ignore it)");
   }
-  try {
+
+  return tools::run_cli("moca", app, argc, argv, [&] {
     if (p->parsed()) {
       pre.train.progress = !no_progress;
       struct sigaction sa {};
@@ -242,12 +238,6 @@ int main(int argc, char** argv) {
       rec.options.png = !no_png;
       tools::run_reconstruct(rec, std::cout, std::cerr);
     }
-  } catch (const std::invalid_argument& ex) {
-    std::cerr << "moca: " << ex.what() << "\n";
-    return 2;
-  } catch (const std::exception& ex) {
-    std::cerr << "moca: " << model::error_text(ex) << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -1,0 +1,39 @@
+#include "moca/common/error_text.hpp"
+
+namespace moca {
+
+std::string exception_text(const std::exception& e) {
+  std::string text = e.what();
+  const size_t at = text.find("Exception raised from ");
+  if (at != std::string::npos) text.erase(at);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string printable(const std::string& bytes, std::size_t max_length) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  const size_t n = bytes.size() < max_length ? bytes.size() : max_length;
+  for (size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (bytes.size() > n) out += "...";
+  return out;
+}
+
+}  // namespace moca

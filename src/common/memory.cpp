@@ -1,0 +1,44 @@
+#include "moca/common/memory.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace moca {
+
+std::uint64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return 0;
+}
+
+std::string format_bytes(double bytes) {
+  static const char* const kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 5) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, bytes < 10.0 && u > 0 ? "%.1f %s" : "%.0f %s", bytes, kUnits[u]);
+  return buf;
+}
+
+void require_memory(double bytes, std::uint64_t available, const std::string& what,
+                    const std::string& alternative) {
+  if (available == 0 || bytes <= static_cast<double>(available)) return;
+  throw std::runtime_error(what + " needs ~" + format_bytes(bytes) + "; this machine has " +
+                           format_bytes(static_cast<double>(available)) + " available; " +
+                           alternative);
+}
+
+void require_memory(double bytes, const std::string& what, const std::string& alternative) {
+  require_memory(bytes, available_memory_bytes(), what, alternative);
+}
+
+}  // namespace moca

@@ -1,0 +1,246 @@
+#include "moca/common/output_file.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <streambuf>
+
+#include "moca/common/error_text.hpp"
+
+namespace moca {
+
+namespace {
+
+std::string quoted(const std::string& path) {
+  return "'" + path + "'";
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
+  std::string message = "cannot write " + quoted(path) + ": " + what;
+  if (err != 0) message += std::string(" (") + std::strerror(err) + ")";
+  throw std::runtime_error(message);
+}
+
+std::string dir_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+/// The descriptor a path names without opening anything: "-", /dev/stdout, /dev/stderr,
+/// /dev/fd/N, /proc/self/fd/N; -1 otherwise.
+int fd_path(const std::string& path) {
+  if (path == "-" || path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::string p = prefix;
+    if (path.compare(0, p.size(), p) == 0 && path.size() > p.size() &&
+        path.find_first_not_of("0123456789", p.size()) == std::string::npos &&
+        path.size() - p.size() < 6) {
+      return std::stoi(path.substr(p.size()));
+    }
+  }
+  return -1;
+}
+
+/// A streambuf over a descriptor with sticky errors: the first failed write(2) is remembered
+/// and later output discarded, so the writer runs to its end and the caller reports the error.
+class FdStreambuf : public std::streambuf {
+ public:
+  explicit FdStreambuf(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+  /// Writes what is buffered; false (error() set) on failure.
+  bool drain() { return sync() == 0; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    sync();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (n <= epptr() - pptr()) {
+      std::memcpy(pptr(), s, static_cast<size_t>(n));
+      pbump(static_cast<int>(n));
+      return n;
+    }
+    sync();
+    put(s, static_cast<size_t>(n));
+    return n;
+  }
+  int sync() override {
+    put(pbase(), static_cast<size_t>(pptr() - pbase()));
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return error_ == 0 ? 0 : -1;
+  }
+
+ private:
+  void put(const char* p, size_t left) {
+    while (error_ == 0 && left > 0) {
+      const ssize_t w = ::write(fd_, p, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        error_ = w < 0 ? errno : EIO;
+        return;
+      }
+      p += w;
+      left -= static_cast<size_t>(w);
+    }
+  }
+  int fd_;
+  int error_ = 0;
+  char buffer_[1 << 16];
+};
+
+/// Runs `writer` on `fd`; throws (naming `path`) for the writer's exception or a write error.
+void write_to_fd(int fd, const std::string& path,
+                 const std::function<void(std::ostream&)>& writer) {
+  FdStreambuf buf(fd);
+  std::ostream os(&buf);
+  try {
+    writer(os);
+  } catch (const std::exception& e) {
+    // A write error usually causes the writer's failure: report the cause.
+    if (buf.error() != 0) fail(path, "write failed", buf.error());
+    throw std::runtime_error("cannot write " + quoted(path) + ": " + exception_text(e));
+  }
+  os.flush();
+  if (!buf.drain()) fail(path, "write failed", buf.error());
+}
+
+std::atomic<unsigned> g_temp_counter{0};
+
+/// Removes temporary files `<target>.tmp.<pid>.<n>` left by processes that no longer exist (a run
+/// killed while writing); files of live processes are left alone.
+void remove_stale_temps(const std::string& target) {
+  const std::string dir = dir_of(target);
+  const size_t slash = target.rfind('/');
+  const std::string prefix =
+      (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t dot = rest.find('.');
+    if (dot == 0 || dot == std::string::npos || dot > 9 ||
+        rest.find_first_not_of("0123456789") != dot ||
+        rest.find_first_not_of("0123456789", dot + 1) != std::string::npos) {
+      continue;
+    }
+    const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dot)));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      ::unlink((dir + "/" + name).c_str());
+    }
+  }
+  ::closedir(d);
+}
+
+void write_atomic(const std::string& path, const std::string& target,
+                  const std::function<void(std::ostream&)>& writer) {
+  struct stat st {};
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  const mode_t mode = exists ? (st.st_mode & 07777) : 0666;
+  remove_stale_temps(target);
+  const std::string tmp = target + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(g_temp_counter.fetch_add(1));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0) fail(path, "cannot create the temporary file " + quoted(tmp), errno);
+  bool closed = false;
+  try {
+    if (exists && ::fchmod(fd, mode) != 0) fail(path, "cannot set the mode", errno);
+    write_to_fd(fd, path, writer);
+    if (::fsync(fd) != 0) fail(path, "fsync failed", errno);
+    closed = true;
+    if (::close(fd) != 0) fail(path, "close failed", errno);
+    if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+      fail(path, "cannot rename " + quoted(tmp) + " to " + quoted(target), errno);
+    }
+  } catch (...) {
+    if (!closed) ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  // Make the rename durable; best effort (some file systems cannot fsync a folder).
+  const int dir = ::open(dir_of(target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+}  // namespace
+
+OutputTarget resolve_output(const std::string& path) {
+  if (path.empty()) throw std::invalid_argument("write_output_file(): empty output path");
+  OutputTarget t;
+  std::string p = path;
+  for (int hops = 0;; ++hops) {
+    const int fd = fd_path(p);
+    if (fd >= 0) {
+      t.mode = OutputMode::kFd;
+      t.fd = fd;
+      return t;
+    }
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    if (hops == 40) fail(path, "too many levels of symbolic links", ELOOP);
+    std::string link(static_cast<size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
+    const ssize_t len = ::readlink(p.c_str(), &link[0], link.size());
+    if (len < 0) fail(path, "cannot read the symbolic link " + quoted(p), errno);
+    link.resize(static_cast<size_t>(len));
+    p = (!link.empty() && link[0] == '/') ? link : dir_of(p) + "/" + link;
+  }
+  t.path = p;
+  struct stat st {};
+  if (::stat(p.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail(path, "it is a folder", EISDIR);
+    t.mode = S_ISREG(st.st_mode) ? OutputMode::kAtomic : OutputMode::kDirect;
+  }
+  return t;
+}
+
+void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& writer) {
+  const OutputTarget t = resolve_output(path);
+  switch (t.mode) {
+    case OutputMode::kAtomic:
+      write_atomic(path, t.path, writer);
+      return;
+    case OutputMode::kFd:
+      if (t.fd == 1) std::cout.flush();
+      if (t.fd == 2) std::cerr.flush();
+      write_to_fd(t.fd, path, writer);
+      return;
+    case OutputMode::kDirect: {
+      const int fd = ::open(t.path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) fail(path, "cannot open", errno);
+      try {
+        write_to_fd(fd, path, writer);
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      if (::close(fd) != 0) fail(path, "close failed", errno);
+      return;
+    }
+  }
+}
+
+void write_output_text(const std::string& path, const std::string& contents) {
+  write_output_file(path, [&](std::ostream& o) { o << contents; });
+}
+
+}  // namespace moca

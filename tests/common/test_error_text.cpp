@@ -1,0 +1,20 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "moca/common/error_text.hpp"
+
+TEST_CASE("binary bytes in messages are escaped; backtraces are dropped") {
+  CHECK(moca::printable("abc 1.5") == "abc 1.5");
+  CHECK(moca::printable(std::string("\x1f\x8b\x00\xff", 4)) == "\\x1f\\x8b\\x00\\xff");
+  CHECK(moca::printable("a\tb\\c\n") == "a\\tb\\\\c\\n");
+  CHECK(moca::printable(std::string(100, 'x'), 10) == std::string(10, 'x') + "...");
+  const std::runtime_error torch_like(
+      "PytorchStreamWriter failed writing file data/0: file write failed\nException raised "
+      "from writeRecord at ../caffe2/serialize/inline_container.cc:476 (most recent call "
+      "first):\nframe #0: c10::Error::Error()");
+  CHECK(moca::exception_text(torch_like) ==
+        "PytorchStreamWriter failed writing file data/0: file write failed");
+  CHECK(moca::exception_text(std::invalid_argument("plain")) == "plain");
+}

@@ -1,0 +1,30 @@
+#pragma once
+/// \file run_cli.hpp
+/// The one main() wrapper of every moca program (tools/, simulations/, bench/).
+///
+/// Exit codes: 0 success; 2 usage error (a CLI11 parse error or std::invalid_argument: a bad
+/// option or value); 1 any other failure (std::runtime_error, std::bad_alloc, LibTorch's
+/// c10::Error, anything else). Every failure is one line `tool: message` on stderr; a LibTorch
+/// backtrace is dropped unless the environment sets MOCA_DEBUG=1.
+///
+/// Also, for the life of the call: SIGPIPE is ignored, so a closed pipe or FIFO is a write error
+/// reported like any other instead of a silent death; std::terminate (an exception escaping a
+/// worker thread or a destructor) prints one line and exits 1 instead of aborting with a core;
+/// standard output is flushed at the end and a failure to write it (e.g. a full disk) is exit 1.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace moca::tools {
+
+/// Runs `body` (returning the exit status) with the error mapping above.
+int run_program(const std::string& tool, const std::function<int()>& body);
+
+/// Parses `argv` with `app` (--help prints the help and returns 0), then run_program(body).
+int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
+            const std::function<int()>& body);
+
+/// True when MOCA_DEBUG=1: error messages keep LibTorch's backtrace.
+bool debug_errors();
+
+}  // namespace moca::tools
