@@ -1,5 +1,7 @@
 #include "moca/common/memory.hpp"
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -39,6 +41,17 @@ void require_memory(double bytes, std::uint64_t available, const std::string& wh
 
 void require_memory(double bytes, const std::string& what, const std::string& alternative) {
   require_memory(bytes, available_memory_bytes(), what, alternative);
+}
+
+void tune_allocator() {
+#ifdef M_MMAP_THRESHOLD
+  static const bool tuned = [] {
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+    return true;
+  }();
+  (void)tuned;
+#endif
 }
 
 }  // namespace moca

@@ -4,13 +4,13 @@
 #include <torch/version.h>
 
 #include <c10/util/Exception.h>
-#include <malloc.h>
 
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "moca/common/memory.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/torch_error.hpp"
@@ -36,17 +36,8 @@ namespace detail {
 torch::Device setup_runtime(const RuntimeOptions& runtime) {
   runtime.validate();
   at::set_num_threads(runtime.effective_threads());
-#ifdef M_MMAP_THRESHOLD
-  // glibc returns every large freed block to the kernel (mmap/munmap), so each training step
-  // page-faults its activations afresh. Serving blocks up to 32 MiB from the heap and never
-  // trimming it makes CPU steps about 10 % faster (measured on the tiny preset).
-  static const bool tuned = [] {
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
-    mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
-    return true;
-  }();
-  (void)tuned;
-#endif
+  // Heap-served activations: CPU steps about 10 % faster (measured on the tiny preset).
+  tune_allocator();
   if (runtime.device == "cpu") return torch::kCPU;
   if (runtime.device == "cuda") {
     if (!torch::cuda::is_available()) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/memory.hpp"
 
 namespace moca::tools {
 
@@ -46,6 +47,7 @@ int run_program(const std::string& tool, const std::function<int()>& body) {
   g_tool = tool;
   std::set_terminate(on_terminate);
   std::signal(SIGPIPE, SIG_IGN);
+  tune_allocator();
   int status = 1;
   try {
     status = body();
