@@ -19,15 +19,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool has_gzip_magic(const std::string& path) {
-  unsigned char magic[2] = {0, 0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  const size_t got = std::fread(magic, 1, 2, f);
-  std::fclose(f);
-  return got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
-
 }  // namespace
 
 struct TextFileReader::Impl {
@@ -46,13 +37,16 @@ TextFileReader::TextFileReader(const std::string& path) : impl_(std::make_unique
   if (!is_regular_file(path_)) {
     throw std::runtime_error("cannot open '" + path + "' (no such file, nor '" + path + ".gz')");
   }
-  if (ends_with(path_, ".gz") && !has_gzip_magic(path_)) {
-    // zlib would read such a file as plain text and hand its bytes to the parsers.
-    throw std::runtime_error("'" + path_ + "' is not a gzip file (no gzip magic bytes)");
-  }
   impl_->file = gzopen(path_.c_str(), "rb");
   if (impl_->file == nullptr) throw std::runtime_error("cannot open '" + path_ + "'");
   gzbuffer(impl_->file, 1 << 17);
+  if (ends_with(path_, ".gz") && gzdirect(impl_->file) == 1) {
+    // zlib reads a file without the gzip magic bytes as plain text and would hand its bytes to
+    // the parsers; gzdirect() asks the open stream, so the file is opened once.
+    gzclose(impl_->file);
+    impl_->file = nullptr;
+    throw std::runtime_error("'" + path_ + "' is not a gzip file (no gzip magic bytes)");
+  }
 }
 
 TextFileReader::~TextFileReader() {
