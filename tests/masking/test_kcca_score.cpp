@@ -207,7 +207,8 @@ TEST_CASE("kcca_score on UCI HAPT transitions (MOCA_HAPT_DIR)") {
   }
   const auto r = run_tool("--samples 100 --draws 2 --pca 5", true);
   CHECK(r.code == 0);
-  CHECK(r.err.find("UCI HAPT at") != std::string::npos);
+  CHECK(r.err.find("kcca_score: data: hapt:") != std::string::npos);
+  CHECK(r.err.find("(from $MOCA_HAPT_DIR)") != std::string::npos);
   CHECK(r.err.find("synthetic transitions (Algorithm 1)") != std::string::npos);
 }
 
