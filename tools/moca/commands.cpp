@@ -571,7 +571,11 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
                              : "dropped (--drop-nonfinite)")
         << "\n";
   }
-  for (const auto& note : d.notes) out << "note: " << note << "\n";
+  for (const auto& note : d.notes) {
+    // inspect itself dropped them only to count them: that is said on the line above.
+    if (refuse_nonfinite && note.rfind("dropped ", 0) == 0) continue;
+    out << "note: " << note << "\n";
+  }
   out << data::describe_dataset(d);
   // What each program does with it.
   std::set<int> subjects(w.subjects.data(), w.subjects.data() + w.size());
