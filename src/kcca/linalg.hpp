@@ -37,6 +37,17 @@ ThinSvd thin_svd(const Eigen::MatrixXd& A, bool vectors = true);
 /// unspecified) if A is not numerically positive definite.
 bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L);
 
+/// Inverse of a symmetric positive definite matrix in place (LAPACK dpotrf + dpotri when
+/// available): on success the lower triangle of A holds the lower triangle of A^{-1} and the
+/// strictly upper part is unspecified (read the result with symmetric_matvec_lower). Only the
+/// lower triangle of A is read. Returns false (A then unspecified) if A is not numerically
+/// positive definite. O(n^3) flops, level-3 BLAS, no extra n x n buffer.
+bool spd_inverse_lower_in_place(Eigen::MatrixXd& A);
+
+/// y = A x for a symmetric A of which only the lower triangle is read (BLAS dsymv: half the
+/// memory traffic of a general product, multi-threaded in OpenBLAS). x and y must not overlap.
+void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y);
+
 /// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower.
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b);
 
