@@ -530,9 +530,9 @@ KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u
     return res;
   }
   // Spectral route (Bach–Jordan, gamma = 0): eigendecompositions of both Grams.
-  return solve_spectra(truncate(symmetric_eigen(Ku), options.drop_tolerance, "u", zu),
-                       truncate(symmetric_eigen(Km), options.drop_tolerance, "m", zm), options, res,
-                       t0);
+  const Spectrum su = truncate(symmetric_eigen(Ku), options.drop_tolerance, "u", zu);
+  return solve_spectra(su, truncate(symmetric_eigen(Km), options.drop_tolerance, "m", zm), options,
+                       res, t0);
 }
 
 }  // namespace
@@ -833,8 +833,8 @@ KccaResult kcca_from_factors(const Eigen::MatrixXd& Gu_in, const Eigen::MatrixXd
     Gu.rowwise() -= Gu.colwise().mean();
     Gm.rowwise() -= Gm.colwise().mean();
   }
-  return solve_spectra(factor_spectrum(Gu, options.drop_tolerance, "u"),
-                       factor_spectrum(Gm, options.drop_tolerance, "m"), options, res, t0);
+  const Spectrum su = factor_spectrum(Gu, options.drop_tolerance, "u");
+  return solve_spectra(su, factor_spectrum(Gm, options.drop_tolerance, "m"), options, res, t0);
 }
 
 KccaResult kcca_low_rank(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, const Kernel& ku,
