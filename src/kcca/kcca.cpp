@@ -316,36 +316,37 @@ void symmetrize_in_place(Eigen::MatrixXd& S, bool center) {
 }
 
 // The Spectra operator x -> S_u S_m x with S = K (K + gamma I)^{-1} = I - gamma (K + gamma I)^{-1}
-// (paper) or S = [K (K + gamma I)^{-1}]^2 (Bach–Jordan), from the explicit inverses
-// W = (K + gamma I)^{-1} (lower triangles): each application is two (four) symmetric
-// matrix-vector products, multi-threaded and reading half of each W, instead of four (eight)
-// single-threaded triangular solves with the Cholesky factors (~5x faster per application).
+// (paper) or S = [K (K + gamma I)^{-1}]^2 (Bach–Jordan), from the Cholesky factors of
+// K + gamma I: two (four) pairs of BLAS triangular solves per application. (Explicit inverses
+// would halve the application's memory traffic but cost two more factorisation-sized steps,
+// dpotri: 0.25 s against ~0.06 s of extra solves at n = 2000, see docs/benchmarks.md.)
 class ProductOp {
  public:
   using Scalar = double;
-  ProductOp(const Eigen::MatrixXd& wu, const Eigen::MatrixXd& wm, double gu, double gm,
+  ProductOp(const Eigen::MatrixXd& lu, const Eigen::MatrixXd& lm, double gu, double gm,
             KccaRegularizer reg)
-      : wu_(wu), wm_(wm), gu_(gu), gm_(gm), reg_(reg), buf_(wu.rows()), tmp_(wu.rows()) {}
-  Eigen::Index rows() const { return wu_.rows(); }
-  Eigen::Index cols() const { return wu_.rows(); }
+      : lu_(lu), lm_(lm), gu_(gu), gm_(gm), reg_(reg), buf_(lu.rows()), tmp_(lu.rows()) {}
+  Eigen::Index rows() const { return lu_.rows(); }
+  Eigen::Index cols() const { return lu_.rows(); }
   void perform_op(const double* x_in, double* y_out) const {
     Eigen::Map<const Eigen::VectorXd> x(x_in, rows());
     Eigen::Map<Eigen::VectorXd> y(y_out, rows());
     buf_ = x;
     const int reps = reg_ == KccaRegularizer::kPaper ? 1 : 2;
-    for (int r = 0; r < reps; ++r) apply_s(wm_, gm_);
-    for (int r = 0; r < reps; ++r) apply_s(wu_, gu_);
+    for (int r = 0; r < reps; ++r) apply_s(lm_, gm_);
+    for (int r = 0; r < reps; ++r) apply_s(lu_, gu_);
     y = buf_;
   }
 
  private:
-  // buf <- buf - gamma W buf (no allocation).
-  void apply_s(const Eigen::MatrixXd& W, double gamma) const {
-    symmetric_matvec_lower(W, buf_.data(), tmp_.data());
+  // buf <- buf - gamma (K + gamma I)^{-1} buf (no allocation).
+  void apply_s(const Eigen::MatrixXd& L, double gamma) const {
+    tmp_ = buf_;
+    cholesky_solve_in_place(L, tmp_);
     buf_ -= gamma * tmp_;
   }
-  const Eigen::MatrixXd& wu_;  // (K + gamma I)^{-1}, lower triangles
-  const Eigen::MatrixXd& wm_;
+  const Eigen::MatrixXd& lu_;  // Cholesky factors of K + gamma I (lower triangles)
+  const Eigen::MatrixXd& lm_;
   double gu_, gm_;
   KccaRegularizer reg_;
   mutable Eigen::VectorXd buf_, tmp_;
@@ -358,12 +359,12 @@ double regulariser_norm(const Eigen::VectorXd& Ka, const Eigen::VectorXd& a, dou
   return (Ka + gamma * a).norm();
 }
 
-// Iterative solver on the prepared (symmetric, centred) Grams, which it overwrites with
-// W = (K + gamma I)^{-1}: no further n x n buffer. K itself is not needed afterwards because
-// K W v = v - gamma W v.
-KccaResult kcca_iterative(Eigen::MatrixXd& wu, Eigen::MatrixXd& wm, double gu, double gm,
+// Iterative solver on the prepared (symmetric, centred) Grams, which it overwrites with the
+// Cholesky factors of K + gamma I: no further n x n buffer. K itself is not needed afterwards
+// because K (K + gamma I)^{-1} v = v - gamma (K + gamma I)^{-1} v.
+KccaResult kcca_iterative(Eigen::MatrixXd& lu, Eigen::MatrixXd& lm, double gu, double gm,
                           const KccaOptions& o, KccaResult res) {
-  const Eigen::Index n = wu.rows();
+  const Eigen::Index n = lu.rows();
   const int k = o.components;
   if (!(gu > 0.0 && gm > 0.0)) {
     throw std::invalid_argument("kcca(): the iterative solver needs gamma_u, gamma_m > 0 (got " +
@@ -374,26 +375,26 @@ KccaResult kcca_iterative(Eigen::MatrixXd& wu, Eigen::MatrixXd& wm, double gu, d
                                 ") must be <= n - 3 (" + std::to_string(n - 3) +
                                 ") for the iterative solver; use method exact");
   }
-  wu.diagonal().array() += gu;
-  const bool ok_u = spd_inverse_lower_in_place(wu);
+  lu.diagonal().array() += gu;
+  const bool ok_u = cholesky_lower_in_place(lu);
   bool ok_m = false;
   if (ok_u) {
-    wm.diagonal().array() += gm;
-    ok_m = spd_inverse_lower_in_place(wm);
+    lm.diagonal().array() += gm;
+    ok_m = cholesky_lower_in_place(lm);
   }
   if (!ok_u || !ok_m) {
     throw std::invalid_argument("kcca(): K + gamma I is not positive definite for view " +
                                 std::string(!ok_u ? "u" : "m") +
                                 " (the Gram matrix is not positive semi-definite)");
   }
-  // w = W v and Kw = K W v = v - gamma w.
-  auto smooth = [](const Eigen::MatrixXd& W, double gamma, const Eigen::VectorXd& v,
+  // w = (K + gamma I)^{-1} v and Kw = K w = v - gamma w.
+  auto smooth = [](const Eigen::MatrixXd& L, double gamma, const Eigen::VectorXd& v,
                    Eigen::VectorXd& w, Eigen::VectorXd& Kw) {
-    w.resize(v.size());
-    symmetric_matvec_lower(W, v.data(), w.data());
+    w = v;
+    cholesky_solve_in_place(L, w);
     Kw = v - gamma * w;
   };
-  ProductOp op(wu, wm, gu, gm, o.regularizer);
+  ProductOp op(lu, lm, gu, gm, o.regularizer);
   const Eigen::Index ncv = std::min<Eigen::Index>(n, std::max<Eigen::Index>(2 * k + 1, 20));
   Spectra::GenEigsSolver<ProductOp> eigs(op, k, ncv);
   eigs.init();
@@ -432,10 +433,10 @@ KccaResult kcca_iterative(Eigen::MatrixXd& wu, Eigen::MatrixXd& wm, double gu, d
     // beta from the stationary equations (see kcca.hpp), then alpha from beta: paper
     // beta = W_m a, alpha = W_u K_m beta; Bach–Jordan one more W K on each side.
     Eigen::VectorXd beta, Kb, alpha, Ka;
-    smooth(wm, gm, vecs.col(j).real(), beta, Kb);
-    if (bj) smooth(wm, gm, Kb, beta, Kb);
-    smooth(wu, gu, Kb, alpha, Ka);
-    if (bj) smooth(wu, gu, Ka, alpha, Ka);
+    smooth(lm, gm, vecs.col(j).real(), beta, Kb);
+    if (bj) smooth(lm, gm, Kb, beta, Kb);
+    smooth(lu, gu, Kb, alpha, Ka);
+    if (bj) smooth(lu, gu, Ka, alpha, Ka);
     const double na = regulariser_norm(Ka, alpha, gu, o.regularizer);
     const double nb = regulariser_norm(Kb, beta, gm, o.regularizer);
     if (!(na > 0.0 && nb > 0.0)) continue;

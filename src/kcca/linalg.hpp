@@ -37,18 +37,14 @@ ThinSvd thin_svd(const Eigen::MatrixXd& A, bool vectors = true);
 /// unspecified) if A is not numerically positive definite.
 bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L);
 
-/// Inverse of a symmetric positive definite matrix in place (LAPACK dpotrf + dpotri when
-/// available): on success the lower triangle of A holds the lower triangle of A^{-1} and the
-/// strictly upper part is unspecified (read the result with symmetric_matvec_lower). Only the
-/// lower triangle of A is read. Returns false (A then unspecified) if A is not numerically
-/// positive definite. O(n^3) flops, level-3 BLAS, no extra n x n buffer.
-bool spd_inverse_lower_in_place(Eigen::MatrixXd& A);
+/// Cholesky factorisation in place (LAPACK dpotrf when available): on success the lower
+/// triangle of A holds L with A = L Lᵀ and the strictly upper part is unspecified (the original
+/// entries; cholesky_solve_in_place reads only the lower triangle). Only the lower triangle of A
+/// is read. Returns false (A then unspecified) if A is not numerically positive definite.
+bool cholesky_lower_in_place(Eigen::MatrixXd& A);
 
-/// y = A x for a symmetric A of which only the lower triangle is read (BLAS dsymv: half the
-/// memory traffic of a general product, multi-threaded in OpenBLAS). x and y must not overlap.
-void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y);
-
-/// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower.
+/// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower or
+/// cholesky_lower_in_place (only the lower triangle is read; BLAS dtrsv when available).
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b);
 
 /// Solves (L Lᵀ) X = B in place for every column of B (LAPACK dpotrs when available).
