@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/memory.hpp"
+
 #ifdef MOCA_KCCA_HAVE_LAPACK
 extern "C" {
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
@@ -314,21 +316,29 @@ PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance) {
   return out;
 }
 
-Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {
+Eigen::MatrixXd outer_product_lower(const Eigen::MatrixXd& X) {
   const Eigen::Index n = X.rows();
   Eigen::MatrixXd C(n, n);
   if (n == 0) return C;
-  if (X.cols() == 0) return Eigen::MatrixXd::Zero(n, n);
+  advise_huge_pages(C.data(), static_cast<std::size_t>(C.size()) * sizeof(double));
+  if (X.cols() == 0) {
+    C.setZero();
+    return C;
+  }
 #ifdef MOCA_KCCA_HAVE_LAPACK
   const int ni = checked_int(n, "outer_product()"), ki = checked_int(X.cols(), "outer_product()");
   const double one = 1.0, zero = 0.0;
   dsyrk_("L", "N", &ni, &ki, &one, X.data(), &ni, &zero, C.data(), &ni);
-  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
 #else
   C.setZero();
   C.selfadjointView<Eigen::Lower>().rankUpdate(X);
-  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
 #endif
+  return C;
+}
+
+Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {
+  Eigen::MatrixXd C = outer_product_lower(X);
+  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
   return C;
 }
 

@@ -72,6 +72,11 @@ PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance);
 /// The symmetric product X Xᵀ (rows x rows), both triangles filled.
 Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X);
 
+/// X Xᵀ with only the lower triangle written (the strictly upper part is unspecified): the
+/// caller fills the upper one (e.g. gram(), which maps and mirrors in one pass). The buffer is
+/// advised for huge pages before its first write.
+Eigen::MatrixXd outer_product_lower(const Eigen::MatrixXd& X);
+
 /// The symmetric product Xᵀ X (cols x cols), both triangles filled (dsyrk: half a dgemm).
 Eigen::MatrixXd transpose_self_product(const Eigen::MatrixXd& X);
 
