@@ -21,6 +21,8 @@ void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, con
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 void dpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda,
              double* b, const int* ldb, int* info);
+void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda,
+            const double* x, const int* incx, const double* beta, double* y, const int* incy);
 void dtrsv_(const char* uplo, const char* trans, const char* diag, const int* n, const double* a,
             const int* lda, double* x, const int* incx);
 void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
@@ -172,6 +174,24 @@ bool cholesky_lower_in_place(Eigen::MatrixXd& A) {
 #else
   Eigen::LLT<Eigen::Ref<Eigen::MatrixXd> > llt(A);  // in place, reads the lower triangle
   return llt.info() == Eigen::Success;
+#endif
+}
+
+void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y) {
+  const Eigen::Index n = A.rows();
+  if (A.cols() != n) {
+    throw std::invalid_argument("symmetric_matvec_lower(): matrix is " + std::to_string(n) + " x " +
+                                std::to_string(A.cols()) + " (must be square)");
+  }
+  if (n == 0) return;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int ni = checked_int(n, "symmetric_matvec_lower()");
+  const int one_i = 1;
+  const double one = 1.0, zero = 0.0;
+  dsymv_("L", &ni, &one, A.data(), &ni, x, &one_i, &zero, y, &one_i);
+#else
+  Eigen::Map<Eigen::VectorXd> out(y, n);
+  out.noalias() = A.selfadjointView<Eigen::Lower>() * Eigen::Map<const Eigen::VectorXd>(x, n);
 #endif
 }
 
