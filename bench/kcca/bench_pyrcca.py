@@ -11,8 +11,8 @@ Grams, the solver, printing):
 
   moca:   build/bin/kcca --u U.csv --m M.csv --kernel rbf --sigma sqrt(p) --gamma 0.1
           --components 3 --method METHOD            (centred, the paper's regulariser)
-  pyrcca: /usr/bin/python3 -c "<np.loadtxt both files; rcca.CCA(kernelcca=True,
-          ktype='gaussian', gausigma=sqrt(p), reg=0.1, numCC=3).train([U, M])>"
+  pyrcca: /usr/bin/python3 -c "<np.loadtxt both files; c = rcca.CCA(kernelcca=True,
+          ktype='gaussian', reg=0.1, numCC=3); c.gausigma = sqrt(p); c.train([U, M])>"
 
 pyrcca (gallantlab/pyrcca, not in Debian; `git clone https://github.com/gallantlab/pyrcca DIR`)
 imports h5py at module level for its save/load only; without python3-h5py a stub module is put
@@ -45,14 +45,11 @@ try:
 except ImportError:
     sys.modules["h5py"] = types.ModuleType("h5py")
 import numpy as np
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from bench_kcca_python import views  # noqa: E402  (the same two views as issue 11's benchmark)
 import rcca
 U = np.loadtxt(sys.argv[2], delimiter=",")
 M = np.loadtxt(sys.argv[3], delimiter=",")
-c = rcca.CCA(kernelcca=True, ktype="gaussian", gausigma=float(sys.argv[4]), reg=0.1, numCC=3,
-             verbose=False)
+c = rcca.CCA(kernelcca=True, ktype="gaussian", reg=0.1, numCC=3, verbose=False)
+c.gausigma = float(sys.argv[4])  # rcca.CCA takes no gausigma; its base class reads the field
 c.train([U, M])
 print(" ".join("%.12g" % v for v in c.cancorrs))
 """
@@ -83,6 +80,8 @@ def main():
                     help="pyrcca runs per n (one value per --n; the last repeats)")
     ap.add_argument("--methods", nargs="+", default=["iterative"],
                     help="moca solvers (iterative: top 3 by Arnoldi; exact: all n correlations)")
+    ap.add_argument("--exact-max-n", type=int, default=2000,
+                    help="time the exact solver only up to this n")
     ap.add_argument("--bin", default=None, help="folder of the kcca tool (default build/bin)")
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
@@ -100,11 +99,12 @@ def main():
             reps, preps = per_n(a.repeats, i), per_n(a.pyrcca_repeats, i)
             res = {"n": n, "p": a.p, "sigma": sigma, "gamma": 0.1, "components": 3,
                    "env": env_note}
-            times = {m: [] for m in a.methods}
+            methods = [m for m in a.methods if m != "exact" or n <= a.exact_max_n]
+            times = {m: [] for m in methods}
             out = {}
             py_t, py_out = [], None
             for r in range(max(reps, preps if a.pyrcca else 0)):
-                for m in a.methods:
+                for m in methods:
                     if r < reps:
                         dt, o = timed([exe, "--u", fu, "--m", fm, "--kernel", "rbf", "--sigma",
                                        repr(sigma), "--gamma", "0.1", "--components", "3",
@@ -115,7 +115,7 @@ def main():
                     dt, o = timed([sys.executable, "-c", PYRCCA, a.pyrcca, fu, fm, repr(sigma)])
                     py_t.append(dt)
                     py_out = o.strip()
-            for m in a.methods:
+            for m in methods:
                 res["moca_" + m + "_s"] = statistics.median(times[m])
                 res["moca_" + m + "_runs"] = [round(t, 3) for t in times[m]]
                 res["moca_" + m + "_output"] = out[m]
@@ -123,7 +123,7 @@ def main():
                 res["pyrcca_s"] = statistics.median(py_t)
                 res["pyrcca_runs"] = [round(t, 3) for t in py_t]
                 res["pyrcca_cancorrs"] = py_out
-                for m in a.methods:
+                for m in methods:
                     res["ratio_" + m] = res["pyrcca_s"] / res["moca_" + m + "_s"]
             print(json.dumps(res), flush=True)
 
