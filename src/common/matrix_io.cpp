@@ -61,6 +61,16 @@ bool parse_number(const std::string& cell, double& v) {
 
 namespace {
 
+// The rows x cols matrix of row-major `values`; an error naming `path` when there are no rows.
+Eigen::MatrixXd row_major_to_matrix(const std::string& path, const std::vector<double>& values,
+                                    long rows, long cols) {
+  if (rows == 0) throw std::invalid_argument(path + ": no data rows (empty file or header only)");
+  Eigen::MatrixXd m(rows, cols);
+  for (long i = 0; i < rows; ++i)
+    for (long j = 0; j < cols; ++j) m(i, j) = values[static_cast<size_t>(i * cols + j)];
+  return m;
+}
+
 // The reference reader: splits every line into strings (exact error messages).
 Eigen::MatrixXd read_csv_matrix_checked(const std::string& path, std::vector<std::string>* header) {
   TextFileReader in(path);
@@ -103,11 +113,7 @@ Eigen::MatrixXd read_csv_matrix_checked(const std::string& path, std::vector<std
     values.insert(values.end(), row.begin(), row.end());
     ++rows;
   }
-  if (rows == 0) throw std::invalid_argument(path + ": no data rows (empty file or header only)");
-  Eigen::MatrixXd m(rows, cols);
-  for (long i = 0; i < rows; ++i)
-    for (long j = 0; j < cols; ++j) m(i, j) = values[static_cast<size_t>(i * cols + j)];
-  return m;
+  return row_major_to_matrix(path, values, rows, cols);
 }
 
 bool is_pad(char c) {
@@ -180,11 +186,7 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string
     values.insert(values.end(), row.begin(), row.end());
     ++rows;
   }
-  if (rows == 0) throw std::invalid_argument(path + ": no data rows (empty file or header only)");
-  Eigen::MatrixXd m(rows, cols);
-  for (long i = 0; i < rows; ++i)
-    for (long j = 0; j < cols; ++j) m(i, j) = values[static_cast<size_t>(i * cols + j)];
-  return m;
+  return row_major_to_matrix(path, values, rows, cols);
 }
 
 namespace {
