@@ -1,6 +1,7 @@
 #include "moca/common/matrix_io.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -58,7 +59,20 @@ bool parse_number(const std::string& cell, double& v) {
 
 }  // namespace
 
-Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header) {
+namespace {
+
+// The rows x cols matrix of row-major `values`; an error naming `path` when there are no rows.
+Eigen::MatrixXd row_major_to_matrix(const std::string& path, const std::vector<double>& values,
+                                    long rows, long cols) {
+  if (rows == 0) throw std::invalid_argument(path + ": no data rows (empty file or header only)");
+  Eigen::MatrixXd m(rows, cols);
+  for (long i = 0; i < rows; ++i)
+    for (long j = 0; j < cols; ++j) m(i, j) = values[static_cast<size_t>(i * cols + j)];
+  return m;
+}
+
+// The reference reader: splits every line into strings (exact error messages).
+Eigen::MatrixXd read_csv_matrix_checked(const std::string& path, std::vector<std::string>* header) {
   TextFileReader in(path);
   std::string line;
   std::vector<double> values;
@@ -99,11 +113,80 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string
     values.insert(values.end(), row.begin(), row.end());
     ++rows;
   }
-  if (rows == 0) throw std::invalid_argument(path + ": no data rows (empty file or header only)");
-  Eigen::MatrixXd m(rows, cols);
-  for (long i = 0; i < rows; ++i)
-    for (long j = 0; j < cols; ++j) m(i, j) = values[static_cast<size_t>(i * cols + j)];
-  return m;
+  return row_major_to_matrix(path, values, rows, cols);
+}
+
+bool is_pad(char c) {
+  return c == ' ' || c == '\t' || c == '"';
+}
+
+// Parses one line's cells (separators , ;, cells trimmed of spaces, tabs and quotes) into
+// `row` without allocating strings: std::from_chars (correctly rounded, as strtod) with strtod
+// as the fallback for what from_chars does not take (a leading '+', hex). False when a cell is
+// not a whole finite number.
+bool parse_numeric_line(const std::string& line, std::vector<double>& row) {
+  row.clear();
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  while (true) {
+    const char* q = p;
+    while (q < end && *q != ',' && *q != ';') ++q;
+    const char* a = p;
+    const char* b = q;
+    while (a < b && is_pad(*a)) ++a;
+    while (b > a && is_pad(b[-1])) --b;
+    if (a == b) return false;
+    double v = 0.0;
+    const auto r = std::from_chars(a, b, v);
+    if (r.ec != std::errc() || r.ptr != b) {
+      // strtod stops at the pad or separator after b (none of them continues a number).
+      char* e = nullptr;
+      v = std::strtod(a, &e);
+      if (e != b) return false;
+    }
+    if (!std::isfinite(v)) return false;
+    row.push_back(v);
+    if (q == end) return true;
+    p = q + 1;
+  }
+}
+
+}  // namespace
+
+Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header) {
+  // Fast path for well-formed files; anything irregular (a ragged row, a cell that is not a
+  // finite number after the first line) is read again by the reference reader, which names it.
+  TextFileReader in(path);
+  std::string line;
+  std::vector<double> values, row;
+  long cols = -1, rows = 0;
+  bool first = true;
+  while (in.next_line(line)) {
+    if (trim(line).empty()) continue;
+    const bool numeric = parse_numeric_line(line, row);
+    if (first) {
+      first = false;
+      if (!numeric) {
+        const auto cells = split_csv(line);
+        bool text = false;  // a header has at least one cell that is not a number
+        for (const auto& c : cells) {
+          double v = 0.0;
+          text = text || !parse_number(c, v);
+        }
+        if (!text) return read_csv_matrix_checked(path, header);  // e.g. an "inf" first row
+        if (header) *header = cells;
+        cols = static_cast<long>(cells.size());
+        continue;
+      }
+    }
+    if (!numeric || (cols >= 0 && static_cast<long>(row.size()) != cols)) {
+      return read_csv_matrix_checked(path, header);
+    }
+    cols = static_cast<long>(row.size());
+    values.insert(values.end(), row.begin(), row.end());
+    ++rows;
+  }
+  return row_major_to_matrix(path, values, rows, cols);
 }
 
 namespace {

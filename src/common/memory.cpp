@@ -1,6 +1,7 @@
 #include "moca/common/memory.hpp"
 
 #include <malloc.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 #include <fstream>
@@ -51,6 +52,22 @@ void tune_allocator() {
     return true;
   }();
   (void)tuned;
+#endif
+}
+
+void advise_huge_pages(void* data, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  if (data == nullptr || bytes < 2 * kHuge) return;
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(kHuge - 1);
+  if (last > first) {
+    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  }
+#else
+  (void)data;
+  (void)bytes;
 #endif
 }
 

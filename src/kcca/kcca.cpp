@@ -9,10 +9,10 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "moca/common/memory.hpp"
 #include "moca/common/random.hpp"
-#include "moca/kcca/centering.hpp"
 #include "moca/kcca/linalg.hpp"
 
 namespace moca::kcca {
@@ -162,6 +162,17 @@ void solve_reduced(const Spectrum& su, const Spectrum& sm, double gu, double gm,
   res.beta.leftCols(avail) = beta;
 }
 
+// The reduced problem from both views' retained spectra; records the ranks and the wall time.
+KccaResult solve_spectra(const Spectrum& su, const Spectrum& sm, const KccaOptions& options,
+                         KccaResult res, std::chrono::steady_clock::time_point t0) {
+  res.rank_u = su.lambda.size();
+  res.rank_m = sm.lambda.size();
+  solve_reduced(su, sm, res.gamma_u, res.gamma_m, options.regularizer, options.components,
+                options.coefficients, res);
+  res.seconds = elapsed(t0);
+  return res;
+}
+
 // One view of the pivoted-Cholesky route (paper regulariser, gamma > 0; see kcca.hpp):
 // K ~ G Gᵀ, C Cᵀ = GᵀG + gamma I, R = G C^{-T} so that R Rᵀ = K (K + gamma I)^{-1}.
 struct ViewFactor {
@@ -248,7 +259,24 @@ bool solve_by_factors(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, doub
   return true;
 }
 
-void check_gram(const Eigen::MatrixXd& K, const char* view) {
+// Visits the pairs (K(i, j), K(j, i)), i >= j, in square tiles so that both the column and the
+// transposed row stay in cache (no n x n temporary).
+template <typename F>
+void for_each_symmetric_pair(Eigen::Index n, F&& f) {
+  constexpr Eigen::Index kTile = 64;
+  for (Eigen::Index jb = 0; jb < n; jb += kTile) {
+    const Eigen::Index je = std::min(n, jb + kTile);
+    for (Eigen::Index ib = jb; ib < n; ib += kTile) {
+      const Eigen::Index ie = std::min(n, ib + kTile);
+      for (Eigen::Index j = jb; j < je; ++j) {
+        for (Eigen::Index i = std::max(ib, j); i < ie; ++i) f(i, j);
+      }
+    }
+  }
+}
+
+// Checks that K is square, finite and symmetric to 1e-8 relative; returns max |K_ij|.
+double check_gram(const Eigen::MatrixXd& K, const char* view) {
   if (K.rows() != K.cols()) {
     throw std::invalid_argument(std::string("kcca(): K_") + view + " is " +
                                 std::to_string(K.rows()) + " x " + std::to_string(K.cols()) +
@@ -257,16 +285,41 @@ void check_gram(const Eigen::MatrixXd& K, const char* view) {
   if (!K.allFinite()) {
     throw std::invalid_argument(std::string("kcca(): K_") + view + " contains NaN or Inf");
   }
-  const double scale = K.cwiseAbs().maxCoeff();
-  const double asym = (K - K.transpose()).cwiseAbs().maxCoeff();
+  double scale = 0.0, asym = 0.0;
+  for_each_symmetric_pair(K.rows(), [&](Eigen::Index i, Eigen::Index j) {
+    const double a = K(i, j), b = K(j, i);
+    scale = std::max(scale, std::max(std::abs(a), std::abs(b)));
+    asym = std::max(asym, std::abs(a - b));
+  });
   if (asym > 1e-8 * std::max(scale, 1e-300)) {
     throw std::invalid_argument(std::string("kcca(): K_") + view +
                                 " is not symmetric (max |K - Kᵀ| = " + num(asym) + ")");
   }
+  return scale;
+}
+
+// K <- (K + Kᵀ) / 2, then centred (H K H, H = I - 11ᵀ/n) when `center`; exactly symmetric.
+void symmetrize_in_place(Eigen::MatrixXd& S, bool center) {
+  const Eigen::Index n = S.rows();
+  for_each_symmetric_pair(n, [&](Eigen::Index i, Eigen::Index j) {
+    const double v = 0.5 * (S(i, j) + S(j, i));
+    S(i, j) = v;
+    S(j, i) = v;
+  });
+  if (!center) return;
+  // Row means equal column means for the symmetric S.
+  const Eigen::VectorXd m = S.colwise().mean().transpose();
+  const double g = m.mean();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    for (Eigen::Index i = 0; i < n; ++i) S(i, j) -= (m(i) + m(j)) - g;
+  }
 }
 
 // The Spectra operator x -> S_u S_m x with S = K (K + gamma I)^{-1} = I - gamma (K + gamma I)^{-1}
-// (paper) or S = [K (K + gamma I)^{-1}]^2 (Bach–Jordan), using Cholesky factors of K + gamma I.
+// (paper) or S = [K (K + gamma I)^{-1}]^2 (Bach–Jordan), from the Cholesky factors of
+// K + gamma I: two (four) pairs of BLAS triangular solves per application. (Explicit inverses
+// would halve the application's memory traffic but cost two more factorisation-sized steps,
+// dpotri: 0.25 s against ~0.06 s of extra solves at n = 2000, see docs/benchmarks.md.)
 class ProductOp {
  public:
   using Scalar = double;
@@ -280,19 +333,19 @@ class ProductOp {
     Eigen::Map<Eigen::VectorXd> y(y_out, rows());
     buf_ = x;
     const int reps = reg_ == KccaRegularizer::kPaper ? 1 : 2;
-    for (int r = 0; r < reps; ++r) apply_t(lm_, gm_);
-    for (int r = 0; r < reps; ++r) apply_t(lu_, gu_);
+    for (int r = 0; r < reps; ++r) apply_s(lm_, gm_);
+    for (int r = 0; r < reps; ++r) apply_s(lu_, gu_);
     y = buf_;
   }
 
  private:
   // buf <- buf - gamma (K + gamma I)^{-1} buf (no allocation).
-  void apply_t(const Eigen::MatrixXd& L, double gamma) const {
+  void apply_s(const Eigen::MatrixXd& L, double gamma) const {
     tmp_ = buf_;
     cholesky_solve_in_place(L, tmp_);
     buf_ -= gamma * tmp_;
   }
-  const Eigen::MatrixXd& lu_;  // Cholesky factors of K + gamma I
+  const Eigen::MatrixXd& lu_;  // Cholesky factors of K + gamma I (lower triangles)
   const Eigen::MatrixXd& lm_;
   double gu_, gm_;
   KccaRegularizer reg_;
@@ -306,9 +359,12 @@ double regulariser_norm(const Eigen::VectorXd& Ka, const Eigen::VectorXd& a, dou
   return (Ka + gamma * a).norm();
 }
 
-KccaResult kcca_iterative(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, double gu,
-                          double gm, const KccaOptions& o, KccaResult res) {
-  const Eigen::Index n = Ku.rows();
+// Iterative solver on the prepared (symmetric, centred) Grams, which it overwrites with the
+// Cholesky factors of K + gamma I: no further n x n buffer. K itself is not needed afterwards
+// because K (K + gamma I)^{-1} v = v - gamma (K + gamma I)^{-1} v.
+KccaResult kcca_iterative(Eigen::MatrixXd& lu, Eigen::MatrixXd& lm, double gu, double gm,
+                          const KccaOptions& o, KccaResult res) {
+  const Eigen::Index n = lu.rows();
   const int k = o.components;
   if (!(gu > 0.0 && gm > 0.0)) {
     throw std::invalid_argument("kcca(): the iterative solver needs gamma_u, gamma_m > 0 (got " +
@@ -319,22 +375,24 @@ KccaResult kcca_iterative(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, 
                                 ") must be <= n - 3 (" + std::to_string(n - 3) +
                                 ") for the iterative solver; use method exact");
   }
-  Eigen::MatrixXd lu, lm;
-  Eigen::MatrixXd shifted = Ku;
-  shifted.diagonal().array() += gu;
-  const bool ok_u = cholesky_lower(shifted, lu);
-  shifted = Km;
-  shifted.diagonal().array() += gm;
-  const bool ok_m = cholesky_lower(shifted, lm);
-  shifted.resize(0, 0);
+  lu.diagonal().array() += gu;
+  const bool ok_u = cholesky_lower_in_place(lu);
+  bool ok_m = false;
+  if (ok_u) {
+    lm.diagonal().array() += gm;
+    ok_m = cholesky_lower_in_place(lm);
+  }
   if (!ok_u || !ok_m) {
     throw std::invalid_argument("kcca(): K + gamma I is not positive definite for view " +
                                 std::string(!ok_u ? "u" : "m") +
                                 " (the Gram matrix is not positive semi-definite)");
   }
-  auto solve = [](const Eigen::MatrixXd& L, Eigen::VectorXd v) {
-    cholesky_solve_in_place(L, v);
-    return v;
+  // w = (K + gamma I)^{-1} v and Kw = K w = v - gamma w.
+  auto smooth = [](const Eigen::MatrixXd& L, double gamma, const Eigen::VectorXd& v,
+                   Eigen::VectorXd& w, Eigen::VectorXd& Kw) {
+    w = v;
+    cholesky_solve_in_place(L, w);
+    Kw = v - gamma * w;
   };
   ProductOp op(lu, lm, gu, gm, o.regularizer);
   const Eigen::Index ncv = std::min<Eigen::Index>(n, std::max<Eigen::Index>(2 * k + 1, 20));
@@ -361,28 +419,30 @@ KccaResult kcca_iterative(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, 
   res.alpha = Eigen::MatrixXd::Zero(n, k);
   res.beta = Eigen::MatrixXd::Zero(n, k);
   if (res.status == SolverStatus::kNumericalIssue) return res;
+  Eigen::MatrixXd var_u = Eigen::MatrixXd::Zero(n, k);  // K_u alpha
   const Eigen::VectorXcd vals = eigs.eigenvalues();
   const Eigen::MatrixXcd vecs = eigs.eigenvectors();
   const Eigen::Index got = std::min<Eigen::Index>(k, vals.size());
   double max_imag = 0.0;
+  const bool bj = o.regularizer == KccaRegularizer::kBachJordan;
   for (Eigen::Index j = 0; j < got; ++j) {
     max_imag = std::max(max_imag, std::abs(vals(j).imag()));
     const double r2 = std::min(1.0, std::max(0.0, vals(j).real()));
     res.correlations(j) = std::sqrt(r2);
     if (r2 <= 0.0) continue;
-    const Eigen::VectorXd a = vecs.col(j).real();
-    // beta from the stationary equations (see kcca.hpp), then alpha from beta.
-    Eigen::VectorXd beta = solve(lm, a);
-    if (o.regularizer == KccaRegularizer::kBachJordan) beta = solve(lm, Km * beta);
-    Eigen::VectorXd Kb = Km * beta;
-    Eigen::VectorXd alpha = solve(lu, Kb);
-    if (o.regularizer == KccaRegularizer::kBachJordan) alpha = solve(lu, Ku * alpha);
-    const Eigen::VectorXd Ka = Ku * alpha;
+    // beta from the stationary equations (see kcca.hpp), then alpha from beta: paper
+    // beta = W_m a, alpha = W_u K_m beta; Bach–Jordan one more W K on each side.
+    Eigen::VectorXd beta, Kb, alpha, Ka;
+    smooth(lm, gm, vecs.col(j).real(), beta, Kb);
+    if (bj) smooth(lm, gm, Kb, beta, Kb);
+    smooth(lu, gu, Kb, alpha, Ka);
+    if (bj) smooth(lu, gu, Ka, alpha, Ka);
     const double na = regulariser_norm(Ka, alpha, gu, o.regularizer);
     const double nb = regulariser_norm(Kb, beta, gm, o.regularizer);
     if (!(na > 0.0 && nb > 0.0)) continue;
     res.alpha.col(j) = alpha / na;
     res.beta.col(j) = beta / nb;
+    var_u.col(j) = Ka / na;
   }
   if (max_imag > 1e-8 && res.status == SolverStatus::kSuccess) {
     res.status = SolverStatus::kNumericalIssue;
@@ -395,15 +455,85 @@ KccaResult kcca_iterative(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, 
     return res.correlations(x) > res.correlations(y);
   });
   KccaResult sorted = res;
+  Eigen::MatrixXd sorted_var(n, k);
   for (Eigen::Index j = 0; j < k; ++j) {
     const Eigen::Index s = order[static_cast<size_t>(j)];
     sorted.correlations(j) = res.correlations(s);
     sorted.alpha.col(j) = res.alpha.col(s);
     sorted.beta.col(j) = res.beta.col(s);
+    sorted_var.col(j) = var_u.col(s);
   }
-  const Eigen::MatrixXd var_u = product(Ku, sorted.alpha);
-  fix_signs(var_u, sorted.alpha, sorted.beta);
+  fix_signs(sorted_var, sorted.alpha, sorted.beta);
   return sorted;
+}
+
+// Shared input checks of both kcca() overloads; returns max |K_u|, max |K_m|.
+std::pair<double, double> check_inputs(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km,
+                                       const KccaOptions& options) {
+  options.validate();
+  const double scale_u = check_gram(Ku, "u");
+  const double scale_m = check_gram(Km, "m");
+  if (Ku.rows() != Km.rows()) {
+    throw std::invalid_argument("kcca(): K_u is " + std::to_string(Ku.rows()) + " x " +
+                                std::to_string(Ku.rows()) + ", K_m is " +
+                                std::to_string(Km.rows()) + " x " + std::to_string(Km.rows()) +
+                                " (sample counts must match)");
+  }
+  const Eigen::Index n = Ku.rows();
+  if (n < 2) {
+    throw std::invalid_argument("kcca(): n (" + std::to_string(n) + ") must be >= 2");
+  }
+  if (options.components > n) {
+    throw std::invalid_argument("kcca(): components (" + std::to_string(options.components) +
+                                ") must be <= n (" + std::to_string(n) + ")");
+  }
+  if (options.method == KccaMethod::kLowRank) {
+    throw std::invalid_argument(
+        "kcca(): method lowrank needs the data, not Gram matrices; call kcca_low_rank()");
+  }
+  check_dense_kcca_memory(n, options.method);
+  return {scale_u, scale_m};
+}
+
+// Both overloads after check_inputs: Ku, Km are the caller's Grams (copies or moved-in),
+// overwritten here.
+KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u, double scale_m,
+                        const KccaOptions& options, std::chrono::steady_clock::time_point t0) {
+  const Eigen::Index n = Ku.rows();
+  KccaResult res;
+  res.n = n;
+  res.centered = options.center;
+  res.method = options.method;
+  res.regularizer = options.regularizer;
+  res.gamma_u = options.effective_gamma_u(n);
+  res.gamma_m = options.effective_gamma_m(n);
+  symmetrize_in_place(Ku, options.center);
+  symmetrize_in_place(Km, options.center);
+  // A Gram whose largest eigenvalue is at rounding level of its entries is zero.
+  const double zu = 1e-12 * static_cast<double>(n) * scale_u;
+  const double zm = 1e-12 * static_cast<double>(n) * scale_m;
+  if (options.method == KccaMethod::kIterative) {
+    // Zero-Gram check without a decomposition: the trace bounds the largest eigenvalue.
+    if (!(Ku.trace() > zu) || !(Km.trace() > zm)) {
+      throw std::invalid_argument(std::string("kcca(): the Gram matrix of view ") +
+                                  (Ku.trace() > zu ? "m" : "u") +
+                                  " is zero; a constant view has no canonical direction, in "
+                                  "particular after centring");
+    }
+    res = kcca_iterative(Ku, Km, res.gamma_u, res.gamma_m, options, res);
+    res.seconds = elapsed(t0);
+    return res;
+  }
+  // Paper regulariser with gamma > 0: pivoted Cholesky, no eigendecomposition of the Grams.
+  if (options.regularizer == KccaRegularizer::kPaper && res.gamma_u > 0.0 && res.gamma_m > 0.0 &&
+      solve_by_factors(Ku, Km, zu, zm, options, res)) {
+    res.seconds = elapsed(t0);
+    return res;
+  }
+  // Spectral route (Bach–Jordan, gamma = 0): eigendecompositions of both Grams.
+  const Spectrum su = truncate(symmetric_eigen(Ku), options.drop_tolerance, "u", zu);
+  return solve_spectra(su, truncate(symmetric_eigen(Km), options.drop_tolerance, "m", zm), options,
+                       res, t0);
 }
 
 }  // namespace
@@ -502,72 +632,16 @@ void check_dense_kcca_memory(Eigen::Index n, KccaMethod method, const std::strin
 KccaResult kcca(const Eigen::MatrixXd& Ku_in, const Eigen::MatrixXd& Km_in,
                 const KccaOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  options.validate();
-  check_gram(Ku_in, "u");
-  check_gram(Km_in, "m");
-  if (Ku_in.rows() != Km_in.rows()) {
-    throw std::invalid_argument("kcca(): K_u is " + std::to_string(Ku_in.rows()) + " x " +
-                                std::to_string(Ku_in.rows()) + ", K_m is " +
-                                std::to_string(Km_in.rows()) + " x " +
-                                std::to_string(Km_in.rows()) + " (sample counts must match)");
-  }
-  const Eigen::Index n = Ku_in.rows();
-  if (n < 2) {
-    throw std::invalid_argument("kcca(): n (" + std::to_string(n) + ") must be >= 2");
-  }
-  if (options.components > n) {
-    throw std::invalid_argument("kcca(): components (" + std::to_string(options.components) +
-                                ") must be <= n (" + std::to_string(n) + ")");
-  }
-  if (options.method == KccaMethod::kLowRank) {
-    throw std::invalid_argument(
-        "kcca(): method lowrank needs the data, not Gram matrices; call kcca_low_rank()");
-  }
-  check_dense_kcca_memory(n, options.method);
-  KccaResult res;
-  res.n = n;
-  res.centered = options.center;
-  res.method = options.method;
-  res.regularizer = options.regularizer;
-  res.gamma_u = options.effective_gamma_u(n);
-  res.gamma_m = options.effective_gamma_m(n);
-  const double scale_u = Ku_in.cwiseAbs().maxCoeff(), scale_m = Km_in.cwiseAbs().maxCoeff();
-  Eigen::MatrixXd Ku = 0.5 * (Ku_in + Ku_in.transpose());
-  Eigen::MatrixXd Km = 0.5 * (Km_in + Km_in.transpose());
-  if (options.center) {
-    Ku = center_gram(Ku);
-    Km = center_gram(Km);
-  }
-  // A Gram whose largest eigenvalue is at rounding level of its entries is zero.
-  const double zu = 1e-12 * static_cast<double>(n) * scale_u;
-  const double zm = 1e-12 * static_cast<double>(n) * scale_m;
-  if (options.method == KccaMethod::kIterative) {
-    // Zero-Gram check without a decomposition: the trace bounds the largest eigenvalue.
-    if (!(Ku.trace() > zu) || !(Km.trace() > zm)) {
-      throw std::invalid_argument(std::string("kcca(): the Gram matrix of view ") +
-                                  (Ku.trace() > zu ? "m" : "u") +
-                                  " is zero; a constant view has no canonical direction, in "
-                                  "particular after centring");
-    }
-    res = kcca_iterative(Ku, Km, res.gamma_u, res.gamma_m, options, res);
-    res.seconds = elapsed(t0);
-    return res;
-  }
-  // Paper regulariser with gamma > 0: pivoted Cholesky, no eigendecomposition of the Grams.
-  if (options.regularizer == KccaRegularizer::kPaper && res.gamma_u > 0.0 && res.gamma_m > 0.0 &&
-      solve_by_factors(Ku, Km, zu, zm, options, res)) {
-    res.seconds = elapsed(t0);
-    return res;
-  }
-  // Spectral route (Bach–Jordan, gamma = 0): eigendecompositions of both Grams.
-  const Spectrum su = truncate(symmetric_eigen(Ku), options.drop_tolerance, "u", zu);
-  const Spectrum sm = truncate(symmetric_eigen(Km), options.drop_tolerance, "m", zm);
-  res.rank_u = su.lambda.size();
-  res.rank_m = sm.lambda.size();
-  solve_reduced(su, sm, res.gamma_u, res.gamma_m, options.regularizer, options.components,
-                options.coefficients, res);
-  res.seconds = elapsed(t0);
-  return res;
+  const auto [scale_u, scale_m] = check_inputs(Ku_in, Km_in, options);
+  Eigen::MatrixXd Ku = Ku_in, Km = Km_in;
+  return kcca_checked(Ku, Km, scale_u, scale_m, options, t0);
+}
+
+KccaResult kcca(Eigen::MatrixXd&& Ku, Eigen::MatrixXd&& Km, const KccaOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto [scale_u, scale_m] = check_inputs(Ku, Km, options);
+  Eigen::MatrixXd u = std::move(Ku), m = std::move(Km);
+  return kcca_checked(u, m, scale_u, scale_m, options, t0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -761,13 +835,7 @@ KccaResult kcca_from_factors(const Eigen::MatrixXd& Gu_in, const Eigen::MatrixXd
     Gm.rowwise() -= Gm.colwise().mean();
   }
   const Spectrum su = factor_spectrum(Gu, options.drop_tolerance, "u");
-  const Spectrum sm = factor_spectrum(Gm, options.drop_tolerance, "m");
-  res.rank_u = su.lambda.size();
-  res.rank_m = sm.lambda.size();
-  solve_reduced(su, sm, res.gamma_u, res.gamma_m, options.regularizer, options.components,
-                options.coefficients, res);
-  res.seconds = elapsed(t0);
-  return res;
+  return solve_spectra(su, factor_spectrum(Gm, options.drop_tolerance, "m"), options, res, t0);
 }
 
 KccaResult kcca_low_rank(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, const Kernel& ku,

@@ -29,7 +29,7 @@ namespace moca::kcca {
 /// How the canonical correlations are computed.
 enum class KccaMethod {
   kExact,      ///< dense factorisations of both Grams + SVD: all correlations, O(n^3)
-  kIterative,  ///< Cholesky of K + gamma I, matrix-free Arnoldi (Spectra) for the top k
+  kIterative,  ///< (K + gamma I)^{-1} by Cholesky, then Arnoldi (Spectra) for the top k
   kLowRank,    ///< K ~ G Gᵀ (incomplete Cholesky or Nyström), never forms K: O(n r^2)
 };
 
@@ -155,6 +155,11 @@ void check_dense_kcca_memory(Eigen::Index n, KccaMethod method,
 /// centring — or components > n); std::runtime_error if a dense factorisation fails or the
 /// solver's n x n work would not fit in memory (check_dense_kcca_memory).
 KccaResult kcca(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd& Km, const KccaOptions& options);
+
+/// As kcca() above, for Grams the caller no longer needs: they are symmetrised, centred and
+/// factorised in place (left in a valid but unspecified state), which saves two n x n copies and
+/// their page faults. Same checks, same results.
+KccaResult kcca(Eigen::MatrixXd&& Ku, Eigen::MatrixXd&& Km, const KccaOptions& options);
 
 /// A low-rank factor K ~ G Gᵀ of a Gram matrix.
 struct LowRankFactor {

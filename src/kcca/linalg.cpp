@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/memory.hpp"
+
 #ifdef MOCA_KCCA_HAVE_LAPACK
 extern "C" {
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
@@ -19,6 +21,10 @@ void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, con
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 void dpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda,
              double* b, const int* ldb, int* info);
+void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a, const int* lda,
+            const double* x, const int* incx, const double* beta, double* y, const int* incy);
+void dtrsv_(const char* uplo, const char* trans, const char* diag, const int* n, const double* a,
+            const int* lda, double* x, const int* incx);
 void dpstrf_(const char* uplo, const int* n, double* a, const int* lda, int* piv, int* rank,
              const double* tol, double* work, int* info);
 void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
@@ -154,9 +160,58 @@ bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L) {
 #endif
 }
 
+bool cholesky_lower_in_place(Eigen::MatrixXd& A) {
+  if (A.rows() != A.cols()) {
+    throw std::invalid_argument("cholesky_lower_in_place(): matrix is " + std::to_string(A.rows()) +
+                                " x " + std::to_string(A.cols()) + " (must be square)");
+  }
+  if (A.rows() == 0) return true;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int n = checked_int(A.rows(), "cholesky_lower_in_place()");
+  int info = 0;
+  dpotrf_("L", &n, A.data(), &n, &info);
+  return info == 0;
+#else
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd> > llt(A);  // in place, reads the lower triangle
+  return llt.info() == Eigen::Success;
+#endif
+}
+
+void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y) {
+  const Eigen::Index n = A.rows();
+  if (A.cols() != n) {
+    throw std::invalid_argument("symmetric_matvec_lower(): matrix is " + std::to_string(n) + " x " +
+                                std::to_string(A.cols()) + " (must be square)");
+  }
+  if (n == 0) return;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  const int ni = checked_int(n, "symmetric_matvec_lower()");
+  const int one_i = 1;
+  const double one = 1.0, zero = 0.0;
+  dsymv_("L", &ni, &one, A.data(), &ni, x, &one_i, &zero, y, &one_i);
+#else
+  Eigen::Map<Eigen::VectorXd> out(y, n);
+  out.noalias() = A.selfadjointView<Eigen::Lower>() * Eigen::Map<const Eigen::VectorXd>(x, n);
+#endif
+}
+
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b) {
+  if (b.size() != L.rows()) {
+    throw std::invalid_argument("cholesky_solve_in_place(): right-hand side has " +
+                                std::to_string(b.size()) + " rows, factor " +
+                                std::to_string(L.rows()));
+  }
+  if (b.size() == 0) return;
+#ifdef MOCA_KCCA_HAVE_LAPACK
+  // OpenBLAS's dtrsv: ~0.35 ms at n = 2000 on 2 cores against ~3 ms for Eigen's.
+  const int n = checked_int(L.rows(), "cholesky_solve_in_place()");
+  const int one = 1;
+  dtrsv_("L", "N", "N", &n, L.data(), &n, b.data(), &one);
+  dtrsv_("L", "T", "N", &n, L.data(), &n, b.data(), &one);
+#else
   L.triangularView<Eigen::Lower>().solveInPlace(b);
   L.transpose().triangularView<Eigen::Upper>().solveInPlace(b);
+#endif
 }
 
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
@@ -281,21 +336,29 @@ PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance) {
   return out;
 }
 
-Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {
+Eigen::MatrixXd outer_product_lower(const Eigen::MatrixXd& X) {
   const Eigen::Index n = X.rows();
   Eigen::MatrixXd C(n, n);
   if (n == 0) return C;
-  if (X.cols() == 0) return Eigen::MatrixXd::Zero(n, n);
+  advise_huge_pages(C.data(), static_cast<std::size_t>(C.size()) * sizeof(double));
+  if (X.cols() == 0) {
+    C.setZero();
+    return C;
+  }
 #ifdef MOCA_KCCA_HAVE_LAPACK
   const int ni = checked_int(n, "outer_product()"), ki = checked_int(X.cols(), "outer_product()");
   const double one = 1.0, zero = 0.0;
   dsyrk_("L", "N", &ni, &ki, &one, X.data(), &ni, &zero, C.data(), &ni);
-  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
 #else
   C.setZero();
   C.selfadjointView<Eigen::Lower>().rankUpdate(X);
-  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
 #endif
+  return C;
+}
+
+Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X) {
+  Eigen::MatrixXd C = outer_product_lower(X);
+  C.triangularView<Eigen::StrictlyUpper>() = C.transpose();
   return C;
 }
 

@@ -37,7 +37,19 @@ ThinSvd thin_svd(const Eigen::MatrixXd& A, bool vectors = true);
 /// unspecified) if A is not numerically positive definite.
 bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L);
 
-/// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower.
+/// Cholesky factorisation in place (LAPACK dpotrf when available): on success the lower
+/// triangle of A holds L with A = L Lᵀ and the strictly upper part is unspecified (the original
+/// entries; cholesky_solve_in_place reads only the lower triangle). Only the lower triangle of A
+/// is read. Returns false (A then unspecified) if A is not numerically positive definite.
+bool cholesky_lower_in_place(Eigen::MatrixXd& A);
+
+/// y = A x for a symmetric A of which only the lower triangle is read (BLAS dsymv: multi-threaded
+/// in OpenBLAS, ~4x faster than Eigen's single-threaded product at n = 1000 on 2 cores). x and y
+/// must not overlap.
+void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y);
+
+/// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower or
+/// cholesky_lower_in_place (only the lower triangle is read; BLAS dtrsv when available).
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b);
 
 /// Solves (L Lᵀ) X = B in place for every column of B (LAPACK dpotrs when available).
@@ -64,6 +76,11 @@ PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance);
 
 /// The symmetric product X Xᵀ (rows x rows), both triangles filled.
 Eigen::MatrixXd outer_product(const Eigen::MatrixXd& X);
+
+/// X Xᵀ with only the lower triangle written (the strictly upper part is unspecified): the
+/// caller fills the upper one (e.g. gram(), which maps and mirrors in one pass). The buffer is
+/// advised for huge pages before its first write.
+Eigen::MatrixXd outer_product_lower(const Eigen::MatrixXd& X);
 
 /// The symmetric product Xᵀ X (cols x cols), both triangles filled (dsyrk: half a dgemm).
 Eigen::MatrixXd transpose_self_product(const Eigen::MatrixXd& X);

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "moca/common/matrix_io.hpp"
 
@@ -26,6 +29,42 @@ TEST_CASE("CSV with and without header") {
   CHECK(header == std::vector<std::string>{"u1", "u2"});
   write(p, "1,2,3\n4,5,6\n");
   CHECK(moca::read_csv_matrix(p).cols() == 3);
+}
+
+TEST_CASE("CSV fast reader: the numbers strtod gives, for every cell form the format allows") {
+  // Cells with a leading '+', hex floats (from_chars takes neither: the strtod fallback), quotes,
+  // padding, ';' separators and 17-digit decimals; every value must equal strtod's.
+  const auto p = tmp_path("forms.csv");
+  const std::vector<std::string> cells = {
+      "+1.5", "0x1.8p1", "\"2.25\"", " \t-3e-2 ", "0.30000000000000004", "1e-310", "-0", "7"};
+  std::string row;
+  for (size_t i = 0; i < cells.size(); ++i) row += (i ? (i % 2 ? ";" : ",") : "") + cells[i];
+  write(p, "a;b,c;d,e;f,g;h\n" + row + "\n" + row + "\n");
+  std::vector<std::string> header;
+  const auto m = moca::read_csv_matrix(p, &header);
+  REQUIRE(m.rows() == 2);
+  REQUIRE(m.cols() == static_cast<Eigen::Index>(cells.size()));
+  CHECK(header.size() == cells.size());
+  const double expect[] = {1.5,
+                           3.0,
+                           2.25,
+                           -3e-2,
+                           std::strtod("0.30000000000000004", nullptr),
+                           std::strtod("1e-310", nullptr),
+                           -0.0,
+                           7.0};
+  for (Eigen::Index j = 0; j < m.cols(); ++j) {
+    CHECK(m(0, j) == expect[j]);
+    CHECK(m(1, j) == expect[j]);
+  }
+  // An all-numeric first row with a non-finite value is data, not a header: an error.
+  write(p, "inf,1\n2,3\n");
+  CHECK_THROWS_WITH_AS(moca::read_csv_matrix(p), doctest::Contains(":1: column 1"),
+                       std::invalid_argument);
+  // "1 2" is not one number.
+  write(p, "1,2\n1 2,3\n");
+  CHECK_THROWS_WITH_AS(moca::read_csv_matrix(p), doctest::Contains(":2: column 1"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("CSV errors name file, line and rule") {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "moca/common/matrix_io.hpp"
@@ -245,7 +246,11 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
       kcca::check_dense_kcca_memory(n, ko.method);  // before the n x n Grams
       Ku = kcca::gram(U, ku);
       Km = kcca::gram(M, km);
-      r = kcca::kcca(Ku, Km, ko);
+      if (o.bootstrap > 0) {
+        r = kcca::kcca(Ku, Km, ko);  // the resamples read Ku, Km
+      } else {
+        r = kcca::kcca(std::move(Ku), std::move(Km), ko);  // no n x n copies
+      }
       stat = [&, ko](const std::vector<Eigen::Index>& rows) {
         kcca::KccaOptions b = ko;
         b.components = 1;
