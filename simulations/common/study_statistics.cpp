@@ -222,7 +222,10 @@ std::string verdict(const BootstrapEstimate& estimate, int predicted_sign, doubl
     throw std::invalid_argument("verdict(): predicted_sign (" + std::to_string(predicted_sign) +
                                 ") must be +1 or -1");
   }
-  if (estimate.degenerate || estimate.resamples == 0) return "cannot tell at this power";
+  // No correlation is detectable (rho_min >= 1, e.g. 3 policies): nothing can be concluded.
+  if (estimate.degenerate || estimate.resamples == 0 || rho_min >= 1.0) {
+    return "cannot tell at this power";
+  }
   const double lo = predicted_sign > 0 ? estimate.ci_low : -estimate.ci_high;
   const double hi = predicted_sign > 0 ? estimate.ci_high : -estimate.ci_low;
   if (lo > 0) return "predicts";

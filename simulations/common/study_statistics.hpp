@@ -91,7 +91,7 @@ double smallest_detectable_rho(int n, double alpha = 0.05, double power = 0.8);
 /// The verdict of docs/studies.md for a correlation whose predicted sign is `predicted_sign`
 /// (+1 or -1): with [lo, hi] the CI of sign * rho, "predicts" when lo > 0, "does not predict"
 /// when hi < rho_min, "cannot tell at this power" otherwise; "cannot tell at this power" for a
-/// degenerate estimate.
+/// degenerate estimate and when rho_min >= 1 (too few policies to detect any correlation).
 std::string verdict(const BootstrapEstimate& estimate, int predicted_sign, double rho_min);
 
 }  // namespace moca::sim

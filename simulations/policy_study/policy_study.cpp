@@ -375,10 +375,15 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
   PolicyStudyOptions o = given;
   o.set_settings(ledger.front().at("settings"));
   const auto t0 = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   const PolicyStudyData d = load_policy_study_data(o);
   const masking::Grid grid = masking::make_grid(d.train.channels, d.train.length, o.patch_length);
   const masking::PolicyContext context = context_for(d.train);
   const auto policy = masking::make_policy(o.worker_policy, grid, context);
+  json timing = {{"setup", since(t0)}};
+  auto t1 = std::chrono::steady_clock::now();
   const long seed = o.worker_seed;
   const std::string dir = run_dir(o.out, o.worker_policy, seed, o.worker_reference);
   fs::create_directories(dir);
@@ -402,6 +407,8 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
   if (!pr.finished)
     throw std::runtime_error("worker: pre-training of " + po.policy + " stopped early");
 
+  timing["pretrain"] = since(t1);
+  t1 = std::chrono::steady_clock::now();
   json outcomes;
   const auto own_masks = draw_masks(
       *policy, d.test, derive_seed(derive_seed(o.seed, 20), static_cast<std::uint64_t>(seed)));
@@ -422,6 +429,8 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
   outcomes["task_mse"] = task_mse;
   outcomes["task_mse_mean"] = sum / static_cast<double>(o.tasks.size());
 
+  timing["reconstruction"] = since(t1);
+  t1 = std::chrono::steady_clock::now();
   model::DownstreamOptions dopt = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
   dopt.checkpoint = po.checkpoint;
   dopt.epochs = o.probe_epochs;
@@ -435,21 +444,22 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
   const model::DownstreamResult dr = model::train_classifier(dopt, d.train, d.test, dlog);
   outcomes["probe_top1"] = dr.test.accuracy;
   outcomes["probe_macro_f1"] = dr.test.macro_f1;
+  timing["probe"] = since(t1);
 
   const masking::PolicySpec spec = masking::parse_policy_spec(policy->spec());
-  json metrics = {
-      {"policy", o.worker_policy},
-      {"canonical", policy->spec()},
-      {"family", spec.name},
-      {"seed", seed},
-      {"outcomes", outcomes},
-      {"train",
-       {{"final_loss", pr.history.empty() ? 0.0 : pr.history.back().loss},
-        {"iterations", pr.iterations},
-        {"epochs", o.epochs},
-        {"threads", o.worker_threads}}},
-      {"checkpoint", fs::relative(po.checkpoint, o.out).string()},
-      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  json metrics = {{"policy", o.worker_policy},
+                  {"canonical", policy->spec()},
+                  {"family", spec.name},
+                  {"seed", seed},
+                  {"outcomes", outcomes},
+                  {"train",
+                   {{"final_loss", pr.history.empty() ? 0.0 : pr.history.back().loss},
+                    {"iterations", pr.iterations},
+                    {"epochs", o.epochs},
+                    {"threads", o.worker_threads}}},
+                  {"checkpoint", fs::relative(po.checkpoint, o.out).string()},
+                  {"timing", {{"seconds", timing}}},
+                  {"seconds", since(t0)}};
   write_json(dir + "/metrics.json", metrics);
   log << "worker: " << run_key(o.worker_policy, seed) << " done\n";
 }
@@ -510,7 +520,7 @@ int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0
   } else {
     const json& first = ledger.records().front();
     if (first.at("kind") != "study" || first.at("settings") != settings) {
-      throw std::runtime_error("policy_study: " + options.out +
+      throw std::runtime_error(options.out +
                                " holds a study with different settings (ledger.jsonl line 1); "
                                "use another --out or the same options");
     }
@@ -607,8 +617,7 @@ int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("policy_study: waitpid failed: ") +
-                               std::strerror(errno));
+      throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
     }
     const auto it =
         std::find_if(running.begin(), running.end(), [&](const Child& c) { return c.pid == pid; });
@@ -629,7 +638,7 @@ int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0
                 "); its log: " + c.dir + "/worker.log";
     }
   }
-  if (!failure.empty()) throw std::runtime_error("policy_study: " + failure);
+  if (!failure.empty()) throw std::runtime_error(failure);
   encoder_scores();  // when the reference was recorded in an earlier session
   int runs = 0;
   for (const json& r : ledger.records()) runs += r.at("kind") == "run" ? 1 : 0;
