@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
                  "score feature maps, comma-separated: raw, patch-mean, encoder (default all)");
   app.add_option("--pca", o.pca, "principal components per view")->capture_default_str();
   app.add_option("--draws", o.draws, "mask draws per score")->capture_default_str();
+  app.add_option("--encoder-windows", o.encoder_windows,
+                 "encoder map: training windows scored (0 = all)")
+      ->capture_default_str();
   app.add_option("--reference-policy", o.reference_policy, "policy of the reference encoder")
       ->capture_default_str();
   app.add_option("--reference-seed", o.reference_seed, "seed of the reference encoder")

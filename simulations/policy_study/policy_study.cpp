@@ -95,6 +95,8 @@ void PolicyStudyOptions::validate() const {
   }
   need(pca >= 1, "pca (" + std::to_string(pca) + ") must be >= 1");
   need(draws >= 2, "draws (" + std::to_string(draws) + ") must be >= 2");
+  need(encoder_windows >= 0 && encoder_windows != 1 && encoder_windows != 2,
+       "encoder_windows (" + std::to_string(encoder_windows) + ") must be 0 (all) or >= 3");
   masking::parse_policy_spec(reference_policy);
   need(resamples >= 100, "resamples (" + std::to_string(resamples) + ") must be >= 100");
   need(jobs >= 1 && jobs <= 64, "jobs (" + std::to_string(jobs) + ") must be in [1, 64]");
@@ -124,6 +126,7 @@ json PolicyStudyOptions::settings_json() const {
           {"features", features},
           {"pca", pca},
           {"draws", draws},
+          {"encoder_windows", encoder_windows},
           {"reference_policy", reference_policy},
           {"reference_seed", reference_seed},
           {"tasks", tasks},
@@ -151,6 +154,7 @@ void PolicyStudyOptions::set_settings(const json& s) {
   s.at("features").get_to(features);
   s.at("pca").get_to(pca);
   s.at("draws").get_to(draws);
+  s.at("encoder_windows").get_to(encoder_windows);
   s.at("reference_policy").get_to(reference_policy);
   s.at("reference_seed").get_to(reference_seed);
   s.at("tasks").get_to(tasks);
@@ -474,6 +478,20 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
                     std::ostream& log) {
   const masking::Grid grid = masking::make_grid(d.train.channels, d.train.length, o.patch_length);
   const masking::PolicyContext context = context_for(d.train);
+  // The encoder map runs the encoder on every view of every draw: it scores a seeded random
+  // subset of `encoder_windows` training windows (the same for every policy).
+  data::Windows subset;
+  const bool sub = name == "encoder" && o.encoder_windows > 0 && o.encoder_windows < d.train.size();
+  if (sub) {
+    std::vector<int> rows(static_cast<size_t>(d.train.size()));
+    for (int i = 0; i < d.train.size(); ++i) rows[static_cast<size_t>(i)] = i;
+    Rng rng(derive_seed(o.seed, 11));
+    shuffle(rows, rng);
+    rows.resize(static_cast<size_t>(o.encoder_windows));
+    std::sort(rows.begin(), rows.end());
+    subset = d.train.subset(rows);
+  }
+  const data::Windows& scored = sub ? subset : d.train;
   std::unique_ptr<masking::PolicyScorer> scorer;
   for (const std::string& p : o.policies) {
     const std::string key = name + "|" + p;
@@ -486,7 +504,7 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
       so.pca = o.pca;
       so.seed = derive_seed(o.seed, 10);
       so.threads = o.threads > 0 ? o.threads : hardware_threads();
-      scorer = std::make_unique<masking::PolicyScorer>(d.train, grid, map, so);
+      scorer = std::make_unique<masking::PolicyScorer>(scored, grid, map, so);
     }
     const auto policy = masking::make_policy(p, grid, context);
     const masking::PolicyScore s = scorer->score(*policy);
@@ -495,6 +513,7 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
                    {"features", name},
                    {"mask_mode", name == "encoder" ? "shared" : "per-window"},
                    {"policy", p},
+                   {"windows", scored.size()},
                    {"score", score_to_json(s)}});
     log << "policy_study: score " << name << " " << p << " = " << s.mean << " +- " << s.std_error
         << "\n";

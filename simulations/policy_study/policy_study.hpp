@@ -42,10 +42,11 @@ struct PolicyStudyOptions {
   double lr = 1e-3;            ///< peak learning rate
   double warmup_epochs = 1.0;  ///< in [0, epochs)
   int checkpoint_every = 1;    ///< epochs between checkpoints (resume granularity)
-  int probe_epochs = 10;       ///< linear-probe epochs
+  int probe_epochs = 5;        ///< linear-probe epochs
   std::vector<std::string> features = {"raw", "patch-mean", "encoder"};  ///< score maps
-  int pca = 30;                                        ///< PCA components per view of the CCA score
-  int draws = 10;                                      ///< mask draws per score (>= 2)
+  int pca = 30;               ///< PCA components per view of the CCA score
+  int draws = 10;             ///< mask draws per score (>= 2)
+  int encoder_windows = 200;  ///< encoder map: training windows scored (0 = all)
   std::string reference_policy = "random:ratio=0.75";  ///< policy of the reference encoder
   std::uint64_t reference_seed = 1000;                 ///< its run seed
   std::vector<std::string> tasks = {"random:ratio=0.7", "temporal:ratio=0.7", "sensor:keep=1",

@@ -310,7 +310,7 @@ nlohmann::json build_policy_study_report(const std::string& dir, std::ostream& o
           "' noenhanced\nset grid\nset key outside right noenhanced\n" + plot + "\n";
       write_output_text(base + ".gp", gp);
       if (have_gnuplot) {
-        const int status = std::system(("gnuplot '" + base + ".gp' 2>&1").c_str());
+        const int status = std::system(("gnuplot '" + base + ".gp' > /dev/null 2>&1").c_str());
         if (status != 0) {
           throw std::runtime_error("policy_study --report: gnuplot failed on " + base + ".gp");
         }

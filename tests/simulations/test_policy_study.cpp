@@ -91,6 +91,25 @@ TEST_CASE("PolicyStudyOptions: defaults, validation, settings round trip") {
   CHECK(z.settings_json() == y.settings_json());
 }
 
+TEST_CASE("policy_study: usage errors exit 2 with 'policy_study: message'") {
+  const std::string bin = study_bin();
+  REQUIRE_MESSAGE(fs::exists(bin), bin << " not built");
+  const std::string err = std::string(MOCA_BINARY_DIR) + "/policy_study_usage.err";
+  auto code = [&](const std::string& args) { return shell(bin + args + " > /dev/null 2> " + err); };
+  auto message = [&] {
+    std::ifstream in(err);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  CHECK(code("") == 2);  // --out is required
+  CHECK(code(" --out x --jobs 0") == 2);
+  CHECK(message().rfind("policy_study: ", 0) == 0);
+  CHECK(message().find("jobs (0)") != std::string::npos);
+  CHECK(code(" --out x --policies cross,sync") == 2);
+  CHECK(code(" --out " + std::string(MOCA_BINARY_DIR) + "/policy_study_missing --report") == 1);
+}
+
 TEST_CASE("policy_study data: subject-wise split, no subject on both sides, seeded") {
   moca::sim::PolicyStudyOptions o;
   o.out = "x";
