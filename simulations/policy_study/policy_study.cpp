@@ -284,17 +284,6 @@ std::string run_dir(const std::string& out, const std::string& policy, long seed
                    : out + "/runs/" + safe_name(policy) + "/seed" + std::to_string(seed);
 }
 
-std::vector<masking::Mask> draw_masks(const masking::MaskPolicy& policy, const data::Windows& w,
-                                      std::uint64_t seed) {
-  std::vector<masking::Mask> masks;
-  masks.reserve(static_cast<size_t>(w.size()));
-  for (int i = 0; i < w.size(); ++i) {
-    Rng rng(derive_seed(seed, static_cast<std::uint64_t>(i)));
-    masks.push_back(policy.sample(rng, w.window(i)));
-  }
-  return masks;
-}
-
 int hardware_threads() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
@@ -414,7 +403,7 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
   timing["pretrain"] = since(t1);
   t1 = std::chrono::steady_clock::now();
   json outcomes;
-  const auto own_masks = draw_masks(
+  const auto own_masks = draw_window_masks(
       *policy, d.test, derive_seed(derive_seed(o.seed, 20), static_cast<std::uint64_t>(seed)));
   const MaskedError own =
       masked_reconstruction_error(po.checkpoint, d.test, own_masks, o.worker_threads);
@@ -424,7 +413,7 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
   json task_mse;
   for (size_t t = 0; t < o.tasks.size(); ++t) {
     const auto task = masking::make_policy(o.tasks[t], grid, context);
-    const auto masks = draw_masks(*task, d.test, derive_seed(derive_seed(o.seed, 30), t));
+    const auto masks = draw_window_masks(*task, d.test, derive_seed(derive_seed(o.seed, 30), t));
     const MaskedError e =
         masked_reconstruction_error(po.checkpoint, d.test, masks, o.worker_threads);
     task_mse[task->spec()] = e.mse;
