@@ -37,12 +37,12 @@ struct PolicyStudyOptions {
   int seeds = 3;                                                 ///< run seeds 0 .. seeds-1 (>= 1)
   std::string preset = "tiny";                                   ///< model preset
   int patch_length = 20;                                         ///< Lp
-  int epochs = 8;              ///< pre-training epochs (same for every run)
+  int epochs = 5;              ///< pre-training epochs (same for every run)
   int batch_size = 50;         ///< pre-training batch size
   double lr = 1e-3;            ///< peak learning rate
   double warmup_epochs = 1.0;  ///< in [0, epochs)
   int checkpoint_every = 1;    ///< epochs between checkpoints (resume granularity)
-  int probe_epochs = 5;        ///< linear-probe epochs
+  int probe_epochs = 4;        ///< linear-probe epochs
   std::vector<std::string> features = {"raw", "patch-mean", "encoder"};  ///< score maps
   int pca = 30;               ///< PCA components per view of the CCA score
   int draws = 10;             ///< mask draws per score (>= 2)

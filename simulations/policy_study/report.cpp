@@ -171,7 +171,7 @@ nlohmann::json build_policy_study_report(const std::string& dir, std::ostream& o
     jpol.push_back(j);
   }
   report["policies"] = jpol;
-  json noise;
+  json noise = json::object();
   for (auto& kv : sds) {
     std::sort(kv.second.begin(), kv.second.end());
     const size_t n = kv.second.size();
