@@ -28,9 +28,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--test-windows", o.test_windows, "held-out windows kept (0 = all)")
       ->capture_default_str();
-  app.add_option("--policies", policies,
-                 "comma-separated policy specs (default: 21 — cross, random, sync, temporal, "
-                 "per-modality at 0.5/0.75/0.9, sensor keep 3/2/1, adaptive beta 5/20/50)");
+  app.add_option(
+      "--policies", policies,
+      "comma-separated policy specs (default: 21 — cross, extrapolation, sync, temporal, "
+      "per-modality at 0.5/0.75/0.9, sensor keep 3/2/1, adaptive beta 5/20/50)");
   app.add_option("--seeds", o.seeds, "seeds per policy (0 .. N-1)")->capture_default_str();
   app.add_option("--preset", o.preset, "model preset")->capture_default_str();
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();

@@ -46,7 +46,7 @@ using nlohmann::json;
 
 std::vector<std::string> default_study_policies() {
   std::vector<std::string> p;
-  for (const char* family : {"cross", "random", "sync", "temporal", "per-modality"}) {
+  for (const char* family : {"cross", "extrapolation", "sync", "temporal", "per-modality"}) {
     for (const char* ratio : {"0.5", "0.75", "0.9"}) {
       p.push_back(std::string(family) + ":ratio=" + ratio);
     }

@@ -19,7 +19,8 @@
 
 namespace moca::sim {
 
-/// The default policies of the study (21: five families at ratios 0.5 / 0.75 / 0.9, sensor with
+/// The default policies of the study (21: cross, extrapolation, sync, temporal, per-modality at
+/// ratios 0.5 / 0.75 / 0.9, sensor with
 /// keep 3 / 2 / 1, adaptive over cross 0.75 at beta 5 / 20 / 50).
 std::vector<std::string> default_study_policies();
 
