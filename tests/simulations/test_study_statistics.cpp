@@ -88,7 +88,7 @@ TEST_CASE("smallest detectable rho (Fisher z, scipy values) and the verdict rule
   e.ci_high = -0.2;
   CHECK(verdict(e, -1, 0.59) == "predicts");
   CHECK(verdict(e, -1, 1.0) == "cannot tell at this power");  // e.g. 3 policies
-  CHECK(verdict(e, +1, 0.59) == "does not predict");  // opposite sign, CI excludes 0
+  CHECK(verdict(e, +1, 0.59) == "does not predict");          // opposite sign, CI excludes 0
   e.ci_low = -0.3;
   e.ci_high = 0.4;
   CHECK(verdict(e, -1, 0.59) == "does not predict");  // |rho| in the predicted direction < 0.59
