@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "bound_check.hpp"
+#include "data_flags.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
 
@@ -14,8 +15,7 @@ int main(int argc, char** argv) {
       "bound_check: L_MAE = 2c^2 - 2A + xi, |xi| <= eps + 2 sqrt(eps (2c^2 - 2A)), on "
       "normalised outputs of a trained model"};
   app.add_option("--checkpoint", o.checkpoint, "pre-trained MoCA checkpoint")->required();
-  app.add_option("--data", o.data.data,
-                 "UCI HAPT folder (default: $MOCA_HAPT_DIR, else generator)");
+  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
   app.add_option("--samples", o.data.samples, "training-split size (held out: 3/7 of it)")
       ->capture_default_str();
   app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling")

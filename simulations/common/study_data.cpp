@@ -1,5 +1,6 @@
 #include "study_data.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -9,8 +10,6 @@
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
-#include "moca/data/synthetic.hpp"
-#include "moca/data/windowing.hpp"
 
 namespace moca::sim {
 
@@ -29,27 +28,52 @@ void StudyDataOptions::validate() const {
   }
 }
 
-std::string StudyDataOptions::resolved_dir() const {
+std::string StudyDataOptions::resolved_spec() const {
   if (!data.empty()) return data;
   if (use_env) {
     const char* env = std::getenv("MOCA_HAPT_DIR");
-    if (env != nullptr && *env != '\0') return env;
+    if (env != nullptr && *env != '\0') return std::string("hapt:") + env;
   }
-  return {};
+  return "generator";
 }
 
 namespace {
 
-nlohmann::json generator_json(const data::SyntheticOptions& so) {
-  return {{"source", "generator"},   {"windows", so.windows}, {"length", so.length},
-          {"coupling", so.coupling}, {"noise", so.noise},     {"subjects", so.subjects},
-          {"seed", so.seed}};
+data::Dataset open_study_data(const StudyDataOptions& options, int windows, std::uint64_t seed) {
+  data::DatasetOptions o = options.dataset;
+  o.use_env = false;  // resolved_spec() has read the environment already
+  o.generator.windows = windows;
+  o.generator.coupling = options.coupling;
+  o.generator.seed = seed;
+  return data::open_dataset(options.resolved_spec(), o);
+}
+
+nlohmann::json describe(const data::Dataset& d) {
+  nlohmann::json j = d.to_json();
+  if (d.spec.format != data::DataFormat::kHapt && d.spec.format != data::DataFormat::kGenerator) {
+    return j;
+  }
+  // Keys the studies' JSON had before open_dataset (kept for readers of old results).
+  if (d.spec.format == data::DataFormat::kHapt) {
+    j["path"] = d.spec.path;
+    j["hapt_windows"] = d.windows.size();
+  } else {
+    for (const auto& [k, v] : d.spec.params) {
+      if (k == "coupling" || k == "noise") {
+        j[k] = std::stod(v);
+      } else {
+        j[k] = std::stoull(v);
+      }
+    }
+  }
+  return j;
 }
 
 void add_channels(nlohmann::json& j, const data::Windows& w) {
   j["channels"] = w.channel_names;
   j["sample_rate_hz"] = w.sample_rate_hz;
   j["window_length"] = w.length;
+  j["modalities"] = data::format_modalities(w.modalities);
 }
 
 }  // namespace
@@ -57,28 +81,29 @@ void add_channels(nlohmann::json& j, const data::Windows& w) {
 StudyWindows transition_windows(const StudyDataOptions& options) {
   options.validate();
   StudyWindows out;
-  const std::string dir = options.resolved_dir();
-  if (dir.empty()) {
-    data::SyntheticOptions so;
-    so.windows = options.samples;
-    so.coupling = options.coupling;
-    so.seed = options.seed;
-    out.windows = data::generate_synthetic(so);
-    out.description = generator_json(so);
-  } else {
-    const data::Windows all = data::load_hapt_windows(dir, data::WindowingOptions{});
+  const data::Dataset d = open_study_data(options, options.samples, options.seed);
+  out.description = describe(d);
+  if (d.spec.format == data::DataFormat::kHapt) {
+    const data::Windows& all = d.windows;
     const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
     const data::Windows train = all.subset(split.train);
     out.windows = data::synthetic_transitions(train, options.samples, options.seed);
-    out.description = {{"source", "hapt"},
-                       {"path", dir},
-                       {"hapt_windows", all.size()},
-                       {"train_windows", train.size()},
-                       {"split", "random 7:3"},
-                       {"split_seed", options.split_seed},
-                       {"transitions", out.windows.size()},
-                       {"transition_seed", options.seed},
-                       {"construction", "Algorithm 1 splices of training-split windows"}};
+    out.windows.modalities = all.modalities;
+    out.description["train_windows"] = train.size();
+    out.description["split"] = "random 7:3";
+    out.description["split_seed"] = options.split_seed;
+    out.description["transitions"] = out.windows.size();
+    out.description["transition_seed"] = options.seed;
+    out.description["construction"] = "Algorithm 1 splices of training-split windows";
+  } else if (d.windows.size() > options.samples) {
+    std::vector<int> rows = data::numpy_legacy_permutation(
+        d.windows.size(), static_cast<std::uint32_t>(options.seed & 0xffffffffULL));
+    rows.resize(static_cast<size_t>(options.samples));
+    std::sort(rows.begin(), rows.end());
+    out.windows = d.windows.subset(rows);
+    out.description["construction"] = "a seeded random subset of the windows";
+  } else {
+    out.windows = d.windows;
   }
   add_channels(out.description, out.windows);
   return out;
@@ -87,22 +112,18 @@ StudyWindows transition_windows(const StudyDataOptions& options) {
 StudySplit train_test_windows(const StudyDataOptions& options) {
   options.validate();
   StudySplit out;
-  const std::string dir = options.resolved_dir();
   const int n_test = static_cast<int>(std::ceil(options.samples * 3.0 / 7.0));
-  if (dir.empty()) {
-    data::SyntheticOptions so;
-    so.windows = options.samples;
-    so.coupling = options.coupling;
-    so.seed = derive_seed(options.seed, 1);
-    out.train = data::generate_synthetic(so);
-    nlohmann::json train_json = generator_json(so);
-    so.windows = n_test;
-    so.seed = derive_seed(options.seed, 2);
-    out.test = data::generate_synthetic(so);
+  if (options.resolved_spec().rfind("generator", 0) == 0) {
+    const data::Dataset train =
+        open_study_data(options, options.samples, derive_seed(options.seed, 1));
+    const data::Dataset test = open_study_data(options, n_test, derive_seed(options.seed, 2));
+    out.train = train.windows;
+    out.test = test.windows;
     out.description = {
-        {"source", "generator"}, {"train", train_json}, {"test", generator_json(so)}};
+        {"source", "generator"}, {"train", describe(train)}, {"test", describe(test)}};
   } else {
-    const data::Windows all = data::load_hapt_windows(dir, data::WindowingOptions{});
+    const data::Dataset d = open_study_data(options, options.samples, options.seed);
+    const data::Windows& all = d.windows;
     const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
     std::vector<int> train_rows = split.train, test_rows = split.test;
     // The split rows are in permutation order, so their prefixes are random subsets.
@@ -110,14 +131,12 @@ StudySplit train_test_windows(const StudyDataOptions& options) {
     if (static_cast<int>(test_rows.size()) > n_test) test_rows.resize(n_test);
     out.train = all.subset(train_rows);
     out.test = all.subset(test_rows);
-    out.description = {{"source", "hapt"},
-                       {"path", dir},
-                       {"hapt_windows", all.size()},
-                       {"split", "random 7:3"},
-                       {"split_seed", options.split_seed},
-                       {"train_windows", out.train.size()},
-                       {"test_windows", out.test.size()},
-                       {"subsample", "first rows of each part of the split (a random subset)"}};
+    out.description = describe(d);
+    out.description["split"] = "random 7:3";
+    out.description["split_seed"] = options.split_seed;
+    out.description["train_windows"] = out.train.size();
+    out.description["test_windows"] = out.test.size();
+    out.description["subsample"] = "first rows of each part of the split (a random subset)";
   }
   add_channels(out.description, out.train);
   return out;

@@ -1,19 +1,24 @@
 #pragma once
 /// \file study_data.hpp
 /// Data and output helpers shared by the studies in simulations/: where the windows come from
-/// (UCI HAPT or the built-in generator), described as JSON, and atomic JSON output.
+/// (any moca::data::open_dataset source: HAPT, HMP, a .npy folder or the built-in generator),
+/// described as JSON, and atomic JSON output.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "moca/data/dataset.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::sim {
 
 /// Where a study's windows come from.
 struct StudyDataOptions {
-  /// UCI HAPT folder. Empty: $MOCA_HAPT_DIR when `use_env` and it is set, else the generator.
+  /// Data spec (open_dataset: hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a folder). Empty:
+  /// $MOCA_HAPT_DIR when `use_env` and it is set, else the generator.
   std::string data;
+  /// The --data-* flags (format, modalities, input rate, ...); the model's L and rate.
+  data::DatasetOptions dataset;
   bool use_env = true;              ///< read $MOCA_HAPT_DIR when `data` is empty (default true)
   int samples = 1000;               ///< windows of the set built (>= 3)
   double coupling = 0.8;            ///< generator: cross-modal coupling in [0, 1]
@@ -21,8 +26,8 @@ struct StudyDataOptions {
   std::uint64_t split_seed = 1004;  ///< HAPT: seed of the random 7:3 split (upstream's 1004)
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
-  /// The HAPT folder actually used (empty = generator).
-  std::string resolved_dir() const;
+  /// The spec actually used: `data`, else hapt:$MOCA_HAPT_DIR (when use_env), else "generator".
+  std::string resolved_spec() const;
 };
 
 /// A window set and how it was made.
@@ -33,10 +38,11 @@ struct StudyWindows {
 
 /// The paper's simulation data: with HAPT, `samples` synthetic transitions (Algorithm 1) drawn
 /// from the training part of the random 7:3 split; with the generator, `samples` generated
-/// windows at the given coupling.
+/// windows at the given coupling; with any other source, its windows (a seeded random subset of
+/// `samples` when it has more).
 StudyWindows transition_windows(const StudyDataOptions& options);
 
-/// A train / test pair: with HAPT, the random 7:3 split (all windows, or the first `samples`
+/// A train / test pair: with a data set, the random 7:3 split (all windows, or the first `samples`
 /// training rows and 3/7 of that many test rows when samples > 0 is smaller); with the generator,
 /// `samples` training and ceil(3/7 samples) test windows from independent seeds.
 struct StudySplit {

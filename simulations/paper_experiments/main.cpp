@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "data_flags.hpp"
 #include "paper_experiments.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
@@ -13,8 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "paper_experiments: Table 1, the imputation table, the mask-ratio and "
       "patch-length ablations and reconstruction examples at CPU scale"};
-  app.add_option("--data", o.data.data,
-                 "UCI HAPT folder (default: $MOCA_HAPT_DIR, else generator)");
+  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
   app.add_option("--samples", o.data.samples, "training windows cap (test: 3/7 of it)")
       ->capture_default_str();
   app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling")

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "data_flags.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
 #ifdef MOCA_STUDIES_WITH_TORCH
@@ -15,8 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "simulation_study: sigma_1(Gamma) of cross vs synchronised masking on synthetic "
       "transitions (the paper's simulation study), with CIs over mask draws"};
-  app.add_option("--data", o.data.data,
-                 "UCI HAPT folder (default: $MOCA_HAPT_DIR, else generator)");
+  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
   app.add_option("--samples", o.data.samples, "synthetic transitions")->capture_default_str();
   app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling")
       ->capture_default_str();

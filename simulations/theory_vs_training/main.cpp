@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "data_flags.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
 #include "theory_vs_training.hpp"
@@ -13,8 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "theory_vs_training: rank correlations between the policy score E_m[Phi(m)] and "
       "what short CPU trainings with each policy achieve"};
-  app.add_option("--data", o.data.data,
-                 "UCI HAPT folder (default: $MOCA_HAPT_DIR, else generator)");
+  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
   app.add_option("--samples", o.data.samples, "training windows (test: 3/7 of that)")
       ->capture_default_str();
   app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling")

@@ -279,6 +279,7 @@ NdArray read_npy(const std::string& path) {
     auto p = field("fortran_order");
     const size_t v = header.find_first_not_of(' ', p);
     fortran = v != std::string::npos && header.compare(v, 4, "True") == 0;
+    a.fortran_order = fortran;
   }
   {
     auto p = field("shape");
@@ -298,6 +299,11 @@ NdArray read_npy(const std::string& path) {
   if (d.size() >= 3 && (d[1] == 'U' || d[1] == 'S')) {
     read_npy_strings(in, path, fortran, a);
     return a;
+  }
+  if (d.find('O') != std::string::npos) {
+    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
+                                "' (an object array, stored with pickle, which moca does not "
+                                "read; save numbers or fixed-width strings)");
   }
   if (d.size() < 3 || d[0] == '>') {
     throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +

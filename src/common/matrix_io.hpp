@@ -18,6 +18,9 @@ struct NdArray {
   /// For string dtypes ('<U<n>' UTF-32 or '|S<n>' bytes) the values as UTF-8 text, C order, with
   /// numpy's trailing NUL padding removed; `data` is then empty. Empty for numeric dtypes.
   std::vector<std::string> strings;
+  /// The header's fortran_order: the file stored the array column-major (the values above are
+  /// converted to C order either way).
+  bool fortran_order = false;
   bool is_string() const { return dtype.size() > 2 && (dtype[1] == 'U' || dtype[1] == 'S'); }
   std::int64_t size() const;  ///< product of shape (1 for a 0-d array)
 };

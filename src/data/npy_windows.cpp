@@ -59,6 +59,7 @@ struct Meta {
   std::vector<std::string> channel_names, class_names, subject_names;
   double sample_rate_hz = 0.0;
   std::string description;
+  std::vector<ModalityGroup> modalities;
 };
 
 Meta read_meta(const std::string& path) {
@@ -77,6 +78,20 @@ Meta read_meta(const std::string& path) {
     if (j.contains("subject_names"))
       m.subject_names = j.at("subject_names").get<decltype(m.subject_names)>();
     if (j.contains("sample_rate_hz")) m.sample_rate_hz = j.at("sample_rate_hz").get<double>();
+    if (j.contains("sample_rate")) m.sample_rate_hz = j.at("sample_rate").get<double>();
+    if (j.contains("modalities")) {
+      for (const auto& [name, channels] : j.at("modalities").items()) {
+        ModalityGroup g{name, channels.get<std::vector<int>>()};
+        std::sort(g.channels.begin(), g.channels.end());
+        m.modalities.push_back(g);
+      }
+      // JSON objects are unordered: groups are kept in the order of their first channel.
+      std::sort(m.modalities.begin(), m.modalities.end(),
+                [](const ModalityGroup& a, const ModalityGroup& b) {
+                  return a.channels.empty() ||
+                         (!b.channels.empty() && a.channels[0] < b.channels[0]);
+                });
+    }
     if (j.contains("description")) m.description = j.at("description").get<std::string>();
   } catch (const std::exception& e) {
     throw std::invalid_argument(path + ": malformed meta.json (" + e.what() + ")");
@@ -130,7 +145,7 @@ Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::str
 }
 
 Windows read_impl(const std::string& x_path, const std::string& y_path, const std::string& pid_path,
-                  const NpyReadOptions& o, const Meta& meta) {
+                  const NpyReadOptions& o, const Meta& meta, std::int64_t* dropped_windows) {
   o.validate();
   if (!file_exists(x_path)) throw std::runtime_error("cannot open '" + x_path + "'");
   const NdArray a = read_npy(x_path);
@@ -138,26 +153,64 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
     throw std::invalid_argument(x_path + ": X must be numeric, got dtype '" + printable(a.dtype) +
                                 "'");
   }
-  if (a.shape.size() != 2 && a.shape.size() != 3) {
-    throw std::invalid_argument(x_path + ": X must be N x C x L, N x L x C or N x L, got " +
-                                std::to_string(a.shape.size()) + " dimensions");
+  if (a.fortran_order && a.shape.size() > 1) {
+    throw std::invalid_argument(x_path +
+                                ": X is stored in Fortran (column-major) order; save it C-ordered "
+                                "(numpy.ascontiguousarray(X))");
+  }
+  if (a.dtype != "<f4" && a.dtype != "<f8") {
+    throw std::invalid_argument(x_path + ": X has dtype '" + printable(a.dtype) +
+                                "'; windows must be little-endian float32 '<f4' or float64 '<f8'");
+  }
+  if (a.shape.size() != 3) {
+    throw std::invalid_argument(x_path + ": X must be N x C x L or N x L x C (3 dimensions), got " +
+                                std::to_string(a.shape.size()) +
+                                " dimensions (a one-channel N x L array needs X[:, None, :])");
   }
   const std::int64_t n = a.shape[0];
   NpyLayout layout = o.layout;
   if (layout == NpyLayout::kAuto) layout = meta.layout;
-  std::int64_t c = 1, len = a.shape[1];
-  if (a.shape.size() == 3) {
-    if (layout == NpyLayout::kAuto) {
-      layout = a.shape[2] < a.shape[1] ? NpyLayout::kChannelsLast : NpyLayout::kChannelsFirst;
-    }
-    c = layout == NpyLayout::kChannelsFirst ? a.shape[1] : a.shape[2];
-    len = layout == NpyLayout::kChannelsFirst ? a.shape[2] : a.shape[1];
-  } else {
-    layout = NpyLayout::kChannelsFirst;
+  if (layout == NpyLayout::kAuto) {
+    layout = a.shape[2] < a.shape[1] ? NpyLayout::kChannelsLast : NpyLayout::kChannelsFirst;
   }
+  const std::int64_t c = layout == NpyLayout::kChannelsFirst ? a.shape[1] : a.shape[2];
+  const std::int64_t len = layout == NpyLayout::kChannelsFirst ? a.shape[2] : a.shape[1];
   if (n < 1 || c < 1 || len < 1) {
-    throw std::invalid_argument(x_path + ": X is empty (shape with a zero axis)");
+    throw std::invalid_argument(x_path +
+                                ": X is empty (shape with a zero axis: N = " + std::to_string(n) +
+                                ", C = " + std::to_string(c) + ", L = " + std::to_string(len) +
+                                ", layout " + to_string(layout) + ")");
   }
+  // Non-finite values: counted over the whole array, then rejected or their windows dropped.
+  std::int64_t bad_values = 0, first_bad = -1;
+  std::vector<char> bad_window(static_cast<size_t>(n), 0);
+  for (std::int64_t k = 0; k < a.size(); ++k) {
+    if (!std::isfinite(a.data[static_cast<size_t>(k)])) {
+      if (first_bad < 0) first_bad = k;
+      ++bad_values;
+      bad_window[static_cast<size_t>(k / (c * len))] = 1;
+    }
+  }
+  const std::int64_t bad_windows = std::count(bad_window.begin(), bad_window.end(), 1);
+  if (bad_values > 0 && !o.drop_nonfinite) {
+    const std::int64_t i = first_bad / (c * len), r = first_bad % (c * len);
+    const std::int64_t ch = layout == NpyLayout::kChannelsFirst ? r / len : r % c;
+    const std::int64_t t = layout == NpyLayout::kChannelsFirst ? r % len : r / c;
+    throw std::invalid_argument(
+        x_path + ": X holds " + std::to_string(bad_values) + " non-finite values (NaN/Inf) in " +
+        std::to_string(bad_windows) + " of " + std::to_string(n) +
+        " windows; the first is window " + std::to_string(i) + " channel " + std::to_string(ch) +
+        " sample " + std::to_string(t) +
+        " (it is not finite); clean them or drop those windows with --drop-nonfinite");
+  }
+  if (bad_windows == n) {
+    throw std::invalid_argument(x_path + ": every window of X holds non-finite values (" +
+                                std::to_string(bad_values) + "); nothing is left to read");
+  }
+  std::vector<int> keep;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (!bad_window[static_cast<size_t>(i)]) keep.push_back(static_cast<int>(i));
+  if (dropped_windows != nullptr) *dropped_windows = bad_windows;
   Windows w;
   w.channels = static_cast<int>(c);
   w.length = static_cast<int>(len);
@@ -167,13 +220,7 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
       for (std::int64_t t = 0; t < len; ++t) {
         const std::int64_t src =
             layout == NpyLayout::kChannelsFirst ? (i * c + ch) * len + t : (i * len + t) * c + ch;
-        const double v = a.data[static_cast<size_t>(src)];
-        if (!std::isfinite(v)) {
-          throw std::invalid_argument(x_path + ": window " + std::to_string(i) + " channel " +
-                                      std::to_string(ch) + " sample " + std::to_string(t) +
-                                      " is not finite");
-        }
-        w.x(i, ch * len + t) = static_cast<float>(v);
+        w.x(i, ch * len + t) = static_cast<float>(a.data[static_cast<size_t>(src)]);
       }
     }
   }
@@ -209,13 +256,24 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
                       ? "windows from " + x_path + " (" + to_string(layout) + ", " + a.dtype + ")"
                       : meta.description;
   if (w.sample_rate_hz <= 0) w.description += "; sample rate unknown";
-  w.validate("read_windows_npy()");
+  w.modalities = meta.modalities;
+  if (bad_windows > 0) {
+    w = w.subset(keep);
+    w.description += "; dropped " + std::to_string(bad_windows) + " windows with " +
+                     std::to_string(bad_values) + " non-finite values";
+  }
+  try {
+    w.validate("read_windows_npy()");
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(x_path + ": " + e.what());
+  }
   return w;
 }
 
 }  // namespace
 
-Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options) {
+Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options,
+                         std::int64_t* dropped_windows) {
   const std::string x = dir + "/X.npy";
   if (!file_exists(x)) {
     throw std::runtime_error("read_windows_npy(): no X.npy in '" + dir + "'");
@@ -227,12 +285,12 @@ Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options) 
     y = dir + "/y.npy";
   }
   const std::string pid = file_exists(dir + "/pid.npy") ? dir + "/pid.npy" : "";
-  return read_impl(x, y, pid, options, read_meta(dir + "/meta.json"));
+  return read_impl(x, y, pid, options, read_meta(dir + "/meta.json"), dropped_windows);
 }
 
 Windows read_windows_npy_files(const std::string& x_path, const std::string& y_path,
                                const std::string& pid_path, const NpyReadOptions& options) {
-  return read_impl(x_path, y_path, pid_path, options, Meta{});
+  return read_impl(x_path, y_path, pid_path, options, Meta{}, nullptr);
 }
 
 void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteOptions& o) {
@@ -275,11 +333,16 @@ void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteO
                          {"class_names", w.class_names},
                          {"subject_names", w.subject_names},
                          {"sample_rate_hz", w.sample_rate_hz},
+                         {"sample_rate", w.sample_rate_hz},
                          {"description", w.description},
                          {"windows", n},
                          {"channels", c},
                          {"length", len},
                          {"x_dtype", o.float64 ? "<f8" : "<f4"}};
+  if (!w.modalities.empty()) {
+    meta["modalities"] = nlohmann::json::object();
+    for (const auto& g : w.modalities) meta["modalities"][g.name] = g.channels;
+  }
   write_output_text(dir + "/meta.json", meta.dump(2) + "\n");
   write_npy(dir + "/X.npy", shape, x.data(), !o.float64);
 }

@@ -3,12 +3,13 @@
 /// Windowed arrays in NumPy .npy files, in the layout of the ssl-wearables benchmark
 /// (OxWearables/ssl-wearables; upstream spec §5): a folder with
 ///   X.npy    windows, N x C x L ("NCL", channels first) or N x L x C ("NLC", channels last),
-///            float32 or float64 (integer dtypes are accepted too); a 2-D N x L array is C = 1;
+///            little-endian float32 or float64, C order (other dtypes, Fortran order, object
+///            arrays and ranks other than 3 are rejected, naming what was found);
 ///   Y.npy    (or y.npy) labels, N integers (class ids, -1 = unknown) or N strings ('<U..' /
 ///            '|S..') mapped to class ids;
 ///   pid.npy  subject ids, N integers or N strings mapped to ids;
-///   meta.json (optional, written by moca) channel_names, class_names, subject_names,
-///            sample_rate_hz, layout, description.
+///   meta.json (optional) modalities ({"acc": [0, 1, 2], "gyro": [3, 4, 5]}), sample_rate (or
+///            sample_rate_hz), channel_names, class_names, subject_names, layout, description.
 /// Y.npy and pid.npy are optional (labels / subjects -1 when absent).
 ///
 /// **Layout rule for kAuto**: meta.json's "layout" when present; otherwise the smaller of the two
@@ -16,6 +17,7 @@
 /// **String labels**: class ids follow meta.json's class_names when they name every label,
 /// otherwise the sorted distinct strings (byte order) get ids 0..K-1 and become class_names. The
 /// same rule maps string subject ids to 0..S-1 with Windows::subject_names.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,8 @@ struct NpyReadOptions {
   NpyLayout layout = NpyLayout::kAuto;     ///< axis order of X (kAuto: rule above)
   double sample_rate_hz = 0.0;             ///< > 0 overrides; 0 = meta.json's, else 0 (unknown)
   std::vector<std::string> channel_names;  ///< C names; empty = meta.json's, else ch0..ch{C-1}
+  /// Windows with a NaN/Inf value are dropped (counted in the description) instead of rejected.
+  bool drop_nonfinite = false;
   /// Throws std::invalid_argument for a negative or non-finite sample rate.
   void validate() const;
 };
@@ -56,9 +60,13 @@ struct NpyWriteOptions {
 
 /// Reads a folder: X.npy (required), Y.npy or y.npy, pid.npy, meta.json (optional).
 /// Throws std::runtime_error if X.npy is missing and std::invalid_argument (naming the file) for a
-/// malformed .npy, a wrong rank, non-finite values, non-integer numeric labels or subject ids,
+/// malformed .npy, a wrong rank or dtype, Fortran order, non-finite values (their count and the
+/// first one's window, channel and sample; unless drop_nonfinite), modalities out of range or
+/// overlapping, non-integer numeric labels or subject ids,
 /// labels / subjects whose length is not N, or channel_names of the wrong size.
-Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options = {});
+/// `dropped_windows` (if not null) receives the number of windows dropped for non-finite values.
+Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options = {},
+                         std::int64_t* dropped_windows = nullptr);
 
 /// Reads explicit files: `x_path` required, `y_path` / `pid_path` may be "" (absent). No
 /// meta.json is consulted. Same errors as above.

@@ -1,5 +1,6 @@
 #include "moca/data/windows.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -14,6 +15,7 @@ Windows Windows::subset(const std::vector<int>& rows) const {
   w.class_names = class_names;
   w.subject_names = subject_names;
   w.description = description;
+  w.modalities = modalities;
   w.x.resize(static_cast<Eigen::Index>(rows.size()), x.cols());
   w.labels.resize(static_cast<Eigen::Index>(rows.size()));
   w.subjects.resize(static_cast<Eigen::Index>(rows.size()));
@@ -28,6 +30,12 @@ Windows Windows::subset(const std::vector<int>& rows) const {
     w.subjects(static_cast<Eigen::Index>(k)) = subjects.size() ? subjects(r) : -1;
   }
   return w;
+}
+
+std::vector<std::vector<int>> Windows::modality_channels() const {
+  std::vector<std::vector<int>> out;
+  for (const auto& g : modalities) out.push_back(g.channels);
+  return out;
 }
 
 void Windows::validate(const std::string& what) const {
@@ -49,6 +57,22 @@ void Windows::validate(const std::string& what) const {
   if (!channel_names.empty() && static_cast<int>(channel_names.size()) != channels) {
     fail("channel_names has " + std::to_string(channel_names.size()) + " names for " +
          std::to_string(channels) + " channels");
+  }
+  std::vector<int> owner(static_cast<size_t>(std::max(channels, 0)), -1);
+  for (size_t g = 0; g < modalities.size(); ++g) {
+    if (modalities[g].channels.empty()) fail("modality '" + modalities[g].name + "' is empty");
+    for (int c : modalities[g].channels) {
+      if (c < 0 || c >= channels) {
+        fail("modality '" + modalities[g].name + "' channel " + std::to_string(c) +
+             " is outside [0, " + std::to_string(channels) + ")");
+      }
+      if (owner[static_cast<size_t>(c)] >= 0) {
+        fail("channel " + std::to_string(c) + " is in two modalities ('" +
+             modalities[static_cast<size_t>(owner[static_cast<size_t>(c)])].name + "', '" +
+             modalities[g].name + "')");
+      }
+      owner[static_cast<size_t>(c)] = static_cast<int>(g);
+    }
   }
   if (!x.allFinite()) {
     for (Eigen::Index i = 0; i < x.rows(); ++i)

@@ -21,6 +21,14 @@ enum class ActivityClass : int {
   kLaying = 6
 };
 
+/// A modality (sensor) group: MoCA's cross-modal policies mask and score across groups, e.g.
+/// acc = channels 0-2, gyro = channels 3-5.
+struct ModalityGroup {
+  std::string name;           ///< e.g. "acc"
+  std::vector<int> channels;  ///< channel indices, ascending, disjoint from other groups
+  bool operator==(const ModalityGroup& o) const { return name == o.name && channels == o.channels; }
+};
+
 /// A windowed data set: X (n x C x L), labels, subject ids, and the metadata that says what the
 /// numbers mean. Channel order is always stated in `channel_names` (never implied).
 struct Windows {
@@ -37,6 +45,12 @@ struct Windows {
   /// HAPT user numbers 1..30).
   std::vector<std::string> subject_names;
   std::string description;  ///< where the windows came from (for JSON output)
+  /// Modality groups (disjoint, in channel order); empty = not stated (callers then treat the
+  /// two channel halves as the modalities, the pre-dataset behaviour).
+  std::vector<ModalityGroup> modalities;
+
+  /// The channel lists of `modalities` (empty when none are stated).
+  std::vector<std::vector<int>> modality_channels() const;
 
   /// Number of windows n.
   int size() const { return static_cast<int>(x.rows()); }

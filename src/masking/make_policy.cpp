@@ -82,8 +82,25 @@ std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& gri
     return std::make_unique<ColumnPolicy>(grid, get_double(spec, "ratio", n == "sync" ? 0.75 : 0.7),
                                           rule);
   }
+  std::vector<std::vector<int>> modalities = context.modalities;
+  std::string modality_text;
+  if (modalities.empty() && context.pilot != nullptr) {
+    modalities = context.pilot->modality_channels();
+    for (const auto& g : context.pilot->modalities) {
+      modality_text += (modality_text.empty() ? "" : ", ") + g.name;
+    }
+  }
+  auto require_two = [&](const std::string& what) {
+    if (modalities.size() == 1) {
+      throw std::invalid_argument(
+          "make_policy(): " + what + " needs >= 2 modality groups; the data has 1" +
+          (modality_text.empty() ? std::string() : " (" + modality_text + ")") +
+          " (state the groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json)");
+    }
+  };
   if (n == "sensor") {
     check_keys(spec, {"keep"});
+    require_two("sensor");
     const long long keep = get_int(spec, "keep", 1);
     if (keep < 1 || keep > grid.channels - 1) {
       throw std::invalid_argument("make_policy(): sensor keep (" + std::to_string(keep) +
@@ -95,8 +112,10 @@ std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& gri
   if (n == "per-modality") {
     check_keys(spec, {"ratio", "groups"});
     const std::string* g = spec.find("groups");
-    auto groups =
-        g ? parse_modality_groups(*g, grid.channels) : default_modality_groups(grid.channels);
+    if (g == nullptr) require_two("per-modality");
+    auto groups = g                    ? parse_modality_groups(*g, grid.channels)
+                  : modalities.empty() ? default_modality_groups(grid.channels)
+                                       : modalities;
     return std::make_unique<PerModalityPolicy>(grid, get_double(spec, "ratio", 0.75),
                                                std::move(groups));
   }

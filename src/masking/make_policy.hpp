@@ -35,6 +35,11 @@ struct PolicyContext {
   const data::Windows* pilot = nullptr;
   /// Feature map for adaptive scoring; null means `raw`.
   std::shared_ptr<const FeatureMap> features;
+  /// The data's modality groups (channel lists). Empty: the pilot windows' groups
+  /// (data::Windows::modalities) when a pilot is given, else unknown. Known groups are the
+  /// default groups of per-modality; with only one group, `sensor` and `per-modality` (without
+  /// groups=) are refused, since they mask one modality against the others.
+  std::vector<std::vector<int>> modalities;
 };
 
 /// The policy names make_policy() knows, in documentation order.

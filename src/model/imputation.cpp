@@ -115,7 +115,9 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
   if (options.baselines) table.methods = {"linear interpolation", "nearest neighbour", "MICE"};
   for (const auto& l : labels) table.methods.push_back(l);
   for (size_t k = 0; k < options.tasks.size(); ++k) {
-    const auto policy = masking::make_policy(options.tasks[k], grid);
+    masking::PolicyContext context;
+    context.pilot = &windows;  // the data's modality groups (sensor needs >= 2)
+    const auto policy = masking::make_policy(options.tasks[k], grid, context);
     table.tasks.push_back(policy->spec());
     std::vector<masking::Mask> masks;
     masks.reserve(static_cast<size_t>(windows.size()));

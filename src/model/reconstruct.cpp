@@ -40,7 +40,9 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
   const CheckpointInfo info = read_checkpoint_info(o.checkpoint);
   const masking::Grid grid =
       masking::make_grid(windows.channels, windows.length, info.model.patch_length());
-  const auto policy = masking::make_policy(o.policy, grid);
+  masking::PolicyContext context;
+  context.pilot = &windows;  // the data's modality groups
+  const auto policy = masking::make_policy(o.policy, grid, context);
   data::Windows one = windows.subset({o.window});
   Rng rng(derive_seed(o.seed, static_cast<std::uint64_t>(o.window)));
   ReconstructResult r;

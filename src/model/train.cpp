@@ -216,10 +216,13 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   result.iterations_per_epoch = n / o.batch_size;
   const long ipe = result.iterations_per_epoch;
   const nlohmann::json training = o.training_json();
-  const nlohmann::json data_json = {{"n", n},
-                                    {"channels", train.channels},
-                                    {"length", train.length},
-                                    {"description", train.description}};
+  nlohmann::json data_json = {{"n", n},
+                              {"channels", train.channels},
+                              {"length", train.length},
+                              {"sample_rate_hz", train.sample_rate_hz},
+                              {"modalities", nlohmann::json::object()},
+                              {"description", train.description}};
+  for (const auto& g : train.modalities) data_json["modalities"][g.name] = g.channels;
   double partial_sum = 0.0;  // loss sum of the epoch in progress (kept across a resume)
   long partial_count = 0;
   double partial_seconds = 0.0;

@@ -12,44 +12,9 @@ using namespace moca::data;
 using moca::data::test::contains;
 using moca::data::test::error_text;
 
-namespace {
-
-// Writes a .npy v1.0 file by hand (independent of moca's writer): header dict, padding, payload.
-void write_raw_npy(const std::string& path, const std::string& descr, const std::string& shape,
-                   const std::string& payload, bool fortran = false) {
-  std::string header = "{'descr': '" + descr +
-                       "', 'fortran_order': " + (fortran ? "True" : "False") +
-                       ", 'shape': " + shape + ", }";
-  while ((10 + header.size() + 1) % 64 != 0) header.push_back(' ');
-  header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  out.write("\x93NUMPY\x01\x00", 8);
-  const char hl[2] = {static_cast<char>(header.size() & 0xff),
-                      static_cast<char>(header.size() >> 8)};
-  out.write(hl, 2);
-  out << header << payload;
-}
-
-template <typename T>
-std::string bytes_of(const std::vector<T>& v) {
-  std::string s(v.size() * sizeof(T), '\0');
-  std::memcpy(&s[0], v.data(), s.size());
-  return s;
-}
-
-// numpy '<U<width>' payload: UTF-32LE code points, NUL padded.
-std::string utf32(const std::vector<std::u32string>& values, size_t width) {
-  std::string s;
-  for (const auto& v : values) {
-    for (size_t k = 0; k < width; ++k) {
-      const char32_t cp = k < v.size() ? v[k] : 0;
-      for (int b = 0; b < 4; ++b) s.push_back(static_cast<char>((cp >> (8 * b)) & 0xff));
-    }
-  }
-  return s;
-}
-
-}  // namespace
+using moca::data::test::bytes_of;
+using moca::data::test::utf32;
+using moca::data::test::write_raw_npy;
 
 TEST_CASE("matrix_io: string dtypes '<U..' and '|S..' read as UTF-8, written as '<U..'") {
   const std::string d = moca::data::test::scratch_dir("npy_strings");
@@ -119,7 +84,7 @@ TEST_CASE("npy_windows: ssl-wearables layout N x L x C with string labels and pi
   CHECK(f.window(0)(1, 0) == 10.0f);  // flat index 2 = x[0][1][0]
 }
 
-TEST_CASE("npy_windows: N x C x L float32, integer labels, 2-D X, explicit files") {
+TEST_CASE("npy_windows: N x C x L float32, integer labels, 2-D X refused, explicit files") {
   const std::string d = moca::data::test::scratch_dir("npy_ncl");
   std::vector<float> x;
   for (int i = 0; i < 2; ++i)
@@ -141,12 +106,11 @@ TEST_CASE("npy_windows: N x C x L float32, integer labels, 2-D X, explicit files
   CHECK(sq.window(0)(0, 1) == 2.0f);
   CHECK(sq.labels(0) == -1);
   CHECK(sq.subjects(0) == -1);
-  // 2-D X is one channel.
+  // 2-D X is refused (issue #10: rank 3 only), with the fix in the message.
   write_raw_npy(d + "/x2.npy", "<f8", "(2, 3)", bytes_of(std::vector<double>{1, 2, 3, 4, 5, 6}));
-  const Windows one = read_windows_npy_files(d + "/x2.npy", d + "/y.npy", "");
-  CHECK(one.channels == 1);
-  CHECK(one.length == 3);
-  CHECK(one.window(1)(0, 2) == 6.0f);
+  CHECK(contains(error_text<std::invalid_argument>(
+                     [&] { read_windows_npy_files(d + "/x2.npy", d + "/y.npy", ""); }),
+                 "X[:, None, :]"));
   NpyReadOptions names;
   names.channel_names = {"a", "b", "c"};
   CHECK(read_windows_npy(d, names).channel_names == names.channel_names);

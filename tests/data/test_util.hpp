@@ -5,9 +5,11 @@
 #include <zlib.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace moca::data::test {
 
@@ -39,6 +41,42 @@ inline std::string env_dir(const char* var) {
   struct stat st {};
   if (::stat(v, &st) != 0 || !S_ISDIR(st.st_mode)) return "";
   return v;
+}
+
+// Writes a .npy v1.0 file by hand (independent of moca's writer): header dict, padding, payload.
+inline void write_raw_npy(const std::string& path, const std::string& descr,
+                          const std::string& shape, const std::string& payload,
+                          bool fortran = false) {
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header.push_back(' ');
+  header.push_back('\n');
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  const char hl[2] = {static_cast<char>(header.size() & 0xff),
+                      static_cast<char>(header.size() >> 8)};
+  out.write(hl, 2);
+  out << header << payload;
+}
+
+template <typename T>
+inline std::string bytes_of(const std::vector<T>& v) {
+  std::string s(v.size() * sizeof(T), '\0');
+  std::memcpy(&s[0], v.data(), s.size());
+  return s;
+}
+
+// numpy '<U<width>' payload: UTF-32LE code points, NUL padded.
+inline std::string utf32(const std::vector<std::u32string>& values, size_t width) {
+  std::string s;
+  for (const auto& v : values) {
+    for (size_t k = 0; k < width; ++k) {
+      const char32_t cp = k < v.size() ? v[k] : 0;
+      for (int b = 0; b < 4; ++b) s.push_back(static_cast<char>((cp >> (8 * b)) & 0xff));
+    }
+  }
+  return s;
 }
 
 }  // namespace moca::data::test

@@ -6,14 +6,17 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "kcca_score.hpp"
+#include "moca/common/matrix_io.hpp"
 
 using moca::tools::KccaScoreOptions;
 using moca::tools::run_kcca_score;
@@ -199,6 +202,41 @@ TEST_CASE("kcca_score binary: bad input exits 2 (usage) or 1 (runtime) with a me
   CHECK(r.err.find("nonexistent-hapt-dir") != std::string::npos);
 }
 
+TEST_CASE("kcca_score on a .npy folder: bad input exits 2 and writes nothing, then it scores") {
+  const std::string dir = std::string(MOCA_BINARY_DIR) + "/kcca_score_npy_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::vector<double> x(12 * 6 * 40);
+  for (size_t k = 0; k < x.size(); ++k) x[k] = std::sin(0.37 * static_cast<double>(k));
+  x[3 * 240 + 7] = std::nan("");
+  moca::write_npy(dir + "/X.npy", {12, 6, 40}, x.data());
+  const std::string json = dir + "/score.json";
+  auto r = run_tool("--data " + dir + " --draws 2 --pca 3 --json " + json);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("1 non-finite values (NaN/Inf) in 1 of 12 windows; the first is window 3") !=
+        std::string::npos);
+  CHECK(!std::filesystem::exists(json));
+  r = run_tool("--data " + dir + " --drop-nonfinite --sample-rate 10 --draws 2 --pca 3 --json " +
+               json);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("dropped 1 windows") != std::string::npos);
+  CHECK(r.err.find("resampled 10 -> 50 Hz") != std::string::npos);
+  CHECK(r.err.find("scoring 11 of the data's 11 windows") != std::string::npos);
+  const auto doc = nlohmann::json::parse(slurp(json));
+  CHECK(doc.at("data").at("scored") == "windows");
+  CHECK(doc.at("data").at("modalities") == "all=0-5");
+  // One group: the cross-modal score says it needs two; --modalities gives them.
+  r = run_tool("--data " + dir + " --drop-nonfinite --cross-modal --draws 2 --pca 3");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--cross-modal needs >= 2 modality groups; the data has 1 (all=0-5)") !=
+        std::string::npos);
+  r = run_tool("--data " + dir +
+               " --drop-nonfinite --modalities a=0-2,b=3-5 --cross-modal --draws 2 --pca 3");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("unmasked channels 0,1,2 vs masked channels 3,4,5") != std::string::npos);
+}
+
 TEST_CASE("kcca_score on UCI HAPT transitions (MOCA_HAPT_DIR)") {
   const char* dir = std::getenv("MOCA_HAPT_DIR");
   if (dir == nullptr || *dir == '\0') {
@@ -207,7 +245,8 @@ TEST_CASE("kcca_score on UCI HAPT transitions (MOCA_HAPT_DIR)") {
   }
   const auto r = run_tool("--samples 100 --draws 2 --pca 5", true);
   CHECK(r.code == 0);
-  CHECK(r.err.find("UCI HAPT at") != std::string::npos);
+  CHECK(r.err.find("kcca_score: data: hapt:") != std::string::npos);
+  CHECK(r.err.find("(from $MOCA_HAPT_DIR)") != std::string::npos);
   CHECK(r.err.find("synthetic transitions (Algorithm 1)") != std::string::npos);
 }
 

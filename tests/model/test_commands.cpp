@@ -7,13 +7,16 @@
 
 #include <sys/mount.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "commands.hpp"
+#include "kcca_score.hpp"
 #include "moca/common/file_lock.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/model/checkpoint.hpp"
@@ -62,7 +65,7 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
   std::ostringstream out, log;
   const auto j = tools::run_pretrain(pre, out, log);
   CHECK(j.at("finished") == true);
-  CHECK(j.at("data").at("source") == "synthetic");
+  CHECK(j.at("data").at("source").get<std::string>().rfind("generator:windows=120", 0) == 0);
   CHECK(log.str().find("built-in synthetic IMU generator") != std::string::npos);
   CHECK(nlohmann::json::parse(std::ifstream(pre.json)).at("iterations") == 8);
 
@@ -129,6 +132,172 @@ TEST_CASE("run_impute and run_embed on generated data") {
   CHECK(e.at("dim") == 128);
   const auto zu = moca::read_npy(emb.out_dir + "/Z_U.npy");
   CHECK(zu.shape == std::vector<std::int64_t>{7, 128});
+}
+
+namespace {
+
+// An ssl-wearables folder as a user would bring it: 60 windows of 9 channels (acc, gyro, mag) x
+// 100 samples at 25 Hz, string labels (3 classes with their own frequencies) and string pids (6
+// subjects), meta.json with modalities, sample_rate and channel names.
+std::string own_npy_folder(const std::string& name, bool with_pid) {
+  namespace fs = std::filesystem;
+  const std::string dir = moca_test::temp_path(name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const int n = 60, c = 9, len = 100;
+  const char* classes[] = {"walk", "run", "jump"};
+  std::vector<double> x;
+  std::vector<std::string> y, pid;
+  for (int i = 0; i < n; ++i) {
+    const double f = 1.0 + 1.5 * (i % 3);
+    for (int ch = 0; ch < c; ++ch)
+      for (int t = 0; t < len; ++t)
+        x.push_back(std::sin(2 * 3.14159265358979 * f * t / 25.0 + 0.3 * ch + 0.1 * i) +
+                    0.05 * std::cos(1.7 * t + i + ch));
+    y.push_back(classes[i % 3]);
+    pid.push_back("subject-" + std::string(1, static_cast<char>('a' + i % 6)));
+  }
+  moca::write_npy(dir + "/X.npy", {n, c, len}, x.data());
+  moca::write_npy_strings(dir + "/Y.npy", y);
+  if (with_pid) moca::write_npy_strings(dir + "/pid.npy", pid);
+  std::ofstream(dir + "/meta.json")
+      << R"({"modalities": {"acc": [0, 1, 2], "gyro": [3, 4, 5], "mag": [6, 7, 8]},
+             "sample_rate": 25,
+             "channel_names": ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z",
+                               "mag_x", "mag_y", "mag_z"]})";
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, embed on .npy") {
+  ::unsetenv("MOCA_HAPT_DIR");
+  const std::string dir = own_npy_folder("own_npy", true);
+  std::ostringstream out, log;
+
+  // kcca_score: the windows themselves (no transitions), resampled 25 -> 50 Hz, L 100 -> 200.
+  tools::KccaScoreOptions ko;
+  ko.data = dir;
+  ko.schemes = {"cross", "per-modality"};
+  ko.draws = 3;
+  ko.pca = 5;
+  ko.progress = false;
+  const auto doc = tools::run_kcca_score(ko, out, log);
+  CHECK(doc.at("data").at("spec") == "npy:" + dir);
+  CHECK(doc.at("data").at("modalities") == "acc=0-2,gyro=3-5,mag=6-8");
+  CHECK(doc.at("data").at("scored") == "windows");
+  CHECK(doc.at("data").at("scored_windows") == 60);
+  CHECK(doc.at("options").at("grid").at("channels") == 9);
+  CHECK(doc.at("options").at("grid").at("patches") == 10);
+  CHECK(doc.at("schemes")[1].at("spec").get<std::string>().find("groups=0-2/3-5/6-8") !=
+        std::string::npos);
+  CHECK(log.str().find("resampled 25 -> 50 Hz") != std::string::npos);
+  // One modality group: the cross-modal policies and scores say they need two.
+  ko.dataset.modalities = "acc=0-2";
+  ko.schemes = {"per-modality"};
+  CHECK_THROWS_WITH_AS(tools::run_kcca_score(ko, out, log),
+                       doctest::Contains("per-modality needs >= 2 modality groups"),
+                       std::invalid_argument);
+  ko.schemes = {"cross"};
+  ko.cross_modal = true;
+  CHECK_THROWS_WITH_AS(tools::run_kcca_score(ko, out, log),
+                       doctest::Contains("--cross-modal needs >= 2 modality groups"),
+                       std::invalid_argument);
+
+  // pretrain (tiny): the checkpoint records channels, groups, rate and L.
+  tools::PretrainCommand pre;
+  pre.data.data = dir;
+  pre.train.preset = "tiny";
+  pre.train.epochs = 1;
+  pre.train.warmup_epochs = 0;
+  pre.train.batch_size = 14;
+  pre.train.progress = false;
+  pre.train.checkpoint = moca_test::temp_path("own_npy.pt");
+  tools::run_pretrain(pre, out, log);
+  const auto info = model::read_checkpoint_info(pre.train.checkpoint);
+  CHECK(info.channel_names.size() == 9);
+  CHECK(info.channel_names.back() == "mag_z");
+  CHECK(info.model.length() == 200);
+  CHECK(info.meta.at("data").at("sample_rate_hz") == 50.0);
+  CHECK(info.meta.at("data").at("modalities").at("mag") == std::vector<int>{6, 7, 8});
+  CHECK(tools::checkpoint_geometry(pre.train.checkpoint).length == 200);
+
+  // linprobe, subject-wise folds over the string pids; class names are kept.
+  tools::ClassifyCommand lin;
+  lin.data.data = dir;
+  lin.data.folds = 3;
+  lin.options = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
+  lin.options.checkpoint = pre.train.checkpoint;
+  lin.options.epochs = 2;
+  lin.options.warmup_epochs = 1;
+  lin.options.batch_size = 10;
+  lin.options.progress = false;
+  lin.protocol = "subject-kfold";
+  const auto c = tools::run_classify(lin, out, log);
+  CHECK(c.at("folds").size() == 3);
+  CHECK(c.at("data").at("class_names") == std::vector<std::string>{"jump", "run", "walk"});
+  CHECK(c.at("data").at("subjects") == 6);
+  lin.protocol = "loso";
+  lin.options.epochs = 1;
+  lin.options.warmup_epochs = 0;
+  CHECK(tools::run_classify(lin, out, log).at("folds").size() == 6);
+  // Bad input for a probe: one class, no subject ids, channels the model does not have.
+  lin.protocol = "subject-kfold";
+  lin.data.dataset.keep_classes = "walk";
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log),
+                       doctest::Contains("needs labels of >= 2 classes; every labelled window has "
+                                         "class 'walk'"),
+                       std::invalid_argument);
+  lin.data.dataset.keep_classes.clear();
+  lin.data.data = own_npy_folder("own_npy_nopid", false);
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log),
+                       doctest::Contains("protocol subject-kfold needs subject ids"),
+                       std::invalid_argument);
+  lin.data.data = dir;
+  lin.options.checkpoint = moca_test::shared_checkpoint();  // 6 channels acc + gyro
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log),
+                       doctest::Contains("channel 'mag_x' is not one of the model's"),
+                       std::invalid_argument);
+
+  // impute (3 groups: the sensor task runs) and embed on the same folder.
+  tools::ImputeCommand imp;
+  imp.data.data = dir;
+  imp.options.checkpoints = {pre.train.checkpoint};
+  imp.options.mice.iterations = 1;
+  imp.options.mice.draws = 1;
+  imp.max_windows = 6;
+  const auto ij = tools::run_impute(imp, out, log);
+  CHECK(ij.at("table").at("tasks").size() == 4);
+  CHECK(ij.at("data").at("modalities") == "acc=0-2,gyro=3-5,mag=6-8");
+  tools::EmbedCommand emb;
+  emb.data.data = dir;
+  emb.checkpoint = pre.train.checkpoint;
+  emb.out_dir = moca_test::temp_path("own_npy_embed");
+  emb.max_windows = 5;
+  const auto e = tools::run_embed(emb, out, log);
+  CHECK(moca::read_npy(emb.out_dir + "/Z_M.npy").shape ==
+        std::vector<std::int64_t>{5, e.at("dim").get<std::int64_t>()});
+
+  // data inspect and export: the export reads back as the same windows.
+  tools::DataInspectCommand ins;
+  ins.data.data = dir;
+  std::ostringstream iout;
+  const auto ij2 = tools::run_data_inspect(ins, iout, log);
+  CHECK(iout.str().find("modality groups (3):  acc = {acc_x, acc_y, acc_z}") != std::string::npos);
+  CHECK(iout.str().find("L = 200 samples at 50 Hz (input: 9 channels, L = 100 at 25 Hz)") !=
+        std::string::npos);
+  CHECK(ij2.at("subjects_windows").size() == 6);
+  tools::DataExportCommand ex;
+  ex.data.data = dir;
+  ex.out_dir = moca_test::temp_path("own_npy_export");
+  tools::run_data_export(ex, out, log);
+  tools::DataInspectCommand back;
+  back.data.data = ex.out_dir;
+  std::ostringstream bout;
+  const auto bj = tools::run_data_inspect(back, bout, log);
+  CHECK(bj.at("notes").empty());
+  CHECK(bj.at("class_names") == ij2.at("class_names"));
+  CHECK(bj.at("classes") == ij2.at("classes"));
 }
 
 TEST_CASE("the moca binary: usage errors exit 2, runtime errors 1, SIGINT checkpoints") {

@@ -2,10 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
+#include "moca/common/matrix_io.hpp"
 #include "study_data.hpp"
 
 using moca::sim::StudyDataOptions;
@@ -38,6 +41,30 @@ TEST_CASE("train_test_windows from the generator: sizes 7:3 and independent part
   CHECK(s.train.size() == 70);
   CHECK(s.test.size() == 30);
   CHECK(s.train.x.row(0) != s.test.x.row(0));
+}
+
+TEST_CASE("a .npy folder: the studies read its windows (no transitions) at the model's rate") {
+  const std::string dir = std::string(MOCA_BINARY_DIR) + "/study_data_npy";
+  std::filesystem::create_directories(dir);
+  std::vector<double> x(30 * 4 * 100);
+  for (size_t k = 0; k < x.size(); ++k) x[k] = std::cos(0.11 * static_cast<double>(k));
+  moca::write_npy(dir + "/X.npy", {30, 4, 100}, x.data());
+  std::ofstream(dir + "/meta.json")
+      << R"({"modalities": {"a": [0, 1], "b": [2, 3]}, "sample_rate": 25})";
+  StudyDataOptions o;
+  o.use_env = false;
+  o.data = dir;
+  o.samples = 20;
+  const auto t = moca::sim::transition_windows(o);
+  CHECK(t.windows.size() == 20);   // a seeded subset of the 30 windows, not transitions
+  CHECK(t.windows.length == 200);  // 25 -> 50 Hz
+  CHECK(t.description["source"] == "npy");
+  CHECK(t.description["modalities"] == "a=0-1,b=2-3");
+  CHECK(t.windows.modality_channels() == std::vector<std::vector<int>>{{0, 1}, {2, 3}});
+  o.samples = 30;
+  const auto s = moca::sim::train_test_windows(o);
+  CHECK(s.train.size() == 21);  // int(0.7 * 30)
+  CHECK(s.test.size() == 9);
 }
 
 TEST_CASE("HAPT: transitions from the training split and a capped split") {

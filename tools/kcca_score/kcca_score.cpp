@@ -9,6 +9,7 @@
 
 #include "moca/common/output_file.hpp"
 #include "moca/data/augment.hpp"
+#include "moca/data/dataset.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/data/windowing.hpp"
@@ -51,9 +52,12 @@ void KccaScoreOptions::validate() const {
   if (draws < 2) fail("--draws (" + std::to_string(draws) + ") must be >= 2");
   if (!(coupling >= 0.0 && coupling <= 1.0))
     fail("--coupling (" + fmt(coupling) + ") must be in [0, 1]");
-  if (patch_length < 1 || 200 % patch_length != 0)
-    fail("--patch-length (" + std::to_string(patch_length) +
-         ") must divide the window length 200 (e.g. 10, 20, 25, 40, 50)");
+  if (patch_length < 1 || dataset.length % patch_length != 0)
+    fail("--patch-length (" + std::to_string(patch_length) + ") must divide the window length " +
+         std::to_string(dataset.length) + " (e.g. 10, 20, 25, 40, 50 for 200)");
+  if (transitions < -1)
+    fail("--transitions (" + std::to_string(transitions) + ") must be >= 0 (0 = the windows)");
+  dataset.validate();
   if (threads < 0) fail("--threads (" + std::to_string(threads) + ") must be >= 0");
 }
 
@@ -90,52 +94,48 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   options.validate();
 
   // ---- data ----------------------------------------------------------------------------------
-  std::string dir = options.data, source;
-  if (dir.empty()) {
-    const char* env = std::getenv("MOCA_HAPT_DIR");
-    if (env != nullptr && *env != '\0') {
-      dir = env;
-      source = "MOCA_HAPT_DIR";
-    }
-  } else {
-    source = "--data";
-  }
-  json data_json;
-  data::Windows windows;
   const std::uint64_t data_seed = derive_seed(options.seed, 0x64617461ULL);
-  if (dir.empty()) {
-    data::SyntheticOptions so;
-    so.windows = options.samples;
-    so.coupling = options.coupling;
-    so.seed = data_seed;
-    windows = data::generate_synthetic(so);
-    log << "kcca_score: data: built-in synthetic IMU generator (" << so.windows
-        << " windows, coupling " << masking::format_number(so.coupling)
-        << "); no --data and no MOCA_HAPT_DIR\n";
-    data_json = {{"source", "generator"},   {"windows", so.windows}, {"length", so.length},
-                 {"coupling", so.coupling}, {"noise", so.noise},     {"subjects", so.subjects},
-                 {"seed", so.seed}};
-  } else {
-    data::WindowingOptions wo;
-    const data::Windows all = data::load_hapt_windows(dir, wo);
+  data::DatasetOptions dopt = options.dataset;
+  dopt.generator.windows = options.samples;
+  dopt.generator.coupling = options.coupling;
+  dopt.generator.seed = data_seed;
+  const data::Dataset ds = data::open_dataset(options.data, dopt);
+  log << "kcca_score: data: " << ds.summary() << "\n";
+  for (const auto& note : ds.notes) log << "kcca_score: data: " << note << "\n";
+  json data_json = ds.to_json();
+  data::Windows windows;
+  const int transitions = options.transitions >= 0                    ? options.transitions
+                          : ds.spec.format == data::DataFormat::kHapt ? options.samples
+                                                                      : 0;
+  if (transitions > 0) {
+    const data::Windows& all = ds.windows;
     const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
     const data::Windows train = all.subset(split.train);
-    windows = data::synthetic_transitions(train, options.samples, data_seed);
-    log << "kcca_score: data: UCI HAPT at " << dir << " (from " << source << "): " << all.size()
-        << " windows, training split " << train.size() << " (random 7:3, seed "
-        << options.split_seed << "), " << windows.size()
-        << " synthetic transitions (Algorithm 1)\n";
-    data_json = {{"source", "hapt"},
-                 {"path", dir},
-                 {"path_from", source},
-                 {"hapt_windows", all.size()},
-                 {"train_windows", train.size()},
-                 {"split", "random 7:3"},
-                 {"split_seed", options.split_seed},
-                 {"transitions", windows.size()},
-                 {"transition_seed", data_seed},
-                 {"window_length", wo.length},
-                 {"window_stride", wo.stride}};
+    windows = data::synthetic_transitions(train, transitions, data_seed);
+    log << "kcca_score: scoring " << windows.size()
+        << " synthetic transitions (Algorithm 1) from the training split of " << train.size()
+        << " windows (random 7:3, seed " << options.split_seed << ")\n";
+    data_json["scored"] = "Algorithm-1 transitions";
+    data_json["train_windows"] = train.size();
+    data_json["split"] = "random 7:3";
+    data_json["split_seed"] = options.split_seed;
+    data_json["transitions"] = windows.size();
+    data_json["transition_seed"] = data_seed;
+  } else {
+    windows = ds.windows;
+    std::string how = "all";
+    if (windows.size() > options.samples) {
+      std::vector<int> rows = data::numpy_legacy_permutation(
+          windows.size(), static_cast<std::uint32_t>(data_seed & 0xffffffffULL));
+      rows.resize(static_cast<size_t>(options.samples));
+      std::sort(rows.begin(), rows.end());
+      windows = windows.subset(rows);
+      how = "a seeded random subset (--samples)";
+    }
+    log << "kcca_score: scoring " << windows.size() << " of the data's " << ds.windows.size()
+        << " windows (" << how << ")\n";
+    data_json["scored"] = "windows";
+    data_json["scored_windows"] = windows.size();
   }
   json doc = score_windows(windows, data_json, options, out, log);
   doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -155,6 +155,7 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
   data_json["channels"] = windows.channel_names;
   data_json["sample_rate_hz"] = windows.sample_rate_hz;
   data_json["description"] = windows.description;
+  if (!data_json.contains("source")) data_json["source"] = "windows";
 
   // ---- policies and scorer --------------------------------------------------------------------
   const masking::Grid grid =
@@ -173,15 +174,28 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
   so.threads = options.threads;
   std::string views = "all channels";
   if (options.cross_modal) {
-    for (int c = 0; c < grid.channels; ++c)
-      (c < grid.channels / 2 ? so.unmasked_channels : so.masked_channels).push_back(c);
+    // The first modality group against the others (without stated groups: the channel halves).
+    std::vector<std::vector<int>> groups = windows.modalities.empty()
+                                               ? std::vector<std::vector<int>>{}
+                                               : data::require_modalities(windows, "--cross-modal");
+    if (groups.empty()) {
+      groups.resize(2);
+      for (int c = 0; c < grid.channels; ++c) groups[c < grid.channels / 2 ? 0 : 1].push_back(c);
+    }
+    so.unmasked_channels = groups[0];
+    for (size_t g = 1; g < groups.size(); ++g)
+      so.masked_channels.insert(so.masked_channels.end(), groups[g].begin(), groups[g].end());
     if (options.features == "rff-mean" && !options.feature_map)
       throw std::invalid_argument(
           "--cross-modal needs per-channel features (raw, patch-mean), "
           "not rff-mean");
-    views = "unmasked channels 0-" + std::to_string(grid.channels / 2 - 1) +
-            " vs masked channels " + std::to_string(grid.channels / 2) + "-" +
-            std::to_string(grid.channels - 1) + " (cross-modal part)";
+    auto list = [](const std::vector<int>& ch) {
+      std::string t;
+      for (int c : ch) t += (t.empty() ? "" : ",") + std::to_string(c);
+      return t;
+    };
+    views = "unmasked channels " + list(so.unmasked_channels) + " vs masked channels " +
+            list(so.masked_channels) + " (cross-modal part)";
   }
   masking::PolicyContext ctx;
   ctx.pilot = &windows;

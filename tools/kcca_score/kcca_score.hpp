@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "moca/data/dataset.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/policy.hpp"
@@ -19,13 +20,22 @@ namespace moca::tools {
 
 /// Options of kcca_score (the flags; defaults as documented in docs/masking.md).
 struct KccaScoreOptions {
-  /// UCI HAPT folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator.
+  /// Data spec (moca::data::open_dataset): hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a
+  /// folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator.
   std::string data;
+  /// The --data-* options (format, modalities, rate, ...); the model length/rate fields give the
+  /// window length and rate scored (default 200 samples at 50 Hz).
+  data::DatasetOptions dataset;
+  /// Algorithm-1 synthetic transitions built from the labelled windows' 7:3 training split; 0 =
+  /// score the data's own windows; -1 (default) = `samples` transitions for HAPT, 0 otherwise.
+  int transitions = -1;
   /// Scheme specs, e.g. {"cross", "sync:ratio=0.5", "adaptive:base=cross,beta=20"}.
   std::vector<std::string> schemes = {"cross", "sync"};
   /// Mask ratio given to every scheme that takes a `ratio` key and does not set one; in (0, 1).
   double ratio = 0.75;
-  int samples = 1000;             ///< windows scored (generated, or synthetic transitions); >= 3
+  /// Windows scored: the generator's count, and the cap on a data set's windows (a seeded random
+  /// subset when it has more); >= 3.
+  int samples = 1000;
   std::string features = "raw";   ///< raw | patch-mean | rff-mean (ignored when feature_map is set)
   std::string estimator = "cca";  ///< cca | kcca
   int pca = 50;                   ///< cca: components per view; >= 1
@@ -37,11 +47,11 @@ struct KccaScoreOptions {
   std::string json;               ///< JSON output file; empty = none
   std::string mask_mode = "per-window";  ///< per-window | shared
   double coupling = 0.8;                 ///< generator: cross-modal coupling in [0, 1]
-  int patch_length = 20;                 ///< Lp; must divide the window length (200)
+  int patch_length = 20;                 ///< Lp; must divide the window length (dataset.length)
   std::uint64_t split_seed = 1004;       ///< HAPT: seed of the random 7:3 split (upstream's 1004)
   int threads = 0;                       ///< OpenMP threads; 0 = default
-  /// Score only the cross-modal part: the unmasked view restricted to the first half of the
-  /// channels (acc) against the masked view restricted to the second half (gyro).
+  /// Score only the cross-modal part: the unmasked view restricted to the first modality group
+  /// (acc) against the masked view restricted to the other groups (gyro, ...); needs >= 2 groups.
   bool cross_modal = false;
   bool progress = true;  ///< progress lines on stderr for runs over a second
   /// A feature map that replaces `features` (e.g. a trained encoder from src/model); its name is

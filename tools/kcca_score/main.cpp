@@ -4,6 +4,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "data_flags.hpp"
 #include "kcca_score.hpp"
 #include "run_cli.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
@@ -17,12 +18,17 @@ int main(int argc, char** argv) {
       "kcca_score: score masking schemes by the canonical correlation between the "
       "unmasked and the masked views (PCA + sigma_1(Gamma) or KCCA), with CIs and paired "
       "comparisons"};
-  app.add_option("--data", o.data, "UCI HAPT folder (default: $MOCA_HAPT_DIR, else generator)");
+  moca::tools::add_data_flags(&app, o.data, o.dataset);
+  app.add_option("--transitions", o.transitions,
+                 "score N Algorithm-1 synthetic transitions built from the labelled windows "
+                 "(0 = the windows themselves; default: --samples for HAPT, 0 otherwise)");
   app.add_option("--scheme", schemes,
                  "comma-separated scheme specs, e.g. cross,sync or cross:ratio=0.5,sensor:keep=1")
       ->capture_default_str();
   app.add_option("--ratio", o.ratio, "mask ratio for schemes that take one")->capture_default_str();
-  app.add_option("--samples", o.samples, "windows scored")->capture_default_str();
+  app.add_option("--samples", o.samples,
+                 "windows scored: the generator's count, and the cap on a data set's windows")
+      ->capture_default_str();
   std::string checkpoint;
   app.add_option("--features", o.features,
                  "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, with "
@@ -46,7 +52,7 @@ int main(int argc, char** argv) {
   app.add_option("--split-seed", o.split_seed, "HAPT: seed of the 7:3 split")
       ->capture_default_str();
   app.add_flag("--cross-modal", o.cross_modal,
-               "score only unmasked acc (first half of channels) vs masked gyro (second half)");
+               "score only the unmasked first modality group (acc) vs the masked other groups");
   app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
     o.schemes = moca::tools::split_scheme_list(schemes);

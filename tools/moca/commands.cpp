@@ -7,15 +7,16 @@
 #include <cstdlib>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
-#include "moca/data/hmp.hpp"
+#include "moca/data/augment.hpp"
+#include "moca/data/dataset.hpp"
 #include "moca/data/splits.hpp"
-#include "moca/data/synthetic.hpp"
 #include "moca/data/windowing.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
@@ -30,43 +31,12 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   if (!path.empty()) write_output_text(path, j.dump(2) + "\n");
 }
 
-struct AllData {
-  data::Windows all;
-  std::string source;
-};
-
-AllData load_all(const DataOptions& o, std::ostream& log) {
-  o.validate();
-  AllData d;
-  std::string dir = o.data;
-  if (dir.empty()) {
-    const char* env = std::getenv("MOCA_HAPT_DIR");
-    if (env != nullptr && *env != '\0') {
-      dir = env;
-      log << "data: UCI HAPT from $MOCA_HAPT_DIR = " << dir << "\n";
-    }
-  } else {
-    log << "data: UCI HAPT from --data " << dir << "\n";
-  }
-  if (!dir.empty()) {
-    data::WindowingOptions wo;
-    wo.length = o.window_length;
-    wo.stride = o.window_length;
-    d.all = data::load_hapt_windows(dir, wo);
-    d.source = "hapt:" + dir;
-  } else {
-    data::SyntheticOptions so;
-    so.windows = o.synthetic_windows;
-    so.length = o.window_length;
-    so.coupling = o.coupling;
-    so.seed = o.synthetic_seed;
-    d.all = data::generate_synthetic(so);
-    d.source = "synthetic";
-    log << "data: the built-in synthetic IMU generator (no --data and no $MOCA_HAPT_DIR): "
-        << so.windows << " windows, coupling " << so.coupling << ", seed " << so.seed << "\n";
-  }
-  log << data::class_count_table(d.all);
-  return d;
+// A subject-wise protocol needs subject ids; a classifier needs two classes.
+void require_subjects(const data::Windows& w, const std::string& what) {
+  for (int i = 0; i < w.size(); ++i)
+    if (w.subjects(i) >= 0) return;
+  throw std::invalid_argument(what +
+                              " needs subject ids (pid.npy in a .npy folder); the data has none");
 }
 
 std::pair<data::Windows, data::Windows> split_windows(const data::Windows& all,
@@ -76,6 +46,7 @@ std::pair<data::Windows, data::Windows> split_windows(const data::Windows& all,
     const auto s = data::random_split(all.size(), o.train_fraction, o.split_seed);
     return {all.subset(s.train), all.subset(s.test)};
   }
+  require_subjects(all, "--split subject-kfold");
   const auto folds = data::subject_kfold(all.subjects, o.folds, o.split_seed);
   const auto& s = folds[static_cast<size_t>(fold)];
   return {all.subset(s.train), all.subset(s.test)};
@@ -126,19 +97,46 @@ void DataOptions::validate() const {
 }
 
 nlohmann::json LoadedData::to_json() const {
-  return {{"source", source},
-          {"train_windows", train.size()},
-          {"test_windows", test.size()},
-          {"channels", train.channel_names},
-          {"length", train.length},
-          {"description", train.description}};
+  nlohmann::json j = dataset;
+  j["source"] = source;
+  j["train_windows"] = train.size();
+  j["test_windows"] = test.size();
+  return j;
 }
 
-LoadedData load_data(const DataOptions& options, std::ostream& log) {
-  AllData d = load_all(options, log);
+ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
+  const model::CheckpointInfo info = model::read_checkpoint_info(checkpoint);
+  ModelGeometry g;
+  g.length = info.model.length();
+  const auto& meta = info.meta;
+  if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
+    g.sample_rate_hz = meta.at("data").at("sample_rate_hz").get<double>();
+  }
+  return g;
+}
+
+data::Dataset open_command_data(const DataOptions& o, const ModelGeometry* geometry,
+                                std::ostream& log) {
+  o.validate();
+  data::DatasetOptions dopt = o.dataset;
+  dopt.length = geometry ? geometry->length : o.window_length;
+  dopt.target_rate_hz = geometry ? geometry->sample_rate_hz : 50.0;
+  dopt.generator.windows = o.synthetic_windows;
+  dopt.generator.coupling = o.coupling;
+  dopt.generator.seed = o.synthetic_seed;
+  data::Dataset d = data::open_dataset(o.data, dopt);
+  log << "data: " << d.summary() << "\n";
+  for (const auto& note : d.notes) log << "data: " << note << "\n";
+  log << data::class_count_table(d.windows);
+  return d;
+}
+
+LoadedData load_data(const DataOptions& options, std::ostream& log, const ModelGeometry* geometry) {
+  const data::Dataset d = open_command_data(options, geometry, log);
   LoadedData out;
-  out.source = d.source;
-  std::tie(out.train, out.test) = split_windows(d.all, options, options.fold);
+  out.source = d.spec.to_string();
+  out.dataset = d.to_json();
+  std::tie(out.train, out.test) = split_windows(d.windows, options, options.fold);
   log << "split: " << options.split << " -> " << out.train.size() << " train, " << out.test.size()
       << " test windows\n";
   return out;
@@ -193,18 +191,29 @@ void ClassifyCommand::validate() const {
         "subject-kfold runs every fold); --split/--fold (" +
         data.split + ", " + std::to_string(data.fold) + ") apply to the other subcommands");
   }
-  if (protocol != "random" && protocol != "subject-kfold" && protocol != "adl-loso") {
+  if (protocol != "random" && protocol != "subject-kfold" && protocol != "loso" &&
+      protocol != "adl-loso") {
     throw std::invalid_argument("ClassifyCommand: protocol (" + protocol +
-                                ") must be one of random, subject-kfold, adl-loso");
+                                ") must be one of random, subject-kfold, loso, adl-loso");
+  }
+  if (protocol == "adl-loso" && !data.data.empty()) {
+    throw std::invalid_argument(
+        "ClassifyCommand: protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); "
+        "for another data set use --data D --protocol loso (--data was " +
+        data.data + ")");
   }
 }
 
 nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log) {
   cmd.validate();
-  data::Windows all;
-  std::string source;
-  std::vector<data::Split> splits;
-  if (cmd.protocol == "adl-loso") {
+  // The checkpoint fixes the windows' length and rate; data at another rate or length is
+  // resampled and cropped/padded to it (open_dataset says so).
+  ModelGeometry geometry;
+  const bool scratch = cmd.options.mode == model::DownstreamMode::kScratch;
+  if (!scratch) geometry = checkpoint_geometry(replace_fold(cmd.options.checkpoint, 0));
+  DataOptions dopts = cmd.data;
+  std::string protocol = cmd.protocol;
+  if (protocol == "adl-loso") {
     std::string dir = cmd.hmp;
     if (dir.empty()) {
       const char* env = std::getenv("MOCA_HMP_DIR");
@@ -215,57 +224,69 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
           "run_classify(): protocol adl-loso needs the UCI ADL (HMP) data: --hmp DIR or "
           "$MOCA_HMP_DIR");
     }
-    data::HmpOptions ho;
-    ho.length =
-        cmd.options.mode == model::DownstreamMode::kScratch
-            ? cmd.data.window_length
-            : model::read_checkpoint_info(replace_fold(cmd.options.checkpoint, 0)).model.length();
-    all = data::load_hmp_windows(dir, ho);
-    source = "hmp:" + dir;
-    if (cmd.adl_classes == "paper") {
-      const std::vector<std::string> keep = {"climb_stairs", "drink_glass", "getup_bed",
-                                             "pour_water", "walk"};
-      std::vector<int> rows, relabel;
-      for (int i = 0; i < all.size(); ++i) {
-        const std::string& name = all.class_names.at(static_cast<size_t>(all.labels(i)));
-        const auto it = std::find(keep.begin(), keep.end(), name);
-        if (it != keep.end()) {
-          rows.push_back(i);
-          relabel.push_back(static_cast<int>(it - keep.begin()));
-        }
-      }
-      if (rows.empty()) {
-        throw std::runtime_error("run_classify(): no window of the paper's five ADL classes in " +
-                                 dir);
-      }
-      all = all.subset(rows);
-      for (int i = 0; i < all.size(); ++i) all.labels(i) = relabel[static_cast<size_t>(i)];
-      all.class_names = keep;
-      source += " (paper's 5 classes)";
-      log << "kept the paper's five ADL classes:\n" << data::class_count_table(all);
+    dopts.data = "hmp:" + dir;
+    if (cmd.adl_classes == "paper" && dopts.dataset.keep_classes.empty()) {
+      dopts.dataset.keep_classes = "climb_stairs,drink_glass,getup_bed,pour_water,walk";
     }
-    log << "data: UCI ADL (HMP) wrist accelerometer from " << dir << ", " << all.size()
-        << " windows of " << ho.length << " samples at 50 Hz\n"
-        << data::class_count_table(all);
-    splits = data::leave_one_subject_out(all.subjects);
+    protocol = "loso";
+    log << "adl-loso: --data " << dopts.data << " --protocol loso"
+        << (dopts.dataset.keep_classes.empty() ? ""
+                                               : " --keep-classes " + dopts.dataset.keep_classes)
+        << "\n";
+  }
+  const data::Dataset ds = open_command_data(dopts, scratch ? nullptr : &geometry, log);
+  const data::Windows& all = ds.windows;
+  const std::string source = ds.spec.to_string();
+  {
+    std::vector<int> classes;
+    for (int i = 0; i < all.size(); ++i)
+      if (all.labels(i) >= 0 &&
+          std::find(classes.begin(), classes.end(), all.labels(i)) == classes.end())
+        classes.push_back(all.labels(i));
+    if (classes.size() < 2) {
+      throw std::invalid_argument(
+          "run_classify(): " + model::to_string(cmd.options.mode) +
+          " needs labels of >= 2 classes; " +
+          (classes.empty() ? std::string("the data has no labels (Y.npy)")
+                           : "every labelled window has class " +
+                                 (classes[0] < static_cast<int>(all.class_names.size())
+                                      ? "'" + all.class_names[static_cast<size_t>(classes[0])] + "'"
+                                      : std::to_string(classes[0]))));
+    }
+  }
+  if (!scratch) {
+    const model::CheckpointInfo info =
+        model::read_checkpoint_info(replace_fold(cmd.options.checkpoint, 0));
+    for (const auto& name : all.channel_names) {
+      if (std::find(info.channel_names.begin(), info.channel_names.end(), name) ==
+          info.channel_names.end()) {
+        std::string model_ch, data_ch;
+        for (const auto& c : info.channel_names) model_ch += (model_ch.empty() ? "" : ",") + c;
+        for (const auto& c : all.channel_names) data_ch += (data_ch.empty() ? "" : ",") + c;
+        throw std::invalid_argument(
+            "run_classify(): the checkpoint " + info.path + " was trained on " +
+            std::to_string(info.channel_names.size()) + " channels (" + model_ch +
+            ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
+            name +
+            "' is not one of the model's, which cannot be bridged (channels are matched by name: "
+            "name them in meta.json channel_names or select them with --modalities)");
+      }
+    }
+  }
+  std::vector<data::Split> splits;
+  if (protocol == "random") {
+    splits.push_back(data::random_split(all.size(), cmd.data.train_fraction, cmd.data.split_seed));
   } else {
-    AllData d = load_all(cmd.data, log);
-    all = std::move(d.all);
-    source = d.source;
-    if (cmd.protocol == "random") {
-      splits.push_back(
-          data::random_split(all.size(), cmd.data.train_fraction, cmd.data.split_seed));
-    } else {
-      splits = data::subject_kfold(all.subjects, cmd.data.folds, cmd.data.split_seed);
-    }
+    require_subjects(all, "protocol " + cmd.protocol);
+    splits = protocol == "loso"
+                 ? data::leave_one_subject_out(all.subjects)
+                 : data::subject_kfold(all.subjects, cmd.data.folds, cmd.data.split_seed);
   }
   nlohmann::json j;
   j["command"] = model::to_string(cmd.options.mode);
   j["protocol"] = cmd.protocol;
-  j["data"] = {{"source", source},
-               {"windows", all.size()},
-               {"channels", all.channel_names},
-               {"description", all.description}};
+  j["data"] = ds.to_json();
+  j["data"]["source"] = source;
   j["options"] = cmd.options.to_json();
   nlohmann::json folds = nlohmann::json::array();
   std::vector<double> acc, f1, bal;
@@ -393,7 +414,9 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
     throw std::invalid_argument("run_impute(): max_windows (" + std::to_string(cmd.max_windows) +
                                 ") must be >= 0");
   }
-  LoadedData d = load_data(cmd.data, log);
+  ModelGeometry geometry;
+  if (!cmd.options.checkpoints.empty()) geometry = checkpoint_geometry(cmd.options.checkpoints[0]);
+  LoadedData d = load_data(cmd.data, log, cmd.options.checkpoints.empty() ? nullptr : &geometry);
   data::Windows test = d.test;
   if (cmd.max_windows > 0 && cmd.max_windows < test.size()) {
     std::vector<int> rows;
@@ -401,7 +424,17 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
     test = test.subset(rows);
   }
   log << "impute: " << test.size() << " test windows\n";
-  const auto table = model::evaluate_imputation(cmd.options, test, log);
+  model::ImputeOptions options = cmd.options;
+  if (test.modalities.size() == 1 && options.tasks == model::ImputeOptions{}.tasks) {
+    // The default task list's sensor task masks one modality against the others.
+    options.tasks.erase(
+        std::remove_if(options.tasks.begin(), options.tasks.end(),
+                       [](const std::string& t) { return t.rfind("sensor", 0) == 0; }),
+        options.tasks.end());
+    log << "impute: the data has one modality group (" << test.modalities[0].name
+        << "): the sensor task (one modality kept) is left out\n";
+  }
+  const auto table = model::evaluate_imputation(options, test, log);
   nlohmann::json j;
   j["command"] = "impute";
   j["data"] = d.to_json();
@@ -423,7 +456,8 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log) {
   if (cmd.checkpoint.empty()) throw std::invalid_argument("run_embed(): --checkpoint is required");
   if (cmd.max_windows < 0) throw std::invalid_argument("run_embed(): max_windows must be >= 0");
-  LoadedData d = load_data(cmd.data, log);
+  const ModelGeometry geometry = checkpoint_geometry(cmd.checkpoint);
+  LoadedData d = load_data(cmd.data, log, &geometry);
   data::Windows test = d.test;
   if (cmd.max_windows > 0 && cmd.max_windows < test.size()) {
     std::vector<int> rows;
@@ -433,7 +467,9 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   model::EncoderFeatures enc(cmd.checkpoint, cmd.inference);
   const masking::Grid grid =
       masking::make_grid(test.channels, test.length, enc.info().model.patch_length());
-  const auto policy = masking::make_policy(cmd.policy, grid);
+  masking::PolicyContext context;
+  context.pilot = &test;
+  const auto policy = masking::make_policy(cmd.policy, grid, context);
   std::vector<masking::Mask> masks;
   std::ostringstream mask_text;
   for (int i = 0; i < test.size(); ++i) {
@@ -477,7 +513,8 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
 nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out,
                                std::ostream& log) {
   cmd.options.validate();
-  LoadedData d = load_data(cmd.data, log);
+  const ModelGeometry geometry = checkpoint_geometry(cmd.options.checkpoint);
+  LoadedData d = load_data(cmd.data, log, &geometry);
   const auto r = model::reconstruct_window(cmd.options, d.test, log);
   nlohmann::json j;
   j["command"] = "reconstruct";
@@ -495,6 +532,139 @@ nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out,
       << d.test.labels(cmd.options.window) << "), masked MAE " << r.mae_masked << ", MSE "
       << r.mse_masked << "\n"
       << "wrote " << r.csv << (r.png.empty() ? "" : ", " + r.png) << "\n";
+  return j;
+}
+
+// ---------------------------------------------------------------------------------------------
+nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
+                                std::ostream& log) {
+  ModelGeometry geometry;
+  if (!cmd.checkpoint.empty()) geometry = checkpoint_geometry(cmd.checkpoint);
+  DataOptions o = cmd.data;
+  const bool refuse_nonfinite = !o.dataset.drop_nonfinite;
+  o.dataset.drop_nonfinite = true;  // inspect counts them instead of failing
+  std::ostringstream quiet;
+  const data::Dataset d = open_command_data(o, cmd.checkpoint.empty() ? nullptr : &geometry, quiet);
+  (void)log;
+  const data::Windows& w = d.windows;
+  out << "data: " << d.summary() << "\n";
+  out << "windows: N = " << w.size() << ", C = " << w.channels << " channels (";
+  for (int c = 0; c < w.channels; ++c)
+    out << (c ? ", " : "") << w.channel_names[static_cast<size_t>(c)];
+  out << "), L = " << w.length << " samples at " << w.sample_rate_hz
+      << " Hz (input: " << d.source_channels << " channels, L = " << d.source_length << " at "
+      << d.source_rate_hz << " Hz)\n";
+  out << "modality groups (" << w.modalities.size() << "):";
+  for (const auto& g : w.modalities) {
+    out << "  " << g.name << " = {";
+    for (size_t k = 0; k < g.channels.size(); ++k)
+      out << (k ? ", " : "") << w.channel_names[static_cast<size_t>(g.channels[k])];
+    out << "}";
+  }
+  out << "\n";
+  out << "non-finite values: ";
+  if (d.dropped_nonfinite == 0) {
+    out << "none\n";
+  } else {
+    out << d.dropped_nonfinite << " windows hold NaN/Inf; "
+        << (refuse_nonfinite ? "every program refuses the data unless --drop-nonfinite drops them"
+                             : "dropped (--drop-nonfinite)")
+        << "\n";
+  }
+  for (const auto& note : d.notes) {
+    // inspect itself dropped them only to count them: that is said on the line above.
+    if (refuse_nonfinite && note.rfind("dropped ", 0) == 0) continue;
+    out << "note: " << note << "\n";
+  }
+  out << data::describe_dataset(d);
+  // What each program does with it.
+  std::set<int> subjects(w.subjects.data(), w.subjects.data() + w.size());
+  subjects.erase(-1);
+  std::set<int> classes(w.labels.data(), w.labels.data() + w.size());
+  classes.erase(-1);
+  const bool two_groups = w.modalities.size() >= 2;
+  const int patch = 20;
+  out << "what the programs do with it:\n";
+  out << "  kcca_score: "
+      << (d.spec.format == data::DataFormat::kHapt
+              ? "scores 1000 Algorithm-1 transitions from the 7:3 training split (--transitions 0: "
+                "the windows)"
+              : "scores " + std::to_string(std::min(w.size(), 1000)) +
+                    " windows (--samples caps them; --transitions N for Algorithm-1 transitions)")
+      << " on a " << w.channels << " x "
+      << (w.length % patch == 0 ? std::to_string(w.length / patch) : std::string("?"))
+      << " grid (--patch-length " << patch << ")"
+      << (two_groups ? "; --cross-modal: " + w.modalities[0].name + " vs the other groups"
+                     : "; --cross-modal, sensor and per-modality need >= 2 modality groups")
+      << "\n";
+  const auto rs = data::random_split(std::max(w.size(), 2), 0.7, 1004);
+  out << "  moca pretrain / impute / embed / reconstruct: " << w.channels << " x " << w.length
+      << " windows, random 7:3 split -> " << rs.train.size() << " train / " << rs.test.size()
+      << " test\n";
+  out << "  moca linprobe / finetune: ";
+  if (classes.size() < 2) {
+    out << "refused (needs labels of >= 2 classes; the data has " << classes.size() << ")\n";
+  } else {
+    out << classes.size() << " classes; --protocol random";
+    if (subjects.size() >= 2) {
+      out << ", subject-kfold (--folds <= " << subjects.size() << "), loso (" << subjects.size()
+          << " folds)";
+    } else {
+      out << " only (subject-kfold and loso need subject ids of >= 2 subjects)";
+    }
+    out << "\n";
+  }
+  nlohmann::json j = d.to_json();
+  j["command"] = "data inspect";
+  j["nonfinite_windows"] = d.dropped_nonfinite;
+  nlohmann::json cls = nlohmann::json::array();
+  const auto counts = data::class_counts(w);
+  for (size_t k = 0; k < counts.size(); ++k) {
+    cls.push_back({{"id", k},
+                   {"name", k < w.class_names.size() ? w.class_names[k] : std::to_string(k)},
+                   {"windows", counts[k]}});
+  }
+  j["classes"] = cls;
+  std::map<int, int> per_subject;
+  for (int i = 0; i < w.size(); ++i) ++per_subject[w.subjects(i)];
+  nlohmann::json subj = nlohmann::json::array();
+  for (const auto& [id, n] : per_subject) {
+    subj.push_back({{"id", id},
+                    {"name", id >= 0 && id < static_cast<int>(w.subject_names.size())
+                                 ? w.subject_names[static_cast<size_t>(id)]
+                                 : std::to_string(id)},
+                    {"windows", n}});
+  }
+  j["subjects_windows"] = subj;
+  write_json(cmd.json, j);
+  return j;
+}
+
+nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, std::ostream& log) {
+  if (cmd.out_dir.empty()) throw std::invalid_argument("run_data_export(): --out is required");
+  if (cmd.transitions < 0) {
+    throw std::invalid_argument("run_data_export(): --transitions (" +
+                                std::to_string(cmd.transitions) + ") must be >= 0");
+  }
+  const data::Dataset d = open_command_data(cmd.data, nullptr, log);
+  data::Windows w = d.windows;
+  std::string what = "windows";
+  if (cmd.transitions > 0) {
+    const data::Split split = data::random_split(w.size(), 0.7, cmd.data.split_seed);
+    w = data::synthetic_transitions(w.subset(split.train), cmd.transitions, cmd.seed);
+    what = "Algorithm-1 transitions (seed " + std::to_string(cmd.seed) + ")";
+    w.modalities = d.windows.modalities;
+  }
+  data::export_dataset(w, cmd.out_dir);
+  nlohmann::json j = d.to_json();
+  j["command"] = "data export";
+  j["exported"] = what;
+  j["exported_windows"] = w.size();
+  j["out"] = cmd.out_dir;
+  out << "export: " << w.size() << " " << what << " of " << d.spec.to_string() << " (" << w.channels
+      << " x " << w.length << " at " << w.sample_rate_hz << " Hz, modalities "
+      << data::format_modalities(w.modalities) << ") -> " << cmd.out_dir
+      << "/X.npy, Y.npy, pid.npy, meta.json\n";
   return j;
 }
 

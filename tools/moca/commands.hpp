@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/data/dataset.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/imputation.hpp"
@@ -22,10 +23,13 @@ namespace moca::tools {
 
 /// Where the windows come from and which part of them a command uses.
 struct DataOptions {
-  /// UCI HAPT folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator (the report
-  /// says which).
+  /// Data spec (moca::data::open_dataset): hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a
+  /// folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator (the report says which).
   std::string data;
-  int window_length = 200;           ///< L samples (4 s at 50 Hz)
+  /// The --data-* flags (format, modalities, input rate, non-finite, classes, layout). Its
+  /// length / rate are set by the command: --window-length at 50 Hz, or the checkpoint's.
+  data::DatasetOptions dataset;
+  int window_length = 200;           ///< L samples (4 s at 50 Hz) when no checkpoint fixes it
   int synthetic_windows = 2640;      ///< generator: windows (upstream's HAPT count)
   double coupling = 0.8;             ///< generator: cross-modal coupling in [0, 1]
   std::uint64_t synthetic_seed = 0;  ///< generator seed
@@ -42,12 +46,29 @@ struct DataOptions {
 /// The windows and their train/test parts.
 struct LoadedData {
   data::Windows train, test;
-  std::string source;  ///< "hapt:<dir>" or "synthetic"
+  std::string source;      ///< the resolved data spec, e.g. "hapt:<dir>" or "generator:..."
+  nlohmann::json dataset;  ///< data::Dataset::to_json() of the whole set
   nlohmann::json to_json() const;
 };
 
-/// Loads and splits (prints the source and the class counts to `log`).
-LoadedData load_data(const DataOptions& options, std::ostream& log);
+/// The geometry a checkpoint expects: its window length L and sample rate (the rate recorded by
+/// pre-training; 50 Hz for checkpoints that predate it).
+struct ModelGeometry {
+  int length = 200;
+  double sample_rate_hz = 50.0;
+};
+/// Reads `checkpoint`'s geometry (std::runtime_error if it cannot be read).
+ModelGeometry checkpoint_geometry(const std::string& checkpoint);
+
+/// Opens the data (data::open_dataset at `geometry`, or at --window-length and 50 Hz when null),
+/// prints the source, notes and class counts to `log`.
+data::Dataset open_command_data(const DataOptions& options, const ModelGeometry* geometry,
+                                std::ostream& log);
+
+/// Loads and splits (prints the source and the class counts to `log`); a checkpoint's geometry
+/// (when given) sets the windows' length and rate.
+LoadedData load_data(const DataOptions& options, std::ostream& log,
+                     const ModelGeometry* geometry = nullptr);
 
 /// moca pretrain
 struct PretrainCommand {
@@ -62,8 +83,10 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
 struct ClassifyCommand {
   DataOptions data;
   model::DownstreamOptions options;
-  /// random | subject-kfold (all folds, mean +- sd) | adl-loso (HMP wrist accelerometer,
-  /// leave one subject out, accelerometer channels only).
+  /// random | subject-kfold (all folds, mean +- sd) | loso (leave one subject out) on --data,
+  /// which may be another data set than the pre-training one (channels are matched by name,
+  /// rate and length resampled to the checkpoint's) | adl-loso (a spelling of --data hmp:HMP
+  /// --protocol loso with the paper's classes).
   std::string protocol = "random";
   std::string hmp;  ///< HMP folder for adl-loso; empty = $MOCA_HMP_DIR
   /// adl-loso classes: "paper" keeps the five ADL activities of the paper's transfer table
@@ -112,5 +135,25 @@ struct ReconstructCommand {
   model::ReconstructOptions options;
 };
 nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out, std::ostream& log);
+
+/// moca data inspect: what the loader sees and what each program will do with it.
+struct DataInspectCommand {
+  DataOptions data;
+  std::string checkpoint;  ///< optional: open at this model's length and rate
+  std::string json;
+};
+nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
+                                std::ostream& log);
+
+/// moca data export: any source as an ssl-wearables folder (X.npy, Y.npy, pid.npy, meta.json).
+struct DataExportCommand {
+  DataOptions data;
+  std::string out_dir;
+  /// > 0: export this many Algorithm-1 synthetic transitions built from the windows' random 7:3
+  /// training split instead of the windows.
+  int transitions = 0;
+  std::uint64_t seed = 0;  ///< seed of the transitions
+};
+nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, std::ostream& log);
 
 }  // namespace moca::tools

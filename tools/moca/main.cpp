@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "data_flags.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -21,14 +22,16 @@ extern "C" void on_signal(int sig) {
 }
 
 void add_data_options(CLI::App* app, moca::tools::DataOptions& d) {
-  app->add_option("--data", d.data, "UCI HAPT folder (default: $MOCA_HAPT_DIR, else generator)");
+  moca::tools::add_data_flags(app, d.data, d.dataset);
   app->add_option("--split", d.split, "random | subject-kfold | all")->capture_default_str();
   app->add_option("--split-seed", d.split_seed, "seed of the split")->capture_default_str();
   app->add_option("--train-fraction", d.train_fraction, "random split: training fraction")
       ->capture_default_str();
   app->add_option("--folds", d.folds, "subject-kfold: k")->capture_default_str();
   app->add_option("--fold", d.fold, "subject-kfold: test fold")->capture_default_str();
-  app->add_option("--window-length", d.window_length, "samples per window")->capture_default_str();
+  app->add_option("--window-length", d.window_length,
+                  "samples per window at 50 Hz (a checkpoint's own length wins)")
+      ->capture_default_str();
   app->add_option("--synthetic-windows", d.synthetic_windows, "generator: windows")
       ->capture_default_str();
   app->add_option("--coupling", d.coupling, "generator: cross-modal coupling in [0, 1]")
@@ -111,7 +114,9 @@ int main(int argc, char** argv) {
     add_runtime_options(s, c.options.runtime, true);
     s->add_option("--checkpoint", c.options.checkpoint,
                   "pre-trained MAE ('{fold}' is replaced by the fold index)");
-    s->add_option("--protocol", c.protocol, "random | subject-kfold | adl-loso")
+    s->add_option("--protocol", c.protocol,
+                  "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data "
+                  "hmp:HMP --protocol loso, the paper's 5 classes)")
         ->capture_default_str();
     s->add_option("--hmp", c.hmp, "UCI ADL (HMP) folder for adl-loso (default $MOCA_HMP_DIR)");
     s->add_option("--adl-classes", c.adl_classes,
@@ -200,8 +205,25 @@ int main(int argc, char** argv) {
   bool no_png = false;
   r->add_flag("--no-png", no_png, "CSV only");
 
+  // data inspect / export
+  auto* dat = app.add_subcommand("data", "inspect or export a data set (any --data source)");
+  dat->require_subcommand(1);
+  tools::DataInspectCommand ins;
+  auto* di = dat->add_subcommand("inspect", "what the loader sees and what each program does");
+  add_data_options(di, ins.data);
+  di->add_option("--checkpoint", ins.checkpoint, "open at this model's length and rate");
+  di->add_option("--json", ins.json, "result JSON file");
+  tools::DataExportCommand exp;
+  auto* de = dat->add_subcommand("export", "write any source as an ssl-wearables .npy folder");
+  add_data_options(de, exp.data);
+  de->add_option("--out", exp.out_dir, "output folder (created)")->required();
+  de->add_option("--transitions", exp.transitions,
+                 "export N Algorithm-1 transitions from the 7:3 training split instead")
+      ->capture_default_str();
+  de->add_option("--seed", exp.seed, "seed of the transitions")->capture_default_str();
+
   // Flags every command accepts.
-  for (CLI::App* sub : {p, l, f, m, i, e, r}) {
+  for (CLI::App* sub : {p, l, f, m, i, e, r, di, de}) {
     sub->add_flag("--no-progress", no_progress,
                   "no progress bar (commands without one accept it and ignore it)");
   }
@@ -234,6 +256,10 @@ int main(int argc, char** argv) {
       tools::run_impute(imp, std::cout, std::cerr);
     } else if (e->parsed()) {
       tools::run_embed(emb, std::cout, std::cerr);
+    } else if (di->parsed()) {
+      tools::run_data_inspect(ins, std::cout, std::cerr);
+    } else if (de->parsed()) {
+      tools::run_data_export(exp, std::cout, std::cerr);
     } else if (r->parsed()) {
       rec.options.png = !no_png;
       tools::run_reconstruct(rec, std::cout, std::cerr);

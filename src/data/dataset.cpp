@@ -1,0 +1,579 @@
+#include "moca/data/dataset.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/data/hmp.hpp"
+#include "moca/data/npy_windows.hpp"
+#include "moca/data/resample.hpp"
+#include "moca/data/text_parse.hpp"
+#include "moca/data/windowing.hpp"
+
+namespace moca::data {
+
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+bool exists(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0;
+}
+
+bool starts_with(const std::string& s, const std::string& p) {
+  return s.compare(0, p.size(), p) == 0;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep)) out.push_back(item);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
+}
+
+DataFormat parse_format(const std::string& f) {
+  if (f == "hapt") return DataFormat::kHapt;
+  if (f == "hmp" || f == "adl") return DataFormat::kHmp;
+  if (f == "npy") return DataFormat::kNpy;
+  if (f == "generator") return DataFormat::kGenerator;
+  throw std::invalid_argument("--data-format (" + f +
+                              ") must be one of auto, hapt, hmp, npy, generator");
+}
+
+bool has_hmp_files(const std::string& dir) {
+  for (const auto& f : detail::list_files(dir))
+    if (starts_with(f, "Accelerometer-")) return true;
+  return false;
+}
+
+const char* const kGeneratorKeys = "windows, coupling, noise, subjects, seed";
+
+// Channel ranges "0-2+4" -> {0, 1, 2, 4}.
+std::vector<int> parse_channel_list(const std::string& text, const std::string& item,
+                                    int channels) {
+  std::vector<int> out;
+  for (const auto& part : split(text, '+')) {
+    const std::string p = trim(part);
+    const auto dash = p.find('-');
+    auto to_int = [&](const std::string& t) {
+      char* end = nullptr;
+      const long v = std::strtol(t.c_str(), &end, 10);
+      if (t.empty() || *end != '\0' || v < 0) {
+        throw std::invalid_argument("--modalities: '" + item + "' has '" + t +
+                                    "', not a channel index (use name=first-last, e.g. acc=0-2)");
+      }
+      if (v >= channels) {
+        throw std::invalid_argument(
+            "--modalities: '" + item + "' names channel " + std::to_string(v) + ", outside [0, " +
+            std::to_string(channels) + ") (the data has C = " + std::to_string(channels) +
+            " channels)");
+      }
+      return static_cast<int>(v);
+    };
+    if (dash == std::string::npos) {
+      out.push_back(to_int(p));
+    } else {
+      const int a = to_int(trim(p.substr(0, dash))), b = to_int(trim(p.substr(dash + 1)));
+      if (b < a) {
+        throw std::invalid_argument("--modalities: '" + item + "' has the empty range " + p);
+      }
+      for (int c = a; c <= b; ++c) out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string format_channels(const std::vector<int>& ch) {
+  std::string s;
+  for (size_t i = 0; i < ch.size();) {
+    size_t j = i;
+    while (j + 1 < ch.size() && ch[j + 1] == ch[j] + 1) ++j;
+    if (!s.empty()) s += "+";
+    s += std::to_string(ch[i]);
+    if (j > i) s += "-" + std::to_string(ch[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+// Groups by the channel-name prefix before the last '_' (acc_x -> acc); one group "all" when a
+// name has no '_'.
+std::vector<ModalityGroup> groups_from_names(const std::vector<std::string>& names) {
+  std::vector<ModalityGroup> g;
+  for (size_t c = 0; c < names.size(); ++c) {
+    const auto us = names[c].rfind('_');
+    if (us == std::string::npos || us == 0) {
+      std::vector<int> all(names.size());
+      for (size_t k = 0; k < names.size(); ++k) all[k] = static_cast<int>(k);
+      return {ModalityGroup{"all", all}};
+    }
+    const std::string prefix = names[c].substr(0, us);
+    auto it =
+        std::find_if(g.begin(), g.end(), [&](const ModalityGroup& m) { return m.name == prefix; });
+    if (it == g.end()) {
+      g.push_back({prefix, {}});
+      it = g.end() - 1;
+    }
+    it->channels.push_back(static_cast<int>(c));
+  }
+  return g;
+}
+
+// Keeps the channels of `groups` (in group order) and re-indexes the groups.
+Windows select_channels(const Windows& w, std::vector<ModalityGroup> groups) {
+  std::vector<int> keep;
+  for (auto& g : groups) {
+    for (int& c : g.channels) {
+      keep.push_back(c);
+      c = static_cast<int>(keep.size()) - 1;
+    }
+  }
+  Windows out = w.subset({});
+  out.labels = w.labels;
+  out.subjects = w.subjects;
+  out.channels = static_cast<int>(keep.size());
+  out.channel_names.clear();
+  for (int c : keep)
+    out.channel_names.push_back(w.channel_names.empty() ? "ch" + std::to_string(c)
+                                                        : w.channel_names[static_cast<size_t>(c)]);
+  out.x.resize(w.size(), static_cast<Eigen::Index>(out.channels) * w.length);
+  for (int i = 0; i < w.size(); ++i)
+    for (size_t k = 0; k < keep.size(); ++k)
+      out.window(i).row(static_cast<Eigen::Index>(k)) = w.window(i).row(keep[k]);
+  out.modalities = std::move(groups);
+  return out;
+}
+
+Windows keep_classes(const Windows& w, const std::string& list, std::vector<std::string>& notes) {
+  std::vector<std::string> names;
+  for (const auto& n : split(list, ',')) {
+    const std::string t = trim(n);
+    if (t.empty())
+      throw std::invalid_argument("--keep-classes: empty class name in '" + list + "'");
+    if (std::find(names.begin(), names.end(), t) != names.end()) {
+      throw std::invalid_argument("--keep-classes: class '" + t + "' is named twice");
+    }
+    names.push_back(t);
+  }
+  std::vector<int> old_id;
+  for (const auto& n : names) {
+    const auto it = std::find(w.class_names.begin(), w.class_names.end(), n);
+    if (it == w.class_names.end()) {
+      std::string known;
+      for (const auto& k : w.class_names) known += (known.empty() ? "" : ", ") + k;
+      throw std::invalid_argument(
+          "--keep-classes: class '" + n +
+          "' is not in the data (classes: " + (known.empty() ? "none named" : known) + ")");
+    }
+    old_id.push_back(static_cast<int>(it - w.class_names.begin()));
+  }
+  std::vector<int> rows, relabel;
+  for (int i = 0; i < w.size(); ++i) {
+    const auto it = std::find(old_id.begin(), old_id.end(), w.labels(i));
+    if (it != old_id.end()) {
+      rows.push_back(i);
+      relabel.push_back(static_cast<int>(it - old_id.begin()));
+    }
+  }
+  if (rows.empty()) throw std::invalid_argument("--keep-classes: no window has these classes");
+  Windows out = w.subset(rows);
+  for (int i = 0; i < out.size(); ++i) out.labels(i) = relabel[static_cast<size_t>(i)];
+  out.class_names = names;
+  notes.push_back("kept " + std::to_string(out.size()) + " of " + std::to_string(w.size()) +
+                  " windows of the classes " + list + " (relabelled 0.." +
+                  std::to_string(names.size() - 1) + " in that order)");
+  return out;
+}
+
+}  // namespace
+
+std::string to_string(DataFormat format) {
+  switch (format) {
+    case DataFormat::kHapt:
+      return "hapt";
+    case DataFormat::kHmp:
+      return "hmp";
+    case DataFormat::kNpy:
+      return "npy";
+    case DataFormat::kGenerator:
+      return "generator";
+  }
+  return "generator";
+}
+
+std::string DataSpec::to_string() const {
+  if (format != DataFormat::kGenerator) return data::to_string(format) + ":" + path;
+  std::string s = "generator";
+  for (size_t k = 0; k < params.size(); ++k)
+    s += (k ? "," : ":") + params[k].first + "=" + params[k].second;
+  return s;
+}
+
+DataFormat detect_format(const std::string& dir) {
+  if (!detail::is_directory(dir)) {
+    throw std::runtime_error("--data: '" + dir +
+                             "' is not a folder (and not generator[:...] or FORMAT:DIR)");
+  }
+  if (exists(dir + "/X.npy")) return DataFormat::kNpy;
+  if (detail::is_directory(dir + "/RawData") || exists(dir + "/labels.txt")) {
+    return DataFormat::kHapt;
+  }
+  if (detail::is_directory(dir + "/HMP_Dataset") || has_hmp_files(dir)) return DataFormat::kHmp;
+  for (const auto& sub : detail::list_subdirs(dir)) {
+    if (has_hmp_files(dir + "/" + sub)) return DataFormat::kHmp;
+  }
+  throw std::invalid_argument(
+      "--data: cannot tell the format of '" + dir +
+      "' (looked for X.npy -> npy; RawData/ or labels.txt -> hapt; HMP_Dataset/ or folders of "
+      "Accelerometer-*.txt -> hmp); name it with --data-format hapt|hmp|npy or FORMAT:DIR");
+}
+
+DataSpec parse_data_spec(const std::string& text, const std::string& format) {
+  if (format != "auto") parse_format(format);
+  DataSpec s;
+  const auto colon = text.find(':');
+  const std::string head = colon == std::string::npos ? text : text.substr(0, colon);
+  if (head == "generator") {
+    if (format != "auto" && format != "generator") {
+      throw std::invalid_argument("--data-format (" + format + ") contradicts --data " + text);
+    }
+    s.format = DataFormat::kGenerator;
+    if (colon != std::string::npos) {
+      for (const auto& kv : split(text.substr(colon + 1), ',')) {
+        const auto eq = kv.find('=');
+        const std::string key = trim(kv.substr(0, eq));
+        if (eq == std::string::npos || key.empty()) {
+          throw std::invalid_argument("--data: generator option '" + kv +
+                                      "' is not key=value (keys: " + kGeneratorKeys + ")");
+        }
+        if (key != "windows" && key != "coupling" && key != "noise" && key != "subjects" &&
+            key != "seed") {
+          throw std::invalid_argument("--data: unknown generator key '" + key +
+                                      "' (keys: " + kGeneratorKeys + ")");
+        }
+        s.params.emplace_back(key, trim(kv.substr(eq + 1)));
+      }
+    }
+    return s;
+  }
+  if (colon != std::string::npos && (head == "hapt" || head == "hmp" || head == "npy")) {
+    s.format = parse_format(head);
+    s.path = text.substr(colon + 1);
+    if (format != "auto" && parse_format(format) != s.format) {
+      throw std::invalid_argument("--data-format (" + format + ") contradicts --data " + text);
+    }
+    if (s.path.empty()) throw std::invalid_argument("--data: " + text + " names no folder");
+    return s;
+  }
+  if (text.empty()) throw std::invalid_argument("--data: empty spec");
+  s.path = text;
+  s.format = format == "auto" ? detect_format(text) : parse_format(format);
+  if (s.format == DataFormat::kGenerator) {
+    throw std::invalid_argument(
+        "--data-format generator takes --data generator[:key=value,...], "
+        "not a folder (" +
+        text + ")");
+  }
+  return s;
+}
+
+std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels) {
+  std::vector<ModalityGroup> groups;
+  std::vector<std::string> owner(static_cast<size_t>(std::max(channels, 0)));
+  for (const auto& raw : split(text, ',')) {
+    const std::string item = trim(raw);
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) {
+      throw std::invalid_argument("--modalities: '" + item +
+                                  "' is not name=channels (e.g. acc=0-2,gyro=3-5)");
+    }
+    ModalityGroup g{trim(item.substr(0, eq)),
+                    parse_channel_list(item.substr(eq + 1), item, channels)};
+    if (g.name.empty()) throw std::invalid_argument("--modalities: '" + item + "' has no name");
+    for (const auto& o : groups) {
+      if (o.name == g.name) {
+        throw std::invalid_argument("--modalities: the name '" + g.name + "' is used twice");
+      }
+    }
+    std::sort(g.channels.begin(), g.channels.end());
+    for (size_t k = 0; k < g.channels.size(); ++k) {
+      const int c = g.channels[k];
+      if ((k > 0 && g.channels[k - 1] == c) || !owner[static_cast<size_t>(c)].empty()) {
+        throw std::invalid_argument(
+            "--modalities: channel " + std::to_string(c) + " is in two groups ('" +
+            (owner[static_cast<size_t>(c)].empty() ? g.name : owner[static_cast<size_t>(c)]) +
+            "' and '" + g.name + "'); groups must not overlap");
+      }
+      owner[static_cast<size_t>(c)] = g.name;
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+std::string format_modalities(const std::vector<ModalityGroup>& groups) {
+  std::string s;
+  for (const auto& g : groups)
+    s += (s.empty() ? "" : ",") + g.name + "=" + format_channels(g.channels);
+  return s;
+}
+
+void DatasetOptions::validate() const {
+  if (format != "auto") parse_format(format);
+  if (!(sample_rate_hz >= 0.0) || !std::isfinite(sample_rate_hz)) {
+    throw std::invalid_argument("--sample-rate (" + num(sample_rate_hz) +
+                                ") must be > 0 (0 = from meta.json or the format)");
+  }
+  if (!(target_rate_hz > 0.0) || !std::isfinite(target_rate_hz)) {
+    throw std::invalid_argument("the model's sample rate (" + num(target_rate_hz) +
+                                ") must be > 0");
+  }
+  if (length < 2) {
+    throw std::invalid_argument("the model's window length (" + std::to_string(length) +
+                                ") must be >= 2");
+  }
+  parse_npy_layout(npy_layout);
+}
+
+Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
+  o.validate();
+  Dataset d;
+  std::string text = spec_text;
+  d.origin = "--data";
+  if (text.empty()) {
+    const char* env = o.use_env ? std::getenv("MOCA_HAPT_DIR") : nullptr;
+    if (env != nullptr && *env != '\0') {
+      text = std::string("hapt:") + env;
+      d.origin = "$MOCA_HAPT_DIR";
+    } else {
+      text = "generator";
+      d.origin = "default";
+    }
+  }
+  d.spec = parse_data_spec(text, text == spec_text ? o.format : "auto");
+  Windows w;
+  switch (d.spec.format) {
+    case DataFormat::kGenerator: {
+      SyntheticOptions so = o.generator;
+      so.length = o.length;
+      so.sample_rate_hz = o.target_rate_hz;
+      for (const auto& [k, v] : d.spec.params) {
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || !std::isfinite(x)) {
+          throw std::invalid_argument("--data: generator " + k + " (" + v + ") is not a number");
+        }
+        const bool whole = x == std::floor(x) && x >= 0 && x < 9.2e18;
+        if ((k == "windows" || k == "subjects" || k == "seed") && !whole) {
+          throw std::invalid_argument("--data: generator " + k + " (" + v +
+                                      ") must be a whole number >= 0");
+        }
+        if (k == "windows") so.windows = static_cast<int>(std::min(x, 2e9));
+        if (k == "subjects") so.subjects = static_cast<int>(std::min(x, 2e9));
+        if (k == "seed") so.seed = static_cast<std::uint64_t>(x);
+        if (k == "coupling") so.coupling = x;
+        if (k == "noise") so.noise = x;
+      }
+      w = generate_synthetic(so);
+      d.spec.params = {{"windows", std::to_string(so.windows)},
+                       {"coupling", num(so.coupling)},
+                       {"noise", num(so.noise)},
+                       {"subjects", std::to_string(so.subjects)},
+                       {"seed", std::to_string(so.seed)}};
+      break;
+    }
+    case DataFormat::kHapt: {
+      // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
+      WindowingOptions wo;
+      wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
+      wo.stride = wo.length;
+      wo.transition_min_samples = std::min(wo.transition_min_samples, wo.length - 1);
+      w = load_hapt_windows(d.spec.path, wo);
+      break;
+    }
+    case DataFormat::kHmp: {
+      HmpOptions ho;
+      ho.length = o.length;
+      ho.target_rate_hz = o.target_rate_hz;
+      ho.include_model_folders = o.hmp_include_model_folders;
+      w = load_hmp_windows(d.spec.path, ho);
+      d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
+                        num(o.target_rate_hz) +
+                        " Hz by their reader (linear interpolation) "
+                        "before windowing");
+      break;
+    }
+    case DataFormat::kNpy: {
+      NpyReadOptions no;
+      no.layout = parse_npy_layout(o.npy_layout);
+      no.drop_nonfinite = o.drop_nonfinite;
+      w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite);
+      if (d.dropped_nonfinite > 0) {
+        d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
+                          " windows holding non-finite values (--drop-nonfinite)");
+      }
+      break;
+    }
+  }
+  d.source_channels = w.channels;
+  d.source_length = w.length;
+  if (o.sample_rate_hz > 0) {
+    if (d.spec.format != DataFormat::kNpy) {
+      throw std::invalid_argument("--sample-rate (" + num(o.sample_rate_hz) +
+                                  ") applies to .npy folders; " + to_string(d.spec.format) +
+                                  " data has a known rate");
+    }
+    w.sample_rate_hz = o.sample_rate_hz;
+  }
+  if (!(w.sample_rate_hz > 0)) {
+    w.sample_rate_hz = o.target_rate_hz;
+    d.notes.push_back(
+        "sample rate unknown (no --sample-rate, no sample_rate in meta.json): "
+        "taken as the model's " +
+        num(o.target_rate_hz) + " Hz");
+  }
+  d.source_rate_hz = w.sample_rate_hz;
+  // Modality groups.
+  if (!o.modalities.empty()) {
+    const auto groups = parse_modalities(o.modalities, w.channels);
+    int named = 0;
+    for (const auto& g : groups) named += static_cast<int>(g.channels.size());
+    w = select_channels(w, groups);
+    if (named < d.source_channels) {
+      d.notes.push_back("--modalities names " + std::to_string(named) + " of " +
+                        std::to_string(d.source_channels) + " channels; the others are dropped");
+    }
+  } else if (w.modalities.empty()) {
+    w.modalities = groups_from_names(w.channel_names);
+    d.notes.push_back("modality groups from the channel names: " + format_modalities(w.modalities));
+  }
+  if (!o.keep_classes.empty()) w = keep_classes(w, o.keep_classes, d.notes);
+  // Rate and length.
+  if (w.sample_rate_hz != o.target_rate_hz || w.length != o.length) {
+    const int m = resampled_length(w.length, w.sample_rate_hz, o.target_rate_hz);
+    std::string note;
+    if (w.sample_rate_hz != o.target_rate_hz) {
+      note = "resampled " + num(w.sample_rate_hz) + " -> " + num(o.target_rate_hz) +
+             " Hz (band-limited, windowed sinc): " + std::to_string(w.length) + " -> " +
+             std::to_string(m) + " samples";
+    }
+    if (m != o.length) {
+      note += std::string(note.empty() ? "" : "; ") +
+              (m > o.length ? "centre-cropped " : "edge-padded ") + std::to_string(m) + " -> " +
+              std::to_string(o.length) + " samples (the model's L)";
+    }
+    w = resample_windows(w, o.target_rate_hz, o.length);
+    d.notes.push_back(note);
+  }
+  w.validate("open_dataset(" + d.spec.to_string() + ")");
+  d.windows = std::move(w);
+  return d;
+}
+
+std::string Dataset::summary() const {
+  const Windows& w = windows;
+  std::set<int> subjects(w.subjects.data(), w.subjects.data() + w.size());
+  subjects.erase(-1);
+  std::string s = spec.format == DataFormat::kGenerator
+                      ? "built-in synthetic IMU generator (" + spec.to_string() +
+                            (origin == "default" ? "; no --data and no $MOCA_HAPT_DIR" : "") + ")"
+                      : spec.to_string() + " (from " + origin + ")";
+  return s + ": " + std::to_string(w.size()) + " windows of " + std::to_string(w.channels) +
+         " channels x " + std::to_string(w.length) + " samples at " + num(w.sample_rate_hz) +
+         " Hz, modalities " + format_modalities(w.modalities) + ", " +
+         std::to_string(w.class_names.size()) + " classes, " + std::to_string(subjects.size()) +
+         " subjects";
+}
+
+nlohmann::json Dataset::to_json() const {
+  nlohmann::json groups = nlohmann::json::object();
+  for (const auto& g : windows.modalities) groups[g.name] = g.channels;
+  std::set<int> subjects(windows.subjects.data(), windows.subjects.data() + windows.size());
+  subjects.erase(-1);
+  return {{"spec", spec.to_string()},
+          {"source", data::to_string(spec.format)},
+          {"from", origin},
+          {"windows", windows.size()},
+          {"channels", windows.channel_names},
+          {"length", windows.length},
+          {"sample_rate_hz", windows.sample_rate_hz},
+          {"source_sample_rate_hz", source_rate_hz},
+          {"source_length", source_length},
+          {"modalities", format_modalities(windows.modalities)},
+          {"modality_channels", groups},
+          {"class_names", windows.class_names},
+          {"subjects", subjects.size()},
+          {"dropped_nonfinite", dropped_nonfinite},
+          {"notes", notes},
+          {"description", windows.description}};
+}
+
+std::string describe_dataset(const Dataset& d) {
+  const Windows& w = d.windows;
+  std::ostringstream s;
+  s << "classes (" << w.class_names.size() << " named):\n" << class_count_table(w);
+  std::map<int, int> per_subject;
+  for (int i = 0; i < w.size(); ++i) ++per_subject[w.subjects(i)];
+  s << "subjects (" << per_subject.size() - (per_subject.count(-1) ? 1 : 0) << "):";
+  int k = 0;
+  for (const auto& [id, n] : per_subject) {
+    std::string name = id < 0 ? "(none)" : std::to_string(id);
+    if (id >= 0 && id < static_cast<int>(w.subject_names.size())) {
+      name = w.subject_names[static_cast<size_t>(id)];
+    }
+    s << (k++ % 8 == 0 ? "\n  " : "  ") << name << " " << n;
+  }
+  s << "\n";
+  return s.str();
+}
+
+void export_dataset(const Windows& w, const std::string& dir) {
+  w.validate("export_dataset()");
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw std::runtime_error("cannot create folder '" + dir + "'");
+  }
+  if (!detail::is_directory(dir)) throw std::runtime_error("'" + dir + "' is not a folder");
+  NpyWriteOptions o;
+  o.layout = NpyLayout::kChannelsFirst;
+  o.labels_as_strings = !w.class_names.empty();
+  for (int i = 0; i < w.size() && o.labels_as_strings; ++i) {
+    if (w.labels(i) < 0 || w.labels(i) >= static_cast<int>(w.class_names.size())) {
+      o.labels_as_strings = false;
+    }
+  }
+  write_windows_npy(w, dir, o);
+}
+
+std::vector<std::vector<int>> require_modalities(const Windows& w, const std::string& what) {
+  if (w.modalities.size() < 2) {
+    throw std::invalid_argument(
+        what + " needs >= 2 modality groups; the data has " +
+        (w.modalities.empty()
+             ? std::string("none stated")
+             : std::to_string(w.modalities.size()) + " (" + format_modalities(w.modalities) + ")") +
+        " (set groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json 'modalities')");
+  }
+  return w.modality_channels();
+}
+
+}  // namespace moca::data

@@ -1,0 +1,125 @@
+#pragma once
+/// \file dataset.hpp
+/// The one entry point every program uses to get windows: open_dataset(spec, options).
+///
+/// **Spec** (`--data`): `hapt:DIR` (UCI HAPT raw recordings), `hmp:DIR` (UCI ADL / HMP wrist
+/// accelerometer), `npy:DIR` (an ssl-wearables folder: X.npy, Y.npy or y.npy, pid.npy,
+/// meta.json; see npy_windows.hpp), `generator[:windows=N,coupling=C,noise=S,subjects=K,seed=S]`
+/// (the built-in synthetic IMU generator), or a bare DIR whose format is detected from its
+/// contents: X.npy -> npy; RawData/ or labels.txt with acc_exp*_user*.txt[.gz] -> hapt;
+/// HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp. `--data-format` forces one.
+/// An empty spec is $MOCA_HAPT_DIR (as hapt) when set and allowed, else the generator. The
+/// resolved spec prints back (DataSpec::to_string) and parses to the same data.
+///
+/// **Modality groups**: `--modalities acc=0-2,gyro=3-5` (ranges and '+' lists, any number of
+/// groups) overrides meta.json's "modalities"; channels that no group names are dropped (so
+/// `acc=0-2` on HAPT is "acc only"). Without either, channels named prefix_suffix (acc_x, ...)
+/// are grouped by prefix, otherwise all channels form one group.
+///
+/// **Rate and length**: the input's rate is `--sample-rate`, else meta.json's, else the format's
+/// own (HAPT 50 Hz; HMP is resampled by its reader), else (a .npy folder that states none) the
+/// model's rate, with a note. Windows at another rate are resampled band-limited to the model's
+/// rate, then cropped (centre) or edge-padded to the model's L (resample.hpp), with a note.
+///
+/// **Order of the steps**: read -> modality groups -> class selection (`keep_classes`) ->
+/// resampling -> crop/pad -> validation. Every step that changes the data adds a note.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "moca/data/synthetic.hpp"
+#include "moca/data/windows.hpp"
+
+namespace moca::data {
+
+/// The kinds of sources.
+enum class DataFormat { kHapt, kHmp, kNpy, kGenerator };
+/// "hapt", "hmp", "npy", "generator".
+std::string to_string(DataFormat format);
+
+/// A parsed data spec.
+struct DataSpec {
+  DataFormat format = DataFormat::kGenerator;
+  std::string path;  ///< the folder (empty for the generator)
+  /// Generator keys as given (windows, coupling, noise, subjects, seed).
+  std::vector<std::pair<std::string, std::string>> params;
+  /// `hapt:DIR`, `generator:windows=...` etc.
+  std::string to_string() const;
+};
+
+/// The format of the folder `dir` by its contents (rule above). std::runtime_error if the folder
+/// does not exist; std::invalid_argument naming what was looked for if nothing matches.
+DataFormat detect_format(const std::string& dir);
+
+/// Parses a spec (rule above); `format` is "auto" or a format name that overrides a bare folder's
+/// detection (and must agree with an explicit prefix). std::invalid_argument for an unknown
+/// prefix, format or generator key.
+DataSpec parse_data_spec(const std::string& text, const std::string& format = "auto");
+
+/// Parses `acc=0-2,gyro=3-5` (also `a=0+2+4`, `b=1`) for `channels` channels.
+/// std::invalid_argument for a malformed item, an empty or repeated name, a channel out of
+/// [0, channels) or in two groups.
+std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels);
+/// Canonical text of groups (`acc=0-2,gyro=3-5`), parsed back by parse_modalities().
+std::string format_modalities(const std::vector<ModalityGroup>& groups);
+
+/// Options of open_dataset (the shared `--data-*` flags, plus what the program fixes).
+struct DatasetOptions {
+  std::string format = "auto";   ///< --data-format: auto | hapt | hmp | npy | generator
+  std::string modalities;        ///< --modalities: e.g. acc=0-2,gyro=3-5 (empty: meta.json/names)
+  double sample_rate_hz = 0.0;   ///< --sample-rate: the input's rate (0 = meta.json / format's)
+  double target_rate_hz = 50.0;  ///< the model's rate
+  int length = 200;              ///< the model's L (>= 2)
+  bool drop_nonfinite = false;   ///< --drop-nonfinite: drop windows with NaN/Inf instead of failing
+  /// --keep-classes: comma-separated class names to keep, relabelled 0.. in this order (empty =
+  /// all).
+  std::string keep_classes;
+  std::string npy_layout = "auto";  ///< --npy-layout: auto | NCL | NLC
+  bool use_env = true;              ///< an empty spec reads $MOCA_HAPT_DIR when set
+  /// Generator defaults; the spec's keys override windows, coupling, noise, subjects and seed;
+  /// length and rate are the model's.
+  SyntheticOptions generator;
+  bool hmp_include_model_folders = false;  ///< HMP: also the *_MODEL folders
+  /// Throws std::invalid_argument naming the flag, its value and the rule.
+  void validate() const;
+};
+
+/// Windows as a program sees them, with where they came from and what was done to them.
+struct Dataset {
+  Windows windows;
+  DataSpec spec;                       ///< resolved (generator keys filled in)
+  std::string origin;                  ///< "--data", "$MOCA_HAPT_DIR" or "default"
+  double source_rate_hz = 0.0;         ///< the input's rate (0 = unknown)
+  int source_length = 0;               ///< the input's window length
+  int source_channels = 0;             ///< the input's channel count
+  std::int64_t dropped_nonfinite = 0;  ///< windows dropped for NaN/Inf (--drop-nonfinite)
+  std::vector<std::string> notes;      ///< every step that changed the data, readable
+  /// One line: "built-in synthetic IMU generator (SPEC)" or "SPEC (from ORIGIN)", then N windows,
+  /// C x L at R Hz, the modality groups, classes and subjects.
+  std::string summary() const;
+  /// JSON description for results files (spec, format, sizes, groups, classes, notes).
+  nlohmann::json to_json() const;
+};
+
+/// Opens `spec` with `options` (rules above). std::invalid_argument for bad specs, options or
+/// data (naming the file and the rule); std::runtime_error for missing files or I/O failures.
+Dataset open_dataset(const std::string& spec, const DatasetOptions& options = {});
+
+/// Windows per class id (names) and per subject, readable: what `moca data inspect` prints after
+/// the summary. `nonfinite_windows` is reported as the count of windows with NaN/Inf.
+std::string describe_dataset(const Dataset& d);
+
+/// Writes windows as an ssl-wearables folder (created if missing): X.npy float32 N x C x L,
+/// Y.npy class names as strings when every label has one (else int64 ids), pid.npy int64 ids,
+/// meta.json with modalities, sample_rate, channel/class/subject names. Reading the folder back
+/// with open_dataset (at the same rate and length) gives the same windows bit for bit.
+void export_dataset(const Windows& windows, const std::string& dir);
+
+/// The modality groups of `w` as channel lists; groups must number >= 2 for `what` (a policy or
+/// score that works across modalities): std::invalid_argument naming `what` and the groups
+/// otherwise.
+std::vector<std::vector<int>> require_modalities(const Windows& w, const std::string& what);
+
+}  // namespace moca::data

@@ -1,0 +1,32 @@
+#include "data_flags.hpp"
+
+namespace moca::tools {
+
+void add_data_flags(CLI::App* app, std::string& spec, data::DatasetOptions& o) {
+  app->add_option("--data", spec,
+                  "data: hapt:DIR | hmp:DIR | npy:DIR | generator[:coupling=0.8,windows=N,...] | "
+                  "DIR (format detected); default $MOCA_HAPT_DIR, else the generator")
+      ->group("Data");
+  app->add_option("--data-format", o.format, "force the format of --data DIR: hapt | hmp | npy")
+      ->capture_default_str()
+      ->group("Data");
+  app->add_option("--modalities", o.modalities,
+                  "modality groups, e.g. acc=0-2,gyro=3-5 (channels not named are dropped; "
+                  "default: meta.json, else by channel-name prefix)")
+      ->group("Data");
+  app->add_option("--sample-rate", o.sample_rate_hz,
+                  ".npy input rate in Hz (default: meta.json's sample_rate); resampled to the "
+                  "model's rate")
+      ->group("Data");
+  app->add_flag("--drop-nonfinite", o.drop_nonfinite,
+                "drop windows holding NaN/Inf (and say how many) instead of failing")
+      ->group("Data");
+  app->add_option("--keep-classes", o.keep_classes,
+                  "keep only these classes, comma-separated names, relabelled in that order")
+      ->group("Data");
+  app->add_option("--npy-layout", o.npy_layout, "X.npy axis order: auto | NCL | NLC")
+      ->capture_default_str()
+      ->group("Data");
+}
+
+}  // namespace moca::tools
