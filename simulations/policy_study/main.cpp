@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out, "output folder (ledger.jsonl, runs/, report, figures/)")
       ->required();
   app.add_option("--data", o.data,
-                 "UCI HAPT folder, or 'generator' (default: $MOCA_HAPT_DIR, else generator)");
+                 "data spec: hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a folder (default: "
+                 "$MOCA_HAPT_DIR, else the generator)");
   app.add_option("--generator-windows", o.generator_windows, "generator: windows (10 subjects)")
       ->capture_default_str();
   app.add_option("--folds", o.folds, "subject-wise folds; fold 0 is held out")

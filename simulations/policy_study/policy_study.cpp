@@ -24,9 +24,8 @@
 #include "moca/common/file_lock.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
+#include "moca/data/dataset.hpp"
 #include "moca/data/splits.hpp"
-#include "moca/data/synthetic.hpp"
-#include "moca/data/windowing.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
@@ -165,25 +164,18 @@ void PolicyStudyOptions::set_settings(const json& s) {
 // ---- data (the one place that loads the study's windows) ----
 
 PolicyStudyData load_policy_study_data(const PolicyStudyOptions& o) {
+  // Any open_dataset source: `--data` (hapt:DIR, hmp:DIR, npy:DIR, generator[:...], a folder),
+  // else $MOCA_HAPT_DIR, else the generator (its windows, subjects and seed set here unless the
+  // spec names them).
   StudyDataOptions where;
   where.data = o.data;
-  const std::string dir = o.data == "generator" ? std::string() : where.resolved_dir();
-  data::Windows all;
-  json source;
-  if (dir.empty()) {
-    data::SyntheticOptions so;
-    so.windows = o.generator_windows;
-    so.seed = derive_seed(o.split_seed, 3);
-    all = data::generate_synthetic(so);
-    source = {{"source", "generator"},
-              {"windows", so.windows},
-              {"subjects", so.subjects},
-              {"coupling", so.coupling},
-              {"seed", so.seed}};
-  } else {
-    all = data::load_hapt_windows(dir, data::WindowingOptions{});
-    source = {{"source", "hapt"}, {"path", dir}, {"windows", all.size()}};
-  }
+  data::DatasetOptions dopt;
+  dopt.use_env = false;  // resolved_spec() has read the environment already
+  dopt.generator.windows = o.generator_windows;
+  dopt.generator.seed = derive_seed(o.split_seed, 3);
+  const data::Dataset ds = data::open_dataset(where.resolved_spec(), dopt);
+  const data::Windows& all = ds.windows;
+  const json source = ds.to_json();
   const data::Split split = data::subject_kfold(all.subjects, o.folds, o.split_seed).at(0);
   auto subsample = [&](std::vector<int> rows, int keep, std::uint64_t stream) {
     if (keep > 0 && keep < static_cast<int>(rows.size())) {

@@ -27,8 +27,8 @@ std::vector<std::string> default_study_policies();
 /// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_runs` and the
 /// worker fields is a setting: it is stored in the ledger and must match on resume.
 struct PolicyStudyOptions {
-  std::string out;   ///< output folder (required)
-  std::string data;  ///< HAPT folder; empty: $MOCA_HAPT_DIR, else generator; "generator"
+  std::string out;               ///< output folder (required)
+  std::string data;              ///< open_dataset spec; empty: $MOCA_HAPT_DIR, else the generator
   int generator_windows = 1400;  ///< generator: windows generated (10 subjects)
   int folds = 3;                 ///< subject-wise folds; fold 0 is held out (>= 2)
   std::uint64_t split_seed = 0;  ///< seed of the subject folds and the subsampling
