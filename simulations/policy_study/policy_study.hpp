@@ -77,7 +77,8 @@ struct PolicyStudyData {
   data::Windows train, test;
   nlohmann::json description;
 };
-/// Loads HAPT (options.data, else $MOCA_HAPT_DIR) or the generator and splits it by subject.
+/// Opens options.data with data::open_dataset (else $MOCA_HAPT_DIR, else the generator) and
+/// splits it by subject.
 PolicyStudyData load_policy_study_data(const PolicyStudyOptions& options);
 
 /// Runs (or resumes) the study, then writes the report. `argv0` is this program's path, used
