@@ -74,10 +74,8 @@ MaskedError masked_reconstruction_error(const std::string& checkpoint, const dat
   return e;
 }
 
-namespace {
-
-std::vector<masking::Mask> draw_masks(const masking::MaskPolicy& policy, const data::Windows& w,
-                                      std::uint64_t seed) {
+std::vector<masking::Mask> draw_window_masks(const masking::MaskPolicy& policy,
+                                             const data::Windows& w, std::uint64_t seed) {
   std::vector<masking::Mask> masks;
   masks.reserve(static_cast<size_t>(w.size()));
   for (int i = 0; i < w.size(); ++i) {
@@ -86,6 +84,8 @@ std::vector<masking::Mask> draw_masks(const masking::MaskPolicy& policy, const d
   }
   return masks;
 }
+
+namespace {
 
 std::string safe_name(const std::string& spec) {
   std::string s;
@@ -139,7 +139,7 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
   so.threads = options.threads;
   masking::PolicyScorer scorer(train, grid, masking::make_feature_map(options.features), so);
   const auto eval_policy = masking::make_policy(options.eval_policy, grid, context);
-  const auto eval_masks = draw_masks(*eval_policy, test, derive_seed(options.seed, 77));
+  const auto eval_masks = draw_window_masks(*eval_policy, test, derive_seed(options.seed, 77));
   std::filesystem::create_directories(options.workdir);
   // One study per checkpoint folder at a time (its checkpoints are locked one by one as well).
   const FileLock lock(lock_path_for_folder(options.workdir), "output folder " + options.workdir);
@@ -167,7 +167,7 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
     std::ostringstream plog;
     const model::PretrainResult pr = model::pretrain(po, train, plog);
 
-    const auto own_masks = draw_masks(*policy, test, derive_seed(options.seed, 78 + k));
+    const auto own_masks = draw_window_masks(*policy, test, derive_seed(options.seed, 78 + k));
     const MaskedError own =
         masked_reconstruction_error(po.checkpoint, test, own_masks, options.threads);
     const MaskedError common =

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "moca/masking/mask.hpp"
+#include "moca/masking/policy.hpp"
 #include "study_data.hpp"
 
 namespace moca::sim {
@@ -67,5 +68,9 @@ struct MaskedError {
 };
 MaskedError masked_reconstruction_error(const std::string& checkpoint, const data::Windows& windows,
                                         const std::vector<masking::Mask>& masks, int threads);
+
+/// One mask per window of `w` from `policy`, window i drawn with Rng(derive_seed(seed, i)).
+std::vector<masking::Mask> draw_window_masks(const masking::MaskPolicy& policy,
+                                             const data::Windows& w, std::uint64_t seed);
 
 }  // namespace moca::sim

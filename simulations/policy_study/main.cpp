@@ -1,0 +1,85 @@
+// policy_study: does the score of a masking policy predict what training with it achieves? A
+// resumable multi-seed study with a ledger; see docs/studies.md ("policy_study").
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "policy_study.hpp"
+#include "run_cli.hpp"
+#include "simulation_study.hpp"
+
+int main(int argc, char** argv) {
+  moca::sim::PolicyStudyOptions o;
+  std::string policies, tasks, features;
+  CLI::App app{
+      "policy_study: a resumable multi-seed study of whether the policy score E_m[Phi(m)] "
+      "predicts held-out losses and linear-probe accuracy (ledger in --out; run the same "
+      "command again to resume; --report rebuilds the report from the ledger)"};
+  app.add_option("--out", o.out, "output folder (ledger.jsonl, runs/, report, figures/)")
+      ->required();
+  app.add_option("--data", o.data,
+                 "data spec: hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a folder (default: "
+                 "$MOCA_HAPT_DIR, else the generator)");
+  app.add_option("--generator-windows", o.generator_windows, "generator: windows (10 subjects)")
+      ->capture_default_str();
+  app.add_option("--folds", o.folds, "subject-wise folds; fold 0 is held out")
+      ->capture_default_str();
+  app.add_option("--split-seed", o.split_seed, "seed of the subject folds and subsampling")
+      ->capture_default_str();
+  app.add_option("--train-windows", o.train_windows, "training windows kept (0 = all)")
+      ->capture_default_str();
+  app.add_option("--test-windows", o.test_windows, "held-out windows kept (0 = all)")
+      ->capture_default_str();
+  app.add_option(
+      "--policies", policies,
+      "comma-separated policy specs (default: 21 — cross, extrapolation, sync, temporal, "
+      "per-modality at 0.5/0.75/0.9, sensor keep 3/2/1, adaptive beta 5/20/50)");
+  app.add_option("--seeds", o.seeds, "seeds per policy (0 .. N-1)")->capture_default_str();
+  app.add_option("--preset", o.preset, "model preset")->capture_default_str();
+  app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
+  app.add_option("--epochs", o.epochs, "pre-training epochs (every run)")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "pre-training batch size")->capture_default_str();
+  app.add_option("--lr", o.lr, "pre-training learning rate")->capture_default_str();
+  app.add_option("--warmup-epochs", o.warmup_epochs, "warm-up epochs")->capture_default_str();
+  app.add_option("--checkpoint-every", o.checkpoint_every, "epochs between checkpoints")
+      ->capture_default_str();
+  app.add_option("--probe-epochs", o.probe_epochs, "linear-probe epochs")->capture_default_str();
+  app.add_option("--features", features,
+                 "score feature maps, comma-separated: raw, patch-mean, encoder (default all)");
+  app.add_option("--pca", o.pca, "principal components per view")->capture_default_str();
+  app.add_option("--draws", o.draws, "mask draws per score")->capture_default_str();
+  app.add_option("--encoder-windows", o.encoder_windows,
+                 "encoder map: training windows scored (0 = all)")
+      ->capture_default_str();
+  app.add_option("--reference-policy", o.reference_policy, "policy of the reference encoder")
+      ->capture_default_str();
+  app.add_option("--reference-seed", o.reference_seed, "seed of the reference encoder")
+      ->capture_default_str();
+  app.add_option("--tasks", tasks,
+                 "common held-out tasks, comma-separated specs (default random 0.7, temporal "
+                 "0.7, sensor keep 1, extrapolation 0.7)");
+  app.add_option("--seed", o.seed, "base seed (task masks, score draws, bootstrap)")
+      ->capture_default_str();
+  app.add_option("--resamples", o.resamples, "bootstrap resamples")->capture_default_str();
+  app.add_option("--jobs", o.jobs, "trainings at once (threads are split between them)")
+      ->capture_default_str();
+  app.add_option("--threads", o.threads, "threads in all (0 = cores)")->capture_default_str();
+  app.add_flag("--report", o.report, "only rebuild the report from the ledger");
+  app.add_option("--max-runs", o.max_runs,
+                 "stop after this many new runs (-1 = no limit); run again to resume")
+      ->capture_default_str();
+  app.add_option("--worker-policy", o.worker_policy)->group("");  // internal
+  app.add_option("--worker-seed", o.worker_seed)->group("");
+  app.add_flag("--worker-reference", o.worker_reference)->group("");
+  app.add_option("--worker-threads", o.worker_threads)->group("");
+  return moca::tools::run_cli("policy_study", app, argc, argv, [&] {
+    if (!policies.empty()) o.policies = moca::sim::split_spec_list(policies);
+    if (!tasks.empty()) o.tasks = moca::sim::split_spec_list(tasks);
+    if (!features.empty()) o.features = moca::sim::split_spec_list(features);
+    if (!o.worker_policy.empty()) {
+      moca::sim::run_policy_study_worker(o, std::cerr);
+      return 0;
+    }
+    moca::sim::run_policy_study(o, argv[0], std::cout, std::cerr);
+    return 0;
+  });
+}

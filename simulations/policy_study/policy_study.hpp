@@ -1,0 +1,101 @@
+#pragma once
+/// \file policy_study.hpp
+/// A resumable, multi-seed study of whether a masking policy's score E_m[Phi(m)] predicts what
+/// training with it achieves (docs/studies.md, "policy_study"; issue #15).
+///
+/// The output folder holds `ledger.jsonl`, one JSON record per line, rewritten atomically after
+/// every record: {"kind": "study", "settings": {...}, "data": {...}} first, then "score" records
+/// (one per policy and feature map), one "reference" record (the encoder of the `encoder`
+/// feature map) and "run" records (one per policy and seed, with every outcome). The runner
+/// skips what the ledger holds, so a killed study resumes where it stopped; the report is built
+/// from the ledger alone.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moca/data/windows.hpp"
+
+namespace moca::sim {
+
+/// The default policies of the study (21: cross, extrapolation, sync, temporal, per-modality at
+/// ratios 0.5 / 0.75 / 0.9, sensor with
+/// keep 3 / 2 / 1, adaptive over cross 0.75 at beta 5 / 20 / 50).
+std::vector<std::string> default_study_policies();
+
+/// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_runs` and the
+/// worker fields is a setting: it is stored in the ledger and must match on resume.
+struct PolicyStudyOptions {
+  std::string out;               ///< output folder (required)
+  std::string data;              ///< open_dataset spec; empty: $MOCA_HAPT_DIR, else the generator
+  int generator_windows = 1400;  ///< generator: windows generated (10 subjects)
+  int folds = 3;                 ///< subject-wise folds; fold 0 is held out (>= 2)
+  std::uint64_t split_seed = 0;  ///< seed of the subject folds and the subsampling
+  int train_windows = 1000;      ///< training windows kept (0 = all of the training part)
+  int test_windows = 600;        ///< held-out windows kept (0 = all of the held-out part)
+  std::vector<std::string> policies = default_study_policies();  ///< >= 3 distinct specs
+  int seeds = 3;                                                 ///< run seeds 0 .. seeds-1 (>= 1)
+  std::string preset = "tiny";                                   ///< model preset
+  int patch_length = 20;                                         ///< Lp
+  int epochs = 5;              ///< pre-training epochs (same for every run)
+  int batch_size = 50;         ///< pre-training batch size
+  double lr = 1e-3;            ///< peak learning rate
+  double warmup_epochs = 1.0;  ///< in [0, epochs)
+  int checkpoint_every = 1;    ///< epochs between checkpoints (resume granularity)
+  int probe_epochs = 4;        ///< linear-probe epochs
+  std::vector<std::string> features = {"raw", "patch-mean", "encoder"};  ///< score maps
+  int pca = 30;               ///< PCA components per view of the CCA score
+  int draws = 10;             ///< mask draws per score (>= 2)
+  int encoder_windows = 200;  ///< encoder map: training windows scored (0 = all)
+  std::string reference_policy = "random:ratio=0.75";  ///< policy of the reference encoder
+  std::uint64_t reference_seed = 1000;                 ///< its run seed
+  std::vector<std::string> tasks = {"random:ratio=0.7", "temporal:ratio=0.7", "sensor:keep=1",
+                                    "extrapolation:ratio=0.7"};  ///< common held-out tasks
+  std::uint64_t seed = 0;  ///< base seed: task masks, score draws, own-mask streams, bootstrap
+  int resamples = 2000;    ///< bootstrap resamples of the report (>= 100)
+
+  int jobs = 1;               ///< trainings at once (child processes), >= 1
+  int threads = 0;            ///< threads in all; each job gets max(1, threads / jobs); 0 = cores
+  bool report = false;        ///< only rebuild the report from the ledger
+  int max_runs = -1;          ///< stop after this many new runs (-1 = no limit); resumable
+  std::string worker_policy;  ///< internal: run one training (child process)
+  long worker_seed = -1;      ///< internal
+  bool worker_reference = false;  ///< internal: the run is the reference encoder
+  int worker_threads = 1;         ///< internal
+
+  /// Throws std::invalid_argument naming the option, its value and the rule.
+  void validate() const;
+  /// The settings as JSON (the ledger's "settings").
+  nlohmann::json settings_json() const;
+  /// Sets the settings from settings_json() output (worker processes read them from the ledger).
+  void set_settings(const nlohmann::json& settings);
+};
+
+/// The study's windows: a subject-wise split (no subject in both parts), subsampled.
+struct PolicyStudyData {
+  data::Windows train, test;
+  nlohmann::json description;
+};
+/// Opens options.data with data::open_dataset (else $MOCA_HAPT_DIR, else the generator) and
+/// splits it by subject.
+PolicyStudyData load_policy_study_data(const PolicyStudyOptions& options);
+
+/// Runs (or resumes) the study, then writes the report. `argv0` is this program's path, used
+/// to start worker processes. Returns the number of run records in the ledger.
+int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0, std::ostream& out,
+                     std::ostream& log);
+
+/// Worker mode: one training run (options.worker_*), its metrics.json written atomically.
+void run_policy_study_worker(const PolicyStudyOptions& options, std::ostream& log);
+
+/// Reads a ledger (one JSON object per line). std::runtime_error naming the line if malformed.
+std::vector<nlohmann::json> read_ledger(const std::string& path);
+
+/// Builds report.json, report.md and figures/ in `dir` from `dir`/ledger.jsonl alone; prints
+/// the verdict table to `out`; returns report.json's content. `png`: run gnuplot (else only the
+/// .dat / .gp files are written).
+nlohmann::json build_policy_study_report(const std::string& dir, std::ostream& out,
+                                         std::ostream& log, bool png = true);
+
+}  // namespace moca::sim

@@ -1,0 +1,376 @@
+// policy_study --report: tables, statistics and figures from the ledger alone.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/common/output_file.hpp"
+#include "moca/common/random.hpp"
+#include "moca/masking/policy_spec.hpp"
+#include "policy_study.hpp"
+#include "study_data.hpp"
+#include "study_statistics.hpp"
+
+namespace moca::sim {
+
+namespace {
+
+using nlohmann::json;
+
+struct Outcome {
+  std::string name;   // e.g. "own_mse", "task_mse:random:ratio=0.7"
+  std::string label;  // for tables and axes
+  int sign = -1;      // predicted sign of the association with the score
+};
+
+double outcome_of(const json& run, const Outcome& o) {
+  const json& out = run.at("outcomes");
+  const auto colon = o.name.find(':');
+  if (o.name.rfind("task_mse:", 0) == 0) return out.at("task_mse").at(o.name.substr(colon + 1));
+  return out.at(o.name).get<double>();
+}
+
+struct PolicyRow {
+  std::string policy, family, group;
+  double ratio = 0.0;
+  std::map<std::string, std::pair<double, double>> scores;  // features -> (score, se)
+  std::map<long, const json*> runs;                         // seed -> run record
+};
+
+std::string fmt(double v, int digits = 4) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+std::string fmt_signed(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%+.3f", v);
+  return b;
+}
+
+json estimate_json(const BootstrapEstimate& e) {
+  if (e.degenerate) return {{"degenerate", true}};
+  return {{"value", e.value}, {"ci", {e.ci_low, e.ci_high}}, {"resamples", e.resamples}};
+}
+
+std::string estimate_text(const BootstrapEstimate& e) {
+  if (e.degenerate) return "undefined";
+  return fmt_signed(e.value) + " [" + fmt_signed(e.ci_low) + ", " + fmt_signed(e.ci_high) + "]";
+}
+
+/// The base policy of an adaptive spec (its options minus the adaptive ones), canonical order
+/// as written in the study's policy list when present there.
+std::string adaptive_base(const std::string& spec, const std::vector<std::string>& policies) {
+  const masking::PolicySpec s = masking::parse_policy_spec(spec);
+  if (s.name != "adaptive") return {};
+  masking::PolicySpec b;
+  const std::string* base = s.find("base");
+  b.name = base ? *base : "cross";
+  const std::set<std::string> own = {"base",  "beta", "candidates", "seed",
+                                     "pilot", "pca",  "features"};
+  for (const auto& kv : s.options) {
+    if (!own.count(kv.first)) b.options.push_back(kv);
+  }
+  const std::string text = masking::format_policy_spec(b);
+  for (const auto& p : policies) {
+    if (masking::format_policy_spec(masking::parse_policy_spec(p)) == text) return p;
+    // A base written without its ratio key matches the adaptive policy's default ratio.
+    if (masking::with_default_ratio(p, 0.75) == masking::with_default_ratio(text, 0.75)) return p;
+  }
+  return {};
+}
+
+}  // namespace
+
+nlohmann::json build_policy_study_report(const std::string& dir, std::ostream& out,
+                                         std::ostream& log, bool png) {
+  namespace fs = std::filesystem;
+  const std::vector<json> records = read_ledger(dir + "/ledger.jsonl");
+  if (records.empty() || records.front().at("kind") != "study") {
+    throw std::runtime_error("policy_study --report: " + dir +
+                             "/ledger.jsonl is missing or has no study record");
+  }
+  const json& settings = records.front().at("settings");
+  const auto policies = settings.at("policies").get<std::vector<std::string>>();
+  const auto features = settings.at("features").get<std::vector<std::string>>();
+  const int resamples = settings.at("resamples").get<int>();
+  const std::uint64_t seed = settings.at("seed").get<std::uint64_t>();
+
+  std::map<std::string, PolicyRow> rows;
+  for (const auto& p : policies) {
+    rows[p].policy = p;
+    rows[p].family = masking::parse_policy_spec(p).name;
+  }
+  std::vector<std::string> task_names;
+  int n_runs = 0;
+  for (const json& r : records) {
+    if (r.at("kind") == "score") {
+      const std::string p = r.at("policy");
+      if (!rows.count(p)) continue;
+      const json& s = r.at("score");
+      rows[p].scores[r.at("features")] = {s.at("score").get<double>(),
+                                          s.at("std_error").get<double>()};
+      if (r.at("features") == "raw" || rows[p].ratio == 0.0) {
+        rows[p].ratio = s.at("masked_fraction").get<double>();
+      }
+    } else if (r.at("kind") == "run") {
+      const std::string p = r.at("policy");
+      if (!rows.count(p)) continue;
+      rows[p].runs[r.at("seed").get<long>()] = &r;
+      ++n_runs;
+      if (task_names.empty()) {
+        for (const auto& kv : r.at("outcomes").at("task_mse").items())
+          task_names.push_back(kv.key());
+      }
+    }
+  }
+  for (auto& kv : rows) {
+    const masking::PolicySpec s = masking::parse_policy_spec(kv.first);
+    const std::string* ratio = s.find("ratio");
+    kv.second.group = ratio ? *ratio : fmt(std::round(kv.second.ratio * 100) / 100, 2);
+  }
+
+  std::vector<Outcome> outcomes = {{"own_mse", "MSE under own masks", -1},
+                                   {"task_mse_mean", "MSE, mean of the common tasks", -1}};
+  for (const auto& t : task_names) outcomes.push_back({"task_mse:" + t, "MSE, task " + t, -1});
+  outcomes.push_back({"probe_top1", "linear-probe top-1", +1});
+  outcomes.push_back({"probe_macro_f1", "linear-probe macro-F1", +1});
+
+  json report = {{"study", "policy_study"},
+                 {"settings", settings},
+                 {"data", records.front().at("data")},
+                 {"runs", n_runs},
+                 {"records", records.size()}};
+
+  // Per-policy table and between-seed spread.
+  json jpol = json::array();
+  std::map<std::string, std::vector<double>> sds;
+  for (const auto& p : policies) {
+    const PolicyRow& row = rows[p];
+    json j = {{"policy", p},
+              {"family", row.family},
+              {"masked_fraction", row.ratio},
+              {"ratio_group", row.group},
+              {"seeds", row.runs.size()}};
+    for (const auto& s : row.scores)
+      j["scores"][s.first] = {{"score", s.second.first}, {"std_error", s.second.second}};
+    for (const Outcome& o : outcomes) {
+      std::vector<double> v;
+      for (const auto& r : row.runs) v.push_back(outcome_of(*r.second, o));
+      if (v.empty()) continue;
+      j["outcomes"][o.name] = {{"mean", mean_of(v)}, {"seed_sd", sample_sd(v)}, {"values", v}};
+      if (v.size() >= 2) sds[o.name].push_back(sample_sd(v));
+    }
+    jpol.push_back(j);
+  }
+  report["policies"] = jpol;
+  json noise = json::object();
+  for (auto& kv : sds) {
+    std::sort(kv.second.begin(), kv.second.end());
+    const size_t n = kv.second.size();
+    noise[kv.first] = n % 2 ? kv.second[n / 2] : 0.5 * (kv.second[n / 2 - 1] + kv.second[n / 2]);
+  }
+  report["seed_noise_median_sd"] = noise;
+
+  // Correlations and verdicts.
+  json jcorr = json::array();
+  std::ostringstream verdicts;
+  std::uint64_t stream = 0;
+  for (const std::string& f : features) {
+    for (const Outcome& o : outcomes) {
+      std::vector<PolicyData> data;
+      for (const auto& p : policies) {
+        const PolicyRow& row = rows[p];
+        if (!row.scores.count(f) || row.runs.empty()) continue;
+        PolicyData d;
+        d.policy = p;
+        d.family = row.family;
+        d.ratio = row.ratio;
+        d.group = row.group;
+        d.score = row.scores.at(f).first;
+        d.score_se = row.scores.at(f).second;
+        for (const auto& r : row.runs) d.outcomes.push_back(outcome_of(*r.second, o));
+        data.push_back(d);
+      }
+      ++stream;
+      if (data.size() < 3) continue;
+      const int n = static_cast<int>(data.size());
+      // With 3 policies no correlation is detectable at 80 % power: rho_min = 1.
+      const double rho_min = n >= 4 ? smallest_detectable_rho(n) : 1.0;
+      const std::uint64_t s = derive_seed(derive_seed(seed, 40), stream);
+      const auto rho = two_level_bootstrap(data, spearman_statistic(), resamples, s);
+      const auto tau = two_level_bootstrap(data, kendall_statistic(), resamples, s + 1);
+      BootstrapEstimate partial;  // needs 4 policies
+      partial.degenerate = true;
+      if (n >= 4)
+        partial = two_level_bootstrap(data, partial_spearman_statistic(), resamples, s + 2);
+      const auto within =
+          two_level_bootstrap(data, within_ratio_kendall_statistic(), resamples, s + 3);
+      const std::string v = verdict(rho, o.sign, rho_min);
+      const std::string vp = verdict(partial, o.sign, rho_min);
+      jcorr.push_back({{"features", f},
+                       {"outcome", o.name},
+                       {"predicted_sign", o.sign},
+                       {"policies", n},
+                       {"rho_min", rho_min},
+                       {"spearman", estimate_json(rho)},
+                       {"kendall", estimate_json(tau)},
+                       {"partial_spearman_given_ratio", estimate_json(partial)},
+                       {"within_ratio_kendall", estimate_json(within)},
+                       {"verdict", v},
+                       {"verdict_given_ratio", vp}});
+      verdicts << "| " << f << " | " << o.label << " | " << (o.sign < 0 ? "−" : "+") << " | " << n
+               << " | " << estimate_text(rho) << " | " << estimate_text(tau) << " | "
+               << estimate_text(partial) << " | " << estimate_text(within) << " | " << v << " | "
+               << vp << " |\n";
+    }
+  }
+  report["correlations"] = jcorr;
+
+  // Adaptive vs base, paired over seeds.
+  json jad = json::array();
+  std::ostringstream adaptive;
+  for (const auto& p : policies) {
+    const std::string base = adaptive_base(p, policies);
+    if (base.empty()) continue;
+    for (const Outcome& o : outcomes) {
+      std::vector<double> a, b;
+      for (const auto& r : rows[p].runs) {
+        const auto it = rows[base].runs.find(r.first);
+        if (it == rows[base].runs.end()) continue;
+        a.push_back(outcome_of(*r.second, o));
+        b.push_back(outcome_of(*it->second, o));
+      }
+      if (a.size() < 2) continue;
+      const PairedDifferenceCI d = paired_difference(a, b);
+      const double sd = noise.contains(o.name) ? noise[o.name].get<double>() : 0.0;
+      const bool is_noise = std::abs(d.mean) < sd;
+      jad.push_back({{"adaptive", p},
+                     {"base", base},
+                     {"outcome", o.name},
+                     {"seeds", d.n},
+                     {"difference", d.mean},
+                     {"sd", d.sd},
+                     {"ci", {d.ci_low, d.ci_high}},
+                     {"smaller_than_seed_noise", is_noise}});
+      adaptive << "| " << p << " | " << o.label << " | " << d.n << " | " << fmt_signed(d.mean)
+               << " [" << fmt_signed(d.ci_low) << ", " << fmt_signed(d.ci_high) << "] | "
+               << (is_noise ? "noise (< median seed SD)" : "") << " |\n";
+    }
+  }
+  report["adaptive_vs_base"] = jad;
+
+  // Figures: one scatter per feature map and outcome.
+  const std::string fig_dir = dir + "/figures";
+  fs::create_directories(fig_dir);
+  const bool have_gnuplot = png && std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  json figs = json::array();
+  for (const std::string& f : features) {
+    for (const Outcome& o : outcomes) {
+      std::map<std::string, std::string> blocks;
+      for (const auto& p : policies) {
+        const PolicyRow& row = rows[p];
+        if (!row.scores.count(f) || row.runs.empty()) continue;
+        std::vector<double> v;
+        for (const auto& r : row.runs) v.push_back(outcome_of(*r.second, o));
+        char line[256];
+        std::snprintf(line, sizeof line, "%.6g\t%.6g\t%.6g\t%.6g\n", row.scores.at(f).first,
+                      mean_of(v), sample_sd(v), row.scores.at(f).second);
+        blocks[row.family] += line;
+      }
+      if (blocks.empty()) continue;
+      std::string safe = o.name;
+      for (char& ch : safe) {
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_') ch = '_';
+      }
+      const std::string base = fig_dir + "/" + f + "_" + safe;
+      std::string dat = "# score\tmean outcome\tseed sd\tscore se; one block per family\n";
+      std::string plot = "plot ";
+      int index = 0;
+      for (const auto& kv : blocks) {
+        dat += "# " + kv.first + "\n" + kv.second + "\n\n";
+        plot += std::string(index ? ", " : "") + "'" + base + ".dat' index " +
+                std::to_string(index) + " using 1:2:3 with yerrorbars pt 7 ps 1.2 lc " +
+                std::to_string(index + 1) + " title '" + kv.first + "'";
+        ++index;
+      }
+      write_output_text(base + ".dat", dat);
+      const std::string gp =
+          "set terminal pngcairo size 800,560 font 'DejaVu Sans,10'\nset output '" + base +
+          ".png'\nset title 'score (" + f + ") vs " + o.label +
+          " (mean over seeds, bars: seed SD)' noenhanced\nset xlabel 'E_m[Phi(m)], " + f +
+          " features' noenhanced\nset ylabel '" + o.label +
+          "' noenhanced\nset grid\nset key outside right noenhanced\n" + plot + "\n";
+      write_output_text(base + ".gp", gp);
+      if (have_gnuplot) {
+        const int status = std::system(("gnuplot '" + base + ".gp' > /dev/null 2>&1").c_str());
+        if (status != 0) {
+          throw std::runtime_error("policy_study --report: gnuplot failed on " + base + ".gp");
+        }
+        figs.push_back("figures/" + f + "_" + safe + ".png");
+      }
+    }
+  }
+  if (png && !have_gnuplot) log << "policy_study: gnuplot not found; wrote .dat/.gp files only\n";
+  report["figures"] = figs;
+
+  // report.md
+  std::ostringstream md;
+  md << "# policy_study report\n\nBuilt from `ledger.jsonl` alone (" << records.size()
+     << " records, " << n_runs << " runs). Data: `"
+     << records.front().at("data").at("source").dump() << "`, "
+     << records.front().at("data").at("train_windows") << " training / "
+     << records.front().at("data").at("test_windows") << " held-out windows (subject-wise).\n\n";
+  md << "## Policies (mean over seeds ± between-seed SD)\n\n| policy | masked | ";
+  for (const auto& f : features) md << f << " score ± SE | ";
+  md << "own MSE | task MSE (mean) | probe top-1 | probe macro-F1 | seeds |\n|";
+  for (size_t i = 0; i < features.size() + 7; ++i) md << " --- |";
+  md << "\n";
+  for (const auto& j : jpol) {
+    md << "| " << j.at("policy").get<std::string>() << " | " << fmt(j.at("masked_fraction"), 3)
+       << " | ";
+    for (const auto& f : features) {
+      if (j.contains("scores") && j["scores"].contains(f)) {
+        md << fmt(j["scores"][f]["score"]) << " ± " << fmt(j["scores"][f]["std_error"]);
+      }
+      md << " | ";
+    }
+    for (const char* name : {"own_mse", "task_mse_mean", "probe_top1", "probe_macro_f1"}) {
+      if (j.contains("outcomes") && j["outcomes"].contains(name)) {
+        md << fmt(j["outcomes"][name]["mean"]) << " ± " << fmt(j["outcomes"][name]["seed_sd"]);
+      }
+      md << " | ";
+    }
+    md << j.at("seeds") << " |\n";
+  }
+  md << "\nMedian between-seed SD per outcome (differences below it are noise): `" << noise.dump()
+     << "`\n\n";
+  md << "## Does the score predict the outcome? (two-level bootstrap 95 % CIs)\n\n"
+        "| features | outcome | predicted sign | policies | Spearman | Kendall | partial "
+        "Spearman given ratio | Kendall within ratio | verdict | verdict given ratio |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+     << verdicts.str();
+  if (!jcorr.empty()) {
+    md << "\nSmallest detectable |ρ| (80 % power, 5 % two-sided) at "
+       << jcorr.front().at("policies") << " policies: " << fmt(jcorr.front().at("rho_min"), 2)
+       << ".\n";
+  }
+  md << "\n## Adaptive vs its base (paired over seeds, Student-t 95 % CI)\n\n"
+        "| adaptive | outcome | seeds | difference [CI] | |\n| --- | --- | --- | --- | --- |\n"
+     << adaptive.str();
+  write_output_text(dir + "/report.md", md.str());
+  write_json(dir + "/report.json", report);
+  out << "policy_study: " << n_runs << " runs; verdicts (features | outcome | sign | n | "
+      << "Spearman | Kendall | partial | within-ratio | verdict | given ratio):\n"
+      << verdicts.str() << "report: " << dir << "/report.md\n";
+  return report;
+}
+
+}  // namespace moca::sim
