@@ -9,6 +9,8 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "launch.hpp"
+#include "moca/model/distributed.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -45,6 +47,15 @@ void add_runtime_options(CLI::App* app, moca::model::RuntimeOptions& r, bool tra
                     "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)")
         ->capture_default_str();
   }
+}
+
+void add_dist_options(CLI::App* app, moca::model::DistOptions& d) {
+  app->add_option("--backend", d.backend,
+                  "data-parallel: gloo | nccl | auto (nccl on CUDA when built with it)")
+      ->capture_default_str();
+  app->add_option("--dist-timeout", d.timeout_s,
+                  "data-parallel: seconds a rendezvous or collective may wait for the other ranks")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -100,6 +111,22 @@ int main(int argc, char** argv) {
   p->add_option("--stop-after", pre.train.stop_after_iterations,
                 "checkpoint and stop after this many iterations (-1 = never)");
   p->add_option("--json", pre.json, "summary JSON file");
+  add_dist_options(p, pre.train.dist);
+
+  // launch
+  tools::LaunchCommand lau;
+  auto* la = app.add_subcommand(
+      "launch",
+      "run a data-parallel command on this node: moca launch --nproc N -- pretrain ... (sets "
+      "RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT like torchrun)");
+  la->add_option("--nproc", lau.nproc, "ranks to start")->capture_default_str();
+  la->add_option("--master-addr", lau.master_addr, "rendezvous address")->capture_default_str();
+  la->add_option("--master-port", lau.master_port, "rendezvous port (0 = a free one)")
+      ->capture_default_str();
+  la->add_option("--kill-after", lau.kill_after,
+                 "seconds the other ranks get to exit after one fails, then SIGKILL")
+      ->capture_default_str();
+  la->add_option("command", lau.command, "-- then the moca command and its options")->required();
 
   // linprobe / finetune
   tools::ClassifyCommand lin, fin;
@@ -214,7 +241,12 @@ int main(int argc, char** argv) {
       sigemptyset(&sa.sa_mask);
       sigaction(SIGINT, &sa, nullptr);
       sigaction(SIGTERM, &sa, nullptr);
-      tools::run_pretrain(pre, std::cout, std::cerr, &g_stop);
+      // Data-parallel: only rank 0 logs (rank errors still reach stderr through run_cli).
+      std::ostream null_log(nullptr);
+      const bool root = model::read_dist_env().rank == 0;
+      tools::run_pretrain(pre, std::cout, root ? std::cerr : null_log, &g_stop);
+    } else if (la->parsed()) {
+      return tools::run_launch(lau, std::cerr);
     } else if (l->parsed()) {
       lin.options.progress = !no_progress;
       tools::run_classify(lin, std::cout, std::cerr);
