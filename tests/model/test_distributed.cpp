@@ -364,6 +364,31 @@ TEST_CASE("a rank killed mid-epoch ends the other with an error naming it; no ch
   fs::remove_all(d);
 }
 
+TEST_CASE("SIGTERM to moca launch stops every rank at the same iteration with a checkpoint") {
+  const std::string d = tmp_dir("term");
+  const auto args =
+      launch(2, pretrain_args(d + "/t.pt", {{"--epochs", "400"}, {"--checkpoint-every", "1000"}}));
+  const pid_t launcher = spawn(args, {}, d + "/out.txt");
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!fs::exists(d + "/t.pt.metrics.jsonl") &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(fs::exists(d + "/t.pt.metrics.jsonl"));
+  ::kill(launcher, SIGTERM);
+  const int code = wait_for(launcher);
+  const std::string text = slurp(d + "/out.txt");
+  CAPTURE(text);
+  CHECK(code == 0);
+  CHECK(text.find("interrupted") != std::string::npos);
+  CHECK(text.find("every rank exited cleanly") != std::string::npos);
+  const auto meta = meta_of(d + "/t.pt");
+  CHECK(meta.at("finished") == false);
+  CHECK(meta.at("iteration").get<long>() >= 3);
+  CHECK(meta.at("iteration").get<long>() < 1200);
+  fs::remove_all(d);
+}
+
 TEST_CASE("start-up errors: batch not divisible, options differ between ranks, port in use") {
   const std::string d = tmp_dir("errors");
   std::string out;
