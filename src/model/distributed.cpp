@@ -4,6 +4,7 @@
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
 #ifdef MOCA_HAVE_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -11,12 +12,14 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 #include "moca/common/random.hpp"
 #include "moca/model/distributed_torch.hpp"
@@ -43,6 +46,9 @@ struct Collectives {
                              std::chrono::milliseconds timeout) = 0;
   virtual void broadcast_root(std::vector<torch::Tensor>& tensors,
                               std::chrono::milliseconds timeout) = 0;
+  /// The group as c10d::ProcessGroup (what c10d::Reducer takes); null where the backend class
+  /// is not one (LibTorch 2.x's Backend).
+  virtual c10::intrusive_ptr<c10d::ProcessGroup> process_group() const = 0;
 };
 
 template <class PG>
@@ -80,6 +86,13 @@ struct CollectivesOf : Collectives {
     }
     for (auto& w : works) w->wait(timeout);
   }
+  c10::intrusive_ptr<c10d::ProcessGroup> process_group() const override {
+    if constexpr (std::is_base_of_v<c10d::ProcessGroup, PG>) {
+      return pg_;
+    } else {
+      return {};
+    }
+  }
   c10::intrusive_ptr<PG> pg_;
 };
 
@@ -107,6 +120,10 @@ void DistOptions::validate() const {
   if (backend != "auto" && backend != "gloo" && backend != "nccl") {
     throw std::invalid_argument("DistOptions::validate(): backend (" + backend +
                                 ") must be gloo, nccl or auto");
+  }
+  if (grad_sync != "buckets" && grad_sync != "reducer") {
+    throw std::invalid_argument("DistOptions::validate(): grad_sync (" + grad_sync +
+                                ") must be buckets or reducer");
   }
   if (!(timeout_s > 0.0) || !std::isfinite(timeout_s) || timeout_s > 86400.0 * 7) {
     throw std::invalid_argument("DistOptions::validate(): timeout_s (" + std::to_string(timeout_s) +
@@ -464,6 +481,42 @@ std::vector<double> GradientReducer::reduce(double weight, const std::vector<dou
   }
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return std::vector<double>(s, s + scalars.size());
+}
+
+struct C10dReducer::State {
+  std::unique_ptr<c10d::Reducer> reducer;
+};
+
+C10dReducer::C10dReducer(Communicator& comm, std::vector<torch::Tensor> params)
+    : state_(std::make_unique<State>()) {
+  if (comm.world_size() <= 1) return;
+  auto pg = comm.impl().collectives->process_group();
+  if (!pg) {
+    throw std::runtime_error(
+        "C10dReducer: this LibTorch's " + comm.backend() +
+        " backend is not a c10d::ProcessGroup; use the flattened buckets (--grad-sync buckets)");
+  }
+  // As torch.nn.parallel.DistributedDataParallel: a 1 MiB first bucket, 25 MiB after, buckets
+  // in reverse parameter order (the order gradients become ready in backward).
+  auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
+      params, {static_cast<size_t>(c10d::kDefaultFirstBucketBytes),
+               static_cast<size_t>(c10d::kDefaultBucketBytesCap)});
+  std::reverse(buckets.begin(), buckets.end());
+  std::reverse(limits.begin(), limits.end());
+  const std::vector<bool> sparse(params.size(), false);
+  state_->reducer = std::make_unique<c10d::Reducer>(
+      params, buckets, limits, pg, sparse, c10d::kDefaultBucketBytesCap,
+      /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
+      std::unordered_map<size_t, std::string>{}, c10d::kDefaultFirstBucketBytes);
+}
+
+C10dReducer::~C10dReducer() = default;
+
+void C10dReducer::prepare_for_backward() {
+  if (state_->reducer) {
+    state_->reducer->prepare_for_forward();
+    state_->reducer->prepare_for_backward({});
+  }
 }
 
 }  // namespace detail

@@ -30,6 +30,10 @@ namespace moca::model {
 struct DistOptions {
   std::string backend = "auto";  ///< gloo | nccl | auto (nccl on CUDA when built with it)
   double timeout_s = 300.0;      ///< rendezvous and collective timeout, seconds, > 0
+  /// Gradient synchronisation: "buckets" (default; flattened ~25 MiB buckets, one all-reduce
+  /// each, after backward) or "reducer" (c10d::Reducer, all-reduce overlapping backward; one
+  /// batch shard, loss "all" only). Measured in docs/benchmarks.md.
+  std::string grad_sync = "buckets";
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
 };

@@ -104,6 +104,8 @@ struct PretrainResult {
   int world_size = 1;                ///< data-parallel ranks
   std::string backend = "none";      ///< gloo | nccl | none (one process)
   double allreduce_seconds = 0.0;    ///< time in the gradient all-reduce during this call
+  double loop_seconds = 0.0;         ///< time in the training loop during this call
+  long loop_iterations = 0;          ///< iterations done during this call
 };
 
 /// Pre-trains a MoCA MAE on `train` (its windows, not its labels). Progress goes to stderr when

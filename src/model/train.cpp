@@ -282,6 +282,16 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
     if (p.requires_grad()) trainable.push_back(p);
   }
   detail::GradientReducer reducer(*comm, trainable);
+  std::unique_ptr<detail::C10dReducer> c10d_reducer;
+  if (world > 1 && o.dist.grad_sync == "reducer") {
+    if (shards != 1 || mo.loss_scope() == LossScope::kMasked) {
+      throw std::invalid_argument(
+          "pretrain(): --grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
+          "now " +
+          std::to_string(shards) + ") and --loss all (now " + o.loss + ")");
+    }
+    c10d_reducer = std::make_unique<detail::C10dReducer>(*comm, trainable);
+  }
 
   LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
   schedule.validate();
@@ -364,10 +374,18 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
               mt.ids_restore.slice(0, b0, b0 + local_batch),
               mt.mask.slice(0, b0, b0 + local_batch)};
       }
+      if (c10d_reducer) c10d_reducer->prepare_for_backward();
       double loss = mae_loss_and_gradients(model, x, mt, shards, o.runtime.precision);
       const bool stop_vote = stop != nullptr && stop->load();
       if (world == 1) {
         stop_agreed = stop_vote;
+      } else if (c10d_reducer) {
+        // The gradients were averaged during backward; the loss and stop votes follow.
+        const auto sums = detail::allreduce_sum(
+            *comm, {weight * loss, stop_vote ? 1.0 : 0.0},
+            "all-reduce of the loss at iteration " + std::to_string(result.iterations + 1));
+        loss = sums[0];
+        stop_agreed = sums[1] > 0.0;
       } else {
         const auto sums = reducer.reduce(
             weight, {weight * loss, stop_vote ? 1.0 : 0.0},
@@ -402,6 +420,8 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
         result.interrupted = true;
         result.seconds = seconds_since(t_start);
         result.allreduce_seconds = reducer.seconds();
+        result.loop_seconds = seconds_since(run_start);
+        result.loop_iterations = result.iterations - first_iteration;
         return result;
       }
     }
@@ -436,12 +456,16 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       result.interrupted = true;
       result.seconds = seconds_since(t_start);
       result.allreduce_seconds = reducer.seconds();
+      result.loop_seconds = seconds_since(run_start);
+      result.loop_iterations = result.iterations - first_iteration;
       return result;
     }
   }
   result.finished = true;
   result.seconds = seconds_since(t_start);
   result.allreduce_seconds = reducer.seconds();
+  result.loop_seconds = seconds_since(run_start);
+  result.loop_iterations = result.iterations - first_iteration;
   return result;
 }
 

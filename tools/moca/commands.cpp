@@ -169,6 +169,10 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
   j["world_size"] = r.world_size;
   j["backend"] = r.backend;
   j["allreduce_seconds"] = r.allreduce_seconds;
+  j["loop_seconds"] = r.loop_seconds;
+  j["windows_per_s"] = r.loop_seconds > 0 ? static_cast<double>(r.loop_iterations) *
+                                                cmd.train.batch_size / r.loop_seconds
+                                          : 0.0;
   if (r.rank != 0) return j;  // data-parallel: rank 0 alone reports
   write_json(cmd.json, j);
   out << "pretrain: " << r.history.size() << "/" << cmd.train.epochs << " epochs, " << r.iterations

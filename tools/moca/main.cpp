@@ -56,6 +56,10 @@ void add_dist_options(CLI::App* app, moca::model::DistOptions& d) {
   app->add_option("--dist-timeout", d.timeout_s,
                   "data-parallel: seconds a rendezvous or collective may wait for the other ranks")
       ->capture_default_str();
+  app->add_option("--grad-sync", d.grad_sync,
+                  "data-parallel: buckets (flattened all-reduce after backward) | reducer "
+                  "(c10d::Reducer, overlaps backward; --batch-shards 1)")
+      ->capture_default_str();
 }
 
 }  // namespace
