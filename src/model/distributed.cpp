@@ -237,6 +237,13 @@ std::unique_ptr<Communicator> Communicator::from_environment(const DistOptions& 
   return connect(read_dist_env(), options, cuda);
 }
 
+Communicator& Communicator::process(const DistOptions& options, bool cuda) {
+  // Deliberately never destroyed: the process group's threads and sockets end with the process
+  // (destroying it during static destruction would race LibTorch's own teardown).
+  static Communicator* comm = from_environment(options, cuda).release();
+  return *comm;
+}
+
 std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const DistOptions& options,
                                                     bool cuda) {
   options.validate();
@@ -472,7 +479,14 @@ std::vector<double> GradientReducer::reduce(double weight, const std::vector<dou
       auto& p = params_[i];
       const int64_t n = p.numel();
       if (s[scalars.size() + i] > 0.0) {
-        p.mutable_grad() = flats[k].slice(0, offset, offset + n).view(p.sizes());
+        // Into the gradient's own storage (not a view of the bucket: optimisers detach and
+        // zero gradients in place).
+        const auto sum = flats[k].slice(0, offset, offset + n).view(p.sizes());
+        if (p.grad().defined()) {
+          p.mutable_grad().copy_(sum);
+        } else {
+          p.mutable_grad() = sum.clone();
+        }
       } else {
         p.mutable_grad() = torch::Tensor();
       }

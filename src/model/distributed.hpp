@@ -73,6 +73,10 @@ class Communicator {
                                                bool cuda);
   /// connect(read_dist_env(), options, cuda).
   static std::unique_ptr<Communicator> from_environment(const DistOptions& options, bool cuda);
+  /// The process's communicator: connected from the environment on the first call (later calls
+  /// return the same one, whatever their options), so that several training calls in one
+  /// process (linprobe's folds) share one rendezvous. Kept until the process ends.
+  static Communicator& process(const DistOptions& options, bool cuda);
 
   int rank() const;
   int world_size() const;

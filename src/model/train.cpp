@@ -187,7 +187,8 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   if (device.is_cuda() && denv.world_size > 1) {
     device = detail::local_cuda_device(denv.local_rank);
   }
-  const auto comm = Communicator::connect(denv, o.dist, device.is_cuda());
+  o.dist.validate();
+  Communicator* const comm = &Communicator::process(o.dist, device.is_cuda());
   const int rank = comm->rank(), world = comm->world_size();
   const bool root = comm->is_root();
   // Only rank 0 logs and writes; the other ranks' log goes nowhere.

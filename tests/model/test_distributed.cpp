@@ -364,6 +364,55 @@ TEST_CASE("a rank killed mid-epoch ends the other with an error naming it; no ch
   fs::remove_all(d);
 }
 
+TEST_CASE("finetune on 2 ranks follows 1 rank; linprobe runs its folds on 2 ranks") {
+  const std::string d = tmp_dir("classify");
+  std::string out;
+  REQUIRE_MESSAGE(run_moca(pretrain_args(d + "/pt.pt", {{"--stop-after", "3"}}), out) == 0, out);
+  auto classify = [&](const std::string& mode, const std::string& json,
+                      const std::vector<std::string>& extra) {
+    std::vector<std::string> a{mode,         "--synthetic-windows",
+                               "60",         "--checkpoint",
+                               d + "/pt.pt", "--epochs",
+                               "2",          "--warmup-epochs",
+                               "1",          "--batch",
+                               "16",         "--threads",
+                               "1",          "--seed",
+                               "3",          "--no-progress",
+                               "--json",     json};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  // Without drop path (whose draws are per rank) fine-tuning is deterministic given the batches.
+  const std::vector<std::string> ft{"--drop-path", "0", "--protocol", "random"};
+  REQUIRE_MESSAGE(run_moca(classify("finetune", d + "/f1.json", ft), out) == 0, out);
+  REQUIRE_MESSAGE(run_moca(launch(2, classify("finetune", d + "/f2.json", ft)), out) == 0, out);
+  const auto f1 = nlohmann::json::parse(slurp(d + "/f1.json"));
+  const auto f2 = nlohmann::json::parse(slurp(d + "/f2.json"));
+  const auto& h1 = f1.at("folds")[0].at("history");
+  const auto& h2 = f2.at("folds")[0].at("history");
+  REQUIRE(h1.size() == 2);
+  REQUIRE(h2.size() == 2);
+  for (size_t e = 0; e < 2; ++e) {
+    CHECK(h2[e].at("loss").get<double>() ==
+          doctest::Approx(h1[e].at("loss").get<double>()).epsilon(1e-6));
+  }
+  CHECK(f2.at("folds")[0].at("metrics") == f1.at("folds")[0].at("metrics"));
+  // The linear probe (BatchNorm per rank) on 2 ranks: 5 folds over one rendezvous, rank 0 alone
+  // prints the summary.
+  REQUIRE_MESSAGE(
+      run_moca(launch(2, classify("linprobe", d + "/l2.json", {"--protocol", "subject-kfold"})),
+               out) == 0,
+      out);
+  CHECK(nlohmann::json::parse(slurp(d + "/l2.json")).at("folds").size() == 5);
+  size_t summaries = 0;
+  for (size_t at = out.find("linprobe (subject-kfold, 5 splits"); at != std::string::npos;
+       at = out.find("linprobe (subject-kfold, 5 splits", at + 1)) {
+    ++summaries;
+  }
+  CHECK(summaries == 1);
+  fs::remove_all(d);
+}
+
 TEST_CASE("SIGTERM to moca launch stops every rank at the same iteration with a checkpoint") {
   const std::string d = tmp_dir("term");
   const auto args =
@@ -417,10 +466,14 @@ TEST_CASE("start-up errors: batch not divisible, options differ between ranks, p
   const int fd = bound_socket(taken, true);
   const std::string busy = std::to_string(taken);
   const auto args = pretrain_args(d + "/c.pt", {{"--dist-timeout", "3"}});
-  std::vector<std::string> cmd{"launch", "--nproc", "2", "--master-port", busy, "--"};
+  // (Rank 1 reaches the foreign listener and waits for a store's answer: the launcher ends it
+  // --kill-after seconds after rank 0's failure.)
+  std::vector<std::string> cmd{"launch", "--nproc",      "2", "--master-port",
+                               busy,     "--kill-after", "2", "--"};
   cmd.insert(cmd.end(), args.begin(), args.end());
   CHECK(run_moca(cmd, out) == 1);
   CHECK(out.find("MASTER_PORT " + busy + " is in use") != std::string::npos);
+  CHECK(out.find("moca launch: rank 0 (pid") != std::string::npos);
   ::close(fd);
   fs::remove_all(d);
 }

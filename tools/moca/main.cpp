@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
   auto add_classify = [&](CLI::App* s, tools::ClassifyCommand& c, bool finetune) {
     add_data_options(s, c.data);
     add_runtime_options(s, c.options.runtime, true);
+    add_dist_options(s, c.options.dist);
     s->add_option("--checkpoint", c.options.checkpoint,
                   "pre-trained MAE ('{fold}' is replaced by the fold index)");
     s->add_option("--protocol", c.protocol, "random | subject-kfold | adl-loso")
@@ -237,6 +238,18 @@ int main(int argc, char** argv) {
                   "no progress bar (commands without one accept it and ignore it)");
   }
 
+  // Data-parallel classification: rank 0 alone logs, prints and writes the result files.
+  auto run_classify_rank = [](tools::ClassifyCommand c) {
+    if (model::read_dist_env().rank == 0) {
+      tools::run_classify(c, std::cout, std::cerr);
+      return;
+    }
+    std::ostream null_out(nullptr);
+    c.json.clear();
+    c.predictions.clear();
+    c.options.progress = false;
+    tools::run_classify(c, null_out, null_out);
+  };
   return tools::run_cli("moca", app, argc, argv, [&] {
     if (p->parsed()) {
       pre.train.progress = !no_progress;
@@ -253,7 +266,7 @@ int main(int argc, char** argv) {
       return tools::run_launch(lau, std::cerr);
     } else if (l->parsed()) {
       lin.options.progress = !no_progress;
-      tools::run_classify(lin, std::cout, std::cerr);
+      run_classify_rank(lin);
     } else if (f->parsed()) {
       fin.options.progress = !no_progress;
       if (from_scratch) {
@@ -262,7 +275,7 @@ int main(int argc, char** argv) {
           throw std::invalid_argument("--from-scratch takes no --checkpoint");
         }
       }
-      tools::run_classify(fin, std::cout, std::cerr);
+      run_classify_rank(fin);
     } else if (m->parsed()) {
       tools::run_metrics(met, std::cout);
     } else if (i->parsed()) {
