@@ -322,46 +322,53 @@ TEST_CASE("2 ranks follow 1 rank; resume 2 -> 1 and 1 -> 2 follows the uninterru
   fs::remove_all(d);
 }
 
-TEST_CASE("a rank killed mid-epoch ends the other with an error naming it; no checkpoint") {
-  const std::string d = tmp_dir("kill");
-  const int port = free_port();
-  const double timeout = 5.0;
-  auto args = pretrain_args(
-      d + "/k.pt", {{"--epochs", "400"}, {"--checkpoint-every", "1000"}, {"--dist-timeout", "5"}});
-  auto env = [&](int r) {
-    return std::map<std::string, std::string>{{"RANK", std::to_string(r)},
-                                              {"WORLD_SIZE", "2"},
-                                              {"MASTER_ADDR", "127.0.0.1"},
-                                              {"MASTER_PORT", std::to_string(port)}};
-  };
-  const pid_t r0 = spawn(args, env(0), d + "/rank0.txt");
-  const pid_t r1 = spawn(args, env(1), d + "/rank1.txt");
-  // Wait for the first epoch's metrics (training is under way), then kill rank 1.
-  const auto t0 = std::chrono::steady_clock::now();
-  while (!fs::exists(d + "/k.pt.metrics.jsonl") &&
-         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+TEST_CASE("a rank killed or hung mid-epoch ends the other with an error naming it") {
+  // SIGKILL: the connection closes and rank 0 fails at once; SIGSTOP (a hung rank): rank 0's
+  // all-reduce times out after --dist-timeout. Either way exit 1, no checkpoint, no temporary.
+  for (const int sig : {SIGKILL, SIGSTOP}) {
+    CAPTURE(sig);
+    const std::string d = tmp_dir("kill");
+    const int port = free_port();
+    const double timeout = 4.0;
+    auto args = pretrain_args(
+        d + "/k.pt",
+        {{"--epochs", "400"}, {"--checkpoint-every", "1000"}, {"--dist-timeout", "4"}});
+    auto env = [&](int r) {
+      return std::map<std::string, std::string>{{"RANK", std::to_string(r)},
+                                                {"WORLD_SIZE", "2"},
+                                                {"MASTER_ADDR", "127.0.0.1"},
+                                                {"MASTER_PORT", std::to_string(port)}};
+    };
+    const pid_t r0 = spawn(args, env(0), d + "/rank0.txt");
+    const pid_t r1 = spawn(args, env(1), d + "/rank1.txt");
+    // Wait for the first epoch's metrics (training is under way), then stop rank 1.
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!fs::exists(d + "/k.pt.metrics.jsonl") &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(fs::exists(d + "/k.pt.metrics.jsonl"));
+    ::kill(r1, sig);
+    const auto t_kill = std::chrono::steady_clock::now();
+    const int code = wait_for(r0);
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_kill).count();
+    if (sig == SIGSTOP) ::kill(r1, SIGKILL);
+    CHECK(wait_for(r1) == 128 + SIGKILL);
+    const std::string text = slurp(d + "/rank0.txt");
+    CAPTURE(text);
+    MESSAGE("rank 0 exited " << waited << " s after rank 1 got signal " << sig);
+    CHECK(code == 1);
+    CHECK(waited < timeout + 10.0);
+    if (sig == SIGSTOP) CHECK(waited > timeout - 1.0);  // it did wait for the hung rank
+    CHECK(text.find("rank 0/2: all-reduce of the gradients at iteration") != std::string::npos);
+    CHECK(text.find("rank 1 died or stopped responding") != std::string::npos);
+    for (const auto& e : fs::directory_iterator(d)) {
+      CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+    }
+    CHECK_FALSE(fs::exists(d + "/k.pt"));
+    fs::remove_all(d);
   }
-  REQUIRE(fs::exists(d + "/k.pt.metrics.jsonl"));
-  ::kill(r1, SIGKILL);
-  const auto t_kill = std::chrono::steady_clock::now();
-  CHECK(wait_for(r1) == 128 + SIGKILL);
-  const int code = wait_for(r0);
-  const double waited =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_kill).count();
-  const std::string text = slurp(d + "/rank0.txt");
-  CAPTURE(text);
-  MESSAGE("rank 0 exited " << waited << " s after rank 1 was killed");
-  CHECK(code == 1);
-  CHECK(waited < timeout + 10.0);
-  CHECK(text.find("rank 0/2: all-reduce of the gradients at iteration") != std::string::npos);
-  CHECK(text.find("rank 1 died or stopped responding") != std::string::npos);
-  // Neither a checkpoint nor a temporary file of one.
-  for (const auto& e : fs::directory_iterator(d)) {
-    CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
-  }
-  CHECK_FALSE(fs::exists(d + "/k.pt"));
-  fs::remove_all(d);
 }
 
 TEST_CASE("finetune on 2 ranks follows 1 rank; linprobe runs its folds on 2 ranks") {
