@@ -104,6 +104,15 @@ int bound_socket(int& port, bool listen) {
   return fd;
 }
 
+/// Waits up to a minute for `path` to exist; returns whether it does.
+bool appears(const std::string& path) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!fs::exists(path) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return fs::exists(path);
+}
+
 int free_port() {
   int port = 0;
   ::close(bound_socket(port, false));
@@ -341,13 +350,8 @@ TEST_CASE("a rank killed or hung mid-epoch ends the other with an error naming i
     };
     const pid_t r0 = spawn(args, env(0), d + "/rank0.txt");
     const pid_t r1 = spawn(args, env(1), d + "/rank1.txt");
-    // Wait for the first epoch's metrics (training is under way), then stop rank 1.
-    const auto t0 = std::chrono::steady_clock::now();
-    while (!fs::exists(d + "/k.pt.metrics.jsonl") &&
-           std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    REQUIRE(fs::exists(d + "/k.pt.metrics.jsonl"));
+    // The first epoch's metrics mean training is under way: then stop rank 1.
+    REQUIRE(appears(d + "/k.pt.metrics.jsonl"));
     ::kill(r1, sig);
     const auto t_kill = std::chrono::steady_clock::now();
     const int code = wait_for(r0);
@@ -425,12 +429,7 @@ TEST_CASE("SIGTERM to moca launch stops every rank at the same iteration with a 
   const auto args =
       launch(2, pretrain_args(d + "/t.pt", {{"--epochs", "400"}, {"--checkpoint-every", "1000"}}));
   const pid_t launcher = spawn(args, {}, d + "/out.txt");
-  const auto t0 = std::chrono::steady_clock::now();
-  while (!fs::exists(d + "/t.pt.metrics.jsonl") &&
-         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  REQUIRE(fs::exists(d + "/t.pt.metrics.jsonl"));
+  REQUIRE(appears(d + "/t.pt.metrics.jsonl"));
   ::kill(launcher, SIGTERM);
   const int code = wait_for(launcher);
   const std::string text = slurp(d + "/out.txt");
