@@ -1,10 +1,16 @@
 // Data-parallel training support on c10d (torch translation unit). See distributed.hpp.
 #include "moca/model/distributed.hpp"
 
+#include <torch/version.h>  // TORCH_VERSION_MAJOR
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
+// c10d::Reducer's constructor is the 1.x one (LibTorch 2.x changed it and made Gloo/NCCL
+// Backends, which it does not take): --grad-sync reducer exists for LibTorch 1.x only.
+#if TORCH_VERSION_MAJOR < 2
+#define MOCA_C10D_REDUCER 1
 #include <torch/csrc/distributed/c10d/reducer.hpp>
+#endif
 #ifdef MOCA_HAVE_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -498,12 +504,15 @@ std::vector<double> GradientReducer::reduce(double weight, const std::vector<dou
 }
 
 struct C10dReducer::State {
+#ifdef MOCA_C10D_REDUCER
   std::unique_ptr<c10d::Reducer> reducer;
+#endif
 };
 
 C10dReducer::C10dReducer(Communicator& comm, std::vector<torch::Tensor> params)
     : state_(std::make_unique<State>()) {
   if (comm.world_size() <= 1) return;
+#ifdef MOCA_C10D_REDUCER
   auto pg = comm.impl().collectives->process_group();
   if (!pg) {
     throw std::runtime_error(
@@ -522,15 +531,23 @@ C10dReducer::C10dReducer(Communicator& comm, std::vector<torch::Tensor> params)
       params, buckets, limits, pg, sparse, c10d::kDefaultBucketBytesCap,
       /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
       std::unordered_map<size_t, std::string>{}, c10d::kDefaultFirstBucketBytes);
+#else
+  (void)params;
+  throw std::invalid_argument(
+      "--grad-sync reducer needs LibTorch 1.x (c10d::Reducer's interface changed in 2.x); use "
+      "--grad-sync buckets");
+#endif
 }
 
 C10dReducer::~C10dReducer() = default;
 
 void C10dReducer::prepare_for_backward() {
+#ifdef MOCA_C10D_REDUCER
   if (state_->reducer) {
     state_->reducer->prepare_for_forward();
     state_->reducer->prepare_for_backward({});
   }
+#endif
 }
 
 }  // namespace detail
