@@ -113,6 +113,26 @@ tail -6 "$out/kcca_score_encoder.log" | sed 's/^/      /' >>"$report"
 rm -f "$out/gpu.pt"
 
 echo >>"$report"
-echo "Multi-GPU (NCCL) runs: $( ((gpus >= 2)) && echo "not run: moca has no data-parallel trainer yet" || echo "not run: one GPU")." >>"$report"
+echo "## Data-parallel (NCCL)" >>"$report"
+grep -o 'data-parallel backend[^"]*' "$out/configure.log" | sed 's/^/      /' >>"$report"
+if ((gpus >= 2)); then
+  # 2 ranks on 2 GPUs over NCCL vs 1 GPU, same global batch (64) and seed, one epoch of 3
+  # iterations: rank 0's logged epoch loss must equal the 1-GPU loss to fp32 reduction order.
+  common=(pretrain --device cuda --preset tiny --epochs 2 --warmup-epochs 1 --batch 64
+          --synthetic-windows 192 --split all --seed 0 --no-progress --stop-after 3)
+  step nccl_1gpu "$build/bin/moca" "${common[@]}" --checkpoint "$out/nccl1.pt"
+  step nccl_2gpu "$build/bin/moca" launch --nproc 2 -- "${common[@]}" --backend nccl \
+    --checkpoint "$out/nccl2.pt"
+  tail -3 "$out/nccl_2gpu.log" | sed 's/^/      /' >>"$report"
+  step nccl_loss_matches "$py" -c '
+import json, sys
+a, b = (json.loads(open(f).readline())["loss"] for f in sys.argv[1:])
+print(f"1 GPU loss {a:.7g}, 2 GPUs (NCCL) loss {b:.7g}")
+sys.exit(0 if abs(a - b) <= 1e-4 * abs(a) else 1)' "$out/nccl1.pt.metrics.jsonl" "$out/nccl2.pt.metrics.jsonl"
+  sed 's/^/      /' "$out/nccl_loss_matches.log" >>"$report"
+  rm -f "$out/nccl1.pt" "$out/nccl2.pt"
+else
+  echo "Multi-GPU (NCCL) runs: not run: $gpus GPU(s); a 2-rank NCCL run needs 2." >>"$report"
+fi
 cat "$report"
 exit $status

@@ -16,7 +16,9 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       # CI's sanitizer + libFuzzer build (issue 13): clang 14, its runtimes and OpenMP.
       clang libclang-rt-14-dev libomp-dev)
 if [[ "${1:-}" != "--no-torch" ]]; then
-  pkgs+=(libtorch-dev)
+  # libgloo-dev: the Gloo headers that LibTorch's c10d ProcessGroupGloo.hpp includes
+  # (data-parallel training, src/model/distributed; the c10d symbols are in libtorch itself)
+  pkgs+=(libtorch-dev libgloo-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -10,6 +10,7 @@
 
 #include "moca/common/random.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/distributed_torch.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/progress.hpp"
 #include "moca/model/schedule.hpp"
@@ -200,7 +201,19 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
                                 std::to_string(train.size()) + ")");
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const torch::Device device = detail::setup_runtime(o.runtime);
+  torch::Device device = detail::setup_runtime(o.runtime);
+  const DistEnv denv = read_dist_env();
+  check_global_batch("train_classifier()", o.batch_size, denv.world_size);
+  if (device.is_cuda() && denv.world_size > 1) device = detail::local_cuda_device(denv.local_rank);
+  o.dist.validate();
+  if (o.dist.grad_sync != "buckets") {
+    throw std::invalid_argument(
+        "train_classifier(): grad_sync (" + o.dist.grad_sync +
+        ") must be buckets (the c10d Reducer is measured for pretrain only)");
+  }
+  Communicator& comm = Communicator::process(o.dist, device.is_cuda());
+  const int rank = comm.rank(), world = comm.world_size();
+  const int local_batch = o.batch_size / world;
   DownstreamResult result;
   result.device = device.is_cuda() ? "cuda" : "cpu";
   int classes = o.classes;
@@ -247,12 +260,19 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
   MocaClassifier clf(mo, classes, probe ? 0.0 : o.drop_path, probe);
   if (ck) detail::load_module(*ck, *clf->encoder, {"encoder"});
   clf->to(device);
+  comm.check_same(
+      "options hash (classifier options, model, data)",
+      options_digest(o.to_json().dump() + to_json(mo).dump() + std::to_string(train.size()) +
+                     std::to_string(test.size()) + std::to_string(classes)));
+  detail::broadcast_module(comm, *clf);
+  // Drop path draws from torch's stream: one stream per rank when several train.
+  if (world > 1) torch::manual_seed(derive_seed(o.seed, 1000 + static_cast<std::uint64_t>(rank)));
 
   const int n = train.size();
   const long ipe = n / o.batch_size;
   LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
   schedule.validate();
-  ProgressBar bar(std::cerr, o.progress, ProgressBar::stderr_is_terminal());
+  ProgressBar bar(std::cerr, o.progress && rank == 0, ProgressBar::stderr_is_terminal());
 
   // Parameter groups with their lr scales.
   std::vector<torch::optim::OptimizerParamGroup> groups;
@@ -293,6 +313,11 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
     }
   };
 
+  std::vector<torch::Tensor> trainable;
+  for (const auto& p : clf->parameters()) {
+    if (p.requires_grad()) trainable.push_back(p);
+  }
+  detail::GradientReducer reducer(comm, trainable);
   torch::Tensor train_features, test_features;
   if (probe) {
     clf->eval();
@@ -313,8 +338,9 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
     }
     double loss_sum = 0.0, lr = 0.0;
     for (long j = 0; j < ipe; ++j) {
-      std::vector<int> rows(order.begin() + j * o.batch_size,
-                            order.begin() + (j + 1) * o.batch_size);
+      // The global batch's slice of this rank (the whole batch on one rank).
+      const auto first = order.begin() + j * o.batch_size + static_cast<long>(rank) * local_batch;
+      std::vector<int> rows(first, first + local_batch);
       lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
       set_lr(lr);
       auto y = label_tensor(train, rows, device);
@@ -331,12 +357,18 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
             clf->forward(detail::windows_tensor(train, rows, device), pos_rows), y,
             o.label_smoothing);
       }
-      const double lv = loss.item<double>();
+      double lv = loss.item<double>();
+      loss.backward();
+      if (world > 1) {
+        const double w = 1.0 / world;
+        lv = reducer.reduce(w, {w * lv},
+                            "all-reduce of the gradients at epoch " + std::to_string(epoch + 1) +
+                                ", iteration " + std::to_string(j + 1))[0];
+      }
       if (!std::isfinite(lv)) {
         throw std::runtime_error("train_classifier(): non-finite loss in epoch " +
                                  std::to_string(epoch + 1) + "; lower the learning rate");
       }
-      loss.backward();
       optimizer.step();
       loss_sum += lv;
       ++done;

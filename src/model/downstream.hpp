@@ -17,6 +17,15 @@
 /// Rng(derive_seed(derive_seed(seed, 3), epoch)), the last incomplete batch dropped. Reported
 /// metrics are those of the FINAL epoch on the test windows (no selection on the test set,
 /// unlike the released code's "max accuracy").
+///
+/// Data-parallel (distributed.hpp; `moca launch -- linprobe|finetune ...`): `batch_size` is the
+/// global batch, rank r trains on its contiguous slice of each shuffled global batch, gradients
+/// are summed over ranks with weights 1/N (the global mean loss) and rank 0's initial weights are
+/// broadcast. Fine-tuning without drop path follows the 1-rank run to fp32 reduction order; drop
+/// path draws from a per-rank torch stream (seed, rank) when N > 1. The probe's BatchNorm is
+/// PER RANK (not synchronised): each rank normalises its own batch / N windows, so the probe on
+/// N ranks is not the 1-rank probe; rank 0's running statistics serve the test. Every rank
+/// evaluates the test windows; the caller reports rank 0's result.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -24,6 +33,7 @@
 #include <vector>
 
 #include "moca/data/windows.hpp"
+#include "moca/model/distributed.hpp"
 #include "moca/model/metrics.hpp"
 #include "moca/model/runtime.hpp"
 
@@ -58,6 +68,7 @@ struct DownstreamOptions {
   int classes = 0;                  ///< number of classes; 0 = from the labels / class names
   std::uint64_t seed = 0;           ///< head init, batch order, drop path
   RuntimeOptions runtime;
+  DistOptions dist;      ///< data-parallel backend and timeout (used when WORLD_SIZE > 1)
   bool progress = true;  ///< progress bar on stderr
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;

@@ -12,6 +12,15 @@
 /// Rng(derive_seed(derive_seed(seed, 1), e)); the weights start from torch::manual_seed(seed).
 /// So (seed, iteration) is the whole random state, and a run resumed from a checkpoint repeats
 /// the uninterrupted run bit for bit on CPU with the same thread count.
+///
+/// Data-parallel (distributed.hpp): started by `moca launch`, torchrun or srun, every rank trains
+/// a replica on its slice of each global batch of `batch_size` windows (which must be a multiple
+/// of the world size); rank 0's initial weights are broadcast; each step's gradients are summed
+/// over ranks weighted by each rank's share of the global loss, so N ranks follow the 1-rank run
+/// to fp32 reduction order. Masks and augmentation are drawn for the whole global batch as in
+/// one process. Rank 0 alone writes the log, metrics and checkpoints; the checkpoint stores the
+/// global iteration (windows seen = iteration x batch_size), so any world size can resume it.
+/// A stop request (signal) on any rank stops every rank at the same iteration.
 #include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -20,6 +29,7 @@
 #include <vector>
 
 #include "moca/data/windows.hpp"
+#include "moca/model/distributed.hpp"
 #include "moca/model/model_options.hpp"
 #include "moca/model/runtime.hpp"
 
@@ -50,6 +60,7 @@ struct PretrainOptions {
   bool resume = false;        ///< continue from `checkpoint`
   std::uint64_t seed = 0;     ///< weights, batch order, masks, augmentation
   RuntimeOptions runtime;     ///< device and threads
+  DistOptions dist;           ///< data-parallel backend and timeout (used when WORLD_SIZE > 1)
   bool progress = true;       ///< progress bar on stderr
   /// Stop (with a checkpoint) once this many iterations are done in total; -1 = no limit.
   /// Meant for tests and for splitting a run; the run can be resumed.
@@ -89,6 +100,12 @@ struct PretrainResult {
   int threads = 0;                   ///< intra-op threads used
   double seconds = 0.0;              ///< wall time of this call
   MocaOptions model;                 ///< architecture trained
+  int rank = 0;                      ///< this process's rank (0 writes the outputs)
+  int world_size = 1;                ///< data-parallel ranks
+  std::string backend = "none";      ///< gloo | nccl | none (one process)
+  double allreduce_seconds = 0.0;    ///< time in the gradient all-reduce during this call
+  double loop_seconds = 0.0;         ///< time in the training loop during this call
+  long loop_iterations = 0;          ///< iterations done during this call
 };
 
 /// Pre-trains a MoCA MAE on `train` (its windows, not its labels). Progress goes to stderr when

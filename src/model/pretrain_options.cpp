@@ -39,6 +39,7 @@ void PretrainOptions::validate() const {
     fail("stop_after_iterations", std::to_string(stop_after_iterations), "must be >= -1");
   }
   runtime.validate();
+  dist.validate();
 }
 
 nlohmann::json PretrainOptions::training_json() const {

@@ -13,6 +13,7 @@
 #include "moca/data/augment.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/distributed_torch.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_memory.hpp"
@@ -168,12 +169,9 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
   return loss;
 }
 
-PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log,
+PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log_in,
                         const std::atomic<bool>* stop) {
   o.validate();
-  // One writer per checkpoint (and its metrics log) for the whole run: a second run with the
-  // same checkpoint refuses to start instead of overwriting this one's files.
-  const FileLock lock(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
   train.validate("pretrain(): training windows");
   const int n = train.size();
   if (n < o.batch_size) {
@@ -182,7 +180,27 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
                                 ")");
   }
   const auto t_start = std::chrono::steady_clock::now();
-  const torch::Device device = detail::setup_runtime(o.runtime);
+  torch::Device device = detail::setup_runtime(o.runtime);
+  // Data-parallel when the environment names a world of several ranks (distributed.hpp).
+  const DistEnv denv = read_dist_env();
+  check_global_batch("pretrain()", o.batch_size, denv.world_size);
+  if (device.is_cuda() && denv.world_size > 1) {
+    device = detail::local_cuda_device(denv.local_rank);
+  }
+  o.dist.validate();
+  Communicator* const comm = &Communicator::process(o.dist, device.is_cuda());
+  const int rank = comm->rank(), world = comm->world_size();
+  const bool root = comm->is_root();
+  // Only rank 0 logs and writes; the other ranks' log goes nowhere.
+  std::ostream null_log(nullptr);
+  std::ostream& log = root ? log_in : null_log;
+  // One writer per checkpoint (and its metrics log) for the whole run: a second run with the
+  // same checkpoint refuses to start instead of overwriting this one's files.
+  std::unique_ptr<FileLock> lock;
+  if (root) {
+    lock =
+        std::make_unique<FileLock>(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
+  }
 
   MocaOptions mo = preset(o.preset, train.channels, train.length, o.patch_length);
   mo.layout(parse_token_layout(o.layout))
@@ -190,10 +208,11 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       .loss_scope(parse_loss_scope(o.loss))
       .norm_pix_loss(o.norm_pix_loss);
   mo.validate();
+  const int local_batch = o.batch_size / world;
   if (!device.is_cuda()) {
     // A lower bound (no visible token counted), so a refusal is never wrong.
-    require_memory(mae_step_activation_bytes(mo, o.batch_size, 0),
-                   "pre-training on the CPU with batch " + std::to_string(o.batch_size) +
+    require_memory(mae_step_activation_bytes(mo, local_batch, 0),
+                   "pre-training on the CPU with batch " + std::to_string(local_batch) +
                        " (preset " + o.preset + "; activations, a lower bound)",
                    "use a smaller --batch");
   }
@@ -212,7 +231,10 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   result.model = mo;
   result.device = device.is_cuda() ? "cuda" : "cpu";
   result.threads = o.runtime.effective_threads();
-  const int shards = o.runtime.effective_batch_shards(device.is_cuda(), o.batch_size);
+  result.rank = rank;
+  result.world_size = world;
+  result.backend = comm->backend();
+  const int shards = o.runtime.effective_batch_shards(device.is_cuda(), local_batch);
   result.iterations_per_epoch = n / o.batch_size;
   const long ipe = result.iterations_per_epoch;
   const nlohmann::json training = o.training_json();
@@ -254,6 +276,26 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
     log << "resuming " << o.checkpoint << " at iteration " << result.iterations << " (epoch "
         << result.iterations / ipe + 1 << ")\n";
   }
+  // Every rank must run the same numbers on the same data, from the same state.
+  comm->check_same("options hash (training options, model, data, resume point)",
+                   options_digest(training.dump() + to_json(mo).dump() + data_json.dump() +
+                                  policy->spec() + std::to_string(result.iterations)));
+  detail::broadcast_module(*comm, *model);
+  std::vector<torch::Tensor> trainable;
+  for (const auto& p : model->parameters()) {
+    if (p.requires_grad()) trainable.push_back(p);
+  }
+  detail::GradientReducer reducer(*comm, trainable);
+  std::unique_ptr<detail::C10dReducer> c10d_reducer;
+  if (world > 1 && o.dist.grad_sync == "reducer") {
+    if (shards != 1 || mo.loss_scope() == LossScope::kMasked) {
+      throw std::invalid_argument(
+          "pretrain(): --grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
+          "now " +
+          std::to_string(shards) + ") and --loss all (now " + o.loss + ")");
+    }
+    c10d_reducer = std::make_unique<detail::C10dReducer>(*comm, trainable);
+  }
 
   LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
   schedule.validate();
@@ -265,7 +307,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   auto write_metrics = [&]() {
     std::ostringstream os;
     for (const auto& r : result.history) os << to_json(r).dump() << "\n";
-    write_output_text(metrics_path, os.str());
+    if (root) write_output_text(metrics_path, os.str());
   };
   auto write_checkpoint = [&](bool finished) {
     nlohmann::json meta;
@@ -277,6 +319,8 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
     meta["policy_spec"] = policy->spec();
     meta["data"] = data_json;
     meta["iteration"] = result.iterations;
+    meta["windows_seen"] = result.iterations * static_cast<long>(o.batch_size);
+    meta["world_size"] = world;
     meta["iterations_per_epoch"] = ipe;
     meta["partial_loss_sum"] = partial_sum;
     meta["partial_count"] = partial_count;
@@ -285,11 +329,11 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
     nlohmann::json hist = nlohmann::json::array();
     for (const auto& r : result.history) hist.push_back(to_json(r));
     meta["history"] = hist;
-    detail::save_checkpoint(o.checkpoint, *model, optimizer.get(), meta);
+    if (root) detail::save_checkpoint(o.checkpoint, *model, optimizer.get(), meta);
     result.checkpoint = o.checkpoint;
   };
 
-  ProgressBar bar(std::cerr, o.progress, ProgressBar::stderr_is_terminal());
+  ProgressBar bar(std::cerr, o.progress && root, ProgressBar::stderr_is_terminal());
   const long total = ipe * o.epochs;
   data::RowMatrixXf batch(B, static_cast<Eigen::Index>(C) * L);
   std::vector<masking::Mask> masks(static_cast<size_t>(B));
@@ -297,11 +341,10 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   const auto run_start = std::chrono::steady_clock::now();
   const long first_iteration = result.iterations;
 
+  bool stop_agreed = false;  // a stop request on any rank, agreed at the last step
   for (int epoch = static_cast<int>(result.iterations / ipe); epoch < o.epochs; ++epoch) {
-    std::vector<int> order(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
-    Rng order_rng(derive_seed(order_seed, static_cast<std::uint64_t>(epoch)));
-    shuffle(order, order_rng);
+    const std::vector<int> order =
+        epoch_order(n, derive_seed(order_seed, static_cast<std::uint64_t>(epoch)));
     const auto epoch_start = std::chrono::steady_clock::now();
     double lr = 0.0;
     for (long j = result.iterations - static_cast<long>(epoch) * ipe; j < ipe; ++j) {
@@ -317,9 +360,43 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       }
       lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
       set_lr(*optimizer, lr);
-      auto x = detail::batch_tensor(batch, C, L, device);
+      // The whole global batch's masks were drawn above; this rank takes its slice.
       auto mt = to_tensors(mask_indices(masks, mo.layout(), C, mo.patches()), device);
-      const double loss = mae_loss_and_gradients(model, x, mt, shards, o.runtime.precision);
+      torch::Tensor x;
+      double weight = 1.0;
+      if (world == 1) {
+        x = detail::batch_tensor(batch, C, L, device);
+      } else {
+        const int b0 = rank * local_batch;
+        const data::RowMatrixXf mine = batch.middleRows(b0, local_batch);
+        x = detail::batch_tensor(mine, C, L, device);
+        weight = mo.loss_scope() == LossScope::kMasked
+                     ? mt.mask.slice(0, b0, b0 + local_batch).sum().item<double>() /
+                           mt.mask.sum().item<double>()
+                     : static_cast<double>(local_batch) / B;
+        mt = {mt.ids_keep.slice(0, b0, b0 + local_batch),
+              mt.ids_restore.slice(0, b0, b0 + local_batch),
+              mt.mask.slice(0, b0, b0 + local_batch)};
+      }
+      if (c10d_reducer) c10d_reducer->prepare_for_backward();
+      double loss = mae_loss_and_gradients(model, x, mt, shards, o.runtime.precision);
+      const bool stop_vote = stop != nullptr && stop->load();
+      if (world == 1) {
+        stop_agreed = stop_vote;
+      } else if (c10d_reducer) {
+        // The gradients were averaged during backward; the loss and stop votes follow.
+        const auto sums = detail::allreduce_sum(
+            *comm, {weight * loss, stop_vote ? 1.0 : 0.0},
+            "all-reduce of the loss at iteration " + std::to_string(result.iterations + 1));
+        loss = sums[0];
+        stop_agreed = sums[1] > 0.0;
+      } else {
+        const auto sums = reducer.reduce(
+            weight, {weight * loss, stop_vote ? 1.0 : 0.0},
+            "all-reduce of the gradients at iteration " + std::to_string(result.iterations + 1));
+        loss = sums[0];
+        stop_agreed = sums[1] > 0.0;
+      }
       if (!std::isfinite(loss)) {
         throw std::runtime_error("pretrain(): non-finite loss at iteration " +
                                  std::to_string(result.iterations) + " (epoch " +
@@ -335,9 +412,9 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       const double eta = elapsed / (result.iterations - first_iteration) *
                          static_cast<double>(total - result.iterations);
       bar.update(epoch, o.epochs, j + 1, ipe, partial_sum / partial_count, sps, eta);
-      const bool stop_now = (stop != nullptr && stop->load()) ||
-                            (o.stop_after_iterations >= 0 &&
-                             result.iterations >= o.stop_after_iterations && j + 1 < ipe);
+      const bool stop_now =
+          stop_agreed || (o.stop_after_iterations >= 0 &&
+                          result.iterations >= o.stop_after_iterations && j + 1 < ipe);
       if (stop_now) {
         partial_seconds += seconds_since(epoch_start);
         write_checkpoint(false);
@@ -346,6 +423,9 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
             << " (resume with --resume)\n";
         result.interrupted = true;
         result.seconds = seconds_since(t_start);
+        result.allreduce_seconds = reducer.seconds();
+        result.loop_seconds = seconds_since(run_start);
+        result.loop_iterations = result.iterations - first_iteration;
         return result;
       }
     }
@@ -371,20 +451,25 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       log << "epoch " << epoch + 1 << "/" << o.epochs << " loss " << rec.loss << " -> "
           << o.checkpoint << "\n";
     }
-    const bool stop_now =
-        (stop != nullptr && stop->load()) ||
-        (o.stop_after_iterations >= 0 && result.iterations >= o.stop_after_iterations && !last);
+    const bool stop_now = stop_agreed || (o.stop_after_iterations >= 0 &&
+                                          result.iterations >= o.stop_after_iterations && !last);
     if (stop_now) {
       if (!last && (epoch + 1) % o.checkpoint_every != 0) write_checkpoint(false);
       log << "interrupted after epoch " << epoch + 1 << "; checkpoint " << o.checkpoint
           << " (resume with --resume)\n";
       result.interrupted = true;
       result.seconds = seconds_since(t_start);
+      result.allreduce_seconds = reducer.seconds();
+      result.loop_seconds = seconds_since(run_start);
+      result.loop_iterations = result.iterations - first_iteration;
       return result;
     }
   }
   result.finished = true;
   result.seconds = seconds_since(t_start);
+  result.allreduce_seconds = reducer.seconds();
+  result.loop_seconds = seconds_since(run_start);
+  result.loop_iterations = result.iterations - first_iteration;
   return result;
 }
 

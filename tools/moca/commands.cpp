@@ -164,11 +164,21 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
   j["interrupted"] = r.interrupted;
   j["seconds"] = r.seconds;
   j["final_loss"] = r.history.empty() ? nlohmann::json() : nlohmann::json(r.history.back().loss);
+  j["world_size"] = r.world_size;
+  j["backend"] = r.backend;
+  j["allreduce_seconds"] = r.allreduce_seconds;
+  j["loop_seconds"] = r.loop_seconds;
+  j["windows_per_s"] = r.loop_seconds > 0 ? static_cast<double>(r.loop_iterations) *
+                                                cmd.train.batch_size / r.loop_seconds
+                                          : 0.0;
+  if (r.rank != 0) return j;  // data-parallel: rank 0 alone reports
   write_json(cmd.json, j);
   out << "pretrain: " << r.history.size() << "/" << cmd.train.epochs << " epochs, " << r.iterations
       << " iterations on " << d.train.size() << " windows (" << d.source << "), " << r.device
-      << " x" << r.threads << " threads, " << std::fixed << std::setprecision(1) << r.seconds
-      << " s\n";
+      << " x" << r.threads << " threads"
+      << (r.world_size > 1 ? " x " + std::to_string(r.world_size) + " ranks (" + r.backend + ")"
+                           : std::string())
+      << ", " << std::fixed << std::setprecision(1) << r.seconds << " s\n";
   if (!r.history.empty()) {
     out << "final epoch loss " << std::setprecision(5) << r.history.back().loss << "\n";
   }

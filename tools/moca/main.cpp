@@ -10,6 +10,8 @@
 
 #include "commands.hpp"
 #include "data_flags.hpp"
+#include "launch.hpp"
+#include "moca/model/distributed.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -48,6 +50,19 @@ void add_runtime_options(CLI::App* app, moca::model::RuntimeOptions& r, bool tra
                     "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)")
         ->capture_default_str();
   }
+}
+
+void add_dist_options(CLI::App* app, moca::model::DistOptions& d) {
+  app->add_option("--backend", d.backend,
+                  "data-parallel: gloo | nccl | auto (nccl on CUDA when built with it)")
+      ->capture_default_str();
+  app->add_option("--dist-timeout", d.timeout_s,
+                  "data-parallel: seconds a rendezvous or collective may wait for the other ranks")
+      ->capture_default_str();
+  app->add_option("--grad-sync", d.grad_sync,
+                  "data-parallel: buckets (flattened all-reduce after backward) | reducer "
+                  "(c10d::Reducer, overlaps backward; --batch-shards 1)")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -103,6 +118,22 @@ int main(int argc, char** argv) {
   p->add_option("--stop-after", pre.train.stop_after_iterations,
                 "checkpoint and stop after this many iterations (-1 = never)");
   p->add_option("--json", pre.json, "summary JSON file");
+  add_dist_options(p, pre.train.dist);
+
+  // launch
+  tools::LaunchCommand lau;
+  auto* la = app.add_subcommand(
+      "launch",
+      "run a data-parallel command on this node: moca launch --nproc N -- pretrain ... (sets "
+      "RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT like torchrun)");
+  la->add_option("--nproc", lau.nproc, "ranks to start")->capture_default_str();
+  la->add_option("--master-addr", lau.master_addr, "rendezvous address")->capture_default_str();
+  la->add_option("--master-port", lau.master_port, "rendezvous port (0 = a free one)")
+      ->capture_default_str();
+  la->add_option("--kill-after", lau.kill_after,
+                 "seconds the other ranks get to exit after one fails, then SIGKILL")
+      ->capture_default_str();
+  la->add_option("command", lau.command, "-- then the moca command and its options")->required();
 
   // linprobe / finetune
   tools::ClassifyCommand lin, fin;
@@ -112,6 +143,7 @@ int main(int argc, char** argv) {
   auto add_classify = [&](CLI::App* s, tools::ClassifyCommand& c, bool finetune) {
     add_data_options(s, c.data);
     add_runtime_options(s, c.options.runtime, true);
+    add_dist_options(s, c.options.dist);
     s->add_option("--checkpoint", c.options.checkpoint,
                   "pre-trained MAE ('{fold}' is replaced by the fold index)");
     s->add_option("--protocol", c.protocol,
@@ -228,6 +260,18 @@ int main(int argc, char** argv) {
                   "no progress bar (commands without one accept it and ignore it)");
   }
 
+  // Data-parallel classification: rank 0 alone logs, prints and writes the result files.
+  auto run_classify_rank = [](tools::ClassifyCommand c) {
+    if (model::read_dist_env().rank == 0) {
+      tools::run_classify(c, std::cout, std::cerr);
+      return;
+    }
+    std::ostream null_out(nullptr);
+    c.json.clear();
+    c.predictions.clear();
+    c.options.progress = false;
+    tools::run_classify(c, null_out, null_out);
+  };
   return tools::run_cli("moca", app, argc, argv, [&] {
     if (p->parsed()) {
       pre.train.progress = !no_progress;
@@ -236,10 +280,15 @@ int main(int argc, char** argv) {
       sigemptyset(&sa.sa_mask);
       sigaction(SIGINT, &sa, nullptr);
       sigaction(SIGTERM, &sa, nullptr);
-      tools::run_pretrain(pre, std::cout, std::cerr, &g_stop);
+      // Data-parallel: only rank 0 logs (rank errors still reach stderr through run_cli).
+      std::ostream null_log(nullptr);
+      const bool root = model::read_dist_env().rank == 0;
+      tools::run_pretrain(pre, std::cout, root ? std::cerr : null_log, &g_stop);
+    } else if (la->parsed()) {
+      return tools::run_launch(lau, std::cerr);
     } else if (l->parsed()) {
       lin.options.progress = !no_progress;
-      tools::run_classify(lin, std::cout, std::cerr);
+      run_classify_rank(lin);
     } else if (f->parsed()) {
       fin.options.progress = !no_progress;
       if (from_scratch) {
@@ -248,7 +297,7 @@ int main(int argc, char** argv) {
           throw std::invalid_argument("--from-scratch takes no --checkpoint");
         }
       }
-      tools::run_classify(fin, std::cout, std::cerr);
+      run_classify_rank(fin);
     } else if (m->parsed()) {
       tools::run_metrics(met, std::cout);
     } else if (i->parsed()) {

@@ -1,0 +1,69 @@
+#pragma once
+/// \file distributed_torch.hpp
+/// Internal torch side of distributed.hpp: parameter broadcast and the bucketed gradient
+/// all-reduce of the data-parallel training loops. Include only from torch translation units of
+/// src/model (and the model tests).
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "moca/model/distributed.hpp"
+
+namespace moca::model::detail {
+
+/// The CUDA device of local rank `local_rank` (local_rank modulo the visible devices), made the
+/// current device of this process.
+torch::Device local_cuda_device(int local_rank);
+
+/// Collective: copies rank 0's parameters and buffers into every rank's `module` (no-op in a
+/// world of one).
+void broadcast_module(Communicator& comm, torch::nn::Module& module);
+
+/// Collective: sums `values` element-wise over the ranks (doubles; `what` names it in errors).
+std::vector<double> allreduce_sum(Communicator& comm, const std::vector<double>& values,
+                                  const std::string& what);
+
+/// Averages gradients over ranks the way one process would compute them for the global batch:
+/// every rank scales its gradients by its weight in the global loss (its share of the global
+/// batch, or of the masked patches for a masked-only loss), and the weighted gradients are
+/// summed with one all-reduce per bucket of flattened gradients (about `bucket_bytes` each,
+/// launched together, waited together). A parameter whose gradient is undefined on every rank
+/// stays undefined (so the optimiser skips it, as in one process); undefined elsewhere counts
+/// as zero. Scalars (the weighted loss, the stop votes) travel in the same round as doubles.
+class GradientReducer {
+ public:
+  GradientReducer(Communicator& comm, std::vector<torch::Tensor> params,
+                  std::size_t bucket_bytes = std::size_t{25} << 20);
+  /// Collective. Returns the scalars summed over ranks. `what` names the step in errors.
+  std::vector<double> reduce(double weight, const std::vector<double>& scalars,
+                             const std::string& what);
+  /// Seconds spent in reduce() so far (copying in and out included).
+  double seconds() const { return seconds_; }
+  int buckets() const { return static_cast<int>(buckets_.size()); }
+
+ private:
+  Communicator& comm_;
+  std::vector<torch::Tensor> params_;
+  std::vector<std::vector<std::size_t>> buckets_;  ///< parameter indices per bucket
+  double seconds_ = 0.0;
+};
+
+/// The alternative measured against GradientReducer: c10d's own Reducer (the engine of
+/// PyTorch's DistributedDataParallel), which all-reduces buckets from autograd hooks while
+/// backward runs and averages the gradients over ranks (weight 1/N per rank: exact for the
+/// "all" loss). Needs a backward() that accumulates into .grad (one batch shard) and a backend
+/// that is a c10d::ProcessGroup (LibTorch 1.x). Selected by --grad-sync reducer.
+class C10dReducer {
+ public:
+  C10dReducer(Communicator& comm, std::vector<torch::Tensor> params);
+  ~C10dReducer();
+  /// Call before each backward().
+  void prepare_for_backward();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace moca::model::detail
