@@ -5,7 +5,7 @@ sample_rate_hz, description)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -30,33 +30,52 @@ def _dataset(d: Dict[str, Any]) -> Dataset:
     return Dataset(d["X"], d["y"], d["pid"], dict(d["meta"]))
 
 
-def load(spec: Optional[str] = None, *, windows: int = 1000, coupling: float = 0.8,
+def load(spec: Optional[Union[str, os.PathLike]] = None, *, data_format: str = "auto",
+         modalities: Optional[str] = None, sample_rate: Optional[float] = None,
+         rate: Optional[float] = None, length: Optional[int] = None,
+         drop_nonfinite: bool = False, keep_classes: Optional[Sequence[str]] = None,
+         npy_layout: str = "auto", windows: int = 1000, coupling: float = 0.8,
          seed: int = 0) -> Dataset:
-    """Loads what the tools' ``--data`` takes. All loading goes through this one function.
+    """Loads what the tools' ``--data`` takes, through the same library call they make
+    (``moca::data::open_dataset``; rules in docs/data.md).
 
-    ``spec``:
-    * ``None``: ``$MOCA_HAPT_DIR`` if set, else the generator (as the tools do);
-    * ``"generator"``: the built-in synthetic IMU generator (``windows``, ``coupling`` in
-      [0, 1], ``seed``; src/data/synthetic.hpp);
-    * a folder with ``X.npy`` (and optional ``Y.npy``/``pid.npy``/``meta.json``): windows in the
-      ssl-wearables layout (``moca::data::read_windows_npy``);
-    * a UCI HAPT folder (``RawData/``): 200-sample windows at 50 Hz with the paper's labels.
+    ``spec``: ``"hapt:DIR"``, ``"hmp:DIR"``, ``"npy:DIR"``, ``"generator[:windows=N,...]"`` or a
+    bare folder whose format is detected from its contents (``data_format`` forces one);
+    ``None`` is ``$MOCA_HAPT_DIR`` when set, else the generator (as the tools do).
 
-    Raises ``ValueError`` for a malformed file or bad option and ``RuntimeError`` for a missing
-    folder or file (the library's messages).
+    Keyword arguments mirror the tools' flags: ``data_format`` (``--data-format``),
+    ``modalities`` (``--modalities``, e.g. ``"acc=0-2,gyro=3-5"``), ``sample_rate``
+    (``--sample-rate``, the input's rate), ``drop_nonfinite``, ``keep_classes`` (names, in the new
+    label order), ``npy_layout`` (``"auto"``, ``"NCL"``, ``"NLC"``); ``windows``, ``coupling``
+    and ``seed`` set the generator (its spec keys override them).
+
+    ``rate`` and ``length`` are the model's rate and window length. Left ``None``, a ``.npy``
+    folder's windows come back as stored (no resampling, cropping or padding) and the other
+    sources at 50 Hz and L = 200; give both (or either: the other takes 50 / 200) to get exactly
+    what the programs see (band-limited resampling, centre crop / edge pad).
+
+    ``meta`` holds channel/class/subject names, ``sample_rate_hz``, ``modalities`` (name →
+    channel list), the resolved ``spec``, ``notes`` (every step that changed the data) and a
+    one-line ``summary``. Raises ``ValueError`` for a malformed file or bad option and
+    ``RuntimeError`` for a missing folder or file (the library's messages).
     """
     if spec is None:
-        spec = os.environ.get("MOCA_HAPT_DIR") or GENERATOR
+        spec = ""
     if not isinstance(spec, (str, os.PathLike)):
-        raise TypeError(f"spec ({spec!r}) must be a path or 'generator'")
-    spec = os.fspath(spec)
-    if spec == GENERATOR:
-        return _dataset(_core.generate_synthetic(check_int(windows, "windows"),
-                                                 check_float(coupling, "coupling"),
-                                                 check_int(seed, "seed")))
-    if os.path.isfile(os.path.join(spec, "X.npy")):
-        return _dataset(_core.read_npy(spec))
-    return _dataset(_core.load_hapt(spec))
+        raise TypeError(f"spec ({spec!r}) must be a path or a data spec string")
+    keep = rate is None and length is None
+    classes = ""
+    if keep_classes is not None:
+        if isinstance(keep_classes, str):
+            raise TypeError("keep_classes must be a sequence of class names, not a string")
+        classes = ",".join(str(c) for c in keep_classes)
+    return _dataset(_core.open_dataset(
+        os.fspath(spec), str(data_format), modalities or "",
+        0.0 if sample_rate is None else check_float(sample_rate, "sample_rate"),
+        50.0 if rate is None else check_float(rate, "rate"),
+        200 if length is None else check_int(length, "length"),
+        keep, bool(drop_nonfinite), classes, str(npy_layout),
+        check_int(windows, "windows"), check_float(coupling, "coupling"), check_int(seed, "seed")))
 
 
 def synthetic_transitions(X: Any, y: Any, n: int, seed: int = 0,

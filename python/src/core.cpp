@@ -20,9 +20,8 @@
 #include "kcca_tool.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
-#include "moca/data/npy_windows.hpp"
+#include "moca/data/dataset.hpp"
 #include "moca/data/synthetic.hpp"
-#include "moca/data/windowing.hpp"
 #include "moca/kcca/centering.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/make_policy.hpp"
@@ -312,42 +311,49 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- data ---------------------------------------------------------------------------------
   m.def(
-      "load_hapt",
-      [](const std::string& dir) {
-        data::Windows w;
+      "open_dataset",
+      [](const std::string& spec, const std::string& format, const std::string& modalities,
+         double sample_rate, double rate, int length, bool keep_rate_and_length,
+         bool drop_nonfinite, const std::string& keep_classes, const std::string& npy_layout,
+         int windows, double coupling, std::uint64_t seed) {
+        data::DatasetOptions o;
+        o.format = format;
+        o.modalities = modalities;
+        o.sample_rate_hz = sample_rate;
+        o.target_rate_hz = rate;
+        o.length = length;
+        o.keep_rate_and_length = keep_rate_and_length;
+        o.drop_nonfinite = drop_nonfinite;
+        o.keep_classes = keep_classes;
+        o.npy_layout = npy_layout;
+        o.generator.windows = windows;
+        o.generator.coupling = coupling;
+        o.generator.seed = seed;
+        data::Dataset d;
         {
           py::gil_scoped_release release;
-          w = data::load_hapt_windows(dir, data::WindowingOptions{});
+          d = data::open_dataset(spec, o);
         }
-        return windows_to_dict(w);
+        py::dict out = windows_to_dict(d.windows);
+        py::dict meta = out["meta"];
+        py::dict groups;
+        for (const auto& g : d.windows.modalities) groups[py::str(g.name)] = g.channels;
+        meta["modalities"] = groups;
+        meta["spec"] = d.spec.to_string();
+        meta["origin"] = d.origin;
+        meta["notes"] = d.notes;
+        meta["source_rate_hz"] = d.source_rate_hz;
+        meta["source_length"] = d.source_length;
+        meta["source_channels"] = d.source_channels;
+        meta["dropped_nonfinite"] = d.dropped_nonfinite;
+        meta["summary"] = d.summary();
+        return out;
       },
-      py::arg("dir"));
-  m.def(
-      "read_npy",
-      [](const std::string& dir) {
-        data::Windows w;
-        {
-          py::gil_scoped_release release;
-          w = data::read_windows_npy(dir);
-        }
-        return windows_to_dict(w);
-      },
-      py::arg("dir"));
-  m.def(
-      "generate_synthetic",
-      [](int windows, double coupling, std::uint64_t seed) {
-        data::SyntheticOptions so;
-        so.windows = windows;
-        so.coupling = coupling;
-        so.seed = seed;
-        data::Windows w;
-        {
-          py::gil_scoped_release release;
-          w = data::generate_synthetic(so);
-        }
-        return windows_to_dict(w);
-      },
-      py::arg("windows"), py::arg("coupling"), py::arg("seed"));
+      py::arg("spec"), py::arg("format"), py::arg("modalities"), py::arg("sample_rate"),
+      py::arg("rate"), py::arg("length"), py::arg("keep_rate_and_length"),
+      py::arg("drop_nonfinite"), py::arg("keep_classes"), py::arg("npy_layout"), py::arg("windows"),
+      py::arg("coupling"), py::arg("seed"),
+      "data::open_dataset (the programs' --data): windows and metadata.");
   m.def(
       "synthetic_transitions",
       [](const FloatArray& X, const IntArray& y, std::optional<IntArray> pid, int n,

@@ -469,7 +469,8 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   }
   if (!o.keep_classes.empty()) w = keep_classes(w, o.keep_classes, d.notes);
   // Rate and length.
-  if (w.sample_rate_hz != o.target_rate_hz || w.length != o.length) {
+  const bool keep = o.keep_rate_and_length && d.spec.format == DataFormat::kNpy;
+  if (!keep && (w.sample_rate_hz != o.target_rate_hz || w.length != o.length)) {
     const int m = resampled_length(w.length, w.sample_rate_hz, o.target_rate_hz);
     std::string note;
     if (w.sample_rate_hz != o.target_rate_hz) {

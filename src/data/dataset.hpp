@@ -78,6 +78,10 @@ struct DatasetOptions {
   std::string keep_classes;
   std::string npy_layout = "auto";  ///< --npy-layout: auto | NCL | NLC
   bool use_env = true;              ///< an empty spec reads $MOCA_HAPT_DIR when set
+  /// Keep a .npy folder's windows at their own rate and length (no resampling, cropping or
+  /// padding; an unknown rate stays the model's rate). The Python package's default: NumPy users
+  /// see the windows as stored. Other sources are cut at the model's rate and length as always.
+  bool keep_rate_and_length = false;
   /// Generator defaults; the spec's keys override windows, coupling, noise, subjects and seed;
   /// length and rate are the model's.
   SyntheticOptions generator;

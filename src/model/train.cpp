@@ -261,7 +261,13 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
       throw std::invalid_argument("pretrain(): cannot resume " + o.checkpoint +
                                   " with different training options: " + diff);
     }
-    const std::string ddiff = json_diff(data_json, meta.at("data"));
+    // Checkpoints written before the data metadata gained the rate and the modality groups
+    // (2026-11-23) lack those two keys: compare what they record.
+    nlohmann::json data_want = data_json;
+    for (const char* key : {"sample_rate_hz", "modalities"}) {
+      if (!meta.at("data").contains(key)) data_want.erase(key);
+    }
+    const std::string ddiff = json_diff(data_want, meta.at("data"));
     if (!ddiff.empty()) {
       throw std::invalid_argument("pretrain(): cannot resume " + o.checkpoint +
                                   " on different data: " + ddiff);

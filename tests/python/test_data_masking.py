@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import moca
+from conftest import run_tool
 
 
 def test_generator_matches_its_spec():
@@ -104,3 +105,68 @@ def test_score_result_frame_and_dict():
             r.to_frame()
     else:
         assert list(r.to_frame().index) == ["cross", "sync"]
+
+
+def _own_folder(path, rate=25.0, length=100, n=12):
+    """A .npy folder as a user would write it: 7 channels in 3 groups, string labels and pids."""
+    rng = np.random.default_rng(5)
+    t = np.arange(length) / rate
+    X = rng.standard_normal((n, 7, length)).astype(np.float32) * 0.1
+    X += np.sin(2 * np.pi * 2.0 * t).astype(np.float32)  # a 2 Hz tone in every channel
+    np.save(path / "X.npy", X)
+    np.save(path / "Y.npy", np.array(["walk", "sit", "run"] * (n // 3)))
+    np.save(path / "pid.npy", np.array([f"s{i % 4}" for i in range(n)]))
+    (path / "meta.json").write_text(
+        '{"modalities": {"acc": [0, 1, 2], "gyro": [3, 4, 5], "baro": [6]}, "sample_rate": 25}')
+    return X
+
+
+def test_load_own_folder_as_stored_and_as_the_programs_see_it(tmp_path):
+    X = _own_folder(tmp_path)
+    d = moca.data.load(str(tmp_path))
+    np.testing.assert_array_equal(d.X, X)  # as stored: no resampling or padding
+    assert d.meta["modalities"] == {"acc": [0, 1, 2], "gyro": [3, 4, 5], "baro": [6]}
+    assert d.meta["sample_rate_hz"] == 25.0
+    assert sorted(set(d.meta["class_names"])) == ["run", "sit", "walk"]
+    assert [d.meta["class_names"][k] for k in d.y[:3]] == ["walk", "sit", "run"]
+    assert [d.meta["subject_names"][k] for k in d.pid[:2]] == ["s0", "s1"]
+
+    # rate/length given: the programs' view, 25 -> 50 Hz band-limited (100 -> 200 samples)
+    p = moca.data.load(str(tmp_path), rate=50.0, length=200)
+    assert p.X.shape == (12, 7, 200) and p.meta["sample_rate_hz"] == 50.0
+    assert any("resampled 25 -> 50 Hz" in note for note in p.meta["notes"])
+    # the 2 Hz tone keeps its frequency: 8 periods in 4 s at either rate (zero crossings of the
+    # clean mean over windows, away from the window edges)
+    mean = p.X.mean(axis=(0, 1))[20:180]
+    crossings = np.count_nonzero(np.diff(np.sign(mean)) != 0)
+    assert 12 <= crossings <= 14, crossings  # 160 samples = 3.2 s = 6.4 periods -> 12-13
+
+    # the same windows the `moca` program exports for the same flags (one code path)
+    out = tmp_path / "exported"
+    run_tool("moca", "data", "export", "--data", str(tmp_path), "--out", str(out))
+    np.testing.assert_array_equal(np.load(out / "X.npy"), p.X)
+
+    # options: channel groups, class selection; errors name the rule
+    a = moca.data.load(str(tmp_path), modalities="acc=0-2")
+    assert a.X.shape[1] == 3 and a.meta["modalities"] == {"acc": [0, 1, 2]}
+    k = moca.data.load(str(tmp_path), keep_classes=["sit", "walk"])
+    assert k.meta["class_names"] == ["sit", "walk"] and len(k.y) == 8
+    with pytest.raises(ValueError, match="channel"):
+        moca.data.load(str(tmp_path), modalities="acc=0-9")
+    with pytest.raises(ValueError, match="format"):
+        moca.data.load(str(tmp_path), data_format="nope")
+    with pytest.raises(TypeError, match="keep_classes"):
+        moca.data.load(str(tmp_path), keep_classes="sit")
+
+
+def test_load_shuffled_labels_control(tmp_path):
+    """Control: the loader carries labels with their windows; shuffling Y.npy on disk changes
+    the labels and nothing else."""
+    _own_folder(tmp_path)
+    d = moca.data.load(str(tmp_path))
+    names = np.array(d.meta["class_names"])[d.y]
+    perm = np.random.default_rng(1).permutation(len(names))
+    np.save(tmp_path / "Y.npy", names[perm])
+    s = moca.data.load(str(tmp_path))
+    np.testing.assert_array_equal(s.X, d.X)
+    np.testing.assert_array_equal(np.array(s.meta["class_names"])[s.y], names[perm])
