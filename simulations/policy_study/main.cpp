@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "data_flags.hpp"
 #include "policy_study.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
@@ -16,9 +17,7 @@ int main(int argc, char** argv) {
       "command again to resume; --report rebuilds the report from the ledger)"};
   app.add_option("--out", o.out, "output folder (ledger.jsonl, runs/, report, figures/)")
       ->required();
-  app.add_option("--data", o.data,
-                 "data spec: hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a folder (default: "
-                 "$MOCA_HAPT_DIR, else the generator)");
+  moca::tools::add_data_flags(&app, o.data, o.dataset);
   app.add_option("--generator-windows", o.generator_windows, "generator: windows (10 subjects)")
       ->capture_default_str();
   app.add_option("--folds", o.folds, "subject-wise folds; fold 0 is held out")
@@ -79,7 +78,7 @@ int main(int argc, char** argv) {
       moca::sim::run_policy_study_worker(o, std::cerr);
       return 0;
     }
-    moca::sim::run_policy_study(o, argv[0], std::cout, std::cerr);
+    moca::sim::run_policy_study(o, std::cout, std::cerr);
     return 0;
   });
 }

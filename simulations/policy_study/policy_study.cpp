@@ -59,6 +59,7 @@ std::vector<std::string> default_study_policies() {
 
 void PolicyStudyOptions::validate() const {
   const std::string f = "PolicyStudyOptions::validate(): ";
+  dataset.validate();
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(f + what);
   };
@@ -106,7 +107,15 @@ void PolicyStudyOptions::validate() const {
 }
 
 json PolicyStudyOptions::settings_json() const {
+  const data::DatasetOptions& d = dataset;
   return {{"data", data},
+          {"dataset",
+           {{"format", d.format},
+            {"modalities", d.modalities},
+            {"sample_rate_hz", d.sample_rate_hz},
+            {"drop_nonfinite", d.drop_nonfinite},
+            {"keep_classes", d.keep_classes},
+            {"npy_layout", d.npy_layout}}},
           {"generator_windows", generator_windows},
           {"folds", folds},
           {"split_seed", split_seed},
@@ -135,6 +144,13 @@ json PolicyStudyOptions::settings_json() const {
 
 void PolicyStudyOptions::set_settings(const json& s) {
   s.at("data").get_to(data);
+  const json& d = s.at("dataset");
+  d.at("format").get_to(dataset.format);
+  d.at("modalities").get_to(dataset.modalities);
+  d.at("sample_rate_hz").get_to(dataset.sample_rate_hz);
+  d.at("drop_nonfinite").get_to(dataset.drop_nonfinite);
+  d.at("keep_classes").get_to(dataset.keep_classes);
+  d.at("npy_layout").get_to(dataset.npy_layout);
   s.at("generator_windows").get_to(generator_windows);
   s.at("folds").get_to(folds);
   s.at("split_seed").get_to(split_seed);
@@ -169,7 +185,7 @@ PolicyStudyData load_policy_study_data(const PolicyStudyOptions& o) {
   // spec names them).
   StudyDataOptions where;
   where.data = o.data;
-  data::DatasetOptions dopt;
+  data::DatasetOptions dopt = o.dataset;
   dopt.use_env = false;  // resolved_spec() has read the environment already
   dopt.generator.windows = o.generator_windows;
   dopt.generator.seed = derive_seed(o.split_seed, 3);
@@ -503,8 +519,7 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
 
 }  // namespace
 
-int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0, std::ostream& out,
-                     std::ostream& log) {
+int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::ostream& log) {
   options.validate();
   if (options.report) {
     build_policy_study_report(options.out, out, log);
@@ -531,7 +546,6 @@ int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0
   const int total_threads = options.threads > 0 ? options.threads : hardware_threads();
   const int per_job = std::max(1, total_threads / options.jobs);
   const std::string exe = fs::read_symlink("/proc/self/exe").string();
-  (void)argv0;
 
   // Pending trainings: the reference encoder first (the encoder map needs it), then the grid.
   struct Pending {
@@ -569,13 +583,13 @@ int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0
         << " recorded\n";
   };
   int new_runs = 0;
-  std::vector<Pending> todo;
+  std::vector<Pending> to_start;  // pending runs without a metrics.json
   for (const Pending& p : pending) {
     if (fs::exists(run_dir(options.out, p.policy, p.seed, p.reference) + "/metrics.json")) {
       ingest(p);
       if (!p.reference) ++new_runs;
     } else {
-      todo.push_back(p);
+      to_start.push_back(p);
     }
   }
   auto limit_reached = [&] { return options.max_runs >= 0 && new_runs >= options.max_runs; };
@@ -600,11 +614,11 @@ int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0
     const bool reference_running =
         std::any_of(running.begin(), running.end(), [](const Child& c) { return c.reference; });
     while (
-        failure.empty() && next < todo.size() && static_cast<int>(running.size()) < options.jobs &&
-        !reference_running && !limit_reached() &&
+        failure.empty() && next < to_start.size() &&
+        static_cast<int>(running.size()) < options.jobs && !reference_running && !limit_reached() &&
         (options.max_runs < 0 || new_runs + static_cast<int>(running.size()) < options.max_runs ||
-         todo[next].reference)) {
-      const Pending& p = todo[next++];
+         to_start[next].reference)) {
+      const Pending& p = to_start[next++];
       running.push_back(start_worker(exe, options, p.policy, p.seed, p.reference,
                                      p.reference ? total_threads : per_job));
       log << "policy_study: started " << (p.reference ? "reference " : "run ")

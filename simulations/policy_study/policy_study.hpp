@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/data/dataset.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::sim {
@@ -29,6 +30,7 @@ std::vector<std::string> default_study_policies();
 struct PolicyStudyOptions {
   std::string out;               ///< output folder (required)
   std::string data;              ///< open_dataset spec; empty: $MOCA_HAPT_DIR, else the generator
+  data::DatasetOptions dataset;  ///< the --data-* flags (format, modalities, rate, classes, ...)
   int generator_windows = 1400;  ///< generator: windows generated (10 subjects)
   int folds = 3;                 ///< subject-wise folds; fold 0 is held out (>= 2)
   std::uint64_t split_seed = 0;  ///< seed of the subject folds and the subsampling
@@ -81,10 +83,9 @@ struct PolicyStudyData {
 /// splits it by subject.
 PolicyStudyData load_policy_study_data(const PolicyStudyOptions& options);
 
-/// Runs (or resumes) the study, then writes the report. `argv0` is this program's path, used
-/// to start worker processes. Returns the number of run records in the ledger.
-int run_policy_study(const PolicyStudyOptions& options, const std::string& argv0, std::ostream& out,
-                     std::ostream& log);
+/// Runs (or resumes) the study, then writes the report; workers are this program
+/// (/proc/self/exe) in worker mode. Returns the number of run records in the ledger.
+int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::ostream& log);
 
 /// Worker mode: one training run (options.worker_*), its metrics.json written atomically.
 void run_policy_study_worker(const PolicyStudyOptions& options, std::ostream& log);
