@@ -525,12 +525,13 @@ int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::
     build_policy_study_report(options.out, out, log);
     return 0;
   }
+  // The data first: bad data or data flags leave no output folder behind, and it is read once.
+  const PolicyStudyData d = load_policy_study_data(options);
   fs::create_directories(options.out);
   const FileLock lock(lock_path_for_folder(options.out), "output folder " + options.out);
   Ledger ledger(options.out + "/ledger.jsonl");
   const json settings = options.settings_json();
   if (ledger.records().empty()) {
-    const PolicyStudyData d = load_policy_study_data(options);
     ledger.append({{"kind", "study"}, {"settings", settings}, {"data", d.description}});
   } else {
     const json& first = ledger.records().front();
@@ -542,7 +543,6 @@ int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::
     log << "policy_study: resuming " << options.out << " (" << ledger.records().size() - 1
         << " records done)\n";
   }
-  const PolicyStudyData d = load_policy_study_data(options);
   const int total_threads = options.threads > 0 ? options.threads : hardware_threads();
   const int per_job = std::max(1, total_threads / options.jobs);
   const std::string exe = fs::read_symlink("/proc/self/exe").string();
