@@ -17,7 +17,7 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       clang libclang-rt-14-dev libomp-dev)
 if [[ "${1:-}" != "--no-torch" ]]; then
   # libgloo-dev: the Gloo headers that LibTorch's c10d ProcessGroupGloo.hpp includes
-  # (data-parallel training, src/model/distributed; the c10d symbols are in libtorch itself)
+  # (data-parallel training, src/moca/model/distributed; the c10d symbols are in libtorch itself)
   pkgs+=(libtorch-dev libgloo-dev)
 fi
 missing=()

@@ -23,7 +23,7 @@
 #include "moca/common/random.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
-#include "moca/model/torch_util.hpp"
+#include "moca/model/detail/torch_util.hpp"
 #include "run_cli.hpp"
 
 #include <torch/csrc/autograd/profiler_legacy.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch reference for bench_model_step: the same MoCA pre-training step in plain PyTorch.
 
-A straightforward implementation of the architecture src/model builds (written here, not taken
+A straightforward implementation of the architecture src/moca/model builds (written here, not taken
 from the authors' code): modality x time-patch tokens, a linear patch embedding, fixed 2-D
 sin-cos positions, a cls token, pre-norm transformer blocks made of the usual PyTorch modules
 (nn.LayerNorm, nn.MultiheadAttention, nn.Linear, GELU MLP with ratio 4), MAE-style encoding of

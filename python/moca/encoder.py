@@ -17,7 +17,7 @@ __all__ = ["Encoder"]
 class Encoder:
     """The encoder of a checkpoint. ``embed`` gives the features of both views of each window
     under masks (Phi(x^U), Phi(x^M): mean of the encoder outputs over the view's tokens,
-    src/model/encoder_features.hpp). Pass it as ``features=`` to :func:`moca.score`."""
+    src/moca/model/encoder_features.hpp). Pass it as ``features=`` to :func:`moca.score`."""
 
     def __init__(self, checkpoint: Union[str, os.PathLike]) -> None:
         if not _core.with_torch:

@@ -1,4 +1,4 @@
-// The Encoder binding: a pre-trained MoCA encoder (src/model) as a NumPy feature function.
+// The Encoder binding: a pre-trained MoCA encoder (src/moca/model) as a NumPy feature function.
 // Compiled without LibTorch it only reports that the encoder is unavailable.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>

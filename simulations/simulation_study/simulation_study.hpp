@@ -28,7 +28,7 @@ struct SimulationStudyOptions {
   double ratio = 0.75;                                   ///< ratio for specs without one; in (0, 1)
   /// Feature maps: raw, patch-mean, encoder (encoder needs `encoder` set).
   std::vector<std::string> features = {"raw", "patch-mean"};
-  std::shared_ptr<const masking::FeatureMap> encoder;  ///< the "encoder" map (from src/model)
+  std::shared_ptr<const masking::FeatureMap> encoder;  ///< the "encoder" map (from src/moca/model)
   std::string encoder_source;                          ///< e.g. the checkpoint path, for the JSON
   std::string estimator = "cca";                       ///< cca (paper) | kcca
   int pca = 50;                                        ///< components per view (paper 50); >= 1

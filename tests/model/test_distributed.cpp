@@ -1,4 +1,4 @@
-// Data-parallel training (src/model/distributed): rendezvous parsing, the sampler, and real
+// Data-parallel training (src/moca/model/distributed): rendezvous parsing, the sampler, and real
 // multi-process runs of the built `moca` binary on loopback (Gloo): N ranks follow the 1-rank
 // run, resume across world sizes, a killed rank ends the others, clear start-up errors.
 #include <arpa/inet.h>

@@ -4,7 +4,7 @@
 // are in libtorch_cpu). reducer.hpp only names two types from it: the GradCallback alias
 // (checked against its own by a static_assert) and ContextPtr, a shared_ptr member that moca
 // never touches; every Reducer member function moca calls is compiled in libtorch. Used only
-// when the real header is absent (src/model/CMakeLists.txt), for --grad-sync reducer.
+// when the real header is absent (src/moca/model/CMakeLists.txt), for --grad-sync reducer.
 #include <ATen/core/Tensor.h>
 
 #include <functional>

@@ -8,7 +8,7 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/text_file.hpp"
-#include "moca/data/text_parse.hpp"
+#include "moca/data/detail/text_parse.hpp"
 
 namespace moca::data {
 

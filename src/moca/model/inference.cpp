@@ -8,7 +8,7 @@
 #include "moca/model/imputation.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
-#include "moca/model/torch_util.hpp"
+#include "moca/model/detail/torch_util.hpp"
 
 namespace moca::model {
 

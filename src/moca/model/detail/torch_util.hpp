@@ -1,8 +1,8 @@
 #pragma once
 /// \file torch_util.hpp
-/// Internal torch helpers of src/model: device and threads, Eigen <-> tensor adapters (the
+/// Internal torch helpers of src/moca/model: device and threads, Eigen <-> tensor adapters (the
 /// project's only ones), checkpoint archives with shape-checked loading. Include only from
-/// torch translation units of src/model (and the model tests).
+/// torch translation units of src/moca/model (and the model tests).
 #include <torch/torch.h>
 
 #include <nlohmann/json.hpp>

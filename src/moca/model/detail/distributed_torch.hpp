@@ -2,7 +2,7 @@
 /// \file distributed_torch.hpp
 /// Internal torch side of distributed.hpp: parameter broadcast and the bucketed gradient
 /// all-reduce of the data-parallel training loops. Include only from torch translation units of
-/// src/model (and the model tests).
+/// src/moca/model (and the model tests).
 #include <torch/torch.h>
 
 #include <string>

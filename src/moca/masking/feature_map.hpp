@@ -115,7 +115,7 @@ using FeatureCallback =
     std::function<Eigen::MatrixXd(const data::Windows& windows, const std::vector<int>& rows,
                                   const std::vector<std::vector<int>>& tokens)>;
 
-/// A feature map from a callback, e.g. a trained MoCA encoder (src/model fills it). The
+/// A feature map from a callback, e.g. a trained MoCA encoder (src/moca/model fills it). The
 /// callback is called with batches of at most `batch_size` windows, from one thread at a time
 /// unless `thread_safe` is set.
 class CallbackFeatureMap : public FeatureMap {

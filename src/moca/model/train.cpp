@@ -13,14 +13,14 @@
 #include "moca/data/augment.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
-#include "moca/model/distributed_torch.hpp"
+#include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_memory.hpp"
 #include "moca/model/pretrain.hpp"
-#include "moca/model/progress.hpp"
+#include "moca/model/detail/progress.hpp"
 #include "moca/model/schedule.hpp"
-#include "moca/model/torch_util.hpp"
+#include "moca/model/detail/torch_util.hpp"
 
 namespace moca::model {
 

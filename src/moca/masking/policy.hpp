@@ -1,7 +1,7 @@
 #pragma once
 /// \file policy.hpp
 /// The masking-policy interface: a stochastic policy P(. | x) over admissible masks of a grid.
-/// The same policy objects feed the scorer (kcca_score) and the trainer (src/model).
+/// The same policy objects feed the scorer (kcca_score) and the trainer (src/moca/model).
 #include <Eigen/Core>
 #include <memory>
 #include <string>

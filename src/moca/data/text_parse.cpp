@@ -1,4 +1,4 @@
-#include "moca/data/text_parse.hpp"
+#include "moca/data/detail/text_parse.hpp"
 
 #include <dirent.h>
 #include <sys/stat.h>

@@ -10,11 +10,11 @@
 
 #include "moca/common/random.hpp"
 #include "moca/model/checkpoint.hpp"
-#include "moca/model/distributed_torch.hpp"
+#include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/moca_model.hpp"
-#include "moca/model/progress.hpp"
+#include "moca/model/detail/progress.hpp"
 #include "moca/model/schedule.hpp"
-#include "moca/model/torch_util.hpp"
+#include "moca/model/detail/torch_util.hpp"
 
 namespace moca::model {
 

@@ -15,7 +15,7 @@
 #include "moca/data/hmp.hpp"
 #include "moca/data/npy_windows.hpp"
 #include "moca/data/resample.hpp"
-#include "moca/data/text_parse.hpp"
+#include "moca/data/detail/text_parse.hpp"
 #include "moca/data/windowing.hpp"
 
 namespace moca::data {

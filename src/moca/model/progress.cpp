@@ -1,4 +1,4 @@
-#include "moca/model/progress.hpp"
+#include "moca/model/detail/progress.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "moca/model/torch_util.hpp"
+#include "moca/model/detail/torch_util.hpp"
 
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
@@ -13,7 +13,7 @@
 #include "moca/common/memory.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/model/moca_model.hpp"
-#include "moca/model/torch_error.hpp"
+#include "moca/model/detail/torch_error.hpp"
 
 namespace moca::model {
 
