@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "moca/data/synthetic.hpp"
+#include "moca/masking/detail/token_grams.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 
@@ -213,4 +214,84 @@ TEST_CASE("policy scoring: errors") {
   CHECK_THROWS_AS(scorer.score(*other), std::runtime_error);
   CHECK_THROWS_AS(parse_estimator("pls"), std::invalid_argument);
   CHECK_THROWS_AS(parse_mask_mode("each"), std::invalid_argument);
+}
+
+TEST_CASE("per-token Grams: equal to the Gram of the centred zero-filled view") {
+  // n = 70: two full 32-row tiles and a partial one; 12 tokens of width 5.
+  const int n = 70, T = 12, w = 5;
+  Rng rng(5);
+  Eigen::MatrixXd Z(n, T * w);
+  for (Eigen::Index j = 0; j < Z.cols(); ++j)
+    for (Eigen::Index i = 0; i < n; ++i) Z(i, j) = 3.0 * (j % 3) + standard_normal(rng);
+  std::vector<Eigen::MatrixXd> in_view(3, Eigen::MatrixXd(n, T));
+  for (auto& a : in_view)
+    for (Eigen::Index t = 0; t < T; ++t)
+      for (Eigen::Index i = 0; i < n; ++i) a(i, t) = uniform01(rng) < 0.4 ? 1.0 : 0.0;
+  in_view[2].setOnes();  // the full view: the plain centred Gram
+  std::vector<Eigen::MatrixXd> g1, g2;
+  detail::token_masked_grams(Z, T, in_view, 1, g1);
+  detail::token_masked_grams(Z, T, in_view, 2, g2);
+  REQUIRE(g1.size() == 3u);
+  for (int v = 0; v < 3; ++v) {
+    Eigen::MatrixXd X = Z;
+    for (Eigen::Index i = 0; i < n; ++i)
+      for (Eigen::Index t = 0; t < T; ++t)
+        X.row(i).segment(t * w, w) *= in_view[static_cast<size_t>(v)](i, t);
+    X.rowwise() -= X.colwise().mean();
+    const Eigen::MatrixXd G = X * X.transpose();
+    CHECK((g1[static_cast<size_t>(v)] - G).cwiseAbs().maxCoeff() < 1e-11 * G.cwiseAbs().maxCoeff());
+    CHECK(g1[static_cast<size_t>(v)] == g2[static_cast<size_t>(v)]);  // thread count: same bits
+  }
+  CHECK_THROWS_AS(detail::token_masked_grams(Z, 7, in_view, 1, g1), std::invalid_argument);
+  in_view[0].resize(n, T - 1);
+  CHECK_THROWS_AS(detail::token_masked_grams(Z, T, in_view, 1, g1), std::invalid_argument);
+}
+
+TEST_CASE("score() through per-token Grams equals score_masks() on the features, draw by draw") {
+  // score() takes the per-token Gram route for cca on raw features whenever both views have
+  // >= n columns; score_masks() builds the feature matrices and calls linear_cca on them.
+  data::SyntheticOptions so;
+  so.windows = 150;
+  so.seed = 4;
+  const auto w = data::generate_synthetic(so);
+  const Grid grid = make_grid(6, 200, 20);
+  struct Case {
+    const char* policy;
+    MaskMode mode;
+    bool cross_modal;
+    double ridge;
+  };
+  for (const Case& c : {Case{"cross", MaskMode::kPerWindow, false, 0.0},
+                        Case{"sync", MaskMode::kPerWindow, false, 0.0},
+                        Case{"cross", MaskMode::kShared, false, 0.0},
+                        Case{"cross", MaskMode::kPerWindow, true, 0.0},
+                        Case{"cross", MaskMode::kPerWindow, false, 0.5}}) {
+    ScoreOptions o;
+    o.pca = 8;
+    o.draws = 5;
+    o.seed = 9;
+    o.mask_mode = c.mode;
+    o.ridge = c.ridge;
+    if (c.cross_modal) {
+      o.unmasked_channels = {0, 1, 2};
+      o.masked_channels = {3, 4, 5};
+    }
+    PolicyScorer scorer(w, grid, nullptr, o);
+    const auto policy = make_policy(c.policy, grid);
+    const auto s = scorer.score(*policy);
+    o.threads = 1;
+    const auto s1 = PolicyScorer(w, grid, nullptr, o).score(*policy);
+    // The Grams do not depend on the thread count (checked above); the eigensolver's BLAS
+    // calls may split differently, so the values agree to rounding.
+    for (int r = 0; r < o.draws; ++r)
+      CHECK(std::abs(s1.values[static_cast<size_t>(r)] - s.values[static_cast<size_t>(r)]) < 1e-12);
+    for (int r = 0; r < o.draws; ++r) {
+      double null = 0.0;
+      const double direct = scorer.score_masks(scorer.draw_masks(*policy, r), &null);
+      INFO(c.policy << " draw " << r << ": " << s.values[static_cast<size_t>(r)] << " vs "
+                    << direct);
+      CHECK(std::abs(s.values[static_cast<size_t>(r)] - direct) < 1e-10);
+      CHECK(s.null_values[static_cast<size_t>(r)] == null);
+    }
+  }
 }

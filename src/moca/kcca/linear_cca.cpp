@@ -33,6 +33,11 @@ struct ViewBasis {
   Eigen::MatrixXd V;          // with weights: d x r right singular vectors, Xc V = Q diag(s)
 };
 
+// Canonical correlations (and weights) of two views given their bases.
+LinearCcaResult canonical_correlations(const ViewBasis& bu, const ViewBasis& bm, Eigen::Index n,
+                                       Eigen::Index columns_u, Eigen::Index columns_m,
+                                       const LinearCcaOptions& options);
+
 // Block Krylov with Rayleigh–Ritz (Musco & Musco 2015) for the top-k eigenpairs of a symmetric
 // PSD matrix A: all work is GEMMs (compute-bound), unlike Lanczos' matrix-vector products. The
 // Krylov space grows by blocks of b = k + 16 columns (starting block A Omega, Omega Gaussian with
@@ -128,6 +133,34 @@ SymmetricEigen top_eigen(const Eigen::MatrixXd& A, Eigen::Index k, PcaSolver sol
   return e;
 }
 
+// PCA of a view from its centred n x n Gram G = Xc Xcᵀ (n <= d) or d x d scatter XcᵀXc:
+// top-k eigenpairs `e`, numerical rank, s and explained variance. For the Gram, Q = the
+// eigenvectors (set here); for the scatter the caller forms the scores.
+ViewBasis pca_basis(const Eigen::MatrixXd& A, Eigen::Index k, const LinearCcaOptions& o,
+                    const char* view, SymmetricEigen& e) {
+  ViewBasis b;
+  const double total = A.trace();
+  e = top_eigen(A, k, o.pca_solver, o.pca_iterations, b.residual);
+  if (!(total > 0.0) || !(e.values(0) > 0.0)) {
+    throw std::invalid_argument(std::string("linear_cca(): view ") + view +
+                                " has no variance (every column is constant)");
+  }
+  const double smax = std::sqrt(e.values(0));
+  Eigen::Index r = 0;
+  while (r < k && e.values(r) > 0.0 && std::sqrt(e.values(r)) > o.rank_tolerance * smax) ++r;
+  b.rank = r;
+  b.s = e.values.head(r).cwiseSqrt();
+  b.explained = e.values.head(r) / total;
+  b.Q = e.vectors.leftCols(r);
+  return b;
+}
+
+ViewBasis gram_basis(const Eigen::MatrixXd& G, Eigen::Index k, const LinearCcaOptions& o,
+                     const char* view) {
+  SymmetricEigen e;
+  return pca_basis(G, k, o, view, e);
+}
+
 ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool need_values,
                      const char* view) {
   need_values = need_values || o.weights;  // weights need s and V: the SVD route, not QR
@@ -141,38 +174,20 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool n
     // PCA through the smaller of the n x n Gram and the d x d scatter.
     const Eigen::Index m = std::min(n, d);
     const Eigen::Index k = std::min<Eigen::Index>(pca, m);
-    SymmetricEigen e;
-    double total = 0.0;
     if (n <= d) {
-      const Eigen::MatrixXd G = outer_product(Xc);
-      total = G.trace();
-      e = top_eigen(G, k, o.pca_solver, o.pca_iterations, b.residual);
-    } else {
-      const Eigen::MatrixXd S = transpose_product(Xc, Xc);
-      total = S.trace();
-      e = top_eigen(S, k, o.pca_solver, o.pca_iterations, b.residual);
-    }
-    if (!(total > 0.0) || !(e.values(0) > 0.0)) {
-      throw std::invalid_argument(std::string("linear_cca(): view ") + view +
-                                  " has no variance (every column is constant)");
-    }
-    const double smax = std::sqrt(e.values(0));
-    Eigen::Index r = 0;
-    while (r < k && e.values(r) > 0.0 && std::sqrt(e.values(r)) > tol * smax) ++r;
-    b.rank = r;
-    b.s = e.values.head(r).cwiseSqrt();
-    b.explained = e.values.head(r) / total;
-    if (n <= d) {
-      b.Q = e.vectors.leftCols(r);
+      b = gram_basis(outer_product(Xc), k, o, view);
       if (o.weights) {  // V = Xcᵀ Q diag(1/s)
         b.V = transpose_product(Xc, b.Q);
-        for (Eigen::Index j = 0; j < r; ++j) b.V.col(j) /= b.s(j);
+        for (Eigen::Index j = 0; j < b.rank; ++j) b.V.col(j) /= b.s(j);
       }
-    } else {
-      b.Q = product(Xc, e.vectors.leftCols(r));  // scores X v = s u
-      for (Eigen::Index j = 0; j < r; ++j) b.Q.col(j) /= b.s(j);
-      if (o.weights) b.V = e.vectors.leftCols(r);
+      return b;
     }
+    SymmetricEigen e;
+    b = pca_basis(transpose_product(Xc, Xc), k, o, view, e);
+    const Eigen::Index r = b.rank;
+    b.Q = product(Xc, e.vectors.leftCols(r));  // scores X v = s u
+    for (Eigen::Index j = 0; j < r; ++j) b.Q.col(j) /= b.s(j);
+    if (o.weights) b.V = e.vectors.leftCols(r);
     return b;
   }
   if (need_values) {
@@ -258,12 +273,50 @@ LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
   const bool ridge = options.ridge > 0.0;
   const ViewBasis bu = view_basis(U, options, ridge, "u");
   const ViewBasis bm = view_basis(M, options, ridge, "m");
+  return canonical_correlations(bu, bm, U.rows(), U.cols(), M.cols(), options);
+}
+
+LinearCcaResult linear_cca_from_grams(const Eigen::MatrixXd& Gu, const Eigen::MatrixXd& Gm,
+                                      Eigen::Index columns_u, Eigen::Index columns_m,
+                                      const LinearCcaOptions& options) {
+  options.validate();
+  const Eigen::Index n = Gu.rows();
+  if (Gu.cols() != n || Gm.rows() != n || Gm.cols() != n) {
+    throw std::invalid_argument("linear_cca_from_grams(): Grams are " + std::to_string(n) + " x " +
+                                std::to_string(Gu.cols()) + " and " + std::to_string(Gm.rows()) +
+                                " x " + std::to_string(Gm.cols()) + " (must be n x n, same n)");
+  }
+  if (n < 3) {
+    throw std::invalid_argument("linear_cca_from_grams(): n (" + std::to_string(n) +
+                                ") must be >= 3");
+  }
+  if (options.pca < 1 || options.weights || columns_u < n || columns_m < n) {
+    throw std::invalid_argument(
+        "linear_cca_from_grams(): needs pca >= 1 (" + std::to_string(options.pca) +
+        "), no weights, and views at least as wide as n (" + std::to_string(columns_u) + ", " +
+        std::to_string(columns_m) + " columns, n " + std::to_string(n) + ")");
+  }
+  if (!Gu.allFinite() || !Gm.allFinite()) {
+    throw std::invalid_argument("linear_cca_from_grams(): a Gram contains NaN or Inf");
+  }
+  const Eigen::Index k = std::min<Eigen::Index>(options.pca, n);
+  const ViewBasis bu = gram_basis(Gu, k, options, "u");
+  const ViewBasis bm = gram_basis(Gm, k, options, "m");
+  return canonical_correlations(bu, bm, n, columns_u, columns_m, options);
+}
+
+namespace {
+
+LinearCcaResult canonical_correlations(const ViewBasis& bu, const ViewBasis& bm, Eigen::Index n,
+                                       Eigen::Index columns_u, Eigen::Index columns_m,
+                                       const LinearCcaOptions& options) {
+  const bool ridge = options.ridge > 0.0;
   LinearCcaResult res;
-  res.n = static_cast<int>(U.rows());
+  res.n = static_cast<int>(n);
   res.p = static_cast<int>(bu.Q.cols());
   res.q = static_cast<int>(bm.Q.cols());
-  res.columns_u = static_cast<int>(U.cols());
-  res.columns_m = static_cast<int>(M.cols());
+  res.columns_u = static_cast<int>(columns_u);
+  res.columns_m = static_cast<int>(columns_m);
   res.explained_variance_u = bu.explained;
   res.explained_variance_m = bm.explained;
   res.pca_residual = std::max(bu.residual, bm.residual);
@@ -289,8 +342,8 @@ LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
       w.leftCols(avail) = b.V * (scale.asDiagonal() * vectors.leftCols(avail));
       return w;
     };
-    res.weights_u = weights(bu, svd.u, U.cols());
-    res.weights_m = weights(bm, svd.v, M.cols());
+    res.weights_u = weights(bu, svd.u, columns_u);
+    res.weights_m = weights(bm, svd.v, columns_m);
   }
   res.null_level = wachter_edge(res.p, res.q, res.n);
   std::string warn;
@@ -300,19 +353,20 @@ LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
            "): unregularised CCA is trivially 1; reduce dimensions (pca) or add a ridge";
   }
   auto lost = [&](const ViewBasis& b, Eigen::Index cols, const char* view) {
-    const Eigen::Index want = options.pca > 0
-                                  ? std::min<Eigen::Index>({options.pca, cols, U.rows() - 1})
-                                  : std::min<Eigen::Index>(cols, U.rows() - 1);
+    const Eigen::Index want = options.pca > 0 ? std::min<Eigen::Index>({options.pca, cols, n - 1})
+                                              : std::min<Eigen::Index>(cols, n - 1);
     if (b.Q.cols() < want) {
       if (!warn.empty()) warn += "; ";
       warn += std::string("view ") + view + " has rank " + std::to_string(b.Q.cols()) + " < " +
               std::to_string(want) + " (zero-variance or collinear columns)";
     }
   };
-  lost(bu, U.cols(), "u");
-  lost(bm, M.cols(), "m");
+  lost(bu, columns_u, "u");
+  lost(bm, columns_m, "m");
   res.warning = warn;
   return res;
 }
+
+}  // namespace
 
 }  // namespace moca::kcca

@@ -88,6 +88,17 @@ struct LinearCcaResult {
 LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
                            const LinearCcaOptions& options);
 
+/// linear_cca() with PCA from the views' centred Grams Gu = Uc Ucᵀ and Gm = Mc Mcᵀ (n x n, Uc =
+/// U with its column means removed) instead of the views themselves: the route linear_cca()
+/// takes when pca >= 1 and both views have >= n columns, for callers that form the Grams faster
+/// than from the features (the policy scorer sums per-token Grams). columns_u, columns_m are the
+/// views' widths d_u, d_m (reported, and used for the rank warning). Equal to linear_cca(U, M)
+/// up to the rounding of the Grams. Throws std::invalid_argument unless pca >= 1, weights is
+/// off, d_u, d_m >= n >= 3, both Grams are finite n x n, or for a view with no variance.
+LinearCcaResult linear_cca_from_grams(const Eigen::MatrixXd& Gu, const Eigen::MatrixXd& Gm,
+                                      Eigen::Index columns_u, Eigen::Index columns_m,
+                                      const LinearCcaOptions& options);
+
 /// Wachter edge sqrt((p/n)(1 - q/n)) + sqrt((q/n)(1 - p/n)): the limit of sigma_1 for
 /// independent Gaussian views of dimensions p, q with n samples (p, q < n); 1 when p + q >= n.
 /// Throws std::invalid_argument unless p, q >= 1 and n >= 1.

@@ -90,6 +90,7 @@ class RawFeaturizer : public ViewFeaturizer {
     }
     return out;
   }
+  const Eigen::MatrixXd* token_blocks() const override { return &z_; }
 
  private:
   Eigen::MatrixXd z_;

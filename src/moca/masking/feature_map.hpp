@@ -58,6 +58,11 @@ class ViewFeaturizer {
   /// The modality (channel) each feature column belongs to (d entries), or empty when columns
   /// mix modalities (callbacks). Used to restrict a view to some channels (cross-modal scores).
   virtual std::vector<int> column_channels() const { return {}; }
+  /// The token-block layout, where the map has one (`raw`): features(masks, side) equals this
+  /// n x d matrix with, in row i, the column block of every token outside window i's view set
+  /// to zero; token t = c*P + p owns columns [t w, (t + 1) w), w = d / tokens. nullptr for
+  /// other maps. Lets the scorer form view Grams from per-token products (issue #14).
+  virtual const Eigen::MatrixXd* token_blocks() const { return nullptr; }
 };
 
 /// A feature map Phi (immutable; prepare() may be called for several window sets).

@@ -8,6 +8,7 @@
 
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/linear_cca.hpp"
+#include "moca/masking/detail/token_grams.hpp"
 #include "moca/masking/policy_spec.hpp"
 
 #ifdef _OPENMP
@@ -201,9 +202,102 @@ PolicyScore PolicyScorer::score(const MaskPolicy& policy, const DrawCallback& on
   int done = 0;
 #ifdef _OPENMP
   const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+#else
+  const int threads = 1;
+#endif
+  // cca on a token-block map (raw) with both views at least n wide: the views' centred Grams
+  // from per-token products shared by a batch of draws (detail/token_grams.hpp), then the PCA
+  // route of linear_cca on them; the same scores as score_masks() up to rounding, without the
+  // n x d feature matrices and their n² d Grams (80 of them in kcca_score's default run).
+  const Eigen::MatrixXd* Z = featurizer_->token_blocks();
+  const int T = grid_.tokens();
+  const Eigen::Index n = windows_.size();
+  const auto width = [&](const std::vector<int>& cols) {
+    return cols.empty() ? (Z ? Z->cols() : 0) : static_cast<Eigen::Index>(cols.size());
+  };
+  const bool gram_route = options_.estimator == Estimator::kCca && Z != nullptr && parallel &&
+                          Z->cols() % T == 0 && Z->rows() == n && width(columns_u_) >= n &&
+                          width(columns_m_) >= n;
+  if (gram_route) {
+    // Tokens a view may use: all, or those whose columns the channel restriction keeps.
+    const Eigen::Index w = Z->cols() / T;
+    auto kept_tokens = [&](const std::vector<int>& cols) {
+      std::vector<char> keep(static_cast<size_t>(T), cols.empty() ? 1 : 0);
+      for (int c : cols) keep[static_cast<size_t>(c / w)] = 1;
+      return keep;
+    };
+    const auto keep_u = kept_tokens(columns_u_), keep_m = kept_tokens(columns_m_);
+    // Draws per batch: the batch's 2 n x n Grams per draw within ~256 MiB, at least one draw
+    // per thread, batches of near-equal size.
+    const double per_draw = 16.0 * static_cast<double>(n) * static_cast<double>(n);
+    const int cap = std::max(threads, static_cast<int>(256.0 * 1024 * 1024 / per_draw));
+    const int batches = (R + cap - 1) / cap;
+    const int batch = (R + batches - 1) / batches;
+    std::vector<Eigen::MatrixXd> in_view, grams;
+    kcca::LinearCcaOptions lo;
+    lo.pca = options_.pca;
+    lo.ridge = options_.ridge;
+    lo.components = 1;
+    for (int r0 = 0; r0 < R; r0 += batch) {
+      const int nb = std::min(batch, R - r0);
+      in_view.resize(static_cast<size_t>(2 * nb));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+#endif
+      for (int b = 0; b < nb; ++b) {
+        const int r = r0 + b;
+        Eigen::MatrixXd& au = in_view[static_cast<size_t>(2 * b)];
+        Eigen::MatrixXd& am = in_view[static_cast<size_t>(2 * b + 1)];
+        au.setZero(n, T);
+        am.setZero(n, T);
+        try {
+          const auto masks = draw_masks(policy, r);
+          double frac = 0.0;
+          for (const auto& m : masks) frac += m.ratio();
+          fractions[static_cast<size_t>(r)] = frac / static_cast<double>(masks.size());
+          for (Eigen::Index i = 0; i < n; ++i) {
+            const Mask& m = masks.size() == 1 ? masks[0] : masks[static_cast<size_t>(i)];
+            for (int t = 0; t < T; ++t) {
+              const bool masked = m.masked(t);
+              au(i, t) = !masked && keep_u[static_cast<size_t>(t)] ? 1.0 : 0.0;
+              am(i, t) = masked && keep_m[static_cast<size_t>(t)] ? 1.0 : 0.0;
+            }
+          }
+        } catch (const std::exception& e) {
+          errors[static_cast<size_t>(r)] = e.what();
+        }
+      }
+      detail::token_masked_grams(*Z, T, in_view, threads, grams);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+#endif
+      for (int b = 0; b < nb; ++b) {
+        const size_t r = static_cast<size_t>(r0 + b);
+        if (errors[r].empty()) {
+          try {
+            const auto res = kcca::linear_cca_from_grams(grams[static_cast<size_t>(2 * b)],
+                                                         grams[static_cast<size_t>(2 * b + 1)],
+                                                         width(columns_u_), width(columns_m_), lo);
+            out.values[r] = res.correlations(0);
+            out.null_values[r] = res.null_level;
+            warnings[r] = res.warning;
+          } catch (const std::exception& e) {
+            errors[r] = e.what();
+          }
+        }
+        if (on_draw) {
+#ifdef _OPENMP
+#pragma omp critical(moca_policy_score_progress)
+#endif
+          on_draw(++done, R);
+        }
+      }
+    }
+  }
+#ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic) num_threads(threads) if (parallel)
 #endif
-  for (int r = 0; r < R; ++r) {
+  for (int r = 0; r < (gram_route ? 0 : R); ++r) {
     try {
       const auto masks = draw_masks(policy, r);
       double frac = 0.0;
