@@ -54,8 +54,8 @@ struct KccaScoreOptions {
   /// (acc) against the masked view restricted to the other groups (gyro, ...); needs >= 2 groups.
   bool cross_modal = false;
   bool progress = true;  ///< progress lines on stderr for runs over a second
-  /// A feature map that replaces `features` (e.g. a trained encoder from src/moca/model); its name is
-  /// reported as the feature map.
+  /// A feature map that replaces `features` (e.g. a trained encoder from src/moca/model); its name
+  /// is reported as the feature map.
   std::shared_ptr<const masking::FeatureMap> feature_map;
   /// Policies scored after `schemes` (library callers, e.g. a Python callable as a
   /// masking::FunctionPolicy); each must be made for the windows' grid.

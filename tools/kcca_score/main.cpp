@@ -8,7 +8,7 @@
 #include "kcca_score.hpp"
 #include "run_cli.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
-#include "moca/model/encoder_features.hpp"
+#include "encoder_loader.hpp"
 #endif
 
 int main(int argc, char** argv) {
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
                      "is the leak-free choice\n";
       }
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
-      o.feature_map = moca::model::make_encoder_feature_map(checkpoint);
+      o.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
 #else
       throw std::invalid_argument(
           "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
