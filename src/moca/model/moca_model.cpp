@@ -6,6 +6,7 @@
 
 #include <torch/version.h>
 
+#include "moca/model/detail/attention.hpp"
 #include "moca/model/pos_embed.hpp"
 
 namespace moca::model {
@@ -100,20 +101,12 @@ AttentionImpl::AttentionImpl(int dim, int heads)
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x) {
   const int64_t B = x.size(0), N = x.size(1), D = x.size(2);
-  // B x N x 3 x H x hd -> 3 x B x H x N x hd
-  auto qkv = qkv_(x).reshape({B, N, 3, heads_, D / heads_}).permute({2, 0, 3, 1, 4});
-  auto q = qkv[0], k = qkv[1], v = qkv[2];
-#if TORCH_VERSION_MAJOR >= 2
-  // LibTorch >= 2.0: the fused kernel (flash / memory-efficient attention on CUDA, a blocked
-  // kernel on CPU), whose default scale is 1 / sqrt(head dim) = scale_. Same result as the
-  // explicit route below to float rounding (tests/model: "attention computes ...").
-  (void)scale_;
-  auto out = at::scaled_dot_product_attention(q, k, v);
-#else
-  auto attn = torch::softmax(torch::matmul(q * scale_, k.transpose(-2, -1)), -1);
-  auto out = torch::matmul(attn, v);
-#endif
-  return proj_(out.transpose(1, 2).reshape({B, N, D}));
+  auto qkv = qkv_(x);
+  // CPU float32: one autograd function over the (sample, head) pairs (detail/attention.hpp);
+  // elsewhere (CUDA, bf16 autocast) LibTorch's products or fused kernel. Equal to float rounding.
+  auto out = detail::attention_cpu_supported(qkv) ? detail::attention_cpu(qkv, heads_, scale_)
+                                                  : detail::attention_plain(qkv, heads_, scale_);
+  return proj_(out.reshape({B, N, D}));
 }
 
 BlockImpl::BlockImpl(int dim, int heads, int mlp_ratio, double drop_path) : drop_path_(drop_path) {

@@ -1,0 +1,23 @@
+#pragma once
+/// \file attention.hpp
+/// Internal (torch translation units of src/moca/model and the model tests): the attention core
+/// softmax(q kᵀ · scale) v of every (sample, head), taking the qkv projection's output directly.
+#include <torch/torch.h>
+
+namespace moca::model::detail {
+
+/// qkv: B x N x 3D (the qkv Linear's output: q, k, v, each as H heads of D/H) -> B x N x D (the
+/// heads side by side), through LibTorch's products and softmax (any device and dtype).
+torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double scale);
+
+/// Whether attention_cpu() serves this input: a CPU float32 tensor, in a build with BLAS.
+bool attention_cpu_supported(const torch::Tensor& qkv);
+
+/// The same as attention_plain() as one autograd function for CPU float32: forward and backward
+/// loop over the B x H (sample, head) pairs in parallel (at::parallel_for, OpenMP) with small
+/// BLAS GEMMs on strided views of qkv (no permute copies), keeping the softmax for backward.
+/// Equal to attention_plain() to float rounding (tests/model). Throws std::invalid_argument if
+/// !attention_cpu_supported(qkv) or the shape is not B x N x 3D with D divisible by heads.
+torch::Tensor attention_cpu(const torch::Tensor& qkv, int64_t heads, double scale);
+
+}  // namespace moca::model::detail
