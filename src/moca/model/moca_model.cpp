@@ -102,10 +102,13 @@ AttentionImpl::AttentionImpl(int dim, int heads)
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x) {
   const int64_t B = x.size(0), N = x.size(1), D = x.size(2);
   auto qkv = qkv_(x);
-  // CPU float32: one autograd function over the (sample, head) pairs (detail/attention.hpp);
-  // elsewhere (CUDA, bf16 autocast) LibTorch's products or fused kernel. Equal to float rounding.
-  auto out = detail::attention_cpu_supported(qkv) ? detail::attention_cpu(qkv, heads_, scale_)
-                                                  : detail::attention_plain(qkv, heads_, scale_);
+  // CPU float32 with small heads: one autograd function over the (sample, head) pairs
+  // (detail/attention.hpp); elsewhere (CUDA, bf16 autocast, head dim > 32) LibTorch's products
+  // or fused kernel. Equal to float rounding.
+  const bool cpu_kernel =
+      D / heads_ <= detail::kCpuAttentionMaxHeadDim && detail::attention_cpu_supported(qkv);
+  auto out = cpu_kernel ? detail::attention_cpu(qkv, heads_, scale_)
+                        : detail::attention_plain(qkv, heads_, scale_);
   return proj_(out.reshape({B, N, D}));
 }
 

@@ -13,6 +13,11 @@ torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double sc
 /// Whether attention_cpu() serves this input: a CPU float32 tensor, in a build with BLAS.
 bool attention_cpu_supported(const torch::Tensor& qkv);
 
+/// The forward pass takes attention_cpu() for head dims up to this (tiny's 16 and 32), where it
+/// measured 10-25 % faster per training step than LibTorch's products on the 2-core CPU VM; at
+/// paper-base's 64 it measured ~9 % slower (docs/benchmarks.md), so LibTorch's path stays there.
+constexpr int64_t kCpuAttentionMaxHeadDim = 32;
+
 /// The same as attention_plain() as one autograd function for CPU float32: forward and backward
 /// loop over the B x H (sample, head) pairs in parallel (at::parallel_for, OpenMP) with small
 /// BLAS GEMMs on strided views of qkv (no permute copies), keeping the softmax for backward.
