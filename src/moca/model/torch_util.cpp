@@ -134,6 +134,14 @@ torch::Tensor batch_tensor(const data::RowMatrixXf& batch, int channels, int len
   return t.to(device);
 }
 
+std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : module.parameters()) {
+    if (p.requires_grad()) out.push_back(p);
+  }
+  return out;
+}
+
 Eigen::MatrixXd to_eigen(const torch::Tensor& t) {
   auto c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
   if (c.dim() != 2) throw std::invalid_argument("to_eigen(): tensor must be 2-D");
