@@ -12,8 +12,8 @@
 
 #include "moca/common/memory.hpp"
 #include "moca/common/output_file.hpp"
-#include "moca/model/moca_model.hpp"
 #include "moca/model/detail/torch_error.hpp"
+#include "moca/model/moca_model.hpp"
 
 namespace moca::model {
 
