@@ -123,6 +123,30 @@ TEST_CASE("a stop request ends the run with a resumable checkpoint") {
   CHECK(log.str().find("--resume") != std::string::npos);
 }
 
+TEST_CASE("a stop request at an epoch's last step keeps that epoch's record") {
+  // One iteration per epoch: the stop comes at the last step of epoch 1, which is recorded
+  // before the run stops (the trainer before issue #16 left it out of the history and added its
+  // loss to the next epoch's record after a resume).
+  const auto w = moca_test::small_windows(8, 7);
+  std::ostringstream log;
+  auto full = quick("pre_stop_edge_full.pt");
+  const auto a = pretrain(full, w, log);
+  REQUIRE(a.history.size() == 3);
+  auto o = quick("pre_stop_edge.pt");
+  std::atomic<bool> stop{true};
+  const auto r = pretrain(o, w, log, &stop);
+  CHECK(r.interrupted);
+  CHECK(r.iterations == 1);
+  REQUIRE(r.history.size() == 1);
+  CHECK(r.history[0].loss == a.history[0].loss);
+  CHECK(log.str().find("interrupted after epoch 1") != std::string::npos);
+  o.resume = true;
+  const auto b = pretrain(o, w, log);
+  CHECK(b.finished);
+  REQUIRE(b.history.size() == 3);
+  for (size_t e = 0; e < 3; ++e) CHECK(b.history[e].loss == a.history[e].loss);
+}
+
 TEST_CASE("invalid pre-training options and data are rejected") {
   const auto w = moca_test::small_windows(16, 5);
   std::ostringstream log;

@@ -11,10 +11,10 @@
 #include "moca/common/random.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
-#include "moca/model/moca_model.hpp"
 #include "moca/model/detail/progress.hpp"
-#include "moca/model/schedule.hpp"
 #include "moca/model/detail/torch_util.hpp"
+#include "moca/model/moca_model.hpp"
+#include "moca/model/schedule.hpp"
 
 namespace moca::model {
 
@@ -79,6 +79,257 @@ std::vector<int> argmax_rows(const torch::Tensor& logits) {
   for (int64_t i = 0; i < a.size(0); ++i)
     out[static_cast<size_t>(i)] = static_cast<int>(a[i].item<int64_t>());
   return out;
+}
+
+/// The classifier to train and how the data's channels map onto the model's.
+struct ClassifierModel {
+  MocaOptions mo;
+  MocaClassifier clf{nullptr};
+  torch::Tensor pos_rows;  ///< the data's rows of the model's positions (undefined: identity)
+  std::string channel_map;
+  bool probe = false;  ///< frozen encoder, BatchNorm + linear head
+};
+
+/// Builds the classifier from random initialisation (scratch) or with the checkpoint's encoder.
+ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows& train, int classes,
+                                const torch::Device& device) {
+  ClassifierModel m;
+  std::unique_ptr<detail::OpenCheckpoint> ck;
+  if (o.mode == DownstreamMode::kScratch) {
+    m.mo = preset(o.preset, train.channels, train.length, o.patch_length);
+    m.mo.layout(parse_token_layout(o.layout)).pos_embed(parse_pos_embed(o.pos_embed));
+    m.channel_map = "identity";
+  } else {
+    ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
+    m.mo = ck->info.model;
+    if (train.length != m.mo.length()) {
+      throw std::invalid_argument("train_classifier(): windows of length " +
+                                  std::to_string(train.length) + " do not fit the model (length " +
+                                  std::to_string(m.mo.length()) + ")");
+    }
+    m.pos_rows = detail::pos_rows_for_data(ck->info, train.channel_names, train.channels, device);
+    if (!m.pos_rows.defined()) {
+      m.channel_map = "identity";
+    } else {
+      const auto rows = match_channels(ck->info.channel_names, train.channel_names);
+      for (size_t j = 0; j < rows.size(); ++j) {
+        m.channel_map += (j ? " " : "") + train.channel_names[j] + "->" +
+                         ck->info.channel_names[static_cast<size_t>(rows[j])];
+      }
+    }
+  }
+  torch::manual_seed(o.seed);
+  m.probe = o.mode == DownstreamMode::kLinearProbe;
+  m.clf = MocaClassifier(m.mo, classes, m.probe ? 0.0 : o.drop_path, m.probe);
+  if (ck) detail::load_module(*ck, *m.clf->encoder, {"encoder"});
+  m.clf->to(device);
+  return m;
+}
+
+/// AdamW parameter groups and each group's learning-rate scale.
+struct ParamGroups {
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  std::vector<double> lr_scales;
+};
+
+/// Linear probe: the head alone (the encoder is frozen here), weight decay on its matrices.
+/// Fine-tune and scratch: one group per (layer, decayed or not), lr scaled by layer decay.
+ParamGroups make_param_groups(DownstreamMode mode, MocaClassifier& clf, const DownstreamOptions& o,
+                              int depth) {
+  ParamGroups out;
+  auto adamw = [&](double wd) {
+    return std::make_unique<torch::optim::AdamWOptions>(
+        torch::optim::AdamWOptions(o.lr).betas({0.9, 0.999}).eps(1e-8).weight_decay(wd));
+  };
+  if (mode == DownstreamMode::kLinearProbe) {
+    for (auto& p : clf->encoder->parameters()) p.set_requires_grad(false);
+    std::vector<torch::Tensor> decay, no_decay;
+    for (const auto& p : clf->head->named_parameters()) {
+      (p.value().dim() > 1 ? decay : no_decay).push_back(p.value());
+    }
+    out.groups.emplace_back(decay, adamw(o.weight_decay));
+    out.groups.emplace_back(no_decay, adamw(0.0));
+    out.lr_scales = {1.0, 1.0};
+    return out;
+  }
+  std::map<std::pair<int, bool>, std::vector<torch::Tensor>> buckets;
+  for (const auto& p : clf->named_parameters()) {
+    if (!p.value().requires_grad()) continue;
+    const int id = layer_id(p.key(), depth);
+    const bool wd = uses_weight_decay(p.key(), p.value().dim(), /*no_decay_tokens=*/true);
+    buckets[{id, wd}].push_back(p.value());
+  }
+  for (auto& kv : buckets) {
+    out.groups.emplace_back(kv.second, adamw(kv.first.second ? o.weight_decay : 0.0));
+    out.lr_scales.push_back(layer_scale(kv.first.first, depth, o.layer_decay));
+  }
+  return out;
+}
+
+/// What a training step reads: the probe's frozen features (computed once) or the windows.
+struct ClassifierInputs {
+  const data::Windows& train;
+  const data::Windows& test;
+  torch::Tensor train_features, test_features;  ///< probe only
+};
+
+/// Mean loss of the training windows `rows` (train mode, with gradients).
+torch::Tensor batch_loss(const DownstreamOptions& o, ClassifierModel& m, const ClassifierInputs& in,
+                         const std::vector<int>& rows, const torch::Device& device) {
+  auto y = label_tensor(in.train, rows, device);
+  if (m.probe) {
+    auto idx =
+        torch::tensor(std::vector<int64_t>(rows.begin(), rows.end()), torch::kInt64).to(device);
+    return smoothed_cross_entropy(m.clf->head_forward(in.train_features.index_select(0, idx)), y,
+                                  0.0);
+  }
+  detail::AutocastScope amp(device, o.runtime.precision);
+  return smoothed_cross_entropy(
+      m.clf->forward(detail::windows_tensor(in.train, rows, device), m.pos_rows), y,
+      o.label_smoothing);
+}
+
+/// Predicted class of every test window (eval mode, no gradients).
+std::vector<int> evaluate(const DownstreamOptions& o, ClassifierModel& m,
+                          const ClassifierInputs& in, const torch::Device& device) {
+  m.clf->eval();
+  torch::NoGradGuard no_grad;
+  if (m.probe) return argmax_rows(m.clf->head_forward(in.test_features));
+  std::vector<torch::Tensor> parts;
+  for (int s = 0; s < in.test.size(); s += 256) {
+    std::vector<int> rows;
+    for (int i = s; i < std::min(in.test.size(), s + 256); ++i) rows.push_back(i);
+    detail::AutocastScope amp(device, o.runtime.precision);
+    parts.push_back(m.clf->forward(detail::windows_tensor(in.test, rows, device), m.pos_rows)
+                        .to(torch::kFloat));
+  }
+  return argmax_rows(torch::cat(parts, 0));
+}
+
+/// The optimiser, reducer, schedule and clocks of a classifier run.
+struct ClassifierLoop {
+  ClassifierLoop(const DownstreamOptions& o, Communicator& comm, MocaClassifier& clf,
+                 ParamGroups pg, int n)
+      : optimizer(std::move(pg.groups), torch::optim::AdamWOptions(o.lr)),
+        lr_scales(std::move(pg.lr_scales)),
+        reducer(comm, detail::trainable_parameters(*clf)),
+        schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)},
+        bar(std::cerr, o.progress && comm.rank() == 0, ProgressBar::stderr_is_terminal()),
+        ipe(n / o.batch_size),
+        total(ipe * o.epochs) {
+    schedule.validate();
+  }
+  void set_lr(double lr) {
+    auto& gs = optimizer.param_groups();
+    for (size_t g = 0; g < gs.size(); ++g) {
+      static_cast<torch::optim::AdamWOptions&>(gs[g].options()).lr(lr * lr_scales[g]);
+    }
+  }
+  torch::optim::AdamW optimizer;
+  std::vector<double> lr_scales;
+  detail::GradientReducer reducer;
+  LrSchedule schedule;
+  ProgressBar bar;
+  long ipe, total, done = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+/// This process's place in a data-parallel run (one rank: 0 of 1).
+struct RankSlice {
+  int rank = 0, world = 1, local_batch = 0;
+};
+
+/// One optimiser step on the training windows `rows`; returns the global batch's mean loss.
+double classifier_step(const DownstreamOptions& o, ClassifierModel& m, const ClassifierInputs& in,
+                       ClassifierLoop& loop, const RankSlice& ranks, const std::vector<int>& rows,
+                       int epoch, long j, const torch::Device& device) {
+  loop.optimizer.zero_grad();
+  torch::Tensor loss = batch_loss(o, m, in, rows, device);
+  double lv = loss.item<double>();
+  loss.backward();
+  if (ranks.world > 1) {
+    const double w = 1.0 / ranks.world;
+    lv = loop.reducer.reduce(w, {w * lv},
+                             "all-reduce of the gradients at epoch " + std::to_string(epoch + 1) +
+                                 ", iteration " + std::to_string(j + 1))[0];
+  }
+  if (!std::isfinite(lv)) {
+    throw std::runtime_error("train_classifier(): non-finite loss in epoch " +
+                             std::to_string(epoch + 1) + "; lower the learning rate");
+  }
+  loop.optimizer.step();
+  return lv;
+}
+
+/// One epoch over the shuffled training windows; returns its history entry.
+nlohmann::json run_classifier_epoch(const DownstreamOptions& o, ClassifierModel& m,
+                                    const ClassifierInputs& in, ClassifierLoop& loop,
+                                    const RankSlice& ranks, int epoch,
+                                    const torch::Device& device) {
+  const auto e0 = std::chrono::steady_clock::now();
+  const auto order = epoch_order(in.train.size(), o.seed, epoch);
+  if (m.probe) {
+    m.clf->head_norm->train();
+    m.clf->head->train();
+  } else {
+    m.clf->train();
+  }
+  double loss_sum = 0.0, lr = 0.0;
+  for (long j = 0; j < loop.ipe; ++j) {
+    // The global batch's slice of this rank (the whole batch on one rank).
+    const auto first =
+        order.begin() + j * o.batch_size + static_cast<long>(ranks.rank) * ranks.local_batch;
+    const std::vector<int> rows(first, first + ranks.local_batch);
+    lr = loop.schedule.at(epoch + static_cast<double>(j) / static_cast<double>(loop.ipe));
+    loop.set_lr(lr);
+    loss_sum += classifier_step(o, m, in, loop, ranks, rows, epoch, j, device);
+    ++loop.done;
+    const double el = seconds_since(loop.start);
+    loop.bar.update(epoch, o.epochs, j + 1, loop.ipe, loss_sum / (j + 1),
+                    loop.done * static_cast<double>(o.batch_size) / el,
+                    el / loop.done * (loop.total - loop.done));
+  }
+  const double el = seconds_since(loop.start);
+  loop.bar.end_epoch(epoch, o.epochs, loop.ipe, loss_sum / loop.ipe,
+                     loop.done * static_cast<double>(o.batch_size) / el,
+                     el / loop.done * (loop.total - loop.done));
+  return {
+      {"epoch", epoch}, {"loss", loss_sum / loop.ipe}, {"lr", lr}, {"seconds", seconds_since(e0)}};
+}
+
+/// Labels, shapes and batch size of the inputs (std::invalid_argument naming the problem).
+void check_classifier_inputs(const DownstreamOptions& o, const data::Windows& train,
+                             const data::Windows& test) {
+  o.validate();
+  train.validate("train_classifier(): training windows");
+  test.validate("train_classifier(): test windows");
+  check_labels(train, "training");
+  check_labels(test, "test");
+  if (train.channels != test.channels || train.length != test.length ||
+      train.channel_names != test.channel_names) {
+    throw std::invalid_argument(
+        "train_classifier(): training and test windows differ in channels or length");
+  }
+  if (train.size() < o.batch_size) {
+    throw std::invalid_argument("train_classifier(): batch_size (" + std::to_string(o.batch_size) +
+                                ") exceeds the number of training windows (" +
+                                std::to_string(train.size()) + ")");
+  }
+}
+
+/// o.classes, or (0) the number the labels and class names need, at least 2.
+int class_count(const DownstreamOptions& o, const data::Windows& train, const data::Windows& test) {
+  int classes = o.classes;
+  if (classes == 0) {
+    classes = std::max<int>(static_cast<int>(train.class_names.size()),
+                            std::max(train.labels.maxCoeff(), test.labels.maxCoeff()) + 1);
+    classes = std::max(classes, 2);
+  }
+  if (train.labels.maxCoeff() >= classes || test.labels.maxCoeff() >= classes) {
+    throw std::invalid_argument("train_classifier(): a label exceeds classes - 1 (" +
+                                std::to_string(classes - 1) + ")");
+  }
+  return classes;
 }
 
 }  // namespace
@@ -185,21 +436,7 @@ nlohmann::json DownstreamOptions::to_json() const {
 
 DownstreamResult train_classifier(const DownstreamOptions& o, const data::Windows& train,
                                   const data::Windows& test, std::ostream& log) {
-  o.validate();
-  train.validate("train_classifier(): training windows");
-  test.validate("train_classifier(): test windows");
-  check_labels(train, "training");
-  check_labels(test, "test");
-  if (train.channels != test.channels || train.length != test.length ||
-      train.channel_names != test.channel_names) {
-    throw std::invalid_argument(
-        "train_classifier(): training and test windows differ in channels or length");
-  }
-  if (train.size() < o.batch_size) {
-    throw std::invalid_argument("train_classifier(): batch_size (" + std::to_string(o.batch_size) +
-                                ") exceeds the number of training windows (" +
-                                std::to_string(train.size()) + ")");
-  }
+  check_classifier_inputs(o, train, test);
   const auto t0 = std::chrono::steady_clock::now();
   torch::Device device = detail::setup_runtime(o.runtime);
   const DistEnv denv = read_dist_env();
@@ -212,199 +449,40 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
         ") must be buckets (the c10d Reducer is measured for pretrain only)");
   }
   Communicator& comm = Communicator::process(o.dist, device.is_cuda());
-  const int rank = comm.rank(), world = comm.world_size();
-  const int local_batch = o.batch_size / world;
+  RankSlice ranks;
+  ranks.rank = comm.rank();
+  ranks.world = comm.world_size();
+  ranks.local_batch = o.batch_size / ranks.world;
   DownstreamResult result;
   result.device = device.is_cuda() ? "cuda" : "cpu";
-  int classes = o.classes;
-  if (classes == 0) {
-    classes = std::max<int>(static_cast<int>(train.class_names.size()),
-                            std::max(train.labels.maxCoeff(), test.labels.maxCoeff()) + 1);
-    classes = std::max(classes, 2);
-  }
-  if (train.labels.maxCoeff() >= classes || test.labels.maxCoeff() >= classes) {
-    throw std::invalid_argument("train_classifier(): a label exceeds classes - 1 (" +
-                                std::to_string(classes - 1) + ")");
-  }
-  result.classes = classes;
+  result.classes = class_count(o, train, test);
 
-  MocaOptions mo;
-  torch::Tensor pos_rows;
-  std::unique_ptr<detail::OpenCheckpoint> ck;
-  if (o.mode == DownstreamMode::kScratch) {
-    mo = preset(o.preset, train.channels, train.length, o.patch_length);
-    mo.layout(parse_token_layout(o.layout)).pos_embed(parse_pos_embed(o.pos_embed));
-    result.channel_map = "identity";
-  } else {
-    ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
-    mo = ck->info.model;
-    if (train.length != mo.length()) {
-      throw std::invalid_argument("train_classifier(): windows of length " +
-                                  std::to_string(train.length) + " do not fit the model (length " +
-                                  std::to_string(mo.length()) + ")");
-    }
-    pos_rows = detail::pos_rows_for_data(ck->info, train.channel_names, train.channels, device);
-    if (!pos_rows.defined()) {
-      result.channel_map = "identity";
-    } else {
-      const auto rows = match_channels(ck->info.channel_names, train.channel_names);
-      for (size_t j = 0; j < rows.size(); ++j) {
-        result.channel_map += (j ? " " : "") + train.channel_names[j] + "->" +
-                              ck->info.channel_names[static_cast<size_t>(rows[j])];
-      }
-    }
-  }
-
-  torch::manual_seed(o.seed);
-  const bool probe = o.mode == DownstreamMode::kLinearProbe;
-  MocaClassifier clf(mo, classes, probe ? 0.0 : o.drop_path, probe);
-  if (ck) detail::load_module(*ck, *clf->encoder, {"encoder"});
-  clf->to(device);
+  ClassifierModel m = make_classifier(o, train, result.classes, device);
+  result.channel_map = m.channel_map;
   comm.check_same(
       "options hash (classifier options, model, data)",
-      options_digest(o.to_json().dump() + to_json(mo).dump() + std::to_string(train.size()) +
-                     std::to_string(test.size()) + std::to_string(classes)));
-  detail::broadcast_module(comm, *clf);
+      options_digest(o.to_json().dump() + to_json(m.mo).dump() + std::to_string(train.size()) +
+                     std::to_string(test.size()) + std::to_string(result.classes)));
+  detail::broadcast_module(comm, *m.clf);
   // Drop path draws from torch's stream: one stream per rank when several train.
-  if (world > 1) torch::manual_seed(derive_seed(o.seed, 1000 + static_cast<std::uint64_t>(rank)));
-
-  const int n = train.size();
-  const long ipe = n / o.batch_size;
-  LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
-  schedule.validate();
-  ProgressBar bar(std::cerr, o.progress && rank == 0, ProgressBar::stderr_is_terminal());
-
-  // Parameter groups with their lr scales.
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  std::vector<double> scales;
-  const double beta2 = 0.999;
-  auto adamw = [&](double wd) {
-    return std::make_unique<torch::optim::AdamWOptions>(
-        torch::optim::AdamWOptions(o.lr).betas({0.9, beta2}).eps(1e-8).weight_decay(wd));
-  };
-  if (probe) {
-    for (auto& p : clf->encoder->parameters()) p.set_requires_grad(false);
-    std::vector<torch::Tensor> decay, no_decay;
-    for (const auto& p : clf->head->named_parameters()) {
-      (p.value().dim() > 1 ? decay : no_decay).push_back(p.value());
-    }
-    groups.emplace_back(decay, adamw(o.weight_decay));
-    scales.push_back(1.0);
-    groups.emplace_back(no_decay, adamw(0.0));
-    scales.push_back(1.0);
-  } else {
-    std::map<std::pair<int, bool>, std::vector<torch::Tensor>> buckets;
-    for (const auto& p : clf->named_parameters()) {
-      if (!p.value().requires_grad()) continue;
-      const int id = layer_id(p.key(), mo.depth());
-      const bool wd = uses_weight_decay(p.key(), p.value().dim(), /*no_decay_tokens=*/true);
-      buckets[{id, wd}].push_back(p.value());
-    }
-    for (auto& kv : buckets) {
-      groups.emplace_back(kv.second, adamw(kv.first.second ? o.weight_decay : 0.0));
-      scales.push_back(layer_scale(kv.first.first, mo.depth(), o.layer_decay));
-    }
+  if (ranks.world > 1) {
+    torch::manual_seed(derive_seed(o.seed, 1000 + static_cast<std::uint64_t>(ranks.rank)));
   }
-  torch::optim::AdamW optimizer(std::move(groups), torch::optim::AdamWOptions(o.lr));
-  auto set_lr = [&](double lr) {
-    auto& gs = optimizer.param_groups();
-    for (size_t g = 0; g < gs.size(); ++g) {
-      static_cast<torch::optim::AdamWOptions&>(gs[g].options()).lr(lr * scales[g]);
-    }
-  };
-
-  std::vector<torch::Tensor> trainable;
-  for (const auto& p : clf->parameters()) {
-    if (p.requires_grad()) trainable.push_back(p);
+  ClassifierLoop loop(o, comm, m.clf, make_param_groups(o.mode, m.clf, o, m.mo.depth()),
+                      train.size());
+  ClassifierInputs in{train, test, {}, {}};
+  if (m.probe) {
+    m.clf->eval();
+    in.train_features = extract_features(m.clf, train, m.pos_rows, device);
+    in.test_features = extract_features(m.clf, test, m.pos_rows, device);
   }
-  detail::GradientReducer reducer(comm, trainable);
-  torch::Tensor train_features, test_features;
-  if (probe) {
-    clf->eval();
-    train_features = extract_features(clf, train, pos_rows, device);
-    test_features = extract_features(clf, test, pos_rows, device);
-  }
-  const auto loop_start = std::chrono::steady_clock::now();
-  const long total = ipe * o.epochs;
-  long done = 0;
+  loop.start = std::chrono::steady_clock::now();
   for (int epoch = 0; epoch < o.epochs; ++epoch) {
-    const auto e0 = std::chrono::steady_clock::now();
-    const auto order = epoch_order(n, o.seed, epoch);
-    if (probe) {
-      clf->head_norm->train();
-      clf->head->train();
-    } else {
-      clf->train();
-    }
-    double loss_sum = 0.0, lr = 0.0;
-    for (long j = 0; j < ipe; ++j) {
-      // The global batch's slice of this rank (the whole batch on one rank).
-      const auto first = order.begin() + j * o.batch_size + static_cast<long>(rank) * local_batch;
-      std::vector<int> rows(first, first + local_batch);
-      lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
-      set_lr(lr);
-      auto y = label_tensor(train, rows, device);
-      torch::Tensor loss;
-      optimizer.zero_grad();
-      if (probe) {
-        auto idx =
-            torch::tensor(std::vector<int64_t>(rows.begin(), rows.end()), torch::kInt64).to(device);
-        loss =
-            smoothed_cross_entropy(clf->head_forward(train_features.index_select(0, idx)), y, 0.0);
-      } else {
-        detail::AutocastScope amp(device, o.runtime.precision);
-        loss = smoothed_cross_entropy(
-            clf->forward(detail::windows_tensor(train, rows, device), pos_rows), y,
-            o.label_smoothing);
-      }
-      double lv = loss.item<double>();
-      loss.backward();
-      if (world > 1) {
-        const double w = 1.0 / world;
-        lv = reducer.reduce(w, {w * lv},
-                            "all-reduce of the gradients at epoch " + std::to_string(epoch + 1) +
-                                ", iteration " + std::to_string(j + 1))[0];
-      }
-      if (!std::isfinite(lv)) {
-        throw std::runtime_error("train_classifier(): non-finite loss in epoch " +
-                                 std::to_string(epoch + 1) + "; lower the learning rate");
-      }
-      optimizer.step();
-      loss_sum += lv;
-      ++done;
-      const double el = seconds_since(loop_start);
-      bar.update(epoch, o.epochs, j + 1, ipe, loss_sum / (j + 1),
-                 done * static_cast<double>(o.batch_size) / el, el / done * (total - done));
-    }
-    const double el = seconds_since(loop_start);
-    bar.end_epoch(epoch, o.epochs, ipe, loss_sum / ipe,
-                  done * static_cast<double>(o.batch_size) / el, el / done * (total - done));
-    result.history.push_back(
-        {{"epoch", epoch}, {"loss", loss_sum / ipe}, {"lr", lr}, {"seconds", seconds_since(e0)}});
+    result.history.push_back(run_classifier_epoch(o, m, in, loop, ranks, epoch, device));
   }
-
-  // Evaluation on the test windows.
-  clf->eval();
-  torch::Tensor logits;
-  {
-    torch::NoGradGuard no_grad;
-    if (probe) {
-      logits = clf->head_forward(test_features);
-    } else {
-      std::vector<torch::Tensor> parts;
-      for (int s = 0; s < test.size(); s += 256) {
-        std::vector<int> rows;
-        for (int i = s; i < std::min(test.size(), s + 256); ++i) rows.push_back(i);
-        detail::AutocastScope amp(device, o.runtime.precision);
-        parts.push_back(
-            clf->forward(detail::windows_tensor(test, rows, device), pos_rows).to(torch::kFloat));
-      }
-      logits = torch::cat(parts, 0);
-    }
-  }
-  result.predicted = argmax_rows(logits);
+  result.predicted = evaluate(o, m, in, device);
   result.truth.assign(test.labels.data(), test.labels.data() + test.size());
-  result.test = classification_metrics(result.truth, result.predicted, classes);
+  result.test = classification_metrics(result.truth, result.predicted, result.classes);
   result.seconds = seconds_since(t0);
   log << to_string(o.mode) << ": test accuracy " << result.test.accuracy << ", macro-F1 "
       << result.test.macro_f1 << " (" << test.size() << " windows, " << result.seconds << " s)\n";

@@ -4,11 +4,11 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "moca/model/detail/torch_util.hpp"
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/imputation.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
-#include "moca/model/detail/torch_util.hpp"
 
 namespace moca::model {
 

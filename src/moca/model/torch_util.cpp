@@ -12,8 +12,8 @@
 
 #include "moca/common/memory.hpp"
 #include "moca/common/output_file.hpp"
-#include "moca/model/moca_model.hpp"
 #include "moca/model/detail/torch_error.hpp"
+#include "moca/model/moca_model.hpp"
 
 namespace moca::model {
 
@@ -132,6 +132,14 @@ torch::Tensor batch_tensor(const data::RowMatrixXf& batch, int channels, int len
                             {static_cast<int64_t>(batch.rows()), channels, length}, torch::kFloat32)
                .clone();
   return t.to(device);
+}
+
+std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : module.parameters()) {
+    if (p.requires_grad()) out.push_back(p);
+  }
+  return out;
 }
 
 Eigen::MatrixXd to_eigen(const torch::Tensor& t) {

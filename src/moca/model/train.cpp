@@ -14,13 +14,13 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
+#include "moca/model/detail/progress.hpp"
+#include "moca/model/detail/torch_util.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_memory.hpp"
 #include "moca/model/pretrain.hpp"
-#include "moca/model/detail/progress.hpp"
 #include "moca/model/schedule.hpp"
-#include "moca/model/detail/torch_util.hpp"
 
 namespace moca::model {
 
@@ -74,6 +74,52 @@ std::string json_diff(const nlohmann::json& want, const nlohmann::json& have) {
   return out;
 }
 
+/// One row block of a sharded step: its inputs, its weight in the whole-batch loss, and what
+/// its thread computed.
+struct Shard {
+  torch::Tensor x;
+  MaskTensors masks;
+  double weight = 0.0;
+  double loss = 0.0;
+  std::vector<torch::Tensor> grads;
+  std::exception_ptr error;
+};
+
+/// Cuts the batch into `shards` row blocks weighted by their share of the whole-batch loss.
+std::vector<Shard> make_shards(const torch::Tensor& x, const MaskTensors& masks, int shards,
+                               bool masked_only) {
+  const int64_t batch = x.size(0);
+  const double total_weight =
+      masked_only ? masks.mask.sum().item<double>() : static_cast<double>(batch);
+  std::vector<Shard> parts(static_cast<size_t>(shards));
+  for (int s = 0; s < shards; ++s) {
+    const int64_t begin = batch * s / shards, end = batch * (s + 1) / shards;
+    Shard& part = parts[static_cast<size_t>(s)];
+    part.x = x.slice(0, begin, end);
+    part.masks = {masks.ids_keep.slice(0, begin, end), masks.ids_restore.slice(0, begin, end),
+                  masks.mask.slice(0, begin, end)};
+    part.weight =
+        (masked_only ? part.masks.mask.sum().item<double>() : static_cast<double>(end - begin)) /
+        total_weight;
+  }
+  return parts;
+}
+
+/// Replaces every parameter's gradient by the sum of the blocks' (undefined where no block
+/// reached it, so the optimiser skips it).
+void sum_shard_gradients(std::vector<Shard>& parts, std::vector<torch::Tensor>& params) {
+  torch::NoGradGuard no_grad;
+  for (size_t j = 0; j < params.size(); ++j) {
+    torch::Tensor sum;
+    for (auto& part : parts) {
+      torch::Tensor& g = part.grads[j];
+      if (!g.defined()) continue;
+      sum = sum.defined() ? sum + g : std::move(g);  // the blocks' gradients are fresh tensors
+    }
+    params[j].mutable_grad() = sum;
+  }
+}
+
 }  // namespace
 
 double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const MaskTensors& masks,
@@ -84,10 +130,7 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
                                 ") must be in [1, batch size " + std::to_string(batch) + "]");
   }
   const torch::Device device = x.device();
-  std::vector<torch::Tensor> params;
-  for (const auto& p : model->parameters()) {
-    if (p.requires_grad()) params.push_back(p);
-  }
+  std::vector<torch::Tensor> params = detail::trainable_parameters(*model);
   if (shards == 1) {
     // Backward into undefined gradients writes them afresh: the same "replace" contract as the
     // shard path, without a zero fill.
@@ -100,29 +143,8 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
     out.loss.backward();
     return out.loss.item<double>();
   }
-  // Row blocks and their weights in the whole-batch loss.
-  const bool masked_only = model->options().loss_scope() == LossScope::kMasked;
-  const double total_weight =
-      masked_only ? masks.mask.sum().item<double>() : static_cast<double>(batch);
-  struct Shard {
-    torch::Tensor x;
-    MaskTensors masks;
-    double weight = 0.0;
-    double loss = 0.0;
-    std::vector<torch::Tensor> grads;
-    std::exception_ptr error;
-  };
-  std::vector<Shard> parts(static_cast<size_t>(shards));
-  for (int s = 0; s < shards; ++s) {
-    const int64_t begin = batch * s / shards, end = batch * (s + 1) / shards;
-    Shard& part = parts[static_cast<size_t>(s)];
-    part.x = x.slice(0, begin, end);
-    part.masks = {masks.ids_keep.slice(0, begin, end), masks.ids_restore.slice(0, begin, end),
-                  masks.mask.slice(0, begin, end)};
-    part.weight =
-        (masked_only ? part.masks.mask.sum().item<double>() : static_cast<double>(end - begin)) /
-        total_weight;
-  }
+  std::vector<Shard> parts =
+      make_shards(x, masks, shards, model->options().loss_scope() == LossScope::kMasked);
   auto run = [&](Shard& part) {
     try {
       // Grad mode and autocast are thread-local; intra-op threads (OpenMP ICV, which OpenBLAS
@@ -154,33 +176,39 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
   }
   double loss = 0.0;
   for (const auto& part : parts) loss += part.weight * part.loss;
-  // Every parameter's gradient is replaced (undefined where no block reached it, so the
-  // optimiser skips it).
-  torch::NoGradGuard no_grad;
-  for (size_t j = 0; j < params.size(); ++j) {
-    torch::Tensor sum;
-    for (auto& part : parts) {
-      torch::Tensor& g = part.grads[j];
-      if (!g.defined()) continue;
-      sum = sum.defined() ? sum + g : std::move(g);  // the blocks' gradients are fresh tensors
-    }
-    params[j].mutable_grad() = sum;
-  }
+  sum_shard_gradients(parts, params);
   return loss;
 }
 
-PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log_in,
-                        const std::atomic<bool>* stop) {
-  o.validate();
-  train.validate("pretrain(): training windows");
+namespace {
+
+/// What a run fixes before its first step: options, data, device, ranks, architecture, policy,
+/// the JSON that checkpoints record and resume checks compare.
+struct PretrainRun {
+  PretrainRun(const PretrainOptions& options, const data::Windows& windows, std::ostream& log_in);
+
+  const PretrainOptions& o;
+  const data::Windows& train;
+  torch::Device device{torch::kCPU};
+  Communicator* comm = nullptr;
+  int rank = 0, world = 1;
+  bool root = true;
+  std::ostream null_log{nullptr};
+  std::ostream* log = nullptr;  ///< the caller's log on rank 0, nowhere on the others
+  std::unique_ptr<FileLock> lock;
+  MocaOptions mo;
+  std::unique_ptr<masking::MaskPolicy> policy;
+  int local_batch = 0;
+  int shards = 1;
+  long ipe = 0;  ///< iterations per epoch
+  nlohmann::json training, data_json;
+};
+
+PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& windows,
+                         std::ostream& log_in)
+    : o(options), train(windows) {
   const int n = train.size();
-  if (n < o.batch_size) {
-    throw std::invalid_argument("pretrain(): batch_size (" + std::to_string(o.batch_size) +
-                                ") exceeds the number of training windows (" + std::to_string(n) +
-                                ")");
-  }
-  const auto t_start = std::chrono::steady_clock::now();
-  torch::Device device = detail::setup_runtime(o.runtime);
+  device = detail::setup_runtime(o.runtime);
   // Data-parallel when the environment names a world of several ranks (distributed.hpp).
   const DistEnv denv = read_dist_env();
   check_global_batch("pretrain()", o.batch_size, denv.world_size);
@@ -188,27 +216,24 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
     device = detail::local_cuda_device(denv.local_rank);
   }
   o.dist.validate();
-  Communicator* const comm = &Communicator::process(o.dist, device.is_cuda());
-  const int rank = comm->rank(), world = comm->world_size();
-  const bool root = comm->is_root();
-  // Only rank 0 logs and writes; the other ranks' log goes nowhere.
-  std::ostream null_log(nullptr);
-  std::ostream& log = root ? log_in : null_log;
+  comm = &Communicator::process(o.dist, device.is_cuda());
+  rank = comm->rank();
+  world = comm->world_size();
+  root = comm->is_root();
+  log = root ? &log_in : &null_log;
   // One writer per checkpoint (and its metrics log) for the whole run: a second run with the
   // same checkpoint refuses to start instead of overwriting this one's files.
-  std::unique_ptr<FileLock> lock;
   if (root) {
     lock =
         std::make_unique<FileLock>(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
   }
-
-  MocaOptions mo = preset(o.preset, train.channels, train.length, o.patch_length);
+  mo = preset(o.preset, train.channels, train.length, o.patch_length);
   mo.layout(parse_token_layout(o.layout))
       .pos_embed(parse_pos_embed(o.pos_embed))
       .loss_scope(parse_loss_scope(o.loss))
       .norm_pix_loss(o.norm_pix_loss);
   mo.validate();
-  const int local_batch = o.batch_size / world;
+  local_batch = o.batch_size / world;
   if (!device.is_cuda()) {
     // A lower bound (no visible token counted), so a refusal is never wrong.
     require_memory(mae_step_activation_bytes(mo, local_batch, 0),
@@ -219,263 +244,335 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   const masking::Grid grid = masking::make_grid(train.channels, train.length, o.patch_length);
   masking::PolicyContext context;
   context.pilot = &train;
-  const auto policy = masking::make_policy(o.policy, grid, context);
-
-  torch::manual_seed(o.seed);
-  MocaMae model(mo);
-  model->to(device);
-  model->train();
-  auto optimizer = make_pretrain_optimizer(model, o);
-
-  PretrainResult result;
-  result.model = mo;
-  result.device = device.is_cuda() ? "cuda" : "cpu";
-  result.threads = o.runtime.effective_threads();
-  result.rank = rank;
-  result.world_size = world;
-  result.backend = comm->backend();
-  const int shards = o.runtime.effective_batch_shards(device.is_cuda(), local_batch);
-  result.iterations_per_epoch = n / o.batch_size;
-  const long ipe = result.iterations_per_epoch;
-  const nlohmann::json training = o.training_json();
-  nlohmann::json data_json = {{"n", n},
-                              {"channels", train.channels},
-                              {"length", train.length},
-                              {"sample_rate_hz", train.sample_rate_hz},
-                              {"modalities", nlohmann::json::object()},
-                              {"description", train.description}};
+  policy = masking::make_policy(o.policy, grid, context);
+  shards = o.runtime.effective_batch_shards(device.is_cuda(), local_batch);
+  ipe = n / o.batch_size;
+  training = o.training_json();
+  data_json = {{"n", n},
+               {"channels", train.channels},
+               {"length", train.length},
+               {"sample_rate_hz", train.sample_rate_hz},
+               {"modalities", nlohmann::json::object()},
+               {"description", train.description}};
   for (const auto& g : train.modalities) data_json["modalities"][g.name] = g.channels;
-  double partial_sum = 0.0;  // loss sum of the epoch in progress (kept across a resume)
+}
+
+/// What training changes: model, optimiser, counters. The random state is a function of
+/// (seed, iteration) (pretrain.hpp), so the counters are the whole of it.
+struct TrainState {
+  MocaMae model{nullptr};
+  std::unique_ptr<torch::optim::AdamW> optimizer;
+  long iteration = 0;                ///< global iterations done
+  std::vector<EpochRecord> history;  ///< completed epochs
+  double partial_sum = 0.0;          ///< loss sum of the epoch in progress (kept across a resume)
   long partial_count = 0;
   double partial_seconds = 0.0;
+  std::uint64_t order_seed = 0;  ///< batch order of epoch e: derive_seed(order_seed, e)
+  std::uint64_t step_seed = 0;   ///< masks, augmentation of iteration t: derive_seed(step_seed, t)
 
-  if (o.resume) {
-    auto ck = detail::open_checkpoint(o.checkpoint);
-    const auto& meta = ck.info.meta;
-    if (ck.info.kind != "mae" || !meta.contains("training")) {
-      throw std::invalid_argument("pretrain(): checkpoint " + o.checkpoint +
-                                  " is not a pre-training checkpoint");
-    }
-    const std::string diff = json_diff(training, meta.at("training"));
-    if (!diff.empty()) {
-      throw std::invalid_argument("pretrain(): cannot resume " + o.checkpoint +
-                                  " with different training options: " + diff);
-    }
-    // Checkpoints written before the data metadata gained the rate and the modality groups
-    // (2026-11-23) lack those two keys: compare what they record.
-    nlohmann::json data_want = data_json;
-    for (const char* key : {"sample_rate_hz", "modalities"}) {
-      if (!meta.at("data").contains(key)) data_want.erase(key);
-    }
-    const std::string ddiff = json_diff(data_want, meta.at("data"));
-    if (!ddiff.empty()) {
-      throw std::invalid_argument("pretrain(): cannot resume " + o.checkpoint +
-                                  " on different data: " + ddiff);
-    }
-    detail::load_module(ck, *model);
-    detail::load_optimizer(ck, *optimizer);
-    result.iterations = meta.at("iteration").get<long>();
-    for (const auto& r : meta.at("history")) result.history.push_back(epoch_record_from_json(r));
-    partial_sum = meta.at("partial_loss_sum").get<double>();
-    partial_count = meta.at("partial_count").get<long>();
-    partial_seconds = meta.at("partial_seconds").get<double>();
-    log << "resuming " << o.checkpoint << " at iteration " << result.iterations << " (epoch "
-        << result.iterations / ipe + 1 << ")\n";
+  int epoch(long ipe) const { return static_cast<int>(iteration / ipe); }
+};
+
+/// Fresh weights from torch::manual_seed(seed), the optimiser, iteration 0.
+TrainState initial_state(const PretrainRun& run) {
+  TrainState s;
+  torch::manual_seed(run.o.seed);
+  s.model = MocaMae(run.mo);
+  s.model->to(run.device);
+  s.model->train();
+  s.optimizer = make_pretrain_optimizer(s.model, run.o);
+  s.order_seed = derive_seed(run.o.seed, 1);
+  s.step_seed = derive_seed(run.o.seed, 2);
+  return s;
+}
+
+/// Loads the model, optimiser and counters of `run.o.checkpoint` into `s`, after checking that
+/// the checkpoint was made with the same training options and data.
+void resume_from(TrainState& s, const PretrainRun& run) {
+  const std::string& path = run.o.checkpoint;
+  auto ck = detail::open_checkpoint(path);
+  const auto& meta = ck.info.meta;
+  if (ck.info.kind != "mae" || !meta.contains("training")) {
+    throw std::invalid_argument("pretrain(): checkpoint " + path +
+                                " is not a pre-training checkpoint");
   }
+  const std::string diff = json_diff(run.training, meta.at("training"));
+  if (!diff.empty()) {
+    throw std::invalid_argument("pretrain(): cannot resume " + path +
+                                " with different training options: " + diff);
+  }
+  // Checkpoints written before the data metadata gained the rate and the modality groups
+  // (2026-11-23) lack those two keys: compare what they record.
+  nlohmann::json data_want = run.data_json;
+  for (const char* key : {"sample_rate_hz", "modalities"}) {
+    if (!meta.at("data").contains(key)) data_want.erase(key);
+  }
+  const std::string ddiff = json_diff(data_want, meta.at("data"));
+  if (!ddiff.empty()) {
+    throw std::invalid_argument("pretrain(): cannot resume " + path +
+                                " on different data: " + ddiff);
+  }
+  detail::load_module(ck, *s.model);
+  detail::load_optimizer(ck, *s.optimizer);
+  s.iteration = meta.at("iteration").get<long>();
+  for (const auto& r : meta.at("history")) s.history.push_back(epoch_record_from_json(r));
+  s.partial_sum = meta.at("partial_loss_sum").get<double>();
+  s.partial_count = meta.at("partial_count").get<long>();
+  s.partial_seconds = meta.at("partial_seconds").get<double>();
+  *run.log << "resuming " << path << " at iteration " << s.iteration << " (epoch "
+           << s.iteration / run.ipe + 1 << ")\n";
+}
+
+/// Writes the checkpoint (model, optimiser, counters, history) and the metrics log; rank 0 only.
+void save_checkpoint(const PretrainRun& run, const TrainState& s, bool finished) {
+  if (!run.root) return;
+  nlohmann::json hist = nlohmann::json::array();
+  for (const auto& r : s.history) hist.push_back(to_json(r));
+  nlohmann::json meta;
+  meta["kind"] = "mae";
+  meta["model"] = to_json(run.mo);
+  meta["channel_names"] = channel_names_of(run.train);
+  meta["class_names"] = run.train.class_names;
+  meta["training"] = run.training;
+  meta["policy_spec"] = run.policy->spec();
+  meta["data"] = run.data_json;
+  meta["iteration"] = s.iteration;
+  meta["windows_seen"] = s.iteration * static_cast<long>(run.o.batch_size);
+  meta["world_size"] = run.world;
+  meta["iterations_per_epoch"] = run.ipe;
+  meta["partial_loss_sum"] = s.partial_sum;
+  meta["partial_count"] = s.partial_count;
+  meta["partial_seconds"] = s.partial_seconds;
+  meta["finished"] = finished;
+  meta["history"] = hist;
+  detail::save_checkpoint(run.o.checkpoint, *s.model, s.optimizer.get(), meta);
+}
+
+void write_metrics(const PretrainRun& run, const TrainState& s) {
+  std::ostringstream os;
+  for (const auto& r : s.history) os << to_json(r).dump() << "\n";
+  if (run.root) write_output_text(run.o.metrics_path(), os.str());
+}
+
+/// How gradients, the loss and stop votes cross ranks: the bucketed reducer, or c10d's Reducer
+/// (--grad-sync reducer, which averages during backward).
+struct GradSync {
+  GradSync(const PretrainRun& run, const TrainState& s)
+      : reducer(*run.comm, detail::trainable_parameters(*s.model)) {
+    if (run.world > 1 && run.o.dist.grad_sync == "reducer") {
+      if (run.shards != 1 || run.mo.loss_scope() == LossScope::kMasked) {
+        throw std::invalid_argument(
+            "pretrain(): --grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
+            "now " +
+            std::to_string(run.shards) + ") and --loss all (now " + run.o.loss + ")");
+      }
+      c10d =
+          std::make_unique<detail::C10dReducer>(*run.comm, detail::trainable_parameters(*s.model));
+    }
+  }
+  detail::GradientReducer reducer;
+  std::unique_ptr<detail::C10dReducer> c10d;
+};
+
+/// The loop's buffers and clocks (one per pretrain() call).
+struct Loop {
+  Loop(const PretrainRun& run, long first)
+      : batch(run.o.batch_size, static_cast<Eigen::Index>(run.train.channels) * run.train.length),
+        masks(static_cast<size_t>(run.o.batch_size)),
+        rows(static_cast<size_t>(run.o.batch_size)),
+        bar(std::cerr, run.o.progress && run.root, ProgressBar::stderr_is_terminal()),
+        total(run.ipe * run.o.epochs),
+        first_iteration(first) {}
+  data::RowMatrixXf batch;
+  std::vector<masking::Mask> masks;
+  std::vector<int> rows;
+  ProgressBar bar;
+  long total;
+  long first_iteration;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool stop_agreed = false;  ///< a stop request on any rank, agreed at the last step
+};
+
+/// One optimiser step on batch j of `epoch` (global batch, this rank's slice); returns the
+/// global batch's loss. Throws std::runtime_error for a non-finite loss.
+double train_step(const PretrainRun& run, TrainState& s, GradSync& sync, Loop& loop, int epoch,
+                  long j, const std::vector<int>& order, double lr, const std::atomic<bool>* stop) {
+  const PretrainOptions& o = run.o;
+  const int C = run.train.channels, L = run.train.length, B = o.batch_size;
+  for (int b = 0; b < B; ++b) {
+    loop.rows[static_cast<size_t>(b)] = order[static_cast<size_t>(j * B + b)];
+    loop.batch.row(b) = run.train.x.row(loop.rows[static_cast<size_t>(b)]);
+  }
+  Rng rng(derive_seed(s.step_seed, static_cast<std::uint64_t>(s.iteration)));
+  if (o.augment) data::augment_batch(loop.batch, run.train, rng, o.augment_probability);
+  for (int b = 0; b < B; ++b) {
+    Eigen::Map<const data::RowMatrixXf> window(loop.batch.row(b).data(), C, L);
+    loop.masks[static_cast<size_t>(b)] = run.policy->sample(rng, window);
+  }
+  set_lr(*s.optimizer, lr);
+  // The whole global batch's masks were drawn above; this rank takes its slice.
+  auto mt = to_tensors(mask_indices(loop.masks, run.mo.layout(), C, run.mo.patches()), run.device);
+  torch::Tensor x;
+  double weight = 1.0;
+  if (run.world == 1) {
+    x = detail::batch_tensor(loop.batch, C, L, run.device);
+  } else {
+    const int b0 = run.rank * run.local_batch, b1 = b0 + run.local_batch;
+    const data::RowMatrixXf mine = loop.batch.middleRows(b0, run.local_batch);
+    x = detail::batch_tensor(mine, C, L, run.device);
+    weight = run.mo.loss_scope() == LossScope::kMasked
+                 ? mt.mask.slice(0, b0, b1).sum().item<double>() / mt.mask.sum().item<double>()
+                 : static_cast<double>(run.local_batch) / B;
+    mt = {mt.ids_keep.slice(0, b0, b1), mt.ids_restore.slice(0, b0, b1), mt.mask.slice(0, b0, b1)};
+  }
+  if (sync.c10d) sync.c10d->prepare_for_backward();
+  double loss = mae_loss_and_gradients(s.model, x, mt, run.shards, o.runtime.precision);
+  const bool stop_vote = stop != nullptr && stop->load();
+  if (run.world == 1) {
+    loop.stop_agreed = stop_vote;
+  } else {
+    const std::string what = std::to_string(s.iteration + 1);
+    // With c10d's Reducer the gradients were averaged during backward; the loss and the stop
+    // votes follow.
+    const auto sums = sync.c10d
+                          ? detail::allreduce_sum(*run.comm, {weight * loss, stop_vote ? 1.0 : 0.0},
+                                                  "all-reduce of the loss at iteration " + what)
+                          : sync.reducer.reduce(weight, {weight * loss, stop_vote ? 1.0 : 0.0},
+                                                "all-reduce of the gradients at iteration " + what);
+    loss = sums[0];
+    loop.stop_agreed = sums[1] > 0.0;
+  }
+  if (!std::isfinite(loss)) {
+    throw std::runtime_error("pretrain(): non-finite loss at iteration " +
+                             std::to_string(s.iteration) + " (epoch " + std::to_string(epoch + 1) +
+                             "); lower the learning rate or check the data");
+  }
+  s.optimizer->step();
+  ++s.iteration;
+  return loss;
+}
+
+/// True when the run should stop after the step just done: a stop request (agreed over ranks)
+/// or stop_after_iterations reached.
+bool stop_due(const PretrainOptions& o, const TrainState& s, const Loop& loop) {
+  return loop.stop_agreed ||
+         (o.stop_after_iterations >= 0 && s.iteration >= o.stop_after_iterations);
+}
+
+/// Runs `epoch` from s.iteration to its end and appends its record to s.history; returns false
+/// when a stop came before the epoch's last step (s then holds the partial epoch).
+bool run_epoch(const PretrainRun& run, TrainState& s, GradSync& sync, Loop& loop, int epoch,
+               const LrSchedule& schedule, const std::atomic<bool>* stop) {
+  const PretrainOptions& o = run.o;
+  const long ipe = run.ipe;
+  const std::vector<int> order =
+      epoch_order(run.train.size(), derive_seed(s.order_seed, static_cast<std::uint64_t>(epoch)));
+  const auto epoch_start = std::chrono::steady_clock::now();
+  const double B = o.batch_size;
+  auto eta = [&](double elapsed) {
+    return elapsed / static_cast<double>(s.iteration - loop.first_iteration) *
+           static_cast<double>(loop.total - s.iteration);
+  };
+  double lr = 0.0;
+  for (long j = s.iteration - static_cast<long>(epoch) * ipe; j < ipe; ++j) {
+    lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
+    const double loss = train_step(run, s, sync, loop, epoch, j, order, lr, stop);
+    s.partial_sum += loss;
+    ++s.partial_count;
+    const double elapsed = seconds_since(loop.start);
+    const double sps = static_cast<double>(s.iteration - loop.first_iteration) * B / elapsed;
+    loop.bar.update(epoch, o.epochs, j + 1, ipe, s.partial_sum / s.partial_count, sps,
+                    eta(elapsed));
+    if (j + 1 < ipe && stop_due(o, s, loop)) {
+      s.partial_seconds += seconds_since(epoch_start);
+      return false;
+    }
+  }
+  EpochRecord rec;
+  rec.epoch = epoch;
+  rec.iteration = s.iteration;
+  rec.loss = s.partial_sum / static_cast<double>(s.partial_count);
+  rec.lr = lr;
+  rec.seconds = s.partial_seconds + seconds_since(epoch_start);
+  rec.samples_per_s = static_cast<double>(s.partial_count) * B / rec.seconds;
+  s.history.push_back(rec);
+  s.partial_sum = 0.0;
+  s.partial_count = 0;
+  s.partial_seconds = 0.0;
+  loop.bar.end_epoch(epoch, o.epochs, ipe, rec.loss, rec.samples_per_s,
+                     eta(seconds_since(loop.start)));
+  return true;
+}
+
+}  // namespace
+
+PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log_in,
+                        const std::atomic<bool>* stop) {
+  o.validate();
+  train.validate("pretrain(): training windows");
+  if (train.size() < o.batch_size) {
+    throw std::invalid_argument("pretrain(): batch_size (" + std::to_string(o.batch_size) +
+                                ") exceeds the number of training windows (" +
+                                std::to_string(train.size()) + ")");
+  }
+  const auto t_start = std::chrono::steady_clock::now();
+  PretrainRun run(o, train, log_in);
+  std::ostream& log = *run.log;
+  TrainState s = initial_state(run);
+  if (o.resume) resume_from(s, run);
   // Every rank must run the same numbers on the same data, from the same state.
-  comm->check_same("options hash (training options, model, data, resume point)",
-                   options_digest(training.dump() + to_json(mo).dump() + data_json.dump() +
-                                  policy->spec() + std::to_string(result.iterations)));
-  detail::broadcast_module(*comm, *model);
-  std::vector<torch::Tensor> trainable;
-  for (const auto& p : model->parameters()) {
-    if (p.requires_grad()) trainable.push_back(p);
-  }
-  detail::GradientReducer reducer(*comm, trainable);
-  std::unique_ptr<detail::C10dReducer> c10d_reducer;
-  if (world > 1 && o.dist.grad_sync == "reducer") {
-    if (shards != 1 || mo.loss_scope() == LossScope::kMasked) {
-      throw std::invalid_argument(
-          "pretrain(): --grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
-          "now " +
-          std::to_string(shards) + ") and --loss all (now " + o.loss + ")");
-    }
-    c10d_reducer = std::make_unique<detail::C10dReducer>(*comm, trainable);
-  }
-
+  run.comm->check_same(
+      "options hash (training options, model, data, resume point)",
+      options_digest(run.training.dump() + to_json(run.mo).dump() + run.data_json.dump() +
+                     run.policy->spec() + std::to_string(s.iteration)));
+  detail::broadcast_module(*run.comm, *s.model);
+  GradSync sync(run, s);
   LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
   schedule.validate();
-  const std::uint64_t order_seed = derive_seed(o.seed, 1);
-  const std::uint64_t step_seed = derive_seed(o.seed, 2);
-  const int C = train.channels, L = train.length, B = o.batch_size;
-  const std::string metrics_path = o.metrics_path();
+  Loop loop(run, s.iteration);
 
-  auto write_metrics = [&]() {
-    std::ostringstream os;
-    for (const auto& r : result.history) os << to_json(r).dump() << "\n";
-    if (root) write_output_text(metrics_path, os.str());
-  };
-  auto write_checkpoint = [&](bool finished) {
-    nlohmann::json meta;
-    meta["kind"] = "mae";
-    meta["model"] = to_json(mo);
-    meta["channel_names"] = channel_names_of(train);
-    meta["class_names"] = train.class_names;
-    meta["training"] = training;
-    meta["policy_spec"] = policy->spec();
-    meta["data"] = data_json;
-    meta["iteration"] = result.iterations;
-    meta["windows_seen"] = result.iterations * static_cast<long>(o.batch_size);
-    meta["world_size"] = world;
-    meta["iterations_per_epoch"] = ipe;
-    meta["partial_loss_sum"] = partial_sum;
-    meta["partial_count"] = partial_count;
-    meta["partial_seconds"] = partial_seconds;
-    meta["finished"] = finished;
-    nlohmann::json hist = nlohmann::json::array();
-    for (const auto& r : result.history) hist.push_back(to_json(r));
-    meta["history"] = hist;
-    if (root) detail::save_checkpoint(o.checkpoint, *model, optimizer.get(), meta);
-    result.checkpoint = o.checkpoint;
-  };
-
-  ProgressBar bar(std::cerr, o.progress && root, ProgressBar::stderr_is_terminal());
-  const long total = ipe * o.epochs;
-  data::RowMatrixXf batch(B, static_cast<Eigen::Index>(C) * L);
-  std::vector<masking::Mask> masks(static_cast<size_t>(B));
-  std::vector<int> rows(static_cast<size_t>(B));
-  const auto run_start = std::chrono::steady_clock::now();
-  const long first_iteration = result.iterations;
-
-  bool stop_agreed = false;  // a stop request on any rank, agreed at the last step
-  for (int epoch = static_cast<int>(result.iterations / ipe); epoch < o.epochs; ++epoch) {
-    const std::vector<int> order =
-        epoch_order(n, derive_seed(order_seed, static_cast<std::uint64_t>(epoch)));
-    const auto epoch_start = std::chrono::steady_clock::now();
-    double lr = 0.0;
-    for (long j = result.iterations - static_cast<long>(epoch) * ipe; j < ipe; ++j) {
-      for (int b = 0; b < B; ++b) {
-        rows[static_cast<size_t>(b)] = order[static_cast<size_t>(j * B + b)];
-        batch.row(b) = train.x.row(rows[static_cast<size_t>(b)]);
-      }
-      Rng rng(derive_seed(step_seed, static_cast<std::uint64_t>(result.iterations)));
-      if (o.augment) data::augment_batch(batch, train, rng, o.augment_probability);
-      for (int b = 0; b < B; ++b) {
-        Eigen::Map<const data::RowMatrixXf> window(batch.row(b).data(), C, L);
-        masks[static_cast<size_t>(b)] = policy->sample(rng, window);
-      }
-      lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
-      set_lr(*optimizer, lr);
-      // The whole global batch's masks were drawn above; this rank takes its slice.
-      auto mt = to_tensors(mask_indices(masks, mo.layout(), C, mo.patches()), device);
-      torch::Tensor x;
-      double weight = 1.0;
-      if (world == 1) {
-        x = detail::batch_tensor(batch, C, L, device);
-      } else {
-        const int b0 = rank * local_batch;
-        const data::RowMatrixXf mine = batch.middleRows(b0, local_batch);
-        x = detail::batch_tensor(mine, C, L, device);
-        weight = mo.loss_scope() == LossScope::kMasked
-                     ? mt.mask.slice(0, b0, b0 + local_batch).sum().item<double>() /
-                           mt.mask.sum().item<double>()
-                     : static_cast<double>(local_batch) / B;
-        mt = {mt.ids_keep.slice(0, b0, b0 + local_batch),
-              mt.ids_restore.slice(0, b0, b0 + local_batch),
-              mt.mask.slice(0, b0, b0 + local_batch)};
-      }
-      if (c10d_reducer) c10d_reducer->prepare_for_backward();
-      double loss = mae_loss_and_gradients(model, x, mt, shards, o.runtime.precision);
-      const bool stop_vote = stop != nullptr && stop->load();
-      if (world == 1) {
-        stop_agreed = stop_vote;
-      } else if (c10d_reducer) {
-        // The gradients were averaged during backward; the loss and stop votes follow.
-        const auto sums = detail::allreduce_sum(
-            *comm, {weight * loss, stop_vote ? 1.0 : 0.0},
-            "all-reduce of the loss at iteration " + std::to_string(result.iterations + 1));
-        loss = sums[0];
-        stop_agreed = sums[1] > 0.0;
-      } else {
-        const auto sums = reducer.reduce(
-            weight, {weight * loss, stop_vote ? 1.0 : 0.0},
-            "all-reduce of the gradients at iteration " + std::to_string(result.iterations + 1));
-        loss = sums[0];
-        stop_agreed = sums[1] > 0.0;
-      }
-      if (!std::isfinite(loss)) {
-        throw std::runtime_error("pretrain(): non-finite loss at iteration " +
-                                 std::to_string(result.iterations) + " (epoch " +
-                                 std::to_string(epoch + 1) +
-                                 "); lower the learning rate or check the data");
-      }
-      optimizer->step();
-      ++result.iterations;
-      partial_sum += loss;
-      ++partial_count;
-      const double elapsed = seconds_since(run_start);
-      const double sps = (result.iterations - first_iteration) * static_cast<double>(B) / elapsed;
-      const double eta = elapsed / (result.iterations - first_iteration) *
-                         static_cast<double>(total - result.iterations);
-      bar.update(epoch, o.epochs, j + 1, ipe, partial_sum / partial_count, sps, eta);
-      const bool stop_now =
-          stop_agreed || (o.stop_after_iterations >= 0 &&
-                          result.iterations >= o.stop_after_iterations && j + 1 < ipe);
-      if (stop_now) {
-        partial_seconds += seconds_since(epoch_start);
-        write_checkpoint(false);
-        if (o.progress) std::cerr << "\n";
-        log << "interrupted at iteration " << result.iterations << "; checkpoint " << o.checkpoint
-            << " (resume with --resume)\n";
-        result.interrupted = true;
-        result.seconds = seconds_since(t_start);
-        result.allreduce_seconds = reducer.seconds();
-        result.loop_seconds = seconds_since(run_start);
-        result.loop_iterations = result.iterations - first_iteration;
-        return result;
-      }
-    }
-    EpochRecord rec;
-    rec.epoch = epoch;
-    rec.iteration = result.iterations;
-    rec.loss = partial_sum / static_cast<double>(partial_count);
-    rec.lr = lr;
-    rec.seconds = partial_seconds + seconds_since(epoch_start);
-    rec.samples_per_s = static_cast<double>(partial_count) * B / rec.seconds;
-    result.history.push_back(rec);
-    partial_sum = 0.0;
-    partial_count = 0;
-    partial_seconds = 0.0;
-    const double elapsed = seconds_since(run_start);
-    bar.end_epoch(epoch, o.epochs, ipe, rec.loss, rec.samples_per_s,
-                  elapsed / (result.iterations - first_iteration) *
-                      static_cast<double>(total - result.iterations));
-    write_metrics();
+  PretrainResult result;
+  result.model = run.mo;
+  result.device = run.device.is_cuda() ? "cuda" : "cpu";
+  result.threads = o.runtime.effective_threads();
+  result.rank = run.rank;
+  result.world_size = run.world;
+  result.backend = run.comm->backend();
+  result.iterations_per_epoch = run.ipe;
+  for (int epoch = s.epoch(run.ipe); epoch < o.epochs && !result.interrupted; ++epoch) {
+    const bool completed = run_epoch(run, s, sync, loop, epoch, schedule, stop);
     const bool last = epoch + 1 == o.epochs;
-    if (last || (epoch + 1) % o.checkpoint_every == 0) {
-      write_checkpoint(last);
-      log << "epoch " << epoch + 1 << "/" << o.epochs << " loss " << rec.loss << " -> "
-          << o.checkpoint << "\n";
+    bool saved = false;
+    if (completed) {
+      write_metrics(run, s);
+      if (last || (epoch + 1) % o.checkpoint_every == 0) {
+        save_checkpoint(run, s, last);
+        saved = true;
+        log << "epoch " << epoch + 1 << "/" << o.epochs << " loss " << s.history.back().loss
+            << " -> " << o.checkpoint << "\n";
+      }
     }
-    const bool stop_now = stop_agreed || (o.stop_after_iterations >= 0 &&
-                                          result.iterations >= o.stop_after_iterations && !last);
-    if (stop_now) {
-      if (!last && (epoch + 1) % o.checkpoint_every != 0) write_checkpoint(false);
-      log << "interrupted after epoch " << epoch + 1 << "; checkpoint " << o.checkpoint
-          << " (resume with --resume)\n";
-      result.interrupted = true;
-      result.seconds = seconds_since(t_start);
-      result.allreduce_seconds = reducer.seconds();
-      result.loop_seconds = seconds_since(run_start);
-      result.loop_iterations = result.iterations - first_iteration;
-      return result;
+    // The one stop rule: mid-epoch (run_epoch returned early) or after a completed epoch that
+    // is not the last.
+    result.interrupted = !completed || (!last && stop_due(o, s, loop));
+    if (!result.interrupted) continue;
+    if (!saved) save_checkpoint(run, s, false);
+    if (completed) {
+      log << "interrupted after epoch " << epoch + 1;
+    } else {
+      if (o.progress) std::cerr << "\n";
+      log << "interrupted at iteration " << s.iteration;
     }
+    log << "; checkpoint " << o.checkpoint << " (resume with --resume)\n";
   }
-  result.finished = true;
+  result.finished = !result.interrupted;
+  result.history = s.history;
+  result.iterations = s.iteration;
+  result.checkpoint = o.checkpoint;
   result.seconds = seconds_since(t_start);
-  result.allreduce_seconds = reducer.seconds();
-  result.loop_seconds = seconds_since(run_start);
-  result.loop_iterations = result.iterations - first_iteration;
+  result.allreduce_seconds = sync.reducer.seconds();
+  result.loop_seconds = seconds_since(loop.start);
+  result.loop_iterations = s.iteration - loop.first_iteration;
   return result;
 }
 

@@ -46,6 +46,8 @@ torch::Tensor windows_tensor(const data::Windows& windows, const std::vector<int
 /// A B x (C*L) row-major Eigen batch as a B x C x L tensor on `device` (copy).
 torch::Tensor batch_tensor(const data::RowMatrixXf& batch, int channels, int length,
                            const torch::Device& device);
+/// The parameters of `module` that require gradients, in parameters() order.
+std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module);
 /// A 2-D float tensor (any device) as an Eigen double matrix.
 Eigen::MatrixXd to_eigen(const torch::Tensor& t);
 
