@@ -82,7 +82,7 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
     const masking::Grid grid = masking::make_grid(w.channels, w.length, options.patch_length);
     std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
     for (const auto& s : options.schemes) {
-      policies.push_back(masking::make_policy(with_default_ratio(s, options.ratio), grid));
+      policies.push_back(masking::make_policy(masking::with_default_ratio(s, options.ratio), grid));
     }
     a_spec = policies[0]->spec();
     b_spec = policies[1]->spec();
@@ -106,25 +106,15 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
         sco.pca = options.pca;
         sco.seed = options.seed;
         sco.threads = options.threads;
-        if (part != "all") {
-          for (int ch = 0; ch < grid.channels; ++ch) {
-            (ch < grid.channels / 2 ? sco.unmasked_channels : sco.masked_channels).push_back(ch);
-          }
-        }
+        if (part != "all") masking::use_cross_modal_views(sco, w, "the acc->gyro part");
         masking::PolicyScorer scorer(w, grid, fmap, sco);
         std::vector<masking::PolicyScore> scores;
         for (const auto& p : policies) scores.push_back(scorer.score(*p));
         const masking::PairedComparison cmp = masking::compare_scores(scores[0], scores[1]);
         json point = {{"coupling", c}, {"features", fname}, {"part", part}};
         point["schemes"] = json::array();
-        for (const auto& s : scores) point["schemes"].push_back(score_to_json(s));
-        point["comparison"] = {{"a", scores[0].spec},
-                               {"b", scores[1].spec},
-                               {"difference", cmp.difference},
-                               {"std_error", cmp.std_error},
-                               {"ci", {cmp.ci_low, cmp.ci_high}},
-                               {"p_value", cmp.p_value},
-                               {"draws", cmp.draws}};
+        for (const auto& s : scores) point["schemes"].push_back(tools::to_json(s));
+        point["comparison"] = tools::to_json(cmp);
         points.push_back(point);
         const std::string key = fname + "/" + part;
         if (!series.count(key)) {

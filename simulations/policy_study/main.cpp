@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "data_flags.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "policy_study.hpp"
 #include "run_cli.hpp"
-#include "simulation_study.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::PolicyStudyOptions o;
@@ -71,9 +71,9 @@ int main(int argc, char** argv) {
   app.add_flag("--worker-reference", o.worker_reference)->group("");
   app.add_option("--worker-threads", o.worker_threads)->group("");
   return moca::tools::run_cli("policy_study", app, argc, argv, [&] {
-    if (!policies.empty()) o.policies = moca::sim::split_spec_list(policies);
-    if (!tasks.empty()) o.tasks = moca::sim::split_spec_list(tasks);
-    if (!features.empty()) o.features = moca::sim::split_spec_list(features);
+    if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
+    if (!tasks.empty()) o.tasks = moca::masking::split_spec_list(tasks, "--tasks");
+    if (!features.empty()) o.features = moca::masking::split_spec_list(features, "--features");
     if (!o.worker_policy.empty()) {
       moca::sim::run_policy_study_worker(o, std::cerr);
       return 0;

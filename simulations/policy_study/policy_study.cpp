@@ -511,7 +511,7 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
                    {"mask_mode", name == "encoder" ? "shared" : "per-window"},
                    {"policy", p},
                    {"windows", scored.size()},
-                   {"score", score_to_json(s)}});
+                   {"score", tools::to_json(s)}});
     log << "policy_study: score " << name << " " << p << " = " << s.mean << " +- " << s.std_error
         << "\n";
   }

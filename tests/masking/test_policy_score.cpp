@@ -50,7 +50,11 @@ TEST_CASE("mean_interval and compare_scores against closed forms") {
   b.scheme = "b";
   a.values = {2, 4, 6, 8};
   b.values = {1, 2, 3, 4};  // differences 1, 2, 3, 4
+  a.spec = "a:ratio=0.5";
+  b.spec = "a:ratio=0.25";
   const auto c = compare_scores(a, b);
+  CHECK(c.a == "a:ratio=0.5");  // specs tell two settings of one scheme apart
+  CHECK(c.b == "a:ratio=0.25");
   CHECK(std::abs(c.difference - 2.5) < 1e-12);
   const double t = 2.5 / se;
   CHECK(std::abs(c.p_value - 2 * (1 - t3_cdf(t))) < 1e-9);

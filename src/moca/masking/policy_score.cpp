@@ -6,8 +6,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/data/dataset.hpp"
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/linear_cca.hpp"
+#include "moca/masking/policies.hpp"
 #include "moca/masking/policy_spec.hpp"
 
 #ifdef _OPENMP
@@ -242,6 +244,18 @@ PolicyScore PolicyScorer::score(const MaskPolicy& policy, const DrawCallback& on
   return out;
 }
 
+void use_cross_modal_views(ScoreOptions& options, const data::Windows& windows,
+                           const std::string& what) {
+  const std::vector<std::vector<int>> groups = windows.modalities.empty()
+                                                   ? default_modality_groups(windows.channels)
+                                                   : data::require_modalities(windows, what);
+  options.unmasked_channels = groups[0];
+  options.masked_channels.clear();
+  for (size_t g = 1; g < groups.size(); ++g)
+    options.masked_channels.insert(options.masked_channels.end(), groups[g].begin(),
+                                   groups[g].end());
+}
+
 PairedComparison compare_scores(const PolicyScore& a, const PolicyScore& b) {
   if (a.values.size() != b.values.size() || a.values.size() < 2) {
     throw std::invalid_argument("compare_scores(): draw counts (" +
@@ -254,8 +268,8 @@ PairedComparison compare_scores(const PolicyScore& a, const PolicyScore& b) {
     d[static_cast<size_t>(r)] = a.values[static_cast<size_t>(r)] - b.values[static_cast<size_t>(r)];
   const auto mi = mean_interval(d);
   PairedComparison out;
-  out.a = a.scheme;
-  out.b = b.scheme;
+  out.a = a.spec;
+  out.b = b.spec;
   out.difference = mi.mean;
   out.std_error = mi.std_error;
   out.ci_low = mi.ci_low;

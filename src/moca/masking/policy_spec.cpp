@@ -95,4 +95,30 @@ std::string with_default_ratio(const std::string& spec_text, double ratio) {
   return format_policy_spec(spec);
 }
 
+std::vector<std::string> split_spec_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item =
+        trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (item.empty()) {
+      throw std::invalid_argument(
+          what + ": " +
+          (trim(text).empty() ? std::string("the list is empty") : "empty item in '" + text + "'"));
+    }
+    const bool continues = item.find('=') != std::string::npos &&
+                           item.find(':') == std::string::npos && !out.empty() &&
+                           out.back().find(':') != std::string::npos;
+    if (continues) {
+      out.back() += "," + item;
+    } else {
+      out.push_back(item);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace moca::masking
