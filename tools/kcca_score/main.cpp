@@ -12,6 +12,37 @@
 #include "moca/model/encoder_features.hpp"
 #endif
 
+namespace {
+
+// The flags that are not plain fields: the scheme list and the encoder feature map.
+void use_flags(moca::tools::KccaScoreOptions& o, const std::string& schemes,
+               const std::string& checkpoint) {
+  o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
+  if (o.features == "encoder") {
+    if (checkpoint.empty()) {
+      throw std::invalid_argument(
+          "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
+          "feature maps are raw, patch-mean, rff-mean");
+    }
+    if (o.mask_mode == "per-window") {
+      std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
+                   "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
+                   "is the leak-free choice\n";
+    }
+#ifdef MOCA_KCCA_SCORE_WITH_TORCH
+    o.feature_map = moca::model::make_encoder_feature_map(checkpoint);
+#else
+    throw std::invalid_argument(
+        "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
+#endif
+  } else if (!checkpoint.empty()) {
+    throw std::invalid_argument("--checkpoint (" + checkpoint +
+                                ") is only used with --features encoder");
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   moca::tools::KccaScoreOptions o;
   std::string schemes = "cross,sync";
@@ -58,28 +89,7 @@ int main(int argc, char** argv) {
                "score only the unmasked first modality group (acc) vs the masked other groups");
   app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
-    o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
-    if (o.features == "encoder") {
-      if (checkpoint.empty()) {
-        throw std::invalid_argument(
-            "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
-            "feature maps are raw, patch-mean, rff-mean");
-      }
-      if (o.mask_mode == "per-window") {
-        std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
-                     "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
-                     "is the leak-free choice\n";
-      }
-#ifdef MOCA_KCCA_SCORE_WITH_TORCH
-      o.feature_map = moca::model::make_encoder_feature_map(checkpoint);
-#else
-      throw std::invalid_argument(
-          "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
-#endif
-    } else if (!checkpoint.empty()) {
-      throw std::invalid_argument("--checkpoint (" + checkpoint +
-                                  ") is only used with --features encoder");
-    }
+    use_flags(o, schemes, checkpoint);
     moca::tools::run_kcca_score(o, std::cout, std::cerr);
     return 0;
   });
