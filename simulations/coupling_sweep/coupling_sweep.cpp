@@ -17,14 +17,14 @@ namespace moca::sim {
 
 void CouplingSweepOptions::validate() const {
   const std::string f = "CouplingSweepOptions::validate(): ";
-  auto num = [](double v) { return masking::format_number(v); };
   if (couplings.size() < 2) {
     throw std::invalid_argument(f + "couplings has " + std::to_string(couplings.size()) +
                                 " values; give at least 2");
   }
   for (double c : couplings) {
     if (!(c >= 0.0 && c <= 1.0)) {
-      throw std::invalid_argument(f + "coupling (" + num(c) + ") must be in [0, 1]");
+      throw std::invalid_argument(f + "coupling (" + masking::format_number(c) +
+                                  ") must be in [0, 1]");
     }
   }
   if (samples < 3) {
@@ -35,7 +35,8 @@ void CouplingSweepOptions::validate() const {
                                 " specs; give at least 2 (the first two are compared)");
   }
   if (!(ratio > 0.0 && ratio < 1.0)) {
-    throw std::invalid_argument(f + "ratio (" + num(ratio) + ") must be in (0, 1)");
+    throw std::invalid_argument(f + "ratio (" + masking::format_number(ratio) +
+                                ") must be in (0, 1)");
   }
   if (features.empty()) throw std::invalid_argument(f + "features is empty");
   for (const auto& n : features) {

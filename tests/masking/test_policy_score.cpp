@@ -36,6 +36,14 @@ data::Windows noise_windows(int n, std::uint64_t seed) {
 }
 }  // namespace
 
+TEST_CASE("estimator and mask-mode names round-trip; a bad name lists the choices") {
+  CHECK(parse_estimator(to_string(Estimator::kKcca)) == Estimator::kKcca);
+  CHECK(parse_mask_mode(to_string(MaskMode::kShared)) == MaskMode::kShared);
+  CHECK(to_string(MaskMode::kPerWindow) == "per-window");
+  CHECK_THROWS_WITH_AS(parse_estimator("pls"), "estimator (pls) must be one of: cca, kcca",
+                       std::invalid_argument);
+}
+
 TEST_CASE("mean_interval and compare_scores against closed forms") {
   const auto mi = mean_interval({1, 2, 3, 4});
   CHECK(std::abs(mi.mean - 2.5) < 1e-12);

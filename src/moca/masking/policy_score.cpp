@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/linear_cca.hpp"
@@ -18,23 +19,24 @@
 
 namespace moca::masking {
 
+namespace {
+constexpr EnumName<Estimator> kEstimatorNames[] = {{Estimator::kCca, "cca"},
+                                                   {Estimator::kKcca, "kcca"}};
+constexpr EnumName<MaskMode> kMaskModeNames[] = {{MaskMode::kPerWindow, "per-window"},
+                                                 {MaskMode::kShared, "shared"}};
+}  // namespace
+
 Estimator parse_estimator(const std::string& name) {
-  if (name == "cca") return Estimator::kCca;
-  if (name == "kcca") return Estimator::kKcca;
-  throw std::invalid_argument("estimator (" + name + ") must be one of: cca, kcca");
+  return parse_enum(kEstimatorNames, name, "estimator");
 }
-
 MaskMode parse_mask_mode(const std::string& name) {
-  if (name == "per-window") return MaskMode::kPerWindow;
-  if (name == "shared") return MaskMode::kShared;
-  throw std::invalid_argument("mask mode (" + name + ") must be one of: per-window, shared");
+  return parse_enum(kMaskModeNames, name, "mask mode");
 }
-
 std::string to_string(Estimator e) {
-  return e == Estimator::kCca ? "cca" : "kcca";
+  return enum_name(kEstimatorNames, e);
 }
 std::string to_string(MaskMode m) {
-  return m == MaskMode::kShared ? "shared" : "per-window";
+  return enum_name(kMaskModeNames, m);
 }
 
 void ScoreOptions::validate() const {

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "moca/common/number_text.hpp"
+
 namespace moca::masking {
 
 namespace {
@@ -67,16 +69,7 @@ std::string format_policy_spec(const PolicySpec& spec) {
 }
 
 std::string format_number(double value) {
-  char buf[64];
-  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::snprintf(buf, sizeof(buf), "%.0f", value);
-    return buf;
-  }
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  return buf;
+  return moca::format_number(value);
 }
 
 std::string with_default_ratio(const std::string& spec_text, double ratio) {
