@@ -21,9 +21,9 @@
 
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
+#include "moca/model/detail/torch_util.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
-#include "moca/model/detail/torch_util.hpp"
 #include "run_cli.hpp"
 
 #include <torch/csrc/autograd/profiler_legacy.h>

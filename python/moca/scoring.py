@@ -19,7 +19,7 @@ class ScoreResult:
 
     ``schemes`` (one dict per policy: scheme, spec, score, std_error, ci, null_level, draws,
     values, null_values, masked_fraction, warning, seconds), ``comparisons`` (paired
-    differences of every pair: a, b, difference, std_error, ci, p_value, test, draws),
+    differences of every pair: a, b (the specs), difference, std_error, ci, p_value, test, draws),
     ``options``, ``data``, ``seed``, ``seconds``.
     """
 
@@ -43,7 +43,7 @@ class ScoreResult:
 
     def compare(self, a: str, b: str) -> Dict[str, Any]:
         """The paired comparison a - b (either order of a scored pair)."""
-        a, b = self[a]["scheme"], self[b]["scheme"]
+        a, b = self[a]["spec"], self[b]["spec"]
         for c in self.comparisons:
             if (c["a"], c["b"]) == (a, b):
                 return c
@@ -77,7 +77,7 @@ class ScoreResult:
 def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
           features: Any = "raw", estimator: str = "cca", draws: int = 20, seed: int = 0,
           ratio: float = 0.75, pca: int = 50, kernel: str = "rbf", gamma: float = 0.1,
-          sigma: float = 0.0, mask_mode: str = "per-window", patch_length: int = 20,
+          sigma: float = 0.0, mask_mode: str = "auto", patch_length: int = 20,
           cross_modal: bool = False, threads: int = 0, y: Optional[Any] = None,
           channel_names: Optional[List[str]] = None,
           data: Optional[Dict[str, Any]] = None) -> ScoreResult:
@@ -87,7 +87,8 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     :class:`Policy` objects (e.g. a Python callable, made for the same C, L, patch_length).
     ``features``: "raw" | "patch-mean" | "rff-mean", or a :class:`moca.Encoder` (the trained
     encoder as the feature map). ``estimator``: "cca" (PCA(pca) + sigma_1) or "kcca" (kernel,
-    gamma, sigma; sigma 0 = median heuristic). ``mask_mode``: "per-window" | "shared".
+    gamma, sigma; sigma 0 = median heuristic). ``mask_mode``: "per-window" | "shared" |
+    "auto" (shared for a :class:`moca.Encoder`, else per-window, as ``kcca_score``).
     ``data``: provenance stored as the result's ``data`` (default: the array's shape).
     The defaults are the tool's. ``X`` is copied once into float32 windows; the GIL is released
     while scoring. Bad options raise ``ValueError`` with the tool's message (naming its flag).

@@ -5,8 +5,8 @@
 
 #include "bound_check.hpp"
 #include "data_flags.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
-#include "simulation_study.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::BoundCheckOptions o;
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("bound_check", app, argc, argv, [&] {
-    o.policies = moca::sim::split_spec_list(policies);
+    o.policies = moca::masking::split_spec_list(policies, "--policies");
     moca::sim::run_bound_check(o, std::cout, std::cerr);
     return 0;
   });

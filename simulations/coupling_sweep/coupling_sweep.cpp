@@ -17,14 +17,14 @@ namespace moca::sim {
 
 void CouplingSweepOptions::validate() const {
   const std::string f = "CouplingSweepOptions::validate(): ";
-  auto num = [](double v) { return masking::format_number(v); };
   if (couplings.size() < 2) {
     throw std::invalid_argument(f + "couplings has " + std::to_string(couplings.size()) +
                                 " values; give at least 2");
   }
   for (double c : couplings) {
     if (!(c >= 0.0 && c <= 1.0)) {
-      throw std::invalid_argument(f + "coupling (" + num(c) + ") must be in [0, 1]");
+      throw std::invalid_argument(f + "coupling (" + masking::format_number(c) +
+                                  ") must be in [0, 1]");
     }
   }
   if (samples < 3) {
@@ -35,7 +35,8 @@ void CouplingSweepOptions::validate() const {
                                 " specs; give at least 2 (the first two are compared)");
   }
   if (!(ratio > 0.0 && ratio < 1.0)) {
-    throw std::invalid_argument(f + "ratio (" + num(ratio) + ") must be in (0, 1)");
+    throw std::invalid_argument(f + "ratio (" + masking::format_number(ratio) +
+                                ") must be in (0, 1)");
   }
   if (features.empty()) throw std::invalid_argument(f + "features is empty");
   for (const auto& n : features) {
@@ -82,7 +83,7 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
     const masking::Grid grid = masking::make_grid(w.channels, w.length, options.patch_length);
     std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
     for (const auto& s : options.schemes) {
-      policies.push_back(masking::make_policy(with_default_ratio(s, options.ratio), grid));
+      policies.push_back(masking::make_policy(masking::with_default_ratio(s, options.ratio), grid));
     }
     a_spec = policies[0]->spec();
     b_spec = policies[1]->spec();
@@ -106,25 +107,15 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
         sco.pca = options.pca;
         sco.seed = options.seed;
         sco.threads = options.threads;
-        if (part != "all") {
-          for (int ch = 0; ch < grid.channels; ++ch) {
-            (ch < grid.channels / 2 ? sco.unmasked_channels : sco.masked_channels).push_back(ch);
-          }
-        }
+        if (part != "all") masking::use_cross_modal_views(sco, w, "the acc->gyro part");
         masking::PolicyScorer scorer(w, grid, fmap, sco);
         std::vector<masking::PolicyScore> scores;
         for (const auto& p : policies) scores.push_back(scorer.score(*p));
         const masking::PairedComparison cmp = masking::compare_scores(scores[0], scores[1]);
         json point = {{"coupling", c}, {"features", fname}, {"part", part}};
         point["schemes"] = json::array();
-        for (const auto& s : scores) point["schemes"].push_back(score_to_json(s));
-        point["comparison"] = {{"a", scores[0].spec},
-                               {"b", scores[1].spec},
-                               {"difference", cmp.difference},
-                               {"std_error", cmp.std_error},
-                               {"ci", {cmp.ci_low, cmp.ci_high}},
-                               {"p_value", cmp.p_value},
-                               {"draws", cmp.draws}};
+        for (const auto& s : scores) point["schemes"].push_back(tools::to_json(s));
+        point["comparison"] = tools::to_json(cmp);
         points.push_back(point);
         const std::string key = fname + "/" + part;
         if (!series.count(key)) {

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "coupling_sweep.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
-#include "simulation_study.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::CouplingSweepOptions o;
@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("coupling_sweep", app, argc, argv, [&] {
     o.cross_modal = !no_cross_modal;
-    o.schemes = moca::sim::split_spec_list(schemes);
-    o.features = moca::sim::split_spec_list(features);
+    o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
+    o.features = moca::masking::split_spec_list(features, "--features");
     moca::sim::run_coupling_sweep(o, std::cout, std::cerr);
     return 0;
   });

@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "data_flags.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "paper_experiments.hpp"
 #include "run_cli.hpp"
-#include "simulation_study.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::PaperExperimentsOptions o;
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
     o.png = !no_png;
-    o.only = moca::sim::split_spec_list(only);
+    o.only = moca::masking::split_spec_list(only, "--only");
     moca::sim::run_paper_experiments(o, std::cout, std::cerr);
     return 0;
   });

@@ -20,9 +20,7 @@ namespace moca::sim {
 namespace {
 const std::vector<std::string> kExperiments = {"table1", "imputation", "mask_ratio", "patch_length",
                                                "reconstruct"};
-std::string num(double v) {
-  return masking::format_number(v);
-}
+using masking::format_number;
 }  // namespace
 
 void PaperExperimentsOptions::validate() const {
@@ -38,17 +36,17 @@ void PaperExperimentsOptions::validate() const {
         std::find(kExperiments.begin(), kExperiments.end(), e) != kExperiments.end(),
         "only (" + e + ") is not one of table1, imputation, mask_ratio, patch_length, reconstruct");
   }
-  need(ratio > 0 && ratio < 1, "ratio (" + num(ratio) + ") must be in (0, 1)");
+  need(ratio > 0 && ratio < 1, "ratio (" + format_number(ratio) + ") must be in (0, 1)");
   need(epochs >= 1, "epochs (" + std::to_string(epochs) + ") must be >= 1");
   need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
-  need(lr > 0, "lr (" + num(lr) + ") must be > 0");
+  need(lr > 0, "lr (" + format_number(lr) + ") must be > 0");
   need(warmup_epochs >= 0 && warmup_epochs < epochs,
-       "warmup_epochs (" + num(warmup_epochs) + ") must be in [0, epochs)");
+       "warmup_epochs (" + format_number(warmup_epochs) + ") must be in [0, epochs)");
   need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
   need(finetune_epochs >= 1,
        "finetune_epochs (" + std::to_string(finetune_epochs) + ") must be >= 1");
   for (double r : mask_ratios)
-    need(r > 0 && r < 1, "mask_ratios value (" + num(r) + ") must be in (0, 1)");
+    need(r > 0 && r < 1, "mask_ratios value (" + format_number(r) + ") must be in (0, 1)");
   for (int lp : patch_lengths) {
     need(lp >= 1, "patch_lengths value (" + std::to_string(lp) + ") must be >= 1");
   }
@@ -179,8 +177,8 @@ json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream&
   auto wants = [&](const std::string& e) {
     return std::find(options.only.begin(), options.only.end(), e) != options.only.end();
   };
-  const std::string cross = "cross:ratio=" + num(options.ratio);
-  const std::string sync = "sync:ratio=" + num(options.ratio);
+  const std::string cross = "cross:ratio=" + format_number(options.ratio);
+  const std::string sync = "sync:ratio=" + format_number(options.ratio);
   const int lp = options.patch_length;
   json files = json::array();
   char buf[512];
@@ -228,7 +226,7 @@ json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream&
           r["paper"]["finetune"].get<double>(),
           r["paper"]["linear_probe"].get<double>() < 0
               ? "/"
-              : num(r["paper"]["linear_probe"].get<double>()).c_str());
+              : format_number(r["paper"]["linear_probe"].get<double>()).c_str());
       out << buf;
     }
   }
@@ -283,7 +281,8 @@ json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream&
   if (wants("mask_ratio")) {
     json values = options.mask_ratios;
     json rows = ablation("mask ratio", values, [&](const json& v) {
-      return std::make_pair(run.pretrain("cross:ratio=" + num(v.get<double>()), lp, false), lp);
+      return std::make_pair(
+          run.pretrain("cross:ratio=" + format_number(v.get<double>()), lp, false), lp);
     });
     json doc = common_json(options, split.description);
     doc["experiment"] = "ablation_mask_ratio";

@@ -4,9 +4,35 @@
 #include <iostream>
 
 #include "data_flags.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "policy_study.hpp"
 #include "run_cli.hpp"
-#include "simulation_study.hpp"
+
+namespace {
+
+// The training runs' flags: seeds, model preset and the pre-training / probe schedule.
+void add_training_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
+  app->add_option("--seeds", o.seeds, "seeds per policy (0 .. N-1)")->capture_default_str();
+  app->add_option("--preset", o.preset, "model preset")->capture_default_str();
+  app->add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
+  app->add_option("--epochs", o.epochs, "pre-training epochs (every run)")->capture_default_str();
+  app->add_option("--batch-size", o.batch_size, "pre-training batch size")->capture_default_str();
+  app->add_option("--lr", o.lr, "pre-training learning rate")->capture_default_str();
+  app->add_option("--warmup-epochs", o.warmup_epochs, "warm-up epochs")->capture_default_str();
+  app->add_option("--checkpoint-every", o.checkpoint_every, "epochs between checkpoints")
+      ->capture_default_str();
+  app->add_option("--probe-epochs", o.probe_epochs, "linear-probe epochs")->capture_default_str();
+}
+
+// Internal: a worker process runs one training (the study starts them itself).
+void add_worker_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
+  app->add_option("--worker-policy", o.worker_policy)->group("");  // internal
+  app->add_option("--worker-seed", o.worker_seed)->group("");
+  app->add_flag("--worker-reference", o.worker_reference)->group("");
+  app->add_option("--worker-threads", o.worker_threads)->group("");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   moca::sim::PolicyStudyOptions o;
@@ -32,16 +58,7 @@ int main(int argc, char** argv) {
       "--policies", policies,
       "comma-separated policy specs (default: 21 — cross, extrapolation, sync, temporal, "
       "per-modality at 0.5/0.75/0.9, sensor keep 3/2/1, adaptive beta 5/20/50)");
-  app.add_option("--seeds", o.seeds, "seeds per policy (0 .. N-1)")->capture_default_str();
-  app.add_option("--preset", o.preset, "model preset")->capture_default_str();
-  app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
-  app.add_option("--epochs", o.epochs, "pre-training epochs (every run)")->capture_default_str();
-  app.add_option("--batch-size", o.batch_size, "pre-training batch size")->capture_default_str();
-  app.add_option("--lr", o.lr, "pre-training learning rate")->capture_default_str();
-  app.add_option("--warmup-epochs", o.warmup_epochs, "warm-up epochs")->capture_default_str();
-  app.add_option("--checkpoint-every", o.checkpoint_every, "epochs between checkpoints")
-      ->capture_default_str();
-  app.add_option("--probe-epochs", o.probe_epochs, "linear-probe epochs")->capture_default_str();
+  add_training_flags(&app, o);
   app.add_option("--features", features,
                  "score feature maps, comma-separated: raw, patch-mean, encoder (default all)");
   app.add_option("--pca", o.pca, "principal components per view")->capture_default_str();
@@ -66,14 +83,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-runs", o.max_runs,
                  "stop after this many new runs (-1 = no limit); run again to resume")
       ->capture_default_str();
-  app.add_option("--worker-policy", o.worker_policy)->group("");  // internal
-  app.add_option("--worker-seed", o.worker_seed)->group("");
-  app.add_flag("--worker-reference", o.worker_reference)->group("");
-  app.add_option("--worker-threads", o.worker_threads)->group("");
+  add_worker_flags(&app, o);
   return moca::tools::run_cli("policy_study", app, argc, argv, [&] {
-    if (!policies.empty()) o.policies = moca::sim::split_spec_list(policies);
-    if (!tasks.empty()) o.tasks = moca::sim::split_spec_list(tasks);
-    if (!features.empty()) o.features = moca::sim::split_spec_list(features);
+    if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
+    if (!tasks.empty()) o.tasks = moca::masking::split_spec_list(tasks, "--tasks");
+    if (!features.empty()) o.features = moca::masking::split_spec_list(features, "--features");
     if (!o.worker_policy.empty()) {
       moca::sim::run_policy_study_worker(o, std::cerr);
       return 0;

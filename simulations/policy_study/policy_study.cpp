@@ -63,7 +63,6 @@ void PolicyStudyOptions::validate() const {
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(f + what);
   };
-  auto num = [](double v) { return masking::format_number(v); };
   need(!out.empty(), "out is empty (the output folder is required)");
   need(generator_windows >= 30,
        "generator_windows (" + std::to_string(generator_windows) + ") must be >= 30");
@@ -83,9 +82,9 @@ void PolicyStudyOptions::validate() const {
   need(patch_length >= 1, "patch_length (" + std::to_string(patch_length) + ") must be >= 1");
   need(epochs >= 1, "epochs (" + std::to_string(epochs) + ") must be >= 1");
   need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
-  need(lr > 0, "lr (" + num(lr) + ") must be > 0");
+  need(lr > 0, "lr (" + masking::format_number(lr) + ") must be > 0");
   need(warmup_epochs >= 0 && warmup_epochs < epochs,
-       "warmup_epochs (" + num(warmup_epochs) + ") must be in [0, epochs)");
+       "warmup_epochs (" + masking::format_number(warmup_epochs) + ") must be in [0, epochs)");
   need(checkpoint_every >= 1,
        "checkpoint_every (" + std::to_string(checkpoint_every) + ") must be >= 1");
   need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
@@ -511,7 +510,7 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
                    {"mask_mode", name == "encoder" ? "shared" : "per-window"},
                    {"policy", p},
                    {"windows", scored.size()},
-                   {"score", score_to_json(s)}});
+                   {"score", tools::to_json(s)}});
     log << "policy_study: score " << name << " " << p << " = " << s.mean << " +- " << s.std_error
         << "\n";
   }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "data_flags.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
 #ifdef MOCA_STUDIES_WITH_TORCH
@@ -46,8 +47,8 @@ int main(int argc, char** argv) {
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
     o.cross_modal = !no_cross_modal;
     o.leak_checks = !no_leak_checks;
-    o.schemes = moca::sim::split_spec_list(schemes);
-    o.features = moca::sim::split_spec_list(features);
+    o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
+    o.features = moca::masking::split_spec_list(features, "--features");
     if (!checkpoint.empty()) {
 #ifdef MOCA_STUDIES_WITH_TORCH
       moca::model::InferenceOptions io;

@@ -56,27 +56,6 @@ void SimulationStudyOptions::validate() const {
   }
 }
 
-std::vector<std::string> split_spec_list(const std::string& text) {
-  std::vector<std::string> out;
-  if (text.empty()) throw std::invalid_argument("split_spec_list(): the list is empty");
-  std::stringstream ss(text + ",");
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) {
-      throw std::invalid_argument("split_spec_list(): empty item in '" + text + "'");
-    }
-    const bool continues = item.find('=') != std::string::npos &&
-                           item.find(':') == std::string::npos && !out.empty() &&
-                           out.back().find(':') != std::string::npos;
-    if (continues) {
-      out.back() += "," + item;
-    } else {
-      out.push_back(item);
-    }
-  }
-  return out;
-}
-
 nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::ostream& out,
                                     std::ostream& log) {
   using nlohmann::json;
@@ -90,7 +69,8 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
 
   std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
   for (const auto& spec : options.schemes) {
-    policies.push_back(masking::make_policy(with_default_ratio(spec, options.ratio), grid));
+    policies.push_back(
+        masking::make_policy(masking::with_default_ratio(spec, options.ratio), grid));
   }
 
   json results = json::array();
@@ -100,7 +80,7 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
   for (const auto& name : options.features) {
     const auto fmap = name == "encoder" ? options.encoder : masking::make_feature_map(name);
     std::vector<std::string> parts = {"all"};
-    if (options.cross_modal && name != "encoder" && grid.channels >= 2)
+    if (options.cross_modal && name != "encoder" && grid.channels >= 2 && w.modalities.size() != 1)
       parts.push_back("acc->gyro");
     if (name == "encoder" && options.leak_checks) {
       parts.push_back("all/shared-mask");
@@ -122,11 +102,7 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
       so.pca = options.pca;
       so.seed = options.seed;
       so.threads = options.threads;
-      if (part == "acc->gyro") {
-        for (int c = 0; c < grid.channels; ++c) {
-          (c < grid.channels / 2 ? so.unmasked_channels : so.masked_channels).push_back(c);
-        }
-      }
+      if (part == "acc->gyro") masking::use_cross_modal_views(so, w, "the acc->gyro part");
       if (part == "all/shared-mask") so.mask_mode = masking::MaskMode::kShared;
       masking::PolicyScorer scorer(part == "mask-only" ? mean_windows : w, grid, fmap, so);
       std::vector<masking::PolicyScore> scores;
@@ -139,7 +115,7 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
       json entry = {{"features", name}, {"part", part}};
       entry["schemes"] = json::array();
       for (const auto& s : scores) {
-        entry["schemes"].push_back(score_to_json(s));
+        entry["schemes"].push_back(tools::to_json(s));
         std::string paper = "";
         if (part == "all" && s.scheme == "cross") paper = "0.925";
         if (part == "all" && s.scheme == "sync") paper = "0.835";
@@ -149,7 +125,7 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
                       s.null_level, paper.c_str());
         table << line;
       }
-      entry["comparisons"] = all_comparisons(scores);
+      entry["comparisons"] = tools::all_comparisons(scores);
       for (const auto& c : entry["comparisons"]) {
         char line[256];
         std::snprintf(line, sizeof line, "%-12s %-9s %s - %s = %+.4f  [%+.4f, %+.4f]  p = %.3g\n",
@@ -180,10 +156,10 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
         at.options.erase(std::remove_if(at.options.begin(), at.options.end(),
                                         [](const auto& kv) { return kv.first == "ratio"; }),
                          at.options.end());
-        const auto p =
-            masking::make_policy(with_default_ratio(masking::format_policy_spec(at), r), grid);
+        const auto p = masking::make_policy(
+            masking::with_default_ratio(masking::format_policy_spec(at), r), grid);
         const masking::PolicyScore s = scorer.score(*p);
-        json e = score_to_json(s);
+        json e = tools::to_json(s);
         e["ratio"] = r;
         e["features"] = name;
         sweep.push_back(e);

@@ -62,8 +62,4 @@ inline constexpr double kPaperSigmaSync = 0.835;
 nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::ostream& out,
                                     std::ostream& log);
 
-/// Splits "a,b:k=v,k2=v2,c" into policy specs (key=value items join the preceding spec).
-/// std::invalid_argument for an empty list or an empty item ("a,,b").
-std::vector<std::string> split_spec_list(const std::string& text);
-
 }  // namespace moca::sim

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "data_flags.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
-#include "simulation_study.hpp"
 #include "theory_vs_training.hpp"
 
 int main(int argc, char** argv) {
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("theory_vs_training", app, argc, argv, [&] {
-    if (!policies.empty()) o.policies = moca::sim::split_spec_list(policies);
+    if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
     moca::sim::run_theory_vs_training(o, std::cout, std::cerr);
     return 0;
   });

@@ -191,7 +191,7 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
     accuracy.push_back(dr.test.accuracy);
     train_loss.push_back(pr.history.empty() ? 0.0 : pr.history.back().loss);
     json row = {{"policy", policy->spec()},
-                {"score", score_to_json(s)},
+                {"score", tools::to_json(s)},
                 {"pretrain",
                  {{"final_train_loss", train_loss.back()},
                   {"iterations", pr.iterations},

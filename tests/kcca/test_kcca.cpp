@@ -54,7 +54,7 @@ Eigen::VectorXd block_reference(const Eigen::MatrixXd& Ku, const Eigen::MatrixXd
 
 }  // namespace
 
-TEST_CASE("kcca: known answers of kcca-notes 6.1 (linear and RBF, centred and not)") {
+TEST_CASE("kcca: known answers (docs/kcca.md) (linear and RBF, centred and not)") {
   const Eigen::MatrixXd X = notes_x(), Y = notes_y();
   const Eigen::MatrixXd Lx = gram(X, Kernel::linear()), Ly = gram(Y, Kernel::linear());
   const Eigen::MatrixXd Rx = gram(X, Kernel::gaussian(1.0)), Ry = gram(Y, Kernel::gaussian(1.0));
@@ -166,7 +166,7 @@ TEST_CASE("kcca: exact, iterative and the dense block generalised eigenproblem a
         }
       }
       if (!center && n <= 60) {
-        // (B is numerically singular for larger n with this smooth kernel: kcca-notes §3.1.)
+        // (B is numerically singular for larger n with this smooth kernel: docs/kcca.md.)
         const Eigen::VectorXd ref = block_reference(Ku, Km, 0.05, 0.2);
         const KccaResult ex = kcca(Ku, Km, opts(0.05, 0.2, false, 3));
         for (int i = 0; i < 3; ++i) CHECK(std::abs(ex.correlations(i) - ref(i)) < 1e-7);
@@ -302,7 +302,7 @@ TEST_CASE("kcca: correlations without coefficients equal those with them, for ev
   CHECK((lw.correlations - lv.correlations).cwiseAbs().maxCoeff() < 1e-12);
 }
 
-TEST_CASE("kcca: the paper-regulariser exact route matches the spectral formula of kcca-notes §2") {
+TEST_CASE("kcca: the paper-regulariser exact route matches the spectral formula of docs/kcca.md") {
   // Independent dense computation: rho = sigma(diag f_u U_uᵀ U_m diag f_m), f = sqrt(l/(l+g)),
   // with plain Eigen eigendecompositions of the centred Grams.
   const int n = 150;

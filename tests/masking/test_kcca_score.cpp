@@ -17,10 +17,10 @@
 
 #include "kcca_score.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/masking/feature_map.hpp"
 
 using moca::tools::KccaScoreOptions;
 using moca::tools::run_kcca_score;
-using moca::tools::split_scheme_list;
 
 namespace {
 struct Run {
@@ -61,12 +61,30 @@ KccaScoreOptions small_options() {
 }
 }  // namespace
 
-TEST_CASE("split_scheme_list keeps key=value items with their spec") {
-  CHECK(split_scheme_list("cross,sync") == std::vector<std::string>{"cross", "sync"});
-  CHECK(split_scheme_list("cross:ratio=0.5,adaptive:base=sync,beta=5,sensor:keep=2") ==
-        std::vector<std::string>{"cross:ratio=0.5", "adaptive:base=sync,beta=5", "sensor:keep=2"});
-  CHECK_THROWS_AS(split_scheme_list("cross,,sync"), std::invalid_argument);
-  CHECK_THROWS_AS(split_scheme_list(""), std::invalid_argument);
+TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the binary's encoder)") {
+  auto o = small_options();
+  o.data = "generator";
+  o.samples = 60;
+  o.draws = 2;
+  o.pca = 3;
+  o.schemes = {"cross"};
+  std::ostringstream out, log;
+  CHECK(o.mask_mode == "auto");
+  CHECK(moca::tools::effective_mask_mode(o) == "per-window");
+  CHECK(run_kcca_score(o, out, log)["options"]["mask_mode"] == "per-window");
+  o.feature_map = moca::masking::make_feature_map("patch-mean");
+  CHECK(moca::tools::effective_mask_mode(o) == "shared");
+  const auto shared = run_kcca_score(o, out, log);
+  CHECK(shared["options"]["mask_mode"] == "shared");
+  o.mask_mode = "shared";  // the same run as an explicit shared
+  const auto explicit_shared = run_kcca_score(o, out, log);
+  CHECK(explicit_shared["schemes"][0]["values"] == shared["schemes"][0]["values"]);
+  o.mask_mode = "per-window";  // an explicit choice wins, and gives other numbers
+  const auto per_window = run_kcca_score(o, out, log);
+  CHECK(per_window["options"]["mask_mode"] == "per-window");
+  CHECK(per_window["schemes"][0]["values"] != shared["schemes"][0]["values"]);
+  o.mask_mode = "sometimes";
+  CHECK_THROWS_AS(run_kcca_score(o, out, log), std::invalid_argument);
 }
 
 TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
@@ -94,8 +112,9 @@ TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
     CHECK(s.contains("null_level"));
   }
   REQUIRE(doc["comparisons"].size() == 3u);
-  CHECK(doc["comparisons"][0]["a"] == "cross");
-  CHECK(doc["comparisons"][0]["b"] == "sync");
+  CHECK(doc["comparisons"][0]["a"] == "cross:ratio=0.75");  // the specs
+  CHECK(doc["comparisons"][0]["b"] == "sync:ratio=0.5");
+  CHECK(doc["schemes"][0].contains("null_values"));
   const double d =
       doc["schemes"][0]["score"].get<double>() - doc["schemes"][1]["score"].get<double>();
   CHECK(std::abs(doc["comparisons"][0]["difference"].get<double>() - d) < 1e-12);

@@ -63,6 +63,30 @@ TEST_CASE("with_default_ratio fills --ratio only where the policy takes one and 
   CHECK_THROWS_AS(with_default_ratio("cross:ratio", 0.5), std::invalid_argument);
 }
 
+TEST_CASE("split_spec_list: key=value items join their spec, spaces trimmed, empties rejected") {
+  using V = std::vector<std::string>;
+  CHECK(split_spec_list("cross,sync") == V{"cross", "sync"});
+  CHECK(split_spec_list("cross:ratio=0.5,adaptive:base=sync,beta=5,sensor:keep=2") ==
+        V{"cross:ratio=0.5", "adaptive:base=sync,beta=5", "sensor:keep=2"});
+  CHECK(split_spec_list(" cross , sync:ratio=0.5, beta=5 ") == V{"cross", "sync:ratio=0.5,beta=5"});
+  CHECK(split_spec_list("raw") == V{"raw"});
+  // k=v with no spec with options before it is an item of its own (make_policy rejects it).
+  CHECK(split_spec_list("ratio=0.5,cross") == V{"ratio=0.5", "cross"});
+  auto error_of_list = [](const std::string& text) {
+    try {
+      split_spec_list(text, "--scheme");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of_list("") == "--scheme: the list is empty");
+  CHECK(error_of_list("  ") == "--scheme: the list is empty");
+  CHECK(error_of_list("cross,,sync") == "--scheme: empty item in 'cross,,sync'");
+  CHECK(error_of_list("cross,") == "--scheme: empty item in 'cross,'");
+  CHECK(error_of_list(",cross") == "--scheme: empty item in ',cross'");
+}
+
 TEST_CASE("make_policy: defaults, canonical specs, round trip") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"cross", "cross:ratio=0.75"},

@@ -37,6 +37,14 @@ data::Windows noise_windows(int n, std::uint64_t seed) {
 }
 }  // namespace
 
+TEST_CASE("estimator and mask-mode names round-trip; a bad name lists the choices") {
+  CHECK(parse_estimator(to_string(Estimator::kKcca)) == Estimator::kKcca);
+  CHECK(parse_mask_mode(to_string(MaskMode::kShared)) == MaskMode::kShared);
+  CHECK(to_string(MaskMode::kPerWindow) == "per-window");
+  CHECK_THROWS_WITH_AS(parse_estimator("pls"), "estimator (pls) must be one of: cca, kcca",
+                       std::invalid_argument);
+}
+
 TEST_CASE("mean_interval and compare_scores against closed forms") {
   const auto mi = mean_interval({1, 2, 3, 4});
   CHECK(std::abs(mi.mean - 2.5) < 1e-12);
@@ -51,7 +59,11 @@ TEST_CASE("mean_interval and compare_scores against closed forms") {
   b.scheme = "b";
   a.values = {2, 4, 6, 8};
   b.values = {1, 2, 3, 4};  // differences 1, 2, 3, 4
+  a.spec = "a:ratio=0.5";
+  b.spec = "a:ratio=0.25";
   const auto c = compare_scores(a, b);
+  CHECK(c.a == "a:ratio=0.5");  // specs tell two settings of one scheme apart
+  CHECK(c.b == "a:ratio=0.25");
   CHECK(std::abs(c.difference - 2.5) < 1e-12);
   const double t = 2.5 / se;
   CHECK(std::abs(c.p_value - 2 * (1 - t3_cdf(t))) < 1e-9);

@@ -2,9 +2,10 @@
 
 #include <stdexcept>
 
+#include "moca/masking/policy_spec.hpp"
 #include "score_json.hpp"
 
-using moca::sim::with_default_ratio;
+using moca::masking::with_default_ratio;
 
 TEST_CASE("with_default_ratio fills the ratio only where a policy takes one and lacks it") {
   CHECK(with_default_ratio("cross", 0.5) == "cross:ratio=0.5");
@@ -15,7 +16,7 @@ TEST_CASE("with_default_ratio fills the ratio only where a policy takes one and 
   CHECK_THROWS_AS(with_default_ratio("", 0.5), std::invalid_argument);
 }
 
-TEST_CASE("score_to_json and all_comparisons: shape and a hand-computed difference") {
+TEST_CASE("tools::to_json and all_comparisons: shape and a hand-computed difference") {
   moca::masking::PolicyScore a, b, c;
   a.scheme = "cross";
   a.spec = "cross:ratio=0.75";
@@ -29,13 +30,16 @@ TEST_CASE("score_to_json and all_comparisons: shape and a hand-computed differen
   b.mean = 0.6;
   c = b;
   c.spec = "sync:ratio=0.5";
-  const auto j = moca::sim::score_to_json(a);
-  for (const char* key : {"scheme", "spec", "score", "std_error", "ci", "null_level", "draws"}) {
+  const auto j = moca::tools::to_json(a);
+  for (const char* key : {"scheme", "spec", "score", "std_error", "ci", "null_level", "draws",
+                          "values", "null_values", "masked_fraction", "warning", "seconds"}) {
     CHECK(j.contains(key));
   }
-  const auto cmp = moca::sim::all_comparisons({a, b, c});
-  REQUIRE(cmp.size() == 3);  // (a,b), (a,c), (b,c)
-  CHECK(cmp[0]["a"] == "cross:ratio=0.75");
+  const auto cmp = moca::tools::all_comparisons({a, b, c});
+  REQUIRE(cmp.size() == 3);                  // (a,b), (a,c), (b,c)
+  CHECK(cmp[0]["a"] == "cross:ratio=0.75");  // specs, not scheme names: b and c are both sync
+  CHECK(cmp[1]["b"] == "sync:ratio=0.5");
+  CHECK(cmp[0]["test"] == "paired t (Student t, R-1 df)");
   CHECK(std::abs(cmp[0]["difference"].get<double>() - 0.2) < 1e-12);
   CHECK(std::abs(cmp[2]["difference"].get<double>()) < 1e-15);
 }

@@ -32,16 +32,6 @@ double score_of(const nlohmann::json& doc, const std::string& part, const std::s
 }
 }  // namespace
 
-TEST_CASE("split_spec_list") {
-  using moca::sim::split_spec_list;
-  CHECK(split_spec_list("cross,sync") == std::vector<std::string>{"cross", "sync"});
-  CHECK(split_spec_list("adaptive:base=sync,beta=5,raw") ==
-        std::vector<std::string>{"adaptive:base=sync,beta=5", "raw"});
-  CHECK_THROWS_AS(split_spec_list(""), std::invalid_argument);
-  CHECK_THROWS_AS(split_spec_list("a,,b"), std::invalid_argument);
-  CHECK_THROWS_AS(split_spec_list("a,"), std::invalid_argument);
-}
-
 TEST_CASE("simulation_study: JSON shape, paper values, reproducibility") {
   auto o = small(0.8);
   o.features = {"raw", "patch-mean"};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/inference.hpp"
@@ -18,13 +19,6 @@
 namespace moca::tools {
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(12);
-  s << v;
-  return s.str();
-}
 
 void fail(const std::string& msg) {
   throw std::invalid_argument(msg);
@@ -77,16 +71,16 @@ void validate_kcca_tool_options(const KccaToolOptions& o) {
   if (!sigma_auto(o)) parse_sigma(o.sigma);
   if (o.degree < 1) fail("--degree (" + std::to_string(o.degree) + ") must be >= 1");
   if (!(std::isfinite(o.coef0) && o.coef0 >= 0.0)) {
-    fail("--coef0 (" + num(o.coef0) + ") must be >= 0");
+    fail("--coef0 (" + format_number(o.coef0, 12) + ") must be >= 0");
   }
   if (o.gamma && !(std::isfinite(*o.gamma) && *o.gamma > 0.0)) {
-    fail("--gamma (" + num(*o.gamma) + ") must be > 0");
+    fail("--gamma (" + format_number(*o.gamma, 12) + ") must be > 0");
   }
   if (!(std::isfinite(o.gamma_u) && o.gamma_u > 0.0)) {
-    fail("--gamma-u (" + num(o.gamma_u) + ") must be > 0");
+    fail("--gamma-u (" + format_number(o.gamma_u, 12) + ") must be > 0");
   }
   if (!(std::isfinite(o.gamma_m) && o.gamma_m > 0.0)) {
-    fail("--gamma-m (" + num(o.gamma_m) + ") must be > 0");
+    fail("--gamma-m (" + format_number(o.gamma_m, 12) + ") must be > 0");
   }
   if (o.components < 1) {
     fail("--components (" + std::to_string(o.components) + ") must be >= 1");
@@ -96,7 +90,7 @@ void validate_kcca_tool_options(const KccaToolOptions& o) {
   if (o.pca < 0) fail("--pca (" + std::to_string(o.pca) + ") must be >= 0");
   if (o.pca > 0 && !o.cca) fail("--pca (" + std::to_string(o.pca) + ") needs --cca");
   if (!(std::isfinite(o.ridge) && o.ridge >= 0.0)) {
-    fail("--ridge (" + num(o.ridge) + ") must be >= 0");
+    fail("--ridge (" + format_number(o.ridge, 12) + ") must be >= 0");
   }
   if (o.bootstrap < 0 || o.bootstrap == 1) {
     fail("--bootstrap (" + std::to_string(o.bootstrap) + ") must be 0 (none) or >= 2");
@@ -323,12 +317,12 @@ int run_kcca(const KccaToolOptions& options, std::ostream& out) {
     }
   }
   out << "correlations:";
-  for (const auto& v : j["correlations"]) out << " " << num(v.get<double>());
+  for (const auto& v : j["correlations"]) out << " " << format_number(v.get<double>(), 12);
   out << "\n";
   if (j.contains("bootstrap")) {
     out << "rho_1 95% bootstrap CI (" << j["bootstrap"]["resamples"] << " resamples): ["
-        << num(j["bootstrap"]["lower"].get<double>()) << ", "
-        << num(j["bootstrap"]["upper"].get<double>()) << "]\n";
+        << format_number(j["bootstrap"]["lower"].get<double>(), 12) << ", "
+        << format_number(j["bootstrap"]["upper"].get<double>(), 12) << "]\n";
   }
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
+#include "score_json.hpp"
 
 namespace moca::tools {
 
@@ -43,7 +44,7 @@ void KccaScoreOptions::validate() const {
   if (!feature_map && features != "raw" && features != "patch-mean" && features != "rff-mean")
     fail("--features (" + features + ") must be one of: raw, patch-mean, rff-mean");
   masking::parse_estimator(estimator);
-  masking::parse_mask_mode(mask_mode);
+  if (mask_mode != "auto") masking::parse_mask_mode(mask_mode);
   kcca::parse_kernel_type(kernel);
   if (pca < 1) fail("--pca (" + std::to_string(pca) + ") must be >= 1");
   if (!(gamma > 0.0) || !std::isfinite(gamma)) fail("--gamma (" + fmt(gamma) + ") must be > 0");
@@ -61,30 +62,9 @@ void KccaScoreOptions::validate() const {
   if (threads < 0) fail("--threads (" + std::to_string(threads) + ") must be >= 0");
 }
 
-std::vector<std::string> split_scheme_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = text.find(',', start);
-    std::string item =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
-    item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
-    if (item.empty()) {
-      throw std::invalid_argument("--scheme: empty scheme in list '" + text + "'");
-    }
-    const bool continuation = item.find('=') != std::string::npos &&
-                              item.find(':') == std::string::npos && !out.empty() &&
-                              out.back().find(':') != std::string::npos;
-    if (continuation) {
-      out.back() += "," + item;
-    } else {
-      out.push_back(item);
-    }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
+std::string effective_mask_mode(const KccaScoreOptions& options) {
+  if (options.mask_mode != "auto") return options.mask_mode;
+  return options.feature_map ? "shared" : "per-window";
 }
 
 nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
@@ -164,7 +144,8 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
       options.feature_map ? options.feature_map : masking::make_feature_map(options.features);
   masking::ScoreOptions so;
   so.estimator = masking::parse_estimator(options.estimator);
-  so.mask_mode = masking::parse_mask_mode(options.mask_mode);
+  const std::string mask_mode = effective_mask_mode(options);
+  so.mask_mode = masking::parse_mask_mode(mask_mode);
   so.draws = options.draws;
   so.pca = options.pca;
   so.kernel = kcca::parse_kernel_type(options.kernel);
@@ -174,17 +155,7 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
   so.threads = options.threads;
   std::string views = "all channels";
   if (options.cross_modal) {
-    // The first modality group against the others (without stated groups: the channel halves).
-    std::vector<std::vector<int>> groups = windows.modalities.empty()
-                                               ? std::vector<std::vector<int>>{}
-                                               : data::require_modalities(windows, "--cross-modal");
-    if (groups.empty()) {
-      groups.resize(2);
-      for (int c = 0; c < grid.channels; ++c) groups[c < grid.channels / 2 ? 0 : 1].push_back(c);
-    }
-    so.unmasked_channels = groups[0];
-    for (size_t g = 1; g < groups.size(); ++g)
-      so.masked_channels.insert(so.masked_channels.end(), groups[g].begin(), groups[g].end());
+    masking::use_cross_modal_views(so, windows, "--cross-modal");
     if (options.features == "rff-mean" && !options.feature_map)
       throw std::invalid_argument(
           "--cross-modal needs per-channel features (raw, patch-mean), "
@@ -234,8 +205,8 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
       << (so.estimator == masking::Estimator::kCca
               ? " (PCA " + std::to_string(options.pca) + ")"
               : " (" + options.kernel + ", gamma " + masking::format_number(options.gamma) + ")")
-      << ", views " << views << ", " << options.mask_mode << " masks, " << options.draws
-      << " draws, seed " << options.seed << "\n\n";
+      << ", views " << views << ", " << mask_mode << " masks, " << options.draws << " draws, seed "
+      << options.seed << "\n\n";
   size_t w_scheme = 14, w_spec = 34;
   for (const auto& s : scores) {
     w_scheme = std::max(w_scheme, s.scheme.size() + 1);
@@ -282,7 +253,7 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
                     {"gamma", options.gamma},
                     {"sigma", options.sigma},
                     {"draws", options.draws},
-                    {"mask_mode", options.mask_mode},
+                    {"mask_mode", mask_mode},
                     {"coupling", options.coupling},
                     {"patch_length", options.patch_length},
                     {"cross_modal", options.cross_modal},
@@ -297,31 +268,9 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
                                        : "KCCA rho_1 with the masked view's rows permuted"}};
   doc["seed"] = options.seed;
   doc["schemes"] = json::array();
-  for (const auto& s : scores) {
-    doc["schemes"].push_back({{"scheme", s.scheme},
-                              {"spec", s.spec},
-                              {"score", s.mean},
-                              {"std_error", s.std_error},
-                              {"ci", {s.ci_low, s.ci_high}},
-                              {"null_level", s.null_level},
-                              {"draws", s.draws},
-                              {"values", s.values},
-                              {"null_values", s.null_values},
-                              {"masked_fraction", s.mean_masked_fraction},
-                              {"warning", s.warning},
-                              {"seconds", s.seconds}});
-  }
+  for (const auto& s : scores) doc["schemes"].push_back(to_json(s));
   doc["comparisons"] = json::array();
-  for (const auto& c : comparisons) {
-    doc["comparisons"].push_back({{"a", c.a},
-                                  {"b", c.b},
-                                  {"difference", c.difference},
-                                  {"std_error", c.std_error},
-                                  {"ci", {c.ci_low, c.ci_high}},
-                                  {"p_value", c.p_value},
-                                  {"test", "paired t (Student t, R-1 df)"},
-                                  {"draws", c.draws}});
-  }
+  for (const auto& c : comparisons) doc["comparisons"].push_back(to_json(c));
   doc["seconds"] = elapsed();
   return doc;
 }

@@ -45,11 +45,14 @@ struct KccaScoreOptions {
   int draws = 20;                 ///< mask draws R; >= 2
   std::uint64_t seed = 0;         ///< seed of masks and data
   std::string json;               ///< JSON output file; empty = none
-  std::string mask_mode = "per-window";  ///< per-window | shared
-  double coupling = 0.8;                 ///< generator: cross-modal coupling in [0, 1]
-  int patch_length = 20;                 ///< Lp; must divide the window length (dataset.length)
-  std::uint64_t split_seed = 1004;       ///< HAPT: seed of the random 7:3 split (upstream's 1004)
-  int threads = 0;                       ///< OpenMP threads; 0 = default
+  /// per-window | shared | auto (default): shared when `feature_map` is set (a trained encoder:
+  /// its outputs carry token positions, so per-window masks let CCA read the mask pattern from
+  /// both views, docs/masking.md), per-window otherwise.
+  std::string mask_mode = "auto";
+  double coupling = 0.8;            ///< generator: cross-modal coupling in [0, 1]
+  int patch_length = 20;            ///< Lp; must divide the window length (dataset.length)
+  std::uint64_t split_seed = 1004;  ///< HAPT: seed of the random 7:3 split (upstream's 1004)
+  int threads = 0;                  ///< OpenMP threads; 0 = default
   /// Score only the cross-modal part: the unmasked view restricted to the first modality group
   /// (acc) against the masked view restricted to the other groups (gyro, ...); needs >= 2 groups.
   bool cross_modal = false;
@@ -64,10 +67,8 @@ struct KccaScoreOptions {
   void validate() const;
 };
 
-/// Splits a --scheme list on commas, keeping `key=value` items that follow a spec with
-/// options in that spec: "cross,adaptive:base=sync,beta=5,sync" -> {cross,
-/// adaptive:base=sync,beta=5, sync}.
-std::vector<std::string> split_scheme_list(const std::string& text);
+/// The mask mode a run uses: options.mask_mode, with `auto` resolved (see there).
+std::string effective_mask_mode(const KccaScoreOptions& options);
 
 /// Runs the scoring: prints the table to `out`, progress and the data source to `log`, writes
 /// the JSON file if asked, and returns the JSON document. Throws std::invalid_argument for bad

@@ -6,10 +6,42 @@
 
 #include "data_flags.hpp"
 #include "kcca_score.hpp"
+#include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
 #include "encoder_loader.hpp"
 #endif
+
+namespace {
+
+// The flags that are not plain fields: the scheme list and the encoder feature map.
+void use_flags(moca::tools::KccaScoreOptions& o, const std::string& schemes,
+               const std::string& checkpoint) {
+  o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
+  if (o.features == "encoder") {
+    if (checkpoint.empty()) {
+      throw std::invalid_argument(
+          "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
+          "feature maps are raw, patch-mean, rff-mean");
+    }
+    if (o.mask_mode == "per-window") {
+      std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
+                   "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
+                   "is the leak-free choice\n";
+    }
+#ifdef MOCA_KCCA_SCORE_WITH_TORCH
+    o.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
+#else
+    throw std::invalid_argument(
+        "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
+#endif
+  } else if (!checkpoint.empty()) {
+    throw std::invalid_argument("--checkpoint (" + checkpoint +
+                                ") is only used with --features encoder");
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   moca::tools::KccaScoreOptions o;
@@ -45,7 +77,9 @@ int main(int argc, char** argv) {
   app.add_option("--draws", o.draws, "mask draws")->capture_default_str();
   app.add_option("--seed", o.seed, "seed of masks and data")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  app.add_option("--mask-mode", o.mask_mode, "per-window | shared")->capture_default_str();
+  app.add_option("--mask-mode", o.mask_mode,
+                 "per-window | shared | auto (shared for --features encoder, else per-window)")
+      ->capture_default_str();
   app.add_option("--coupling", o.coupling, "generator: cross-modal coupling in [0, 1]")
       ->capture_default_str();
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
@@ -55,33 +89,7 @@ int main(int argc, char** argv) {
                "score only the unmasked first modality group (acc) vs the masked other groups");
   app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
-    o.schemes = moca::tools::split_scheme_list(schemes);
-    if (o.features == "encoder") {
-      if (checkpoint.empty()) {
-        throw std::invalid_argument(
-            "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
-            "feature maps are raw, patch-mean, rff-mean");
-      }
-      // Encoder outputs carry token positions, so with one mask per window both views' features
-      // encode the mask pattern and CCA reads it from both sides (score ~1 with no dependence,
-      // docs/masking.md). One mask shared by all windows removes that; per-window stays available.
-      if (app.count("--mask-mode") == 0)
-        o.mask_mode = "shared";
-      else if (o.mask_mode == "per-window") {
-        std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
-                     "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
-                     "is the leak-free choice\n";
-      }
-#ifdef MOCA_KCCA_SCORE_WITH_TORCH
-      o.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
-#else
-      throw std::invalid_argument(
-          "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
-#endif
-    } else if (!checkpoint.empty()) {
-      throw std::invalid_argument("--checkpoint (" + checkpoint +
-                                  ") is only used with --features encoder");
-    }
+    use_flags(o, schemes, checkpoint);
     moca::tools::run_kcca_score(o, std::cout, std::cerr);
     return 0;
   });

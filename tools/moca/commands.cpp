@@ -65,6 +65,14 @@ std::string replace_fold(std::string s, int fold) {
   return s;
 }
 
+/// The first `n` windows of `w` (all of them when n is 0 or at least w.size()).
+data::Windows first_windows(const data::Windows& w, int n) {
+  if (n <= 0 || n >= w.size()) return w;
+  std::vector<int> rows(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = i;
+  return w.subset(rows);
+}
+
 void make_dir(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     throw std::runtime_error("cannot create folder " + dir);
@@ -427,12 +435,7 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
   ModelGeometry geometry;
   if (!cmd.options.checkpoints.empty()) geometry = checkpoint_geometry(cmd.options.checkpoints[0]);
   LoadedData d = load_data(cmd.data, log, cmd.options.checkpoints.empty() ? nullptr : &geometry);
-  data::Windows test = d.test;
-  if (cmd.max_windows > 0 && cmd.max_windows < test.size()) {
-    std::vector<int> rows;
-    for (int i = 0; i < cmd.max_windows; ++i) rows.push_back(i);
-    test = test.subset(rows);
-  }
+  const data::Windows test = first_windows(d.test, cmd.max_windows);
   log << "impute: " << test.size() << " test windows\n";
   model::ImputeOptions options = cmd.options;
   if (test.modalities.size() == 1 && options.tasks == model::ImputeOptions{}.tasks) {
@@ -468,12 +471,7 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   if (cmd.max_windows < 0) throw std::invalid_argument("run_embed(): max_windows must be >= 0");
   const ModelGeometry geometry = checkpoint_geometry(cmd.checkpoint);
   LoadedData d = load_data(cmd.data, log, &geometry);
-  data::Windows test = d.test;
-  if (cmd.max_windows > 0 && cmd.max_windows < test.size()) {
-    std::vector<int> rows;
-    for (int i = 0; i < cmd.max_windows; ++i) rows.push_back(i);
-    test = test.subset(rows);
-  }
+  const data::Windows test = first_windows(d.test, cmd.max_windows);
   model::EncoderFeatures enc(cmd.checkpoint, cmd.inference);
   const masking::Grid grid =
       masking::make_grid(test.channels, test.length, enc.info().model.patch_length());
@@ -485,8 +483,8 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   for (int i = 0; i < test.size(); ++i) {
     Rng rng(derive_seed(cmd.seed, static_cast<std::uint64_t>(i)));
     masks.push_back(policy->sample(rng, test.window(i)));
-    std::string cells;
-    for (auto v : masks.back().cells()) cells += v ? '1' : '0';
+    std::string cells = masks.back().to_string();  // one line per window: rows joined
+    cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
     mask_text << cells << "\n";
   }
   const auto f = enc.view_features(test, masks);

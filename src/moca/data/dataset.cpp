@@ -12,21 +12,16 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/number_text.hpp"
+#include "moca/data/detail/text_parse.hpp"
 #include "moca/data/hmp.hpp"
 #include "moca/data/npy_windows.hpp"
 #include "moca/data/resample.hpp"
-#include "moca/data/detail/text_parse.hpp"
 #include "moca/data/windowing.hpp"
 
 namespace moca::data {
 
 namespace {
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 bool exists(const std::string& p) {
   struct stat st {};
@@ -341,11 +336,11 @@ std::string format_modalities(const std::vector<ModalityGroup>& groups) {
 void DatasetOptions::validate() const {
   if (format != "auto") parse_format(format);
   if (!(sample_rate_hz >= 0.0) || !std::isfinite(sample_rate_hz)) {
-    throw std::invalid_argument("--sample-rate (" + num(sample_rate_hz) +
+    throw std::invalid_argument("--sample-rate (" + format_number(sample_rate_hz, 6) +
                                 ") must be > 0 (0 = from meta.json or the format)");
   }
   if (!(target_rate_hz > 0.0) || !std::isfinite(target_rate_hz)) {
-    throw std::invalid_argument("the model's sample rate (" + num(target_rate_hz) +
+    throw std::invalid_argument("the model's sample rate (" + format_number(target_rate_hz, 6) +
                                 ") must be > 0");
   }
   if (length < 2) {
@@ -396,8 +391,8 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
       }
       w = generate_synthetic(so);
       d.spec.params = {{"windows", std::to_string(so.windows)},
-                       {"coupling", num(so.coupling)},
-                       {"noise", num(so.noise)},
+                       {"coupling", format_number(so.coupling, 6)},
+                       {"noise", format_number(so.noise, 6)},
                        {"subjects", std::to_string(so.subjects)},
                        {"seed", std::to_string(so.seed)}};
       break;
@@ -418,7 +413,7 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
       ho.include_model_folders = o.hmp_include_model_folders;
       w = load_hmp_windows(d.spec.path, ho);
       d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
-                        num(o.target_rate_hz) +
+                        format_number(o.target_rate_hz, 6) +
                         " Hz by their reader (linear interpolation) "
                         "before windowing");
       break;
@@ -439,7 +434,7 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   d.source_length = w.length;
   if (o.sample_rate_hz > 0) {
     if (d.spec.format != DataFormat::kNpy) {
-      throw std::invalid_argument("--sample-rate (" + num(o.sample_rate_hz) +
+      throw std::invalid_argument("--sample-rate (" + format_number(o.sample_rate_hz, 6) +
                                   ") applies to .npy folders; " + to_string(d.spec.format) +
                                   " data has a known rate");
     }
@@ -450,7 +445,7 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
     d.notes.push_back(
         "sample rate unknown (no --sample-rate, no sample_rate in meta.json): "
         "taken as the model's " +
-        num(o.target_rate_hz) + " Hz");
+        format_number(o.target_rate_hz, 6) + " Hz");
   }
   d.source_rate_hz = w.sample_rate_hz;
   // Modality groups.
@@ -474,7 +469,8 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
     const int m = resampled_length(w.length, w.sample_rate_hz, o.target_rate_hz);
     std::string note;
     if (w.sample_rate_hz != o.target_rate_hz) {
-      note = "resampled " + num(w.sample_rate_hz) + " -> " + num(o.target_rate_hz) +
+      note = "resampled " + format_number(w.sample_rate_hz, 6) + " -> " +
+             format_number(o.target_rate_hz, 6) +
              " Hz (band-limited, windowed sinc): " + std::to_string(w.length) + " -> " +
              std::to_string(m) + " samples";
     }
@@ -500,10 +496,10 @@ std::string Dataset::summary() const {
                             (origin == "default" ? "; no --data and no $MOCA_HAPT_DIR" : "") + ")"
                       : spec.to_string() + " (from " + origin + ")";
   return s + ": " + std::to_string(w.size()) + " windows of " + std::to_string(w.channels) +
-         " channels x " + std::to_string(w.length) + " samples at " + num(w.sample_rate_hz) +
-         " Hz, modalities " + format_modalities(w.modalities) + ", " +
-         std::to_string(w.class_names.size()) + " classes, " + std::to_string(subjects.size()) +
-         " subjects";
+         " channels x " + std::to_string(w.length) + " samples at " +
+         format_number(w.sample_rate_hz, 6) + " Hz, modalities " + format_modalities(w.modalities) +
+         ", " + std::to_string(w.class_names.size()) + " classes, " +
+         std::to_string(subjects.size()) + " subjects";
 }
 
 nlohmann::json Dataset::to_json() const {

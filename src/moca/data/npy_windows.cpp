@@ -7,30 +7,27 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/output_file.hpp"
 
 namespace moca::data {
 
+namespace {
+constexpr EnumName<NpyLayout> kNpyLayoutNames[] = {{NpyLayout::kAuto, "auto"},
+                                                   {NpyLayout::kChannelsFirst, "NCL"},
+                                                   {NpyLayout::kChannelsLast, "NLC"},
+                                                   {NpyLayout::kChannelsFirst, "ncl"},
+                                                   {NpyLayout::kChannelsLast, "nlc"}};
+}  // namespace
+
 std::string to_string(NpyLayout layout) {
-  switch (layout) {
-    case NpyLayout::kAuto:
-      return "auto";
-    case NpyLayout::kChannelsFirst:
-      return "NCL";
-    case NpyLayout::kChannelsLast:
-      return "NLC";
-  }
-  return "auto";
+  return enum_name(kNpyLayoutNames, layout);
 }
 
 NpyLayout parse_npy_layout(const std::string& text) {
-  if (text == "auto") return NpyLayout::kAuto;
-  if (text == "NCL" || text == "ncl") return NpyLayout::kChannelsFirst;
-  if (text == "NLC" || text == "nlc") return NpyLayout::kChannelsLast;
-  throw std::invalid_argument("parse_npy_layout(): layout '" + text +
-                              "' is not one of auto, NCL, NLC");
+  return parse_enum(kNpyLayoutNames, text, "parse_npy_layout(): layout");
 }
 
 void NpyReadOptions::validate() const {

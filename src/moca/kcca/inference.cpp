@@ -8,18 +8,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 
 namespace moca::kcca {
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(12);
-  s << v;
-  return s.str();
-}
 
 // Percentile with linear interpolation between order statistics (type 7).
 double quantile(std::vector<double> v, double q) {
@@ -45,7 +39,8 @@ BartlettResult bartlett_test(const Eigen::VectorXd& correlations, int n, int p, 
                                 ", q = " + std::to_string(q) + ")");
   }
   if (!(alpha > 0.0 && alpha < 1.0)) {
-    throw std::invalid_argument("bartlett_test(): alpha (" + num(alpha) + ") must be in (0, 1)");
+    throw std::invalid_argument("bartlett_test(): alpha (" + format_number(alpha, 12) +
+                                ") must be in (0, 1)");
   }
   const int m = std::min(p, q);
   Eigen::VectorXd r = Eigen::VectorXd::Zero(m);
@@ -54,7 +49,7 @@ BartlettResult bartlett_test(const Eigen::VectorXd& correlations, int n, int p, 
   for (Eigen::Index i = 0; i < correlations.size(); ++i) {
     if (!(correlations(i) >= 0.0 && correlations(i) < 1.0)) {
       throw std::invalid_argument("bartlett_test(): correlation " + std::to_string(i) + " (" +
-                                  num(correlations(i)) + ") must be in [0, 1)");
+                                  format_number(correlations(i), 12) + ") must be in [0, 1)");
     }
   }
   BartlettResult res;
@@ -89,7 +84,8 @@ BootstrapResult bootstrap(Eigen::Index n, const RowStatistic& statistic, int res
                                 ") must be >= 2");
   }
   if (!(level > 0.0 && level < 1.0)) {
-    throw std::invalid_argument("bootstrap(): level (" + num(level) + ") must be in (0, 1)");
+    throw std::invalid_argument("bootstrap(): level (" + format_number(level, 12) +
+                                ") must be in (0, 1)");
   }
   BootstrapResult res;
   res.level = level;

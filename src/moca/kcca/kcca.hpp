@@ -5,9 +5,9 @@
 ///
 /// Problem: maximise alphaᵀ K_u K_m beta subject to alphaᵀ R_u alpha = betaᵀ R_m beta = 1 with the
 /// paper's regulariser R = K^2 + gamma K (default) or the Bach–Jordan R = (K + gamma I)^2.
-/// Every solver uses the stable reduction of kcca-notes §2: rho_i are the singular values of
-/// R_uᵀ R_m for any factors with R Rᵀ = S, the view's smoother S = K (K + gamma I)^{-1} (paper)
-/// or S = [K (K + gamma I)^{-1}]^2 (Bach–Jordan). With K = U diag(lambda) Uᵀ,
+/// Every solver uses the stable reduction of docs/kcca.md, "The mathematics": rho_i are the
+/// singular values of R_uᵀ R_m for any factors with R Rᵀ = S, the view's smoother S = K (K + gamma
+/// I)^{-1} (paper) or S = [K (K + gamma I)^{-1}]^2 (Bach–Jordan). With K = U diag(lambda) Uᵀ,
 ///
 ///     R = U diag f(lambda),  f(l) = sqrt(l / (l + gamma))  (paper),  l / (l + gamma)  (B–J),
 ///
@@ -61,7 +61,7 @@ std::string to_string(SolverStatus status);  ///< "success" | "not-converged" | 
 /// Options of kcca() and kcca_low_rank().
 struct KccaOptions {
   /// Regularisation of view u (paper's gamma_U); finite, >= 0. gamma = 0 is the unregularised
-  /// problem, degenerate for any invertible K (every rho = 1, kcca-notes §6.5); the iterative
+  /// problem, degenerate for any invertible K (every rho = 1, docs/kcca.md); the iterative
   /// and low-rank solvers need gamma > 0. Default 0.1.
   double gamma_u = 0.1;
   double gamma_m = 0.1;  ///< regularisation of view m; as gamma_u.
@@ -71,7 +71,7 @@ struct KccaOptions {
   double epsilon_u = 0.0;
   double epsilon_m = 0.0;  ///< per-sample regularisation of view m; as epsilon_u.
   /// Centre both kernels in feature space (K -> H K H). Uncentred correlations include the mean
-  /// component and are larger (kcca-notes §3.4). Default true.
+  /// component and are larger (docs/kcca.md). Default true.
   bool center = true;
   int components = 1;  ///< number of canonical pairs; 1 <= components <= n. Default 1.
   KccaMethod method = KccaMethod::kExact;                       ///< solver. Default exact.
@@ -118,7 +118,7 @@ struct KccaResult {
   Eigen::Index n = 0;       ///< samples
   Eigen::Index rank_u = 0;  ///< numerical rank of (centred) K_u kept by the solver
   Eigen::Index rank_m = 0;  ///< numerical rank of (centred) K_m kept by the solver
-  /// Low rank: bound on |rho_i^2 - rho~_i^2| from the factorisation error (kcca-notes §3.8):
+  /// Low rank: bound on |rho_i^2 - rho~_i^2| from the factorisation error (docs/kcca.md):
   /// c (tr(K_u - G_u G_uᵀ) / gamma_u + tr(K_m - G_m G_mᵀ) / gamma_m), c = 1 for the paper's
   /// regulariser and 2 for Bach–Jordan; the trace bounds the spectral norm of the PSD residual
   /// and centring does not increase it. Hence |rho_i - rho~_i| <= sqrt(bound). 0 for exact and

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/linalg.hpp"
 
@@ -16,13 +18,6 @@ namespace moca::kcca {
 namespace {
 
 constexpr double kRoundoff = 8.0 * std::numeric_limits<double>::epsilon();
-
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(12);
-  s << v;
-  return s.str();
-}
 
 void check_finite(const Eigen::MatrixXd& X, const char* fn, const char* what) {
   if (!X.allFinite()) {
@@ -109,27 +104,19 @@ void map_lower_and_mirror(Eigen::MatrixXd& G, const Eigen::VectorXd& nrm, const 
 
 }  // namespace
 
+namespace {
+constexpr EnumName<KernelType> kKernelTypeNames[] = {
+    {KernelType::kLinear, "linear"},         {KernelType::kGaussian, "rbf"},
+    {KernelType::kGaussian, "gaussian"},     {KernelType::kPolynomial, "poly"},
+    {KernelType::kPolynomial, "polynomial"}, {KernelType::kLaplacian, "laplacian"}};
+}  // namespace
+
 KernelType parse_kernel_type(const std::string& name) {
-  if (name == "linear") return KernelType::kLinear;
-  if (name == "rbf" || name == "gaussian") return KernelType::kGaussian;
-  if (name == "poly" || name == "polynomial") return KernelType::kPolynomial;
-  if (name == "laplacian") return KernelType::kLaplacian;
-  throw std::invalid_argument("parse_kernel_type(): kernel (" + name +
-                              ") is not one of linear, rbf, gaussian, poly, polynomial, laplacian");
+  return parse_enum(kKernelTypeNames, name, "parse_kernel_type(): kernel");
 }
 
 std::string kernel_type_name(KernelType type) {
-  switch (type) {
-    case KernelType::kLinear:
-      return "linear";
-    case KernelType::kGaussian:
-      return "rbf";
-    case KernelType::kPolynomial:
-      return "poly";
-    case KernelType::kLaplacian:
-      return "laplacian";
-  }
-  return "unknown";
+  return enum_name(kKernelTypeNames, type);
 }
 
 Kernel Kernel::linear() {
@@ -160,7 +147,7 @@ Kernel Kernel::laplacian(double sigma) {
 void Kernel::validate() const {
   if ((type == KernelType::kGaussian || type == KernelType::kLaplacian) &&
       !(std::isfinite(sigma) && sigma > 0.0)) {
-    throw std::invalid_argument("Kernel::validate(): sigma (" + num(sigma) +
+    throw std::invalid_argument("Kernel::validate(): sigma (" + format_number(sigma, 12) +
                                 ") must be finite and > 0");
   }
   if (type == KernelType::kPolynomial) {
@@ -169,7 +156,7 @@ void Kernel::validate() const {
                                   ") must be >= 1");
     }
     if (!(std::isfinite(coef0) && coef0 >= 0.0)) {
-      throw std::invalid_argument("Kernel::validate(): coef0 (" + num(coef0) +
+      throw std::invalid_argument("Kernel::validate(): coef0 (" + format_number(coef0, 12) +
                                   ") must be finite and >= 0");
     }
   }
@@ -212,11 +199,11 @@ std::string Kernel::describe() const {
     case KernelType::kLinear:
       return "linear";
     case KernelType::kPolynomial:
-      return "poly(degree=" + std::to_string(degree) + ", coef0=" + num(coef0) + ")";
+      return "poly(degree=" + std::to_string(degree) + ", coef0=" + format_number(coef0, 12) + ")";
     case KernelType::kGaussian:
-      return "rbf(sigma=" + num(sigma) + ")";
+      return "rbf(sigma=" + format_number(sigma, 12) + ")";
     case KernelType::kLaplacian:
-      return "laplacian(sigma=" + num(sigma) + ")";
+      return "laplacian(sigma=" + format_number(sigma, 12) + ")";
   }
   return "unknown";
 }
@@ -294,7 +281,7 @@ double median_heuristic_sigma(const Eigen::MatrixXd& X, std::uint64_t seed, int 
 
 void GakOptions::validate() const {
   if (!(std::isfinite(sigma) && sigma > 0.0)) {
-    throw std::invalid_argument("GakOptions::validate(): sigma (" + num(sigma) +
+    throw std::invalid_argument("GakOptions::validate(): sigma (" + format_number(sigma, 12) +
                                 ") must be finite and > 0");
   }
   if (triangular < 0) {
@@ -394,10 +381,11 @@ bool PositionKernel::trivial() const {
 void PositionKernel::validate() const {
   if (!(modality_coupling >= 0.0 && modality_coupling <= 1.0)) {
     throw std::invalid_argument("PositionKernel::validate(): modality_coupling (" +
-                                num(modality_coupling) + ") must be in [0, 1]");
+                                format_number(modality_coupling, 12) + ") must be in [0, 1]");
   }
   if (!(time_sigma > 0.0)) {
-    throw std::invalid_argument("PositionKernel::validate(): time_sigma (" + num(time_sigma) +
+    throw std::invalid_argument("PositionKernel::validate(): time_sigma (" +
+                                format_number(time_sigma, 12) +
                                 ") must be > 0 (+inf ignores time)");
   }
 }

@@ -9,19 +9,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/linalg.hpp"
 
 namespace moca::kcca {
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(12);
-  s << v;
-  return s.str();
-}
 
 // An orthonormal basis of a centred view's (PCA) column space and its singular values.
 struct ViewBasis {
@@ -224,7 +218,7 @@ void LinearCcaOptions::validate() const {
                                 ") must be >= 0 (0 = no PCA)");
   }
   if (!(std::isfinite(ridge) && ridge >= 0.0)) {
-    throw std::invalid_argument("LinearCcaOptions::validate(): ridge (" + num(ridge) +
+    throw std::invalid_argument("LinearCcaOptions::validate(): ridge (" + format_number(ridge, 12) +
                                 ") must be finite and >= 0");
   }
   if (components < 1) {
@@ -237,7 +231,7 @@ void LinearCcaOptions::validate() const {
   }
   if (!(rank_tolerance >= 0.0 && rank_tolerance < 1.0)) {
     throw std::invalid_argument("LinearCcaOptions::validate(): rank_tolerance (" +
-                                num(rank_tolerance) + ") must be in [0, 1)");
+                                format_number(rank_tolerance, 12) + ") must be in [0, 1)");
   }
 }
 

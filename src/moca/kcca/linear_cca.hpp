@@ -51,8 +51,8 @@ struct LinearCcaOptions {
 struct LinearCcaResult {
   /// sigma_1 >= sigma_2 >= ..., `components` values in [0, 1]; beyond min(p, q) they are 0.
   Eigen::VectorXd correlations;
-  /// Null level: the Wachter edge for independent views with these dimensions (kcca-notes
-  /// §3.7) — what sigma_1 would be by selection bias alone. Report it beside sigma_1.
+  /// Null level: the Wachter edge for independent views with these dimensions (docs/kcca.md,
+  /// "The mathematics") — what sigma_1 would be by selection bias alone. Report it beside sigma_1.
   double null_level = 0.0;
   /// With PCA: fraction of the view's total variance carried by each kept component (length p).
   /// Without PCA: empty.

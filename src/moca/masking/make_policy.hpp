@@ -2,6 +2,7 @@
 /// \file make_policy.hpp
 /// Builds a masking policy from a spec string `name[:key=value[,key=value]*]`.
 ///
+// clang-format off
 /// | name | keys (default) |
 /// | --- | --- |
 /// | cross | ratio (0.75) |
@@ -11,9 +12,9 @@
 /// | extrapolation | ratio (0.7) |
 /// | sensor | keep (1) |
 /// | per-modality | ratio (0.75), groups (two halves, e.g. 0-2/3-5 for C = 6) |
-/// | adaptive | base (cross), beta (20), candidates (256), seed (0), pilot (256), pca (20),
-/// features (raw); other keys go to the base policy (adaptive_policy.hpp) | | fixed | file (a
-/// Mask::parse file) or cells (rows joined by '/', e.g. 0101/1010); exactly one |
+/// | adaptive | base (cross), beta (20), candidates (256), seed (0), pilot (256), pca (20), features (raw); other keys go to the base policy (adaptive_policy.hpp) |
+/// | fixed | file (a Mask::parse file) or cells (rows joined by '/', e.g. 0101/1010); exactly one |
+// clang-format on
 ///
 /// spec() of the result is canonical (every key, defaults filled in) and parses back into an
 /// equal policy.

@@ -1,22 +1,23 @@
 #pragma once
 /// \file policies.hpp
 /// The built-in masking policies. Each draws masks on a C x P grid; "count" below is the exact
-/// number of masked cells of every mask it draws (DESIGN.md: floor(rho*C*P) unless the
-/// definition says otherwise). Counts use floor(rho * N + 1e-9), so that e.g. 0.7 * 60 gives
-/// 42 despite binary rounding. Every constructor rejects a ratio outside (0, 1) and a count
+/// number of masked cells of every mask it draws (docs/masking.md, "Policies": floor(rho*C*P)
+/// unless the definition says otherwise). Counts use floor(rho * N + 1e-9), so that e.g. 0.7 * 60
+/// gives 42 despite binary rounding. Every constructor rejects a ratio outside (0, 1) and a count
 /// that would leave either view empty (std::invalid_argument naming the policy).
 ///
+// clang-format off
 /// | policy | definition | count |
 /// | --- | --- | --- |
-/// | cross (MoCA) | uniform over all k-subsets of the C*P cells, k = floor(rho*C*P) |
-/// floor(rho*C*P) | | random (imputation) | the same distribution as cross (an alias; default rho =
-/// 0.7) | floor(rho*C*P) | | sync | floor(rho*P) time columns chosen uniformly without replacement,
-/// masked in every channel | C*floor(rho*P) | | temporal | one contiguous block of floor(rho*P)
-/// columns, uniform start, all channels | C*floor(rho*P) | | extrapolation | the last floor(rho*P)
-/// columns, all channels (deterministic) | C*floor(rho*P) | | sensor | C-keep whole channels chosen
-/// uniformly; `keep` channels stay visible | (C-keep)*P | | per-modality | one contiguous block of
-/// floor(rho*P) columns (uniform start) in one sensor group chosen uniformly | |g|*floor(rho*P) |
+/// | cross (MoCA) | uniform over all k-subsets of the C*P cells, k = floor(rho*C*P) | floor(rho*C*P) |
+/// | random (imputation) | the same distribution as cross (an alias; default rho = 0.7) | floor(rho*C*P) |
+/// | sync | floor(rho*P) time columns chosen uniformly without replacement, masked in every channel | C*floor(rho*P) |
+/// | temporal | one contiguous block of floor(rho*P) columns, uniform start, all channels | C*floor(rho*P) |
+/// | extrapolation | the last floor(rho*P) columns, all channels (deterministic) | C*floor(rho*P) |
+/// | sensor | C-keep whole channels chosen uniformly; `keep` channels stay visible | (C-keep)*P |
+/// | per-modality | one contiguous block of floor(rho*P) columns (uniform start) in one sensor group chosen uniformly | |g|*floor(rho*P) |
 /// | fixed | the same given mask every time | as given |
+// clang-format on
 #include <functional>
 #include <memory>
 #include <string>

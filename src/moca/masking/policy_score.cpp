@@ -6,9 +6,12 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/enum_names.hpp"
+#include "moca/data/dataset.hpp"
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/linear_cca.hpp"
 #include "moca/masking/detail/token_grams.hpp"
+#include "moca/masking/policies.hpp"
 #include "moca/masking/policy_spec.hpp"
 
 #ifdef _OPENMP
@@ -17,23 +20,24 @@
 
 namespace moca::masking {
 
+namespace {
+constexpr EnumName<Estimator> kEstimatorNames[] = {{Estimator::kCca, "cca"},
+                                                   {Estimator::kKcca, "kcca"}};
+constexpr EnumName<MaskMode> kMaskModeNames[] = {{MaskMode::kPerWindow, "per-window"},
+                                                 {MaskMode::kShared, "shared"}};
+}  // namespace
+
 Estimator parse_estimator(const std::string& name) {
-  if (name == "cca") return Estimator::kCca;
-  if (name == "kcca") return Estimator::kKcca;
-  throw std::invalid_argument("estimator (" + name + ") must be one of: cca, kcca");
+  return parse_enum(kEstimatorNames, name, "estimator");
 }
-
 MaskMode parse_mask_mode(const std::string& name) {
-  if (name == "per-window") return MaskMode::kPerWindow;
-  if (name == "shared") return MaskMode::kShared;
-  throw std::invalid_argument("mask mode (" + name + ") must be one of: per-window, shared");
+  return parse_enum(kMaskModeNames, name, "mask mode");
 }
-
 std::string to_string(Estimator e) {
-  return e == Estimator::kCca ? "cca" : "kcca";
+  return enum_name(kEstimatorNames, e);
 }
 std::string to_string(MaskMode m) {
-  return m == MaskMode::kShared ? "shared" : "per-window";
+  return enum_name(kMaskModeNames, m);
 }
 
 void ScoreOptions::validate() const {
@@ -336,6 +340,18 @@ PolicyScore PolicyScorer::score(const MaskPolicy& policy, const DrawCallback& on
   return out;
 }
 
+void use_cross_modal_views(ScoreOptions& options, const data::Windows& windows,
+                           const std::string& what) {
+  const std::vector<std::vector<int>> groups = windows.modalities.empty()
+                                                   ? default_modality_groups(windows.channels)
+                                                   : data::require_modalities(windows, what);
+  options.unmasked_channels = groups[0];
+  options.masked_channels.clear();
+  for (size_t g = 1; g < groups.size(); ++g)
+    options.masked_channels.insert(options.masked_channels.end(), groups[g].begin(),
+                                   groups[g].end());
+}
+
 PairedComparison compare_scores(const PolicyScore& a, const PolicyScore& b) {
   if (a.values.size() != b.values.size() || a.values.size() < 2) {
     throw std::invalid_argument("compare_scores(): draw counts (" +
@@ -348,8 +364,8 @@ PairedComparison compare_scores(const PolicyScore& a, const PolicyScore& b) {
     d[static_cast<size_t>(r)] = a.values[static_cast<size_t>(r)] - b.values[static_cast<size_t>(r)];
   const auto mi = mean_interval(d);
   PairedComparison out;
-  out.a = a.scheme;
-  out.b = b.scheme;
+  out.a = a.spec;
+  out.b = b.spec;
   out.difference = mi.mean;
   out.std_error = mi.std_error;
   out.ci_low = mi.ci_low;

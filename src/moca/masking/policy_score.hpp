@@ -69,6 +69,13 @@ struct ScoreOptions {
   void validate() const;
 };
 
+/// Restricts `options` to the cross-modal part: the unmasked view keeps the first modality group
+/// of `windows`, the masked view the other groups (data::require_modalities, naming `what` in
+/// its error); windows that state no groups are split into channel halves
+/// (default_modality_groups). Needs a feature map with per-channel columns (raw, patch-mean).
+void use_cross_modal_views(ScoreOptions& options, const data::Windows& windows,
+                           const std::string& what);
+
 /// E_m[Phi(m)] of one policy.
 struct PolicyScore {
   std::string scheme;      ///< policy name, e.g. "cross"
@@ -88,7 +95,7 @@ struct PolicyScore {
 
 /// Paired comparison of two scores computed by the same scorer (same windows and streams).
 struct PairedComparison {
-  std::string a, b;         ///< scheme names
+  std::string a, b;         ///< the two policies' canonical specs (PolicyScore::spec)
   double difference = 0.0;  ///< mean over draws of (Phi_a - Phi_b)
   double std_error = 0.0;   ///< sd of the differences / sqrt(R)
   double ci_low = 0.0;      ///< 95% CI from Student t with R-1 df

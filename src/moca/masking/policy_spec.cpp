@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "moca/common/number_text.hpp"
+
 namespace moca::masking {
 
 namespace {
@@ -67,16 +69,7 @@ std::string format_policy_spec(const PolicySpec& spec) {
 }
 
 std::string format_number(double value) {
-  char buf[64];
-  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) {
-    std::snprintf(buf, sizeof(buf), "%.0f", value);
-    return buf;
-  }
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  return buf;
+  return moca::format_number(value);
 }
 
 std::string with_default_ratio(const std::string& spec_text, double ratio) {
@@ -93,6 +86,32 @@ std::string with_default_ratio(const std::string& spec_text, double ratio) {
     spec.options.emplace_back("ratio", format_number(ratio));
   }
   return format_policy_spec(spec);
+}
+
+std::vector<std::string> split_spec_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item =
+        trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (item.empty()) {
+      throw std::invalid_argument(
+          what + ": " +
+          (trim(text).empty() ? std::string("the list is empty") : "empty item in '" + text + "'"));
+    }
+    const bool continues = item.find('=') != std::string::npos &&
+                           item.find(':') == std::string::npos && !out.empty() &&
+                           out.back().find(':') != std::string::npos;
+    if (continues) {
+      out.back() += "," + item;
+    } else {
+      out.push_back(item);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace moca::masking

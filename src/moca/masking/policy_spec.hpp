@@ -34,4 +34,12 @@ std::string format_number(double value);
 /// has a global --ratio. Throws std::invalid_argument as parse_policy_spec() does.
 std::string with_default_ratio(const std::string& spec, double ratio);
 
+/// Splits a comma-separated list of specs (a --scheme or --policies flag) into specs. A
+/// `key=value` item that follows a spec with options belongs to that spec:
+/// "cross,adaptive:base=sync,beta=5,sync" -> {cross, adaptive:base=sync,beta=5, sync}. Spaces
+/// around items are dropped. Throws std::invalid_argument naming `what` for an empty list and
+/// an empty item ("a,,b", "a,", " ").
+std::vector<std::string> split_spec_list(const std::string& text,
+                                         const std::string& what = "spec list");
+
 }  // namespace moca::masking

@@ -3,7 +3,7 @@
 /// The MoCA masked autoencoder and the ViT classifier on its encoder (LibTorch modules).
 ///
 /// One of the few headers that include torch; include it only from torch translation units.
-/// Architecture (paper "Model Architecture", upstream-moca-spec.md §1): patch embedding
+/// Architecture (paper "Model Architecture", docs/model.md, "Model"): patch embedding
 /// Linear(token_dim -> D) + fixed sin-cos positions; the visible tokens only, with a cls token,
 /// through `depth` pre-norm blocks x += Attn(LN(x)); x += MLP(LN(x)) (qkv with bias, scaled
 /// dot-product attention, LayerNorm eps 1e-6, GELU MLP of ratio 4) and a final LayerNorm; then an

@@ -29,7 +29,7 @@ enum class PosEmbedKind {
   kSinCos2d,
   /// The released code's variant: the same formula on a 1 x T grid, i.e. a 1-D code of the
   /// flattened index t = c * P + p in the first D/2 dimensions and constants (sin 0 = 0,
-  /// cos 0 = 1) in the last D/2 (upstream-moca-spec.md §1).
+  /// cos 0 = 1) in the last D/2 (docs/model.md, "Model").
   kSinCos1d
 };
 
