@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/detail/attention.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/pretrain.hpp"
 #include "test_support.hpp"
@@ -23,6 +24,9 @@
 // change of the numbers, with the reason in the commit).
 // One intra-op thread: the old trainer is deterministic at 2 threads too, but its numbers there
 // differ from 1 thread's (two batch shards, other reduction orders), so the record pins 1.
+// The record predates the CPU attention kernel (detail/attention.hpp, issue #14), which agrees
+// with LibTorch's products to float rounding, not bit for bit; the test switches it off so the
+// trainer is compared on the path the record was taken on (the kernel has its own tolerance test).
 
 using namespace moca::model;
 
@@ -119,7 +123,15 @@ const char* const kTrainingJson =
     R"("preset":"cpu-small","seed":17,"warmup_epochs":1.0,"weight_decay":0.05})";
 // clang-format on
 
+struct PlainAttention {
+  PlainAttention() { moca::model::detail::set_cpu_attention_enabled(false); }
+  ~PlainAttention() { moca::model::detail::set_cpu_attention_enabled(true); }
+  PlainAttention(const PlainAttention&) = delete;
+  PlainAttention& operator=(const PlainAttention&) = delete;
+};
+
 void run_and_compare() {
+  const PlainAttention plain;
   const int threads = 1;
   const auto w = moca_test::small_windows(64, 41);
   const auto train = rows(w, 0, 48), test = rows(w, 48, 64);

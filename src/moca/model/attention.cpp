@@ -1,5 +1,6 @@
 #include <ATen/Parallel.h>
 
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -151,6 +152,17 @@ struct CpuAttention : public torch::autograd::Function<CpuAttention> {
 
 }  // namespace
 #endif
+
+namespace {
+std::atomic<bool> g_cpu_attention{true};
+}  // namespace
+
+void set_cpu_attention_enabled(bool enabled) {
+  g_cpu_attention.store(enabled);
+}
+bool cpu_attention_enabled() {
+  return g_cpu_attention.load();
+}
 
 bool attention_cpu_supported(const torch::Tensor& qkv) {
 #ifdef MOCA_MODEL_HAVE_BLAS

@@ -105,8 +105,9 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x) {
   // CPU float32 with small heads: one autograd function over the (sample, head) pairs
   // (detail/attention.hpp); elsewhere (CUDA, bf16 autocast, head dim > 32) LibTorch's products
   // or fused kernel. Equal to float rounding.
-  const bool cpu_kernel =
-      D / heads_ <= detail::kCpuAttentionMaxHeadDim && detail::attention_cpu_supported(qkv);
+  const bool cpu_kernel = detail::cpu_attention_enabled() &&
+                          D / heads_ <= detail::kCpuAttentionMaxHeadDim &&
+                          detail::attention_cpu_supported(qkv);
   auto out = cpu_kernel ? detail::attention_cpu(qkv, heads_, scale_)
                         : detail::attention_plain(qkv, heads_, scale_);
   return proj_(out.reshape({B, N, D}));

@@ -18,6 +18,12 @@ bool attention_cpu_supported(const torch::Tensor& qkv);
 /// paper-base's 64 it measured ~9 % slower (docs/benchmarks.md), so LibTorch's path stays there.
 constexpr int64_t kCpuAttentionMaxHeadDim = 32;
 
+/// Whether AttentionImpl may take attention_cpu() (default true; process-wide, atomic). Off, every
+/// forward pass takes attention_plain(): the trainer's golden record (tests/model), taken before
+/// the kernel existed, is compared bit for bit on that path.
+void set_cpu_attention_enabled(bool enabled);
+bool cpu_attention_enabled();
+
 /// The same as attention_plain() as one autograd function for CPU float32: forward and backward
 /// loop over the B x H (sample, head) pairs in parallel (at::parallel_for, OpenMP) with small
 /// BLAS GEMMs on strided views of qkv (no permute copies), keeping the softmax for backward.
