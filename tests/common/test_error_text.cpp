@@ -18,3 +18,26 @@ TEST_CASE("binary bytes in messages are escaped; backtraces are dropped") {
         "PytorchStreamWriter failed writing file data/0: file write failed");
   CHECK(moca::exception_text(std::invalid_argument("plain")) == "plain");
 }
+
+namespace {
+std::string thrown_text(void (*f)()) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "<nothing thrown>";
+}
+}  // namespace
+
+TEST_CASE("throw_invalid words validation errors as 'where: field (value) rule'") {
+  CHECK(thrown_text([] {
+          moca::throw_invalid("ScoreOptions::validate()", "draws", "1", "must be >= 2");
+        }) == "ScoreOptions::validate(): draws (1) must be >= 2");
+  CHECK(thrown_text([] { moca::throw_invalid("", "--ratio", "2", "must be in (0, 1)"); }) ==
+        "--ratio (2) must be in (0, 1)");
+  CHECK(thrown_text([] { moca::throw_invalid("Windows", "x has 5 columns"); }) ==
+        "Windows: x has 5 columns");
+  CHECK(thrown_text([] { moca::throw_invalid("", "--scheme: no scheme given"); }) ==
+        "--scheme: no scheme given");
+}

@@ -1,5 +1,7 @@
 #include "moca/common/error_text.hpp"
 
+#include <stdexcept>
+
 namespace moca {
 
 std::string exception_text(const std::exception& e) {
@@ -34,6 +36,15 @@ std::string printable(const std::string& bytes, std::size_t max_length) {
   }
   if (bytes.size() > n) out += "...";
   return out;
+}
+
+void throw_invalid(const std::string& where, const std::string& field, const std::string& value,
+                   const std::string& rule) {
+  throw_invalid(where, field + " (" + value + ") " + rule);
+}
+
+void throw_invalid(const std::string& where, const std::string& message) {
+  throw std::invalid_argument(where.empty() ? message : where + ": " + message);
 }
 
 }  // namespace moca
