@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
+
 namespace moca::data {
 
 Windows Windows::subset(const std::vector<int>& rows) const {
@@ -39,37 +41,38 @@ std::vector<std::vector<int>> Windows::modality_channels() const {
 }
 
 void Windows::validate(const std::string& what) const {
-  auto fail = [&](const std::string& msg) { throw std::invalid_argument(what + ": " + msg); };
-  if (channels < 1) fail("channels (" + std::to_string(channels) + ") must be >= 1");
-  if (length < 1) fail("length (" + std::to_string(length) + ") must be >= 1");
+  if (channels < 1) throw_invalid(what, "channels", std::to_string(channels), "must be >= 1");
+  if (length < 1) throw_invalid(what, "length", std::to_string(length), "must be >= 1");
   if (x.cols() != static_cast<Eigen::Index>(channels) * length) {
-    fail("x has " + std::to_string(x.cols()) +
-         " columns, expected C*L = " + std::to_string(channels * length));
+    throw_invalid(what, "x has " + std::to_string(x.cols()) +
+                            " columns, expected C*L = " + std::to_string(channels * length));
   }
   if (labels.size() != x.rows()) {
-    fail("labels has " + std::to_string(labels.size()) + " entries for " +
-         std::to_string(x.rows()) + " windows");
+    throw_invalid(what, "labels has " + std::to_string(labels.size()) + " entries for " +
+                            std::to_string(x.rows()) + " windows");
   }
   if (subjects.size() != x.rows()) {
-    fail("subjects has " + std::to_string(subjects.size()) + " entries for " +
-         std::to_string(x.rows()) + " windows");
+    throw_invalid(what, "subjects has " + std::to_string(subjects.size()) + " entries for " +
+                            std::to_string(x.rows()) + " windows");
   }
   if (!channel_names.empty() && static_cast<int>(channel_names.size()) != channels) {
-    fail("channel_names has " + std::to_string(channel_names.size()) + " names for " +
-         std::to_string(channels) + " channels");
+    throw_invalid(what, "channel_names has " + std::to_string(channel_names.size()) +
+                            " names for " + std::to_string(channels) + " channels");
   }
   std::vector<int> owner(static_cast<size_t>(std::max(channels, 0)), -1);
   for (size_t g = 0; g < modalities.size(); ++g) {
-    if (modalities[g].channels.empty()) fail("modality '" + modalities[g].name + "' is empty");
+    if (modalities[g].channels.empty())
+      throw_invalid(what, "modality '" + modalities[g].name + "' is empty");
     for (int c : modalities[g].channels) {
       if (c < 0 || c >= channels) {
-        fail("modality '" + modalities[g].name + "' channel " + std::to_string(c) +
-             " is outside [0, " + std::to_string(channels) + ")");
+        throw_invalid(what, "modality '" + modalities[g].name + "' channel " + std::to_string(c) +
+                                " is outside [0, " + std::to_string(channels) + ")");
       }
       if (owner[static_cast<size_t>(c)] >= 0) {
-        fail("channel " + std::to_string(c) + " is in two modalities ('" +
-             modalities[static_cast<size_t>(owner[static_cast<size_t>(c)])].name + "', '" +
-             modalities[g].name + "')");
+        throw_invalid(
+            what, "channel " + std::to_string(c) + " is in two modalities ('" +
+                      modalities[static_cast<size_t>(owner[static_cast<size_t>(c)])].name + "', '" +
+                      modalities[g].name + "')");
       }
       owner[static_cast<size_t>(c)] = static_cast<int>(g);
     }
@@ -78,8 +81,9 @@ void Windows::validate(const std::string& what) const {
     for (Eigen::Index i = 0; i < x.rows(); ++i)
       for (Eigen::Index j = 0; j < x.cols(); ++j)
         if (!std::isfinite(x(i, j))) {
-          fail("window " + std::to_string(i) + " channel " + std::to_string(j / length) +
-               " sample " + std::to_string(j % length) + " is not finite");
+          throw_invalid(what, "window " + std::to_string(i) + " channel " +
+                                  std::to_string(j / length) + " sample " +
+                                  std::to_string(j % length) + " is not finite");
         }
   }
 }

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
@@ -12,14 +13,14 @@
 namespace moca::masking {
 
 void AdaptiveOptions::validate() const {
-  auto fail = [](const std::string& what) {
-    throw std::invalid_argument("make_policy(): adaptive " + what);
-  };
   if (!(beta >= 0.0) || !std::isfinite(beta))
-    fail("beta (" + format_number(beta) + ") must be finite and >= 0");
-  if (candidates < 1) fail("candidates (" + std::to_string(candidates) + ") must be >= 1");
-  if (pilot < 3) fail("pilot (" + std::to_string(pilot) + ") must be >= 3");
-  if (pca < 1) fail("pca (" + std::to_string(pca) + ") must be >= 1");
+    throw_invalid("make_policy()", "adaptive beta", format_number(beta), "must be finite and >= 0");
+  if (candidates < 1)
+    throw_invalid("make_policy()", "adaptive candidates", std::to_string(candidates),
+                  "must be >= 1");
+  if (pilot < 3)
+    throw_invalid("make_policy()", "adaptive pilot", std::to_string(pilot), "must be >= 3");
+  if (pca < 1) throw_invalid("make_policy()", "adaptive pca", std::to_string(pca), "must be >= 1");
 }
 
 AdaptivePolicy::AdaptivePolicy(std::unique_ptr<MaskPolicy> base, AdaptiveOptions options,

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/masking/policy_spec.hpp"
 
 namespace moca::masking {
@@ -150,16 +151,16 @@ std::vector<std::vector<int>> default_modality_groups(int channels) {
 }
 
 std::vector<std::vector<int>> parse_modality_groups(const std::string& text, int channels) {
-  auto fail = [&](const std::string& why) {
-    throw std::invalid_argument("make_policy(): per-modality groups (" + text + ") " + why +
-                                " (form 0-2/3-5: '/' between groups, '+' within a group, " +
-                                "channels in [0, " + std::to_string(channels - 1) + "])");
-  };
+  const std::string form =
+      " (form 0-2/3-5: '/' between groups, '+' within a group, channels in [0, " +
+      std::to_string(channels - 1) + "])";
+  const std::string where = "make_policy()", field = "per-modality groups";
   auto to_int = [&](const std::string& s) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-      fail("has a bad channel '" + s + "'");
+      throw_invalid(where, field, text, "has a bad channel '" + s + "'" + form);
     const int v = std::stoi(s);
-    if (v >= channels) fail("names channel " + s + " out of range");
+    if (v >= channels)
+      throw_invalid(where, field, text, "names channel " + s + " out of range" + form);
     return v;
   };
   std::vector<std::vector<int>> groups;
@@ -182,10 +183,12 @@ std::vector<std::vector<int>> parse_modality_groups(const std::string& text, int
       } else {
         lo = to_int(item.substr(0, dash));
         hi = to_int(item.substr(dash + 1));
-        if (hi < lo) fail("has a descending range '" + item + "'");
+        if (hi < lo)
+          throw_invalid(where, field, text, "has a descending range '" + item + "'" + form);
       }
       for (int c = lo; c <= hi; ++c) {
-        if (seen[static_cast<size_t>(c)]) fail("uses channel " + std::to_string(c) + " twice");
+        if (seen[static_cast<size_t>(c)])
+          throw_invalid(where, field, text, "uses channel " + std::to_string(c) + " twice" + form);
         seen[static_cast<size_t>(c)] = 1;
         group.push_back(c);
       }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/error_text.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/linear_cca.hpp"
@@ -41,18 +42,21 @@ std::string to_string(MaskMode m) {
 }
 
 void ScoreOptions::validate() const {
-  auto fail = [](const std::string& what) {
-    throw std::invalid_argument("ScoreOptions::validate(): " + what);
-  };
-  if (draws < 2) fail("draws (" + std::to_string(draws) + ") must be >= 2");
-  if (pca < 1) fail("pca (" + std::to_string(pca) + ") must be >= 1");
+  if (draws < 2)
+    throw_invalid("ScoreOptions::validate()", "draws", std::to_string(draws), "must be >= 2");
+  if (pca < 1)
+    throw_invalid("ScoreOptions::validate()", "pca", std::to_string(pca), "must be >= 1");
   if (!(ridge >= 0.0) || !std::isfinite(ridge))
-    fail("ridge (" + format_number(ridge) + ") must be finite and >= 0");
+    throw_invalid("ScoreOptions::validate()", "ridge", format_number(ridge),
+                  "must be finite and >= 0");
   if (!(sigma >= 0.0) || !std::isfinite(sigma))
-    fail("sigma (" + format_number(sigma) + ") must be finite and >= 0 (0 = median heuristic)");
+    throw_invalid("ScoreOptions::validate()", "sigma", format_number(sigma),
+                  "must be finite and >= 0 (0 = median heuristic)");
   if (!(gamma > 0.0) || !std::isfinite(gamma))
-    fail("gamma (" + format_number(gamma) + ") must be finite and > 0");
-  if (threads < 0) fail("threads (" + std::to_string(threads) + ") must be >= 0");
+    throw_invalid("ScoreOptions::validate()", "gamma", format_number(gamma),
+                  "must be finite and > 0");
+  if (threads < 0)
+    throw_invalid("ScoreOptions::validate()", "threads", std::to_string(threads), "must be >= 0");
 }
 
 namespace {
