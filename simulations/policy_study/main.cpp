@@ -2,6 +2,7 @@
 // resumable multi-seed study with a ledger; see docs/studies.md ("policy_study").
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
 
 #include "data_flags.hpp"
 #include "moca/masking/policy_spec.hpp"
@@ -9,6 +10,35 @@
 #include "run_cli.hpp"
 
 namespace {
+
+// The generator size and the subject-wise split of the data into training and held-out windows.
+void add_split_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
+  app->add_option("--generator-windows", o.generator_windows, "generator: windows (10 subjects)")
+      ->capture_default_str();
+  app->add_option("--folds", o.folds, "subject-wise folds; fold 0 is held out")
+      ->capture_default_str();
+  app->add_option("--split-seed", o.split_seed, "seed of the subject folds and subsampling")
+      ->capture_default_str();
+  app->add_option("--train-windows", o.train_windows, "training windows kept (0 = all)")
+      ->capture_default_str();
+  app->add_option("--test-windows", o.test_windows, "held-out windows kept (0 = all)")
+      ->capture_default_str();
+}
+
+// The policy scores: feature maps (`features`, comma-separated), PCA, draws, reference encoder.
+void add_score_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o, std::string& features) {
+  app->add_option("--features", features,
+                  "score feature maps, comma-separated: raw, patch-mean, encoder (default all)");
+  app->add_option("--pca", o.pca, "principal components per view")->capture_default_str();
+  app->add_option("--draws", o.draws, "mask draws per score")->capture_default_str();
+  app->add_option("--encoder-windows", o.encoder_windows,
+                  "encoder map: training windows scored (0 = all)")
+      ->capture_default_str();
+  app->add_option("--reference-policy", o.reference_policy, "policy of the reference encoder")
+      ->capture_default_str();
+  app->add_option("--reference-seed", o.reference_seed, "seed of the reference encoder")
+      ->capture_default_str();
+}
 
 // The training runs' flags: seeds, model preset and the pre-training / probe schedule.
 void add_training_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
@@ -44,32 +74,13 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out, "output folder (ledger.jsonl, runs/, report, figures/)")
       ->required();
   moca::tools::add_data_flags(&app, o.data, o.dataset);
-  app.add_option("--generator-windows", o.generator_windows, "generator: windows (10 subjects)")
-      ->capture_default_str();
-  app.add_option("--folds", o.folds, "subject-wise folds; fold 0 is held out")
-      ->capture_default_str();
-  app.add_option("--split-seed", o.split_seed, "seed of the subject folds and subsampling")
-      ->capture_default_str();
-  app.add_option("--train-windows", o.train_windows, "training windows kept (0 = all)")
-      ->capture_default_str();
-  app.add_option("--test-windows", o.test_windows, "held-out windows kept (0 = all)")
-      ->capture_default_str();
+  add_split_flags(&app, o);
   app.add_option(
       "--policies", policies,
       "comma-separated policy specs (default: 21 — cross, extrapolation, sync, temporal, "
       "per-modality at 0.5/0.75/0.9, sensor keep 3/2/1, adaptive beta 5/20/50)");
   add_training_flags(&app, o);
-  app.add_option("--features", features,
-                 "score feature maps, comma-separated: raw, patch-mean, encoder (default all)");
-  app.add_option("--pca", o.pca, "principal components per view")->capture_default_str();
-  app.add_option("--draws", o.draws, "mask draws per score")->capture_default_str();
-  app.add_option("--encoder-windows", o.encoder_windows,
-                 "encoder map: training windows scored (0 = all)")
-      ->capture_default_str();
-  app.add_option("--reference-policy", o.reference_policy, "policy of the reference encoder")
-      ->capture_default_str();
-  app.add_option("--reference-seed", o.reference_seed, "seed of the reference encoder")
-      ->capture_default_str();
+  add_score_flags(&app, o, features);
   app.add_option("--tasks", tasks,
                  "common held-out tasks, comma-separated specs (default random 0.7, temporal "
                  "0.7, sensor keep 1, extrapolation 0.7)");

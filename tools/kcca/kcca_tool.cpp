@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
@@ -19,10 +20,6 @@
 namespace moca::tools {
 
 namespace {
-
-void fail(const std::string& msg) {
-  throw std::invalid_argument(msg);
-}
 
 bool sigma_auto(const KccaToolOptions& o) {
   return o.sigma == "auto";
@@ -37,7 +34,7 @@ double parse_sigma(const std::string& s) {
     used = 0;
   }
   if (used != s.size() || !(std::isfinite(v) && v > 0.0)) {
-    fail("--sigma (" + s + ") must be a number > 0 or auto");
+    throw_invalid("", "--sigma", s, "must be a number > 0 or auto");
   }
   return v;
 }
@@ -66,34 +63,34 @@ Eigen::MatrixXd sub_gram(const Eigen::MatrixXd& K, const std::vector<Eigen::Inde
 }  // namespace
 
 void validate_kcca_tool_options(const KccaToolOptions& o) {
-  if (o.u_path.empty() || o.m_path.empty()) fail("--u and --m are required");
+  if (o.u_path.empty() || o.m_path.empty()) throw_invalid("", "--u and --m are required");
   kcca::parse_kernel_type(o.kernel);
   if (!sigma_auto(o)) parse_sigma(o.sigma);
-  if (o.degree < 1) fail("--degree (" + std::to_string(o.degree) + ") must be >= 1");
+  if (o.degree < 1) throw_invalid("", "--degree", std::to_string(o.degree), "must be >= 1");
   if (!(std::isfinite(o.coef0) && o.coef0 >= 0.0)) {
-    fail("--coef0 (" + format_number(o.coef0, 12) + ") must be >= 0");
+    throw_invalid("", "--coef0", format_number(o.coef0, 12), "must be >= 0");
   }
   if (o.gamma && !(std::isfinite(*o.gamma) && *o.gamma > 0.0)) {
-    fail("--gamma (" + format_number(*o.gamma, 12) + ") must be > 0");
+    throw_invalid("", "--gamma", format_number(*o.gamma, 12), "must be > 0");
   }
   if (!(std::isfinite(o.gamma_u) && o.gamma_u > 0.0)) {
-    fail("--gamma-u (" + format_number(o.gamma_u, 12) + ") must be > 0");
+    throw_invalid("", "--gamma-u", format_number(o.gamma_u, 12), "must be > 0");
   }
   if (!(std::isfinite(o.gamma_m) && o.gamma_m > 0.0)) {
-    fail("--gamma-m (" + format_number(o.gamma_m, 12) + ") must be > 0");
+    throw_invalid("", "--gamma-m", format_number(o.gamma_m, 12), "must be > 0");
   }
   if (o.components < 1) {
-    fail("--components (" + std::to_string(o.components) + ") must be >= 1");
+    throw_invalid("", "--components", std::to_string(o.components), "must be >= 1");
   }
   kcca::parse_kcca_method(o.method);
-  if (o.rank < 1) fail("--rank (" + std::to_string(o.rank) + ") must be >= 1");
-  if (o.pca < 0) fail("--pca (" + std::to_string(o.pca) + ") must be >= 0");
-  if (o.pca > 0 && !o.cca) fail("--pca (" + std::to_string(o.pca) + ") needs --cca");
+  if (o.rank < 1) throw_invalid("", "--rank", std::to_string(o.rank), "must be >= 1");
+  if (o.pca < 0) throw_invalid("", "--pca", std::to_string(o.pca), "must be >= 0");
+  if (o.pca > 0 && !o.cca) throw_invalid("", "--pca", std::to_string(o.pca), "needs --cca");
   if (!(std::isfinite(o.ridge) && o.ridge >= 0.0)) {
-    fail("--ridge (" + format_number(o.ridge, 12) + ") must be >= 0");
+    throw_invalid("", "--ridge", format_number(o.ridge, 12), "must be >= 0");
   }
   if (o.bootstrap < 0 || o.bootstrap == 1) {
-    fail("--bootstrap (" + std::to_string(o.bootstrap) + ") must be 0 (none) or >= 2");
+    throw_invalid("", "--bootstrap", std::to_string(o.bootstrap), "must be 0 (none) or >= 2");
   }
 }
 
@@ -109,180 +106,219 @@ nlohmann::json kcca_analysis(const KccaToolOptions& o) {
   return j;
 }
 
-KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
-                           const Eigen::MatrixXd& M) {
-  validate_kcca_tool_options(o);
-  const auto t0 = std::chrono::steady_clock::now();
-  KccaAnalysis out;
+namespace {
+
+using nlohmann::json;
+
+/// The views' row counts agree and there are at least 3 rows.
+void check_views(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M) {
   if (U.rows() != M.rows()) {
-    fail("--u has " + std::to_string(U.rows()) + " rows, --m has " + std::to_string(M.rows()) +
-         " (the views must have the same number of rows)");
+    throw_invalid("", "--u has " + std::to_string(U.rows()) + " rows, --m has " +
+                          std::to_string(M.rows()) +
+                          " (the views must have the same number of rows)");
   }
+  if (U.rows() < 3)
+    throw_invalid("", "need at least 3 rows (got " + std::to_string(U.rows()) + ")");
+}
+
+/// The "bootstrap" JSON object: the 95% percentile CI of `stat` over `o.bootstrap` resamples.
+json bootstrap_json(Eigen::Index n, const kcca::RowStatistic& stat, const KccaToolOptions& o) {
+  const kcca::BootstrapResult b =
+      kcca::bootstrap(n, stat, o.bootstrap, 0.95, derive_seed(o.seed, 2));
+  return {{"resamples", o.bootstrap},
+          {"level", 0.95},
+          {"lower", b.lower},
+          {"upper", b.upper},
+          {"std_error", b.std_error}};
+}
+
+/// Linear CCA (--cca): checks --pca and --components against the views, solves, fills the
+/// result's JSON, `opts` and the weights in `out`; returns the correlations.
+Eigen::VectorXd linear_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd& U,
+                                const Eigen::MatrixXd& M, KccaAnalysis& out, json& opts) {
   const Eigen::Index n = U.rows();
-  if (n < 3) fail("need at least 3 rows (got " + std::to_string(n) + ")");
-  const double gamma_u = o.gamma ? *o.gamma : o.gamma_u;
-  const double gamma_m = o.gamma ? *o.gamma : o.gamma_m;
-
-  nlohmann::json& j = out.json;
-  j["tool"] = "kcca";
-  j["inputs"] = {{"n", n}, {"d_u", U.cols()}, {"d_m", M.cols()}};
-  nlohmann::json opts = {
-      {"components", o.components}, {"seed", o.seed}, {"bootstrap", o.bootstrap}};
-  Eigen::VectorXd correlations;
-  kcca::RowStatistic stat;
-
-  if (o.cca) {
-    kcca::LinearCcaOptions lo;
-    lo.pca = o.pca;
-    lo.ridge = o.ridge;
-    lo.components = o.components;
-    lo.weights = o.coefficients;
-    const Eigen::Index limit_u = o.pca > 0 ? std::min<Eigen::Index>(o.pca, U.cols()) : U.cols();
-    const Eigen::Index limit_m = o.pca > 0 ? std::min<Eigen::Index>(o.pca, M.cols()) : M.cols();
-    if (o.pca > std::min(U.cols(), M.cols()) || o.pca > n - 1) {
-      fail("--pca (" + std::to_string(o.pca) + ") exceeds min(d_u, d_m, n - 1) (" +
-           std::to_string(std::min({U.cols(), M.cols(), n - 1})) + ")");
-    }
-    if (o.components > std::min(limit_u, limit_m)) {
-      fail("--components (" + std::to_string(o.components) + ") exceeds the " +
-           std::to_string(std::min(limit_u, limit_m)) +
-           " canonical correlations linear CCA of these views has");
-    }
-    const kcca::LinearCcaResult r = kcca::linear_cca(U, M, lo);
-    correlations = r.correlations;
-    out.cca_weights_u = r.weights_u;
-    out.cca_weights_m = r.weights_m;
-    j["analysis"] = "cca";
-    opts["pca"] = o.pca;
-    opts["ridge"] = o.ridge;
-    j["status"] = "success";
-    j["null_level"] = r.null_level;
-    j["warning"] = r.warning;
-    j["p"] = r.p;
-    j["q"] = r.q;
-    if (o.pca > 0) {
-      j["explained_variance_u"] = to_vector(r.explained_variance_u);
-      j["explained_variance_m"] = to_vector(r.explained_variance_m);
-    }
-    if (o.ridge == 0.0 && r.n > r.p + r.q + 2) {
-      const kcca::BartlettResult b = kcca::bartlett_test(
-          r.correlations.head(std::min<Eigen::Index>(r.correlations.size(), std::min(r.p, r.q))),
-          r.n, r.p, r.q);
-      j["bartlett"] = {{"nonzero", b.nonzero}, {"p_value_all_zero", b.steps.front().p_value}};
-    }
-    stat = [&](const std::vector<Eigen::Index>& rows) {
+  kcca::LinearCcaOptions lo;
+  lo.pca = o.pca;
+  lo.ridge = o.ridge;
+  lo.components = o.components;
+  lo.weights = o.coefficients;
+  const Eigen::Index limit_u = o.pca > 0 ? std::min<Eigen::Index>(o.pca, U.cols()) : U.cols();
+  const Eigen::Index limit_m = o.pca > 0 ? std::min<Eigen::Index>(o.pca, M.cols()) : M.cols();
+  if (o.pca > std::min(U.cols(), M.cols()) || o.pca > n - 1) {
+    throw_invalid("", "--pca", std::to_string(o.pca),
+                  "exceeds min(d_u, d_m, n - 1) (" +
+                      std::to_string(std::min({U.cols(), M.cols(), n - 1})) + ")");
+  }
+  if (o.components > std::min(limit_u, limit_m)) {
+    throw_invalid("", "--components", std::to_string(o.components),
+                  "exceeds the " + std::to_string(std::min(limit_u, limit_m)) +
+                      " canonical correlations linear CCA of these views has");
+  }
+  const kcca::LinearCcaResult r = kcca::linear_cca(U, M, lo);
+  out.cca_weights_u = r.weights_u;
+  out.cca_weights_m = r.weights_m;
+  json& j = out.json;
+  j["analysis"] = "cca";
+  opts["pca"] = o.pca;
+  opts["ridge"] = o.ridge;
+  j["status"] = "success";
+  j["null_level"] = r.null_level;
+  j["warning"] = r.warning;
+  j["p"] = r.p;
+  j["q"] = r.q;
+  if (o.pca > 0) {
+    j["explained_variance_u"] = to_vector(r.explained_variance_u);
+    j["explained_variance_m"] = to_vector(r.explained_variance_m);
+  }
+  if (o.ridge == 0.0 && r.n > r.p + r.q + 2) {
+    const kcca::BartlettResult b = kcca::bartlett_test(
+        r.correlations.head(std::min<Eigen::Index>(r.correlations.size(), std::min(r.p, r.q))), r.n,
+        r.p, r.q);
+    j["bartlett"] = {{"nonzero", b.nonzero}, {"p_value_all_zero", b.steps.front().p_value}};
+  }
+  if (o.bootstrap > 0) {
+    const kcca::RowStatistic stat = [&](const std::vector<Eigen::Index>& rows) {
       kcca::LinearCcaOptions b = lo;
       b.components = 1;
       b.weights = false;
       return kcca::linear_cca(rows_of(U, rows), rows_of(M, rows), b).correlations(0);
     };
-  } else {
-    if (o.components > n) {
-      fail("--components (" + std::to_string(o.components) + ") exceeds n (" + std::to_string(n) +
-           ")");
-    }
-    kcca::Kernel ku, km;
-    ku.type = km.type = kcca::parse_kernel_type(o.kernel);
-    ku.degree = km.degree = o.degree;
-    ku.coef0 = km.coef0 = o.coef0;
-    const bool bandwidth =
-        ku.type == kcca::KernelType::kGaussian || ku.type == kcca::KernelType::kLaplacian;
-    if (bandwidth) {
-      if (sigma_auto(o)) {
-        ku.sigma = kcca::median_heuristic_sigma(U, derive_seed(o.seed, 0));
-        km.sigma = kcca::median_heuristic_sigma(M, derive_seed(o.seed, 1));
-      } else {
-        ku.sigma = km.sigma = parse_sigma(o.sigma);
-      }
-    }
-    kcca::KccaOptions ko;
-    ko.gamma_u = gamma_u;
-    ko.gamma_m = gamma_m;
-    ko.center = o.center;
-    ko.components = o.components;
-    ko.method = kcca::parse_kcca_method(o.method);
-    ko.rank = o.rank;
-    ko.seed = o.seed;
-    ko.coefficients = o.coefficients;  // the tool reports correlations only
-    if (ko.method == kcca::KccaMethod::kIterative && o.components > n - 3) {
-      fail("--components (" + std::to_string(o.components) +
-           ") must be <= n - 3 for --method iterative");
-    }
-    if (ko.method == kcca::KccaMethod::kLowRank) ko.tolerance = 1e-12;
-    j["analysis"] = "kcca";
-    opts["kernel"] = kcca::kernel_type_name(ku.type);
-    if (bandwidth) {
-      opts["sigma"] = o.sigma;
-      j["sigma_u"] = ku.sigma;
-      j["sigma_m"] = km.sigma;
-    }
-    if (ku.type == kcca::KernelType::kPolynomial) {
-      opts["degree"] = o.degree;
-      opts["coef0"] = o.coef0;
-    }
-    opts["gamma_u"] = gamma_u;
-    opts["gamma_m"] = gamma_m;
-    opts["center"] = o.center;
-    opts["method"] = kcca::to_string(ko.method);
-    opts["regularizer"] = "paper";
-    if (ko.method == kcca::KccaMethod::kLowRank) opts["rank"] = o.rank;
-    kcca::KccaResult r;
-    Eigen::MatrixXd Ku, Km;
-    if (ko.method == kcca::KccaMethod::kLowRank) {
-      r = kcca::kcca_low_rank(U, M, ku, km, ko);
-      j["approximation_bound"] = r.approximation_bound;
-      stat = [&, ko](const std::vector<Eigen::Index>& rows) {
-        kcca::KccaOptions b = ko;
-        b.components = 1;
+    j["bootstrap"] = bootstrap_json(n, stat, o);
+  }
+  return r.correlations;
+}
+
+/// The kernel of one view: --kernel, --degree, --coef0 and the bandwidth (--sigma or the median
+/// heuristic of the view, seeded by derive_seed(seed, view)).
+kcca::Kernel view_kernel(const KccaToolOptions& o, const Eigen::MatrixXd& X, std::uint64_t view) {
+  kcca::Kernel k;
+  k.type = kcca::parse_kernel_type(o.kernel);
+  k.degree = o.degree;
+  k.coef0 = o.coef0;
+  if (k.type == kcca::KernelType::kGaussian || k.type == kcca::KernelType::kLaplacian) {
+    k.sigma = sigma_auto(o) ? kcca::median_heuristic_sigma(X, derive_seed(o.seed, view))
+                            : parse_sigma(o.sigma);
+  }
+  return k;
+}
+
+/// The solver options of KCCA; checks --components against --method iterative.
+kcca::KccaOptions kcca_options(const KccaToolOptions& o, Eigen::Index n) {
+  kcca::KccaOptions ko;
+  ko.gamma_u = o.gamma ? *o.gamma : o.gamma_u;
+  ko.gamma_m = o.gamma ? *o.gamma : o.gamma_m;
+  ko.center = o.center;
+  ko.components = o.components;
+  ko.method = kcca::parse_kcca_method(o.method);
+  ko.rank = o.rank;
+  ko.seed = o.seed;
+  ko.coefficients = o.coefficients;  // the tool reports correlations only
+  if (ko.method == kcca::KccaMethod::kIterative && o.components > n - 3) {
+    throw_invalid("", "--components", std::to_string(o.components),
+                  "must be <= n - 3 for --method iterative");
+  }
+  if (ko.method == kcca::KccaMethod::kLowRank) ko.tolerance = 1e-12;
+  return ko;
+}
+
+/// The KCCA entries of the "options" object (and the bandwidths used, into `j`).
+void kcca_options_json(const KccaToolOptions& o, const kcca::Kernel& ku, const kcca::Kernel& km,
+                       const kcca::KccaOptions& ko, json& opts, json& j) {
+  opts["kernel"] = kcca::kernel_type_name(ku.type);
+  if (ku.type == kcca::KernelType::kGaussian || ku.type == kcca::KernelType::kLaplacian) {
+    opts["sigma"] = o.sigma;
+    j["sigma_u"] = ku.sigma;
+    j["sigma_m"] = km.sigma;
+  }
+  if (ku.type == kcca::KernelType::kPolynomial) {
+    opts["degree"] = o.degree;
+    opts["coef0"] = o.coef0;
+  }
+  opts["gamma_u"] = ko.gamma_u;
+  opts["gamma_m"] = ko.gamma_m;
+  opts["center"] = o.center;
+  opts["method"] = kcca::to_string(ko.method);
+  opts["regularizer"] = "paper";
+  if (ko.method == kcca::KccaMethod::kLowRank) opts["rank"] = o.rank;
+}
+
+/// Solves KCCA (low-rank, or dense on the n x n Grams) and, with --bootstrap, resamples rho_1
+/// (into j["bootstrap"]) while the Grams are still held.
+kcca::KccaResult solve_kcca(const KccaToolOptions& o, const Eigen::MatrixXd& U,
+                            const Eigen::MatrixXd& M, const kcca::Kernel& ku,
+                            const kcca::Kernel& km, const kcca::KccaOptions& ko, json& j) {
+  const Eigen::Index n = U.rows();
+  kcca::KccaOptions b = ko;  // the bootstrap statistic: rho_1 only
+  b.components = 1;
+  if (ko.method == kcca::KccaMethod::kLowRank) {
+    kcca::KccaResult r = kcca::kcca_low_rank(U, M, ku, km, ko);
+    j["approximation_bound"] = r.approximation_bound;
+    if (o.bootstrap > 0) {
+      const kcca::RowStatistic stat = [&](const std::vector<Eigen::Index>& rows) {
         return kcca::kcca_low_rank(rows_of(U, rows), rows_of(M, rows), ku, km, b).correlations(0);
       };
-    } else {
-      kcca::check_dense_kcca_memory(n, ko.method);  // before the n x n Grams
-      Ku = kcca::gram(U, ku);
-      Km = kcca::gram(M, km);
-      if (o.bootstrap > 0) {
-        r = kcca::kcca(Ku, Km, ko);  // the resamples read Ku, Km
-      } else {
-        r = kcca::kcca(std::move(Ku), std::move(Km), ko);  // no n x n copies
-      }
-      stat = [&, ko](const std::vector<Eigen::Index>& rows) {
-        kcca::KccaOptions b = ko;
-        b.components = 1;
-        if (b.method == kcca::KccaMethod::kIterative && rows.size() < 4) {
-          b.method = kcca::KccaMethod::kExact;
-        }
-        return kcca::kcca(sub_gram(Ku, rows), sub_gram(Km, rows), b).correlations(0);
-      };
+      j["bootstrap"] = bootstrap_json(n, stat, o);
     }
-    correlations = r.correlations;
-    out.kcca = r;
-    out.kernel_u = ku;
-    out.kernel_m = km;
-    j["status"] = kcca::to_string(r.status);
-    if (!r.message.empty()) j["message"] = r.message;
-    j["iterations"] = r.iterations;
-    j["centered"] = r.centered;
-    j["rank_u"] = r.rank_u;
-    j["rank_m"] = r.rank_m;
-    if (o.bootstrap > 0) {
-      const kcca::BootstrapResult b =
-          kcca::bootstrap(n, stat, o.bootstrap, 0.95, derive_seed(o.seed, 2));
-      j["bootstrap"] = {{"resamples", o.bootstrap},
-                        {"level", 0.95},
-                        {"lower", b.lower},
-                        {"upper", b.upper},
-                        {"std_error", b.std_error}};
+    return r;
+  }
+  kcca::check_dense_kcca_memory(n, ko.method);  // before the n x n Grams
+  Eigen::MatrixXd Ku = kcca::gram(U, ku);
+  Eigen::MatrixXd Km = kcca::gram(M, km);
+  if (o.bootstrap == 0) return kcca::kcca(std::move(Ku), std::move(Km), ko);  // no n x n copies
+  kcca::KccaResult r = kcca::kcca(Ku, Km, ko);  // the resamples read Ku, Km
+  const kcca::RowStatistic stat = [&](const std::vector<Eigen::Index>& rows) {
+    kcca::KccaOptions s = b;
+    if (s.method == kcca::KccaMethod::kIterative && rows.size() < 4) {
+      s.method = kcca::KccaMethod::kExact;
     }
+    return kcca::kcca(sub_gram(Ku, rows), sub_gram(Km, rows), s).correlations(0);
+  };
+  j["bootstrap"] = bootstrap_json(n, stat, o);
+  return r;
+}
+
+/// KCCA: kernels, solver options, the solve; fills the result's JSON, `opts` and `out`'s
+/// solver result and kernels; returns the correlations.
+Eigen::VectorXd kernel_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd& U,
+                                const Eigen::MatrixXd& M, KccaAnalysis& out, json& opts) {
+  const Eigen::Index n = U.rows();
+  if (o.components > n) {
+    throw_invalid("", "--components", std::to_string(o.components),
+                  "exceeds n (" + std::to_string(n) + ")");
   }
-  if (o.cca && o.bootstrap > 0) {
-    const kcca::BootstrapResult b =
-        kcca::bootstrap(n, stat, o.bootstrap, 0.95, derive_seed(o.seed, 2));
-    j["bootstrap"] = {{"resamples", o.bootstrap},
-                      {"level", 0.95},
-                      {"lower", b.lower},
-                      {"upper", b.upper},
-                      {"std_error", b.std_error}};
-  }
+  const kcca::Kernel ku = view_kernel(o, U, 0);
+  const kcca::Kernel km = view_kernel(o, M, 1);
+  const kcca::KccaOptions ko = kcca_options(o, n);
+  json& j = out.json;
+  j["analysis"] = "kcca";
+  kcca_options_json(o, ku, km, ko, opts, j);
+  const kcca::KccaResult r = solve_kcca(o, U, M, ku, km, ko, j);
+  out.kcca = r;
+  out.kernel_u = ku;
+  out.kernel_m = km;
+  j["status"] = kcca::to_string(r.status);
+  if (!r.message.empty()) j["message"] = r.message;
+  j["iterations"] = r.iterations;
+  j["centered"] = r.centered;
+  j["rank_u"] = r.rank_u;
+  j["rank_m"] = r.rank_m;
+  return r.correlations;
+}
+
+}  // namespace
+
+KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
+                           const Eigen::MatrixXd& M) {
+  validate_kcca_tool_options(o);
+  const auto t0 = std::chrono::steady_clock::now();
+  check_views(U, M);
+  KccaAnalysis out;
+  json& j = out.json;
+  j["tool"] = "kcca";
+  j["inputs"] = {{"n", U.rows()}, {"d_u", U.cols()}, {"d_m", M.cols()}};
+  json opts = {{"components", o.components}, {"seed", o.seed}, {"bootstrap", o.bootstrap}};
+  const Eigen::VectorXd correlations =
+      o.cca ? linear_cca_part(o, U, M, out, opts) : kernel_cca_part(o, U, M, out, opts);
   j["correlations"] = to_vector(correlations);
   j["options"] = opts;
   j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
@@ -36,30 +38,32 @@ std::string pad(const std::string& s, size_t w) {
 }  // namespace
 
 void KccaScoreOptions::validate() const {
-  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
   if (schemes.empty() && policies.empty())
-    fail("--scheme: no scheme given (valid: cross, random, sync, ...)");
-  if (!(ratio > 0.0 && ratio < 1.0)) fail("--ratio (" + fmt(ratio) + ") must be in (0, 1)");
-  if (samples < 3) fail("--samples (" + std::to_string(samples) + ") must be >= 3");
+    throw_invalid("--scheme", "no scheme given (valid: cross, random, sync, ...)");
+  if (!(ratio > 0.0 && ratio < 1.0)) throw_invalid("", "--ratio", fmt(ratio), "must be in (0, 1)");
+  if (samples < 3) throw_invalid("", "--samples", std::to_string(samples), "must be >= 3");
   if (!feature_map && features != "raw" && features != "patch-mean" && features != "rff-mean")
-    fail("--features (" + features + ") must be one of: raw, patch-mean, rff-mean");
+    throw_invalid("", "--features", features, "must be one of: raw, patch-mean, rff-mean");
   masking::parse_estimator(estimator);
   if (mask_mode != "auto") masking::parse_mask_mode(mask_mode);
   kcca::parse_kernel_type(kernel);
-  if (pca < 1) fail("--pca (" + std::to_string(pca) + ") must be >= 1");
-  if (!(gamma > 0.0) || !std::isfinite(gamma)) fail("--gamma (" + fmt(gamma) + ") must be > 0");
+  if (pca < 1) throw_invalid("", "--pca", std::to_string(pca), "must be >= 1");
+  if (!(gamma > 0.0) || !std::isfinite(gamma))
+    throw_invalid("", "--gamma", fmt(gamma), "must be > 0");
   if (!(sigma >= 0.0) || !std::isfinite(sigma))
-    fail("--sigma (" + fmt(sigma) + ") must be >= 0 (0 = median heuristic)");
-  if (draws < 2) fail("--draws (" + std::to_string(draws) + ") must be >= 2");
+    throw_invalid("", "--sigma", fmt(sigma), "must be >= 0 (0 = median heuristic)");
+  if (draws < 2) throw_invalid("", "--draws", std::to_string(draws), "must be >= 2");
   if (!(coupling >= 0.0 && coupling <= 1.0))
-    fail("--coupling (" + fmt(coupling) + ") must be in [0, 1]");
+    throw_invalid("", "--coupling", fmt(coupling), "must be in [0, 1]");
   if (patch_length < 1 || dataset.length % patch_length != 0)
-    fail("--patch-length (" + std::to_string(patch_length) + ") must divide the window length " +
-         std::to_string(dataset.length) + " (e.g. 10, 20, 25, 40, 50 for 200)");
+    throw_invalid("", "--patch-length", std::to_string(patch_length),
+                  "must divide the window length " + std::to_string(dataset.length) +
+                      " (e.g. 10, 20, 25, 40, 50 for 200)");
   if (transitions < -1)
-    fail("--transitions (" + std::to_string(transitions) + ") must be >= 0 (0 = the windows)");
+    throw_invalid("", "--transitions", std::to_string(transitions),
+                  "must be >= 0 (0 = the windows)");
   dataset.validate();
-  if (threads < 0) fail("--threads (" + std::to_string(threads) + ") must be >= 0");
+  if (threads < 0) throw_invalid("", "--threads", std::to_string(threads), "must be >= 0");
 }
 
 std::string effective_mask_mode(const KccaScoreOptions& options) {
@@ -67,13 +71,58 @@ std::string effective_mask_mode(const KccaScoreOptions& options) {
   return options.feature_map ? "shared" : "per-window";
 }
 
-nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
-                              std::ostream& log) {
-  using nlohmann::json;
-  const auto t0 = std::chrono::steady_clock::now();
-  options.validate();
+namespace {
 
-  // ---- data ----------------------------------------------------------------------------------
+using nlohmann::json;
+
+/// The windows a run scores and the "data" JSON describing them.
+struct LoadedWindows {
+  data::Windows windows;
+  json data_json;
+};
+
+/// Algorithm-1 transitions built from the random 7:3 training split of `ds`.
+LoadedWindows transitions_of(const data::Dataset& ds, int transitions, std::uint64_t data_seed,
+                             const KccaScoreOptions& options, std::ostream& log) {
+  LoadedWindows out{{}, ds.to_json()};
+  const data::Windows& all = ds.windows;
+  const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
+  const data::Windows train = all.subset(split.train);
+  out.windows = data::synthetic_transitions(train, transitions, data_seed);
+  log << "kcca_score: scoring " << out.windows.size()
+      << " synthetic transitions (Algorithm 1) from the training split of " << train.size()
+      << " windows (random 7:3, seed " << options.split_seed << ")\n";
+  out.data_json["scored"] = "Algorithm-1 transitions";
+  out.data_json["train_windows"] = train.size();
+  out.data_json["split"] = "random 7:3";
+  out.data_json["split_seed"] = options.split_seed;
+  out.data_json["transitions"] = out.windows.size();
+  out.data_json["transition_seed"] = data_seed;
+  return out;
+}
+
+/// The data set's own windows, a seeded random subset of `samples` when it has more.
+LoadedWindows own_windows_of(const data::Dataset& ds, std::uint64_t data_seed, int samples,
+                             std::ostream& log) {
+  LoadedWindows out{ds.windows, ds.to_json()};
+  std::string how = "all";
+  if (out.windows.size() > samples) {
+    std::vector<int> rows = data::numpy_legacy_permutation(
+        out.windows.size(), static_cast<std::uint32_t>(data_seed & 0xffffffffULL));
+    rows.resize(static_cast<size_t>(samples));
+    std::sort(rows.begin(), rows.end());
+    out.windows = out.windows.subset(rows);
+    how = "a seeded random subset (--samples)";
+  }
+  log << "kcca_score: scoring " << out.windows.size() << " of the data's " << ds.windows.size()
+      << " windows (" << how << ")\n";
+  out.data_json["scored"] = "windows";
+  out.data_json["scored_windows"] = out.windows.size();
+  return out;
+}
+
+/// Opens options.data and picks the windows scored (transitions or the data's windows).
+LoadedWindows load_windows(const KccaScoreOptions& options, std::ostream& log) {
   const std::uint64_t data_seed = derive_seed(options.seed, 0x64617461ULL);
   data::DatasetOptions dopt = options.dataset;
   dopt.generator.windows = options.samples;
@@ -82,103 +131,86 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   const data::Dataset ds = data::open_dataset(options.data, dopt);
   log << "kcca_score: data: " << ds.summary() << "\n";
   for (const auto& note : ds.notes) log << "kcca_score: data: " << note << "\n";
-  json data_json = ds.to_json();
-  data::Windows windows;
   const int transitions = options.transitions >= 0                    ? options.transitions
                           : ds.spec.format == data::DataFormat::kHapt ? options.samples
                                                                       : 0;
-  if (transitions > 0) {
-    const data::Windows& all = ds.windows;
-    const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
-    const data::Windows train = all.subset(split.train);
-    windows = data::synthetic_transitions(train, transitions, data_seed);
-    log << "kcca_score: scoring " << windows.size()
-        << " synthetic transitions (Algorithm 1) from the training split of " << train.size()
-        << " windows (random 7:3, seed " << options.split_seed << ")\n";
-    data_json["scored"] = "Algorithm-1 transitions";
-    data_json["train_windows"] = train.size();
-    data_json["split"] = "random 7:3";
-    data_json["split_seed"] = options.split_seed;
-    data_json["transitions"] = windows.size();
-    data_json["transition_seed"] = data_seed;
-  } else {
-    windows = ds.windows;
-    std::string how = "all";
-    if (windows.size() > options.samples) {
-      std::vector<int> rows = data::numpy_legacy_permutation(
-          windows.size(), static_cast<std::uint32_t>(data_seed & 0xffffffffULL));
-      rows.resize(static_cast<size_t>(options.samples));
-      std::sort(rows.begin(), rows.end());
-      windows = windows.subset(rows);
-      how = "a seeded random subset (--samples)";
-    }
-    log << "kcca_score: scoring " << windows.size() << " of the data's " << ds.windows.size()
-        << " windows (" << how << ")\n";
-    data_json["scored"] = "windows";
-    data_json["scored_windows"] = windows.size();
-  }
-  json doc = score_windows(windows, data_json, options, out, log);
+  if (transitions > 0) return transitions_of(ds, transitions, data_seed, options, log);
+  return own_windows_of(ds, data_seed, options.samples, log);
+}
+
+}  // namespace
+
+nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
+                              std::ostream& log) {
+  const auto t0 = std::chrono::steady_clock::now();
+  options.validate();
+  LoadedWindows loaded = load_windows(options, log);
+  json doc = score_windows(loaded.windows, std::move(loaded.data_json), options, out, log);
   doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!options.json.empty()) write_output_text(options.json, doc.dump(2) + "\n");
   return doc;
 }
 
-nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_json,
-                             const KccaScoreOptions& options, std::ostream& out,
-                             std::ostream& log) {
-  using nlohmann::json;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  options.validate();
-  data_json["channels"] = windows.channel_names;
-  data_json["sample_rate_hz"] = windows.sample_rate_hz;
-  data_json["description"] = windows.description;
-  if (!data_json.contains("source")) data_json["source"] = "windows";
+namespace {
 
-  // ---- policies and scorer --------------------------------------------------------------------
-  const masking::Grid grid =
-      masking::make_grid(windows.channels, windows.length, options.patch_length);
-  std::shared_ptr<const masking::FeatureMap> features =
-      options.feature_map ? options.feature_map : masking::make_feature_map(options.features);
+/// What a run scores with: the grid, feature map, scorer options, views and policies.
+struct ScoreSetup {
+  masking::Grid grid;
+  std::shared_ptr<const masking::FeatureMap> features;
   masking::ScoreOptions so;
-  so.estimator = masking::parse_estimator(options.estimator);
-  const std::string mask_mode = effective_mask_mode(options);
-  so.mask_mode = masking::parse_mask_mode(mask_mode);
-  so.draws = options.draws;
-  so.pca = options.pca;
-  so.kernel = kcca::parse_kernel_type(options.kernel);
-  so.gamma = options.gamma;
-  so.sigma = options.sigma;
-  so.seed = options.seed;
-  so.threads = options.threads;
+  std::string mask_mode;
   std::string views = "all channels";
+  std::vector<std::shared_ptr<const masking::MaskPolicy>> policies;
+};
+
+std::string channel_list(const std::vector<int>& ch) {
+  std::string t;
+  for (int c : ch) t += (t.empty() ? "" : ",") + std::to_string(c);
+  return t;
+}
+
+ScoreSetup make_setup(const data::Windows& windows, const KccaScoreOptions& options) {
+  ScoreSetup s;
+  s.grid = masking::make_grid(windows.channels, windows.length, options.patch_length);
+  s.features =
+      options.feature_map ? options.feature_map : masking::make_feature_map(options.features);
+  s.so.estimator = masking::parse_estimator(options.estimator);
+  s.mask_mode = effective_mask_mode(options);
+  s.so.mask_mode = masking::parse_mask_mode(s.mask_mode);
+  s.so.draws = options.draws;
+  s.so.pca = options.pca;
+  s.so.kernel = kcca::parse_kernel_type(options.kernel);
+  s.so.gamma = options.gamma;
+  s.so.sigma = options.sigma;
+  s.so.seed = options.seed;
+  s.so.threads = options.threads;
   if (options.cross_modal) {
-    masking::use_cross_modal_views(so, windows, "--cross-modal");
+    masking::use_cross_modal_views(s.so, windows, "--cross-modal");
     if (options.features == "rff-mean" && !options.feature_map)
       throw std::invalid_argument(
           "--cross-modal needs per-channel features (raw, patch-mean), "
           "not rff-mean");
-    auto list = [](const std::vector<int>& ch) {
-      std::string t;
-      for (int c : ch) t += (t.empty() ? "" : ",") + std::to_string(c);
-      return t;
-    };
-    views = "unmasked channels " + list(so.unmasked_channels) + " vs masked channels " +
-            list(so.masked_channels) + " (cross-modal part)";
+    s.views = "unmasked channels " + channel_list(s.so.unmasked_channels) + " vs masked channels " +
+              channel_list(s.so.masked_channels) + " (cross-modal part)";
   }
   masking::PolicyContext ctx;
   ctx.pilot = &windows;
-  ctx.features = features;
-  std::vector<std::shared_ptr<const masking::MaskPolicy>> policies;
-  for (const auto& s : options.schemes) {
-    policies.push_back(
-        masking::make_policy(masking::with_default_ratio(s, options.ratio), grid, ctx));
+  ctx.features = s.features;
+  for (const auto& spec : options.schemes) {
+    s.policies.push_back(
+        masking::make_policy(masking::with_default_ratio(spec, options.ratio), s.grid, ctx));
   }
-  policies.insert(policies.end(), options.policies.begin(), options.policies.end());
-  masking::PolicyScorer scorer(windows, grid, features, so);
+  s.policies.insert(s.policies.end(), options.policies.begin(), options.policies.end());
+  return s;
+}
 
+/// Scores every policy in turn, with progress lines on `log` for runs over a second.
+std::vector<masking::PolicyScore> score_policies(const data::Windows& windows,
+                                                 const ScoreSetup& setup,
+                                                 const KccaScoreOptions& options, std::ostream& log,
+                                                 const std::function<double()>& elapsed) {
+  masking::PolicyScorer scorer(windows, setup.grid, setup.features, setup.so);
+  const auto& policies = setup.policies;
   std::vector<masking::PolicyScore> scores;
   for (size_t k = 0; k < policies.size(); ++k) {
     double last_line = 0.0;
@@ -197,16 +229,22 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
           << " s elapsed\n";
     }
   }
+  return scores;
+}
 
-  // ---- table ---------------------------------------------------------------------------------
-  out << "kcca_score: " << windows.size() << " windows (" << data_json["source"].get<std::string>()
-      << "), grid " << grid.channels << " x " << grid.patches << " patches of " << grid.patch_length
-      << ", features " << features->name() << ", estimator " << options.estimator
-      << (so.estimator == masking::Estimator::kCca
+/// The table's header line and one row per scheme, then the schemes' warnings.
+void print_scores(std::ostream& out, const data::Windows& windows, const std::string& source,
+                  const ScoreSetup& setup, const std::vector<masking::PolicyScore>& scores,
+                  const KccaScoreOptions& options) {
+  const masking::Grid& grid = setup.grid;
+  out << "kcca_score: " << windows.size() << " windows (" << source << "), grid " << grid.channels
+      << " x " << grid.patches << " patches of " << grid.patch_length << ", features "
+      << setup.features->name() << ", estimator " << options.estimator
+      << (setup.so.estimator == masking::Estimator::kCca
               ? " (PCA " + std::to_string(options.pca) + ")"
               : " (" + options.kernel + ", gamma " + masking::format_number(options.gamma) + ")")
-      << ", views " << views << ", " << mask_mode << " masks, " << options.draws << " draws, seed "
-      << options.seed << "\n\n";
+      << ", views " << setup.views << ", " << setup.mask_mode << " masks, " << options.draws
+      << " draws, seed " << options.seed << "\n\n";
   size_t w_scheme = 14, w_spec = 34;
   for (const auto& s : scores) {
     w_scheme = std::max(w_scheme, s.scheme.size() + 1);
@@ -221,51 +259,81 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
   }
   for (const auto& s : scores)
     if (!s.warning.empty()) out << "warning (" << s.scheme << "): " << s.warning << "\n";
+}
 
+/// The paired-differences table (nothing for fewer than two schemes).
+void print_comparisons(std::ostream& out, const std::vector<masking::PairedComparison>& comparisons,
+                       int draws) {
+  if (comparisons.empty()) return;
+  out << "\npaired differences (same windows, common random numbers; paired t-test, " << draws - 1
+      << " df)\n";
+  size_t w_pair = 28;
+  for (const auto& c : comparisons) w_pair = std::max(w_pair, c.a.size() + c.b.size() + 5);
+  out << pad("a - b", w_pair) << pad("difference", 12) << pad("95% CI", 20) << "p\n";
+  for (const auto& c : comparisons) {
+    char p[32];
+    std::snprintf(p, sizeof(p), "%.3g", c.p_value);
+    out << pad(c.a + " - " + c.b, w_pair) << pad(fmt(c.difference), 12)
+        << pad("[" + fmt(c.ci_low) + ", " + fmt(c.ci_high) + "]", 20) << p << "\n";
+  }
+}
+
+/// The JSON document's "options" object.
+json options_json(const ScoreSetup& setup, const KccaScoreOptions& options) {
+  const masking::Grid& grid = setup.grid;
+  return {{"schemes", options.schemes},
+          {"ratio", options.ratio},
+          {"samples", options.samples},
+          {"features", setup.features->name()},
+          {"estimator", options.estimator},
+          {"pca", options.pca},
+          {"kernel", options.kernel},
+          {"gamma", options.gamma},
+          {"sigma", options.sigma},
+          {"draws", options.draws},
+          {"mask_mode", setup.mask_mode},
+          {"coupling", options.coupling},
+          {"patch_length", options.patch_length},
+          {"cross_modal", options.cross_modal},
+          {"views", setup.views},
+          {"grid",
+           {{"channels", grid.channels},
+            {"patches", grid.patches},
+            {"patch_length", grid.patch_length}}},
+          {"ci", "95% Student t, R-1 df"},
+          {"null_level", setup.so.estimator == masking::Estimator::kCca
+                             ? "Wachter edge for (pca, pca, n)"
+                             : "KCCA rho_1 with the masked view's rows permuted"}};
+}
+
+}  // namespace
+
+nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_json,
+                             const KccaScoreOptions& options, std::ostream& out,
+                             std::ostream& log) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::function<double()> elapsed = [t0] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  options.validate();
+  data_json["channels"] = windows.channel_names;
+  data_json["sample_rate_hz"] = windows.sample_rate_hz;
+  data_json["description"] = windows.description;
+  if (!data_json.contains("source")) data_json["source"] = "windows";
+
+  const ScoreSetup setup = make_setup(windows, options);
+  const std::vector<masking::PolicyScore> scores =
+      score_policies(windows, setup, options, log, elapsed);
+  print_scores(out, windows, data_json["source"].get<std::string>(), setup, scores, options);
   std::vector<masking::PairedComparison> comparisons;
   for (size_t a = 0; a < scores.size(); ++a)
     for (size_t b = a + 1; b < scores.size(); ++b)
       comparisons.push_back(masking::compare_scores(scores[a], scores[b]));
-  if (!comparisons.empty()) {
-    out << "\npaired differences (same windows, common random numbers; paired t-test, "
-        << options.draws - 1 << " df)\n";
-    size_t w_pair = 28;
-    for (const auto& c : comparisons) w_pair = std::max(w_pair, c.a.size() + c.b.size() + 5);
-    out << pad("a - b", w_pair) << pad("difference", 12) << pad("95% CI", 20) << "p\n";
-    for (const auto& c : comparisons) {
-      char p[32];
-      std::snprintf(p, sizeof(p), "%.3g", c.p_value);
-      out << pad(c.a + " - " + c.b, w_pair) << pad(fmt(c.difference), 12)
-          << pad("[" + fmt(c.ci_low) + ", " + fmt(c.ci_high) + "]", 20) << p << "\n";
-    }
-  }
+  print_comparisons(out, comparisons, options.draws);
 
-  // ---- JSON ----------------------------------------------------------------------------------
   json doc;
   doc["data"] = data_json;
-  doc["options"] = {{"schemes", options.schemes},
-                    {"ratio", options.ratio},
-                    {"samples", options.samples},
-                    {"features", features->name()},
-                    {"estimator", options.estimator},
-                    {"pca", options.pca},
-                    {"kernel", options.kernel},
-                    {"gamma", options.gamma},
-                    {"sigma", options.sigma},
-                    {"draws", options.draws},
-                    {"mask_mode", mask_mode},
-                    {"coupling", options.coupling},
-                    {"patch_length", options.patch_length},
-                    {"cross_modal", options.cross_modal},
-                    {"views", views},
-                    {"grid",
-                     {{"channels", grid.channels},
-                      {"patches", grid.patches},
-                      {"patch_length", grid.patch_length}}},
-                    {"ci", "95% Student t, R-1 df"},
-                    {"null_level", so.estimator == masking::Estimator::kCca
-                                       ? "Wachter edge for (pca, pca, n)"
-                                       : "KCCA rho_1 with the masked view's rows permuted"}};
+  doc["options"] = options_json(setup, options);
   doc["seed"] = options.seed;
   doc["schemes"] = json::array();
   for (const auto& s : scores) doc["schemes"].push_back(to_json(s));

@@ -228,6 +228,27 @@ bool decode_utf8(const std::string& s, std::vector<std::uint32_t>& cps) {
   return true;
 }
 
+// The elements of a column-major (Fortran-order) array of `shape`, in C order.
+template <typename T>
+std::vector<T> to_c_order(std::vector<T> vals, const std::vector<std::int64_t>& shape) {
+  const size_t r = shape.size();
+  std::vector<std::int64_t> idx(r, 0);  // the multi-index of C-order position lin
+  std::vector<T> out(vals.size());
+  for (size_t lin = 0; lin < vals.size(); ++lin) {
+    std::int64_t f = 0, stride = 1;
+    for (size_t k = 0; k < r; ++k) {
+      f += idx[k] * stride;
+      stride *= shape[k];
+    }
+    out[lin] = std::move(vals[static_cast<size_t>(f)]);
+    for (size_t k = r; k-- > 0;) {
+      if (++idx[k] < shape[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return out;
+}
+
 // Reads the n * width bytes of an array body, after checking that the file holds them (a shape
 // from a malformed header must not become a huge allocation or an overflowing product).
 std::vector<char> read_payload(std::istream& in, const std::string& path,
@@ -296,32 +317,16 @@ void read_npy_strings(std::istream& in, const std::string& path, bool fortran, N
       s.assign(p, len);
     }
   }
-  if (fortran && a.shape.size() > 1) {
-    const size_t r = a.shape.size();
-    std::vector<std::int64_t> idx(r, 0);
-    a.strings.resize(vals.size());
-    for (std::int64_t lin = 0; lin < n; ++lin) {
-      std::int64_t f = 0, stride = 1;
-      for (size_t k = 0; k < r; ++k) {
-        f += idx[k] * stride;
-        stride *= a.shape[k];
-      }
-      a.strings[static_cast<size_t>(lin)] = vals[static_cast<size_t>(f)];
-      for (size_t k = r; k-- > 0;) {
-        if (++idx[k] < a.shape[k]) break;
-        idx[k] = 0;
-      }
-    }
-  } else {
-    a.strings = std::move(vals);
-  }
+  a.strings =
+      fortran && a.shape.size() > 1 ? to_c_order(std::move(vals), a.shape) : std::move(vals);
 }
 
 }  // namespace
 
-NdArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open '" + path + "'");
+namespace {
+
+// Reads the magic string, version and header dictionary: a's dtype, fortran_order and shape.
+NdArray read_npy_header(std::istream& in, const std::string& path) {
   char magic[8];
   in.read(magic, 8);
   if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
@@ -357,32 +362,28 @@ NdArray read_npy(const std::string& path) {
     const auto q1 = header.find('\'', p), q2 = header.find('\'', q1 + 1);
     a.dtype = header.substr(q1 + 1, q2 - q1 - 1);
   }
-  bool fortran = false;
   {
     auto p = field("fortran_order");
     const size_t v = header.find_first_not_of(' ', p);
-    fortran = v != std::string::npos && header.compare(v, 4, "True") == 0;
-    a.fortran_order = fortran;
+    a.fortran_order = v != std::string::npos && header.compare(v, 4, "True") == 0;
   }
-  {
-    auto p = field("shape");
-    const auto o = header.find('(', p), c = header.find(')', o);
-    std::stringstream ss(header.substr(o + 1, c - o - 1));
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-      tok = trim(tok);
-      if (tok.empty()) continue;
-      char* end = nullptr;
-      const long long v = std::strtoll(tok.c_str(), &end, 10);
-      if (*end != '\0' || v < 0) throw std::invalid_argument(path + ": bad .npy shape");
-      a.shape.push_back(v);
-    }
+  auto p = field("shape");
+  const auto o = header.find('(', p), c = header.find(')', o);
+  std::stringstream ss(header.substr(o + 1, c - o - 1));
+  std::string tok;
+  while (std::getline(ss, tok, ',')) {
+    tok = trim(tok);
+    if (tok.empty()) continue;
+    char* end = nullptr;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (*end != '\0' || v < 0) throw std::invalid_argument(path + ": bad .npy shape");
+    a.shape.push_back(v);
   }
-  const std::string& d = a.dtype;
-  if (d.size() >= 3 && (d[1] == 'U' || d[1] == 'S')) {
-    read_npy_strings(in, path, fortran, a);
-    return a;
-  }
+  return a;
+}
+
+// The element width of a numeric dtype ('<f4', '|u1', ...); throws for the others.
+size_t numeric_width(const std::string& d, const std::string& path) {
   if (d.find('O') != std::string::npos) {
     throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
                                 "' (an object array, stored with pickle, which moca does not "
@@ -393,19 +394,16 @@ NdArray read_npy(const std::string& path) {
                                 "' (need little-endian f4, f8, i4, i8, u1 or b1)");
   }
   const std::string kind = d.substr(1);
-  size_t width = 0;
-  if (kind == "f4" || kind == "i4")
-    width = 4;
-  else if (kind == "f8" || kind == "i8")
-    width = 8;
-  else if (kind == "u1" || kind == "b1" || kind == "i1")
-    width = 1;
-  else {
-    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
-                                "' (need f4, f8, i4, i8, u1 or b1)");
-  }
-  const std::vector<char> raw = read_payload(in, path, a.shape, width);
-  const std::int64_t n = a.size();
+  if (kind == "f4" || kind == "i4") return 4;
+  if (kind == "f8" || kind == "i8") return 8;
+  if (kind == "u1" || kind == "b1" || kind == "i1") return 1;
+  throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
+                              "' (need f4, f8, i4, i8, u1 or b1)");
+}
+
+// The n elements of kind ("f4", "i8", ...) and `width` bytes in raw, as doubles.
+std::vector<double> decode_numbers(const std::vector<char>& raw, const std::string& kind,
+                                   size_t width, std::int64_t n) {
   std::vector<double> vals(static_cast<size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const char* p = raw.data() + i * static_cast<std::int64_t>(width);
@@ -431,27 +429,25 @@ NdArray read_npy(const std::string& path) {
       vals[i] = static_cast<unsigned char>(*p);
     }
   }
-  if (fortran && a.shape.size() > 1) {
-    // Convert column-major to C order.
-    const size_t r = a.shape.size();
-    std::vector<std::int64_t> idx(r, 0);
-    a.data.resize(vals.size());
-    for (std::int64_t lin = 0; lin < n; ++lin) {
-      // idx is the multi-index of C-order position lin
-      std::int64_t f = 0, stride = 1;
-      for (size_t k = 0; k < r; ++k) {
-        f += idx[k] * stride;
-        stride *= a.shape[k];
-      }
-      a.data[static_cast<size_t>(lin)] = vals[static_cast<size_t>(f)];
-      for (size_t k = r; k-- > 0;) {
-        if (++idx[k] < a.shape[k]) break;
-        idx[k] = 0;
-      }
-    }
-  } else {
-    a.data = std::move(vals);
+  return vals;
+}
+
+}  // namespace
+
+NdArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open '" + path + "'");
+  NdArray a = read_npy_header(in, path);
+  const std::string& d = a.dtype;
+  const bool fortran = a.fortran_order;
+  if (d.size() >= 3 && (d[1] == 'U' || d[1] == 'S')) {
+    read_npy_strings(in, path, fortran, a);
+    return a;
   }
+  const size_t width = numeric_width(d, path);
+  const std::vector<char> raw = read_payload(in, path, a.shape, width);
+  std::vector<double> vals = decode_numbers(raw, d.substr(1), width, a.size());
+  a.data = fortran && a.shape.size() > 1 ? to_c_order(std::move(vals), a.shape) : std::move(vals);
   return a;
 }
 

@@ -350,6 +350,140 @@ void DatasetOptions::validate() const {
   parse_npy_layout(npy_layout);
 }
 
+namespace {
+
+/// The generator's windows: o.generator with the spec's key=value parameters applied; the
+/// spec's parameters become the values used.
+Windows generate_for_spec(DataSpec& spec, const DatasetOptions& o) {
+  SyntheticOptions so = o.generator;
+  so.length = o.length;
+  so.sample_rate_hz = o.target_rate_hz;
+  for (const auto& [k, v] : spec.params) {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !std::isfinite(x)) {
+      throw std::invalid_argument("--data: generator " + k + " (" + v + ") is not a number");
+    }
+    const bool whole = x == std::floor(x) && x >= 0 && x < 9.2e18;
+    if ((k == "windows" || k == "subjects" || k == "seed") && !whole) {
+      throw std::invalid_argument("--data: generator " + k + " (" + v +
+                                  ") must be a whole number >= 0");
+    }
+    if (k == "windows") so.windows = static_cast<int>(std::min(x, 2e9));
+    if (k == "subjects") so.subjects = static_cast<int>(std::min(x, 2e9));
+    if (k == "seed") so.seed = static_cast<std::uint64_t>(x);
+    if (k == "coupling") so.coupling = x;
+    if (k == "noise") so.noise = x;
+  }
+  Windows w = generate_synthetic(so);
+  spec.params = {{"windows", std::to_string(so.windows)},
+                 {"coupling", format_number(so.coupling, 6)},
+                 {"noise", format_number(so.noise, 6)},
+                 {"subjects", std::to_string(so.subjects)},
+                 {"seed", std::to_string(so.seed)}};
+  return w;
+}
+
+/// The windows of d.spec as its reader gives them (before rate, modality and length fixes).
+Windows read_source(Dataset& d, const DatasetOptions& o) {
+  switch (d.spec.format) {
+    case DataFormat::kGenerator:
+      return generate_for_spec(d.spec, o);
+    case DataFormat::kHapt: {
+      // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
+      WindowingOptions wo;
+      wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
+      wo.stride = wo.length;
+      wo.transition_min_samples = std::min(wo.transition_min_samples, wo.length - 1);
+      return load_hapt_windows(d.spec.path, wo);
+    }
+    case DataFormat::kHmp: {
+      HmpOptions ho;
+      ho.length = o.length;
+      ho.target_rate_hz = o.target_rate_hz;
+      ho.include_model_folders = o.hmp_include_model_folders;
+      Windows w = load_hmp_windows(d.spec.path, ho);
+      d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
+                        format_number(o.target_rate_hz, 6) +
+                        " Hz by their reader (linear interpolation) "
+                        "before windowing");
+      return w;
+    }
+    case DataFormat::kNpy: {
+      NpyReadOptions no;
+      no.layout = parse_npy_layout(o.npy_layout);
+      no.drop_nonfinite = o.drop_nonfinite;
+      Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite);
+      if (d.dropped_nonfinite > 0) {
+        d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
+                          " windows holding non-finite values (--drop-nonfinite)");
+      }
+      return w;
+    }
+  }
+  throw std::logic_error("open_dataset(): unhandled data format");
+}
+
+/// --sample-rate (.npy only), or the model's rate when the data states none.
+void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
+  if (o.sample_rate_hz > 0) {
+    if (d.spec.format != DataFormat::kNpy) {
+      throw std::invalid_argument("--sample-rate (" + format_number(o.sample_rate_hz, 6) +
+                                  ") applies to .npy folders; " + to_string(d.spec.format) +
+                                  " data has a known rate");
+    }
+    w.sample_rate_hz = o.sample_rate_hz;
+  }
+  if (!(w.sample_rate_hz > 0)) {
+    w.sample_rate_hz = o.target_rate_hz;
+    d.notes.push_back(
+        "sample rate unknown (no --sample-rate, no sample_rate in meta.json): "
+        "taken as the model's " +
+        format_number(o.target_rate_hz, 6) + " Hz");
+  }
+}
+
+/// Modality groups: --modalities (dropping the channels it does not name), else the data's,
+/// else groups from the channel names.
+void settle_modalities(Windows& w, Dataset& d, const DatasetOptions& o) {
+  if (!o.modalities.empty()) {
+    const auto groups = parse_modalities(o.modalities, w.channels);
+    int named = 0;
+    for (const auto& g : groups) named += static_cast<int>(g.channels.size());
+    w = select_channels(w, groups);
+    if (named < d.source_channels) {
+      d.notes.push_back("--modalities names " + std::to_string(named) + " of " +
+                        std::to_string(d.source_channels) + " channels; the others are dropped");
+    }
+  } else if (w.modalities.empty()) {
+    w.modalities = groups_from_names(w.channel_names);
+    d.notes.push_back("modality groups from the channel names: " + format_modalities(w.modalities));
+  }
+}
+
+/// Resamples to the model's rate and crops / pads to its length (unless kept for .npy).
+void fit_to_model(Windows& w, Dataset& d, const DatasetOptions& o) {
+  const bool keep = o.keep_rate_and_length && d.spec.format == DataFormat::kNpy;
+  if (keep || (w.sample_rate_hz == o.target_rate_hz && w.length == o.length)) return;
+  const int m = resampled_length(w.length, w.sample_rate_hz, o.target_rate_hz);
+  std::string note;
+  if (w.sample_rate_hz != o.target_rate_hz) {
+    note = "resampled " + format_number(w.sample_rate_hz, 6) + " -> " +
+           format_number(o.target_rate_hz, 6) +
+           " Hz (band-limited, windowed sinc): " + std::to_string(w.length) + " -> " +
+           std::to_string(m) + " samples";
+  }
+  if (m != o.length) {
+    note += std::string(note.empty() ? "" : "; ") +
+            (m > o.length ? "centre-cropped " : "edge-padded ") + std::to_string(m) + " -> " +
+            std::to_string(o.length) + " samples (the model's L)";
+  }
+  w = resample_windows(w, o.target_rate_hz, o.length);
+  d.notes.push_back(note);
+}
+
+}  // namespace
+
 Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   o.validate();
   Dataset d;
@@ -366,122 +500,14 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
     }
   }
   d.spec = parse_data_spec(text, text == spec_text ? o.format : "auto");
-  Windows w;
-  switch (d.spec.format) {
-    case DataFormat::kGenerator: {
-      SyntheticOptions so = o.generator;
-      so.length = o.length;
-      so.sample_rate_hz = o.target_rate_hz;
-      for (const auto& [k, v] : d.spec.params) {
-        char* end = nullptr;
-        const double x = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end != '\0' || !std::isfinite(x)) {
-          throw std::invalid_argument("--data: generator " + k + " (" + v + ") is not a number");
-        }
-        const bool whole = x == std::floor(x) && x >= 0 && x < 9.2e18;
-        if ((k == "windows" || k == "subjects" || k == "seed") && !whole) {
-          throw std::invalid_argument("--data: generator " + k + " (" + v +
-                                      ") must be a whole number >= 0");
-        }
-        if (k == "windows") so.windows = static_cast<int>(std::min(x, 2e9));
-        if (k == "subjects") so.subjects = static_cast<int>(std::min(x, 2e9));
-        if (k == "seed") so.seed = static_cast<std::uint64_t>(x);
-        if (k == "coupling") so.coupling = x;
-        if (k == "noise") so.noise = x;
-      }
-      w = generate_synthetic(so);
-      d.spec.params = {{"windows", std::to_string(so.windows)},
-                       {"coupling", format_number(so.coupling, 6)},
-                       {"noise", format_number(so.noise, 6)},
-                       {"subjects", std::to_string(so.subjects)},
-                       {"seed", std::to_string(so.seed)}};
-      break;
-    }
-    case DataFormat::kHapt: {
-      // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
-      WindowingOptions wo;
-      wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
-      wo.stride = wo.length;
-      wo.transition_min_samples = std::min(wo.transition_min_samples, wo.length - 1);
-      w = load_hapt_windows(d.spec.path, wo);
-      break;
-    }
-    case DataFormat::kHmp: {
-      HmpOptions ho;
-      ho.length = o.length;
-      ho.target_rate_hz = o.target_rate_hz;
-      ho.include_model_folders = o.hmp_include_model_folders;
-      w = load_hmp_windows(d.spec.path, ho);
-      d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
-                        format_number(o.target_rate_hz, 6) +
-                        " Hz by their reader (linear interpolation) "
-                        "before windowing");
-      break;
-    }
-    case DataFormat::kNpy: {
-      NpyReadOptions no;
-      no.layout = parse_npy_layout(o.npy_layout);
-      no.drop_nonfinite = o.drop_nonfinite;
-      w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite);
-      if (d.dropped_nonfinite > 0) {
-        d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
-                          " windows holding non-finite values (--drop-nonfinite)");
-      }
-      break;
-    }
-  }
+  Windows w = read_source(d, o);
   d.source_channels = w.channels;
   d.source_length = w.length;
-  if (o.sample_rate_hz > 0) {
-    if (d.spec.format != DataFormat::kNpy) {
-      throw std::invalid_argument("--sample-rate (" + format_number(o.sample_rate_hz, 6) +
-                                  ") applies to .npy folders; " + to_string(d.spec.format) +
-                                  " data has a known rate");
-    }
-    w.sample_rate_hz = o.sample_rate_hz;
-  }
-  if (!(w.sample_rate_hz > 0)) {
-    w.sample_rate_hz = o.target_rate_hz;
-    d.notes.push_back(
-        "sample rate unknown (no --sample-rate, no sample_rate in meta.json): "
-        "taken as the model's " +
-        format_number(o.target_rate_hz, 6) + " Hz");
-  }
+  settle_rate(w, d, o);
   d.source_rate_hz = w.sample_rate_hz;
-  // Modality groups.
-  if (!o.modalities.empty()) {
-    const auto groups = parse_modalities(o.modalities, w.channels);
-    int named = 0;
-    for (const auto& g : groups) named += static_cast<int>(g.channels.size());
-    w = select_channels(w, groups);
-    if (named < d.source_channels) {
-      d.notes.push_back("--modalities names " + std::to_string(named) + " of " +
-                        std::to_string(d.source_channels) + " channels; the others are dropped");
-    }
-  } else if (w.modalities.empty()) {
-    w.modalities = groups_from_names(w.channel_names);
-    d.notes.push_back("modality groups from the channel names: " + format_modalities(w.modalities));
-  }
+  settle_modalities(w, d, o);
   if (!o.keep_classes.empty()) w = keep_classes(w, o.keep_classes, d.notes);
-  // Rate and length.
-  const bool keep = o.keep_rate_and_length && d.spec.format == DataFormat::kNpy;
-  if (!keep && (w.sample_rate_hz != o.target_rate_hz || w.length != o.length)) {
-    const int m = resampled_length(w.length, w.sample_rate_hz, o.target_rate_hz);
-    std::string note;
-    if (w.sample_rate_hz != o.target_rate_hz) {
-      note = "resampled " + format_number(w.sample_rate_hz, 6) + " -> " +
-             format_number(o.target_rate_hz, 6) +
-             " Hz (band-limited, windowed sinc): " + std::to_string(w.length) + " -> " +
-             std::to_string(m) + " samples";
-    }
-    if (m != o.length) {
-      note += std::string(note.empty() ? "" : "; ") +
-              (m > o.length ? "centre-cropped " : "edge-padded ") + std::to_string(m) + " -> " +
-              std::to_string(o.length) + " samples (the model's L)";
-    }
-    w = resample_windows(w, o.target_rate_hz, o.length);
-    d.notes.push_back(note);
-  }
+  fit_to_model(w, d, o);
   w.validate("open_dataset(" + d.spec.to_string() + ")");
   d.windows = std::move(w);
   return d;

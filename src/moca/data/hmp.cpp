@@ -138,8 +138,11 @@ HmpRecording read_hmp_file(const std::string& path, double target_rate_hz) {
   return rec;
 }
 
-Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
-  options.validate();
+namespace {
+
+/// The recording files under dir (or dir/HMP_Dataset): Accelerometer-...txt[.gz] in the activity
+/// folders, _MODEL folders only when asked.
+std::vector<std::string> hmp_files(const std::string& dir, bool include_model_folders) {
   std::string root = dir;
   if (detail::is_directory(dir + "/HMP_Dataset")) root = dir + "/HMP_Dataset";
   if (!detail::is_directory(root)) {
@@ -148,7 +151,7 @@ Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
   std::vector<std::string> files;
   for (const auto& sub : detail::list_subdirs(root)) {
     const bool model = sub.size() > 6 && sub.compare(sub.size() - 6, 6, "_MODEL") == 0;
-    if (model && !options.include_model_folders) continue;
+    if (model && !include_model_folders) continue;
     for (const auto& f : detail::list_files(root + "/" + sub)) {
       std::string act, vol;
       if (parse_hmp_file_name(f, act, vol)) files.push_back(root + "/" + sub + "/" + f);
@@ -160,14 +163,19 @@ Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
         "activity folders of '" +
         root + "'");
   }
+  return files;
+}
+
+/// Reads every file (in parallel); the first file's error is rethrown.
+std::vector<HmpRecording> read_recordings(const std::vector<std::string>& files,
+                                          double target_rate_hz) {
   const int n = static_cast<int>(files.size());
   std::vector<HmpRecording> recs(static_cast<size_t>(n));
   std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
 #pragma omp parallel for schedule(dynamic, 8)
   for (int i = 0; i < n; ++i) {
     try {
-      recs[static_cast<size_t>(i)] =
-          read_hmp_file(files[static_cast<size_t>(i)], options.target_rate_hz);
+      recs[static_cast<size_t>(i)] = read_hmp_file(files[static_cast<size_t>(i)], target_rate_hz);
     } catch (...) {
       errors[static_cast<size_t>(i)] = std::current_exception();
     }
@@ -175,16 +183,18 @@ Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+  return recs;
+}
+
+/// Cuts every recording into windows of `len` samples every `stride` (labels and subjects
+/// numbered in name order into w.class_names, w.subject_names); returns how many recordings
+/// were shorter than one window.
+int cut_windows(const std::vector<HmpRecording>& recs, int len, int stride, Windows& w) {
   std::map<std::string, int> act_id, vol_id;
   for (const auto& r : recs) {
     act_id.emplace(r.activity, 0);
     vol_id.emplace(r.volunteer, 0);
   }
-  Windows w;
-  w.channels = 3;
-  w.length = options.length;
-  w.sample_rate_hz = options.target_rate_hz;
-  w.channel_names = {"acc_x", "acc_y", "acc_z"};
   for (auto& [name, id] : act_id) {
     id = static_cast<int>(w.class_names.size());
     w.class_names.push_back(name);
@@ -193,8 +203,6 @@ Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
     id = static_cast<int>(w.subject_names.size());
     w.subject_names.push_back(name);
   }
-  const int len = options.length;
-  const int stride = options.stride == 0 ? len : options.stride;
   long total = 0;
   int short_files = 0;
   for (const auto& r : recs) {
@@ -220,9 +228,26 @@ Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
       ++row;
     }
   }
+  return short_files;
+}
+
+}  // namespace
+
+Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
+  options.validate();
+  const std::vector<std::string> files = hmp_files(dir, options.include_model_folders);
+  const std::vector<HmpRecording> recs = read_recordings(files, options.target_rate_hz);
+  Windows w;
+  w.channels = 3;
+  w.length = options.length;
+  w.sample_rate_hz = options.target_rate_hz;
+  w.channel_names = {"acc_x", "acc_y", "acc_z"};
+  const int len = options.length;
+  const int stride = options.stride == 0 ? len : options.stride;
+  const int short_files = cut_windows(recs, len, stride, w);
   char rate[32];
   std::snprintf(rate, sizeof rate, "%g", options.target_rate_hz);
-  w.description = "UCI HMP (ADL wrist accelerometer): " + std::to_string(n) + " files" +
+  w.description = "UCI HMP (ADL wrist accelerometer): " + std::to_string(files.size()) + " files" +
                   (options.include_model_folders ? " incl. _MODEL folders" : "") +
                   ", raw/63*3-1.5 g, 32 Hz -> " + rate +
                   " Hz linear interpolation, windows L=" + std::to_string(len) +

@@ -141,11 +141,15 @@ Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::str
   return ids;
 }
 
-Windows read_impl(const std::string& x_path, const std::string& y_path, const std::string& pid_path,
-                  const NpyReadOptions& o, const Meta& meta, std::int64_t* dropped_windows) {
-  o.validate();
-  if (!file_exists(x_path)) throw std::runtime_error("cannot open '" + x_path + "'");
-  const NdArray a = read_npy(x_path);
+/// X's window count, channels, length and the layout they were read with.
+struct XShape {
+  std::int64_t n = 0, c = 0, len = 0;
+  NpyLayout layout = NpyLayout::kAuto;
+};
+
+/// Checks X is a C-ordered little-endian float 3-d array and resolves its layout (options, then
+/// meta.json, then the shorter of the last two axes as channels).
+XShape x_shape(const NdArray& a, const std::string& x_path, NpyLayout requested, const Meta& meta) {
   if (a.is_string()) {
     throw std::invalid_argument(x_path + ": X must be numeric, got dtype '" + printable(a.dtype) +
                                 "'");
@@ -164,63 +168,88 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
                                 std::to_string(a.shape.size()) +
                                 " dimensions (a one-channel N x L array needs X[:, None, :])");
   }
-  const std::int64_t n = a.shape[0];
-  NpyLayout layout = o.layout;
-  if (layout == NpyLayout::kAuto) layout = meta.layout;
-  if (layout == NpyLayout::kAuto) {
-    layout = a.shape[2] < a.shape[1] ? NpyLayout::kChannelsLast : NpyLayout::kChannelsFirst;
+  XShape s;
+  s.n = a.shape[0];
+  s.layout = requested;
+  if (s.layout == NpyLayout::kAuto) s.layout = meta.layout;
+  if (s.layout == NpyLayout::kAuto) {
+    s.layout = a.shape[2] < a.shape[1] ? NpyLayout::kChannelsLast : NpyLayout::kChannelsFirst;
   }
-  const std::int64_t c = layout == NpyLayout::kChannelsFirst ? a.shape[1] : a.shape[2];
-  const std::int64_t len = layout == NpyLayout::kChannelsFirst ? a.shape[2] : a.shape[1];
-  if (n < 1 || c < 1 || len < 1) {
+  s.c = s.layout == NpyLayout::kChannelsFirst ? a.shape[1] : a.shape[2];
+  s.len = s.layout == NpyLayout::kChannelsFirst ? a.shape[2] : a.shape[1];
+  if (s.n < 1 || s.c < 1 || s.len < 1) {
     throw std::invalid_argument(x_path +
-                                ": X is empty (shape with a zero axis: N = " + std::to_string(n) +
-                                ", C = " + std::to_string(c) + ", L = " + std::to_string(len) +
-                                ", layout " + to_string(layout) + ")");
+                                ": X is empty (shape with a zero axis: N = " + std::to_string(s.n) +
+                                ", C = " + std::to_string(s.c) + ", L = " + std::to_string(s.len) +
+                                ", layout " + to_string(s.layout) + ")");
   }
-  // Non-finite values: counted over the whole array, then rejected or their windows dropped.
-  std::int64_t bad_values = 0, first_bad = -1;
-  std::vector<char> bad_window(static_cast<size_t>(n), 0);
+  return s;
+}
+
+/// Non-finite values of X: how many, in how many windows, and the windows kept.
+struct NonFinite {
+  std::int64_t values = 0, windows = 0;
+  std::vector<int> keep;
+};
+
+/// Counts X's non-finite values over the whole array; throws unless `drop` (or when every
+/// window holds one).
+NonFinite scan_nonfinite(const NdArray& a, const XShape& s, bool drop, const std::string& x_path) {
+  const std::int64_t c = s.c, len = s.len;
+  NonFinite out;
+  std::int64_t first_bad = -1;
+  std::vector<char> bad_window(static_cast<size_t>(s.n), 0);
   for (std::int64_t k = 0; k < a.size(); ++k) {
     if (!std::isfinite(a.data[static_cast<size_t>(k)])) {
       if (first_bad < 0) first_bad = k;
-      ++bad_values;
+      ++out.values;
       bad_window[static_cast<size_t>(k / (c * len))] = 1;
     }
   }
-  const std::int64_t bad_windows = std::count(bad_window.begin(), bad_window.end(), 1);
-  if (bad_values > 0 && !o.drop_nonfinite) {
+  out.windows = std::count(bad_window.begin(), bad_window.end(), 1);
+  if (out.values > 0 && !drop) {
     const std::int64_t i = first_bad / (c * len), r = first_bad % (c * len);
-    const std::int64_t ch = layout == NpyLayout::kChannelsFirst ? r / len : r % c;
-    const std::int64_t t = layout == NpyLayout::kChannelsFirst ? r % len : r / c;
+    const std::int64_t ch = s.layout == NpyLayout::kChannelsFirst ? r / len : r % c;
+    const std::int64_t t = s.layout == NpyLayout::kChannelsFirst ? r % len : r / c;
     throw std::invalid_argument(
-        x_path + ": X holds " + std::to_string(bad_values) + " non-finite values (NaN/Inf) in " +
-        std::to_string(bad_windows) + " of " + std::to_string(n) +
+        x_path + ": X holds " + std::to_string(out.values) + " non-finite values (NaN/Inf) in " +
+        std::to_string(out.windows) + " of " + std::to_string(s.n) +
         " windows; the first is window " + std::to_string(i) + " channel " + std::to_string(ch) +
         " sample " + std::to_string(t) +
         " (it is not finite); clean them or drop those windows with --drop-nonfinite");
   }
-  if (bad_windows == n) {
+  if (out.windows == s.n) {
     throw std::invalid_argument(x_path + ": every window of X holds non-finite values (" +
-                                std::to_string(bad_values) + "); nothing is left to read");
+                                std::to_string(out.values) + "); nothing is left to read");
   }
-  std::vector<int> keep;
-  for (std::int64_t i = 0; i < n; ++i)
-    if (!bad_window[static_cast<size_t>(i)]) keep.push_back(static_cast<int>(i));
-  if (dropped_windows != nullptr) *dropped_windows = bad_windows;
+  for (std::int64_t i = 0; i < s.n; ++i)
+    if (!bad_window[static_cast<size_t>(i)]) out.keep.push_back(static_cast<int>(i));
+  return out;
+}
+
+/// X as windows: row i holds channel ch's samples at ch * L .. ch * L + L - 1.
+Windows copy_windows(const NdArray& a, const XShape& s) {
+  const std::int64_t c = s.c, len = s.len;
   Windows w;
   w.channels = static_cast<int>(c);
   w.length = static_cast<int>(len);
-  w.x.resize(n, c * len);
-  for (std::int64_t i = 0; i < n; ++i) {
+  w.x.resize(s.n, c * len);
+  for (std::int64_t i = 0; i < s.n; ++i) {
     for (std::int64_t ch = 0; ch < c; ++ch) {
       for (std::int64_t t = 0; t < len; ++t) {
         const std::int64_t src =
-            layout == NpyLayout::kChannelsFirst ? (i * c + ch) * len + t : (i * len + t) * c + ch;
+            s.layout == NpyLayout::kChannelsFirst ? (i * c + ch) * len + t : (i * len + t) * c + ch;
         w.x(i, ch * len + t) = static_cast<float>(a.data[static_cast<size_t>(src)]);
       }
     }
   }
+  return w;
+}
+
+/// Channel names (options, meta.json or ch0, ch1, ...), sample rate, labels and subjects.
+void attach_metadata(Windows& w, const std::string& x_path, const std::string& y_path,
+                     const std::string& pid_path, const NpyReadOptions& o, const Meta& meta) {
+  const std::int64_t n = w.size(), c = w.channels;
   if (!o.channel_names.empty()) {
     w.channel_names = o.channel_names;
   } else if (!meta.channel_names.empty()) {
@@ -249,15 +278,27 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
   } else {
     w.subjects = Eigen::VectorXi::Constant(n, -1);
   }
+  w.modalities = meta.modalities;
+}
+
+Windows read_impl(const std::string& x_path, const std::string& y_path, const std::string& pid_path,
+                  const NpyReadOptions& o, const Meta& meta, std::int64_t* dropped_windows) {
+  o.validate();
+  if (!file_exists(x_path)) throw std::runtime_error("cannot open '" + x_path + "'");
+  const NdArray a = read_npy(x_path);
+  const XShape s = x_shape(a, x_path, o.layout, meta);
+  const NonFinite bad = scan_nonfinite(a, s, o.drop_nonfinite, x_path);
+  if (dropped_windows != nullptr) *dropped_windows = bad.windows;
+  Windows w = copy_windows(a, s);
+  attach_metadata(w, x_path, y_path, pid_path, o, meta);
   w.description = meta.description.empty()
-                      ? "windows from " + x_path + " (" + to_string(layout) + ", " + a.dtype + ")"
+                      ? "windows from " + x_path + " (" + to_string(s.layout) + ", " + a.dtype + ")"
                       : meta.description;
   if (w.sample_rate_hz <= 0) w.description += "; sample rate unknown";
-  w.modalities = meta.modalities;
-  if (bad_windows > 0) {
-    w = w.subset(keep);
-    w.description += "; dropped " + std::to_string(bad_windows) + " windows with " +
-                     std::to_string(bad_values) + " non-finite values";
+  if (bad.windows > 0) {
+    w = w.subset(bad.keep);
+    w.description += "; dropped " + std::to_string(bad.windows) + " windows with " +
+                     std::to_string(bad.values) + " non-finite values";
   }
   try {
     w.validate("read_windows_npy()");

@@ -116,120 +116,158 @@ Vec3 subject_tilt(std::uint64_t seed, int subject) {
   return {0.08 * standard_normal(rng), 0.08 * standard_normal(rng), 0.08 * standard_normal(rng)};
 }
 
+// The random parameters of one latent motion M of class `cls` (drawn by draw_motion()).
+struct Motion {
+  Vec3 mount{};                   // subject tilt + window orientation jitter
+  Vec3 sway_amp{}, sway_phase{};  // postural sway (all classes) at sway_f Hz
+  double sway_f = 0;
+  double step_f = 0, bounce = 0;  // gait (classes 1-3)
+  std::array<double, 3> harm_phase{};
+  Vec3 rot_amp{}, rot_phase{};
+  Vec3 u_a{}, n_axis{};  // transition (class 0): posture A -> B, by alpha about n_axis
+  double alpha = 0, t_c = 0, dur = 1;
+};
+
+// Draws M's parameters from `rng` (the order of the draws is part of the generator's output).
+Motion draw_motion(int cls, const Vec3& tilt, Rng& rng, int len, double fs) {
+  const double two_pi = 2.0 * M_PI;
+  Motion m;
+  // Window orientation jitter on top of the subject mount tilt.
+  const Vec3 jitter = {0.05 * standard_normal(rng), 0.05 * standard_normal(rng),
+                       0.05 * standard_normal(rng)};
+  m.mount = add(tilt, jitter);
+  // Postural sway (all classes): theta_s(t) = a_s (.) sin(2 pi f_s t + phi_s).
+  for (int k = 0; k < 3; ++k) {
+    m.sway_amp[k] = uniform(rng, 0.005, 0.03);
+    m.sway_phase[k] = uniform(rng, 0.0, two_pi);
+  }
+  m.sway_f = uniform(rng, 0.2, 0.6);
+  // Gait parameters (classes 1-3).
+  if (cls >= 1 && cls <= 3) {
+    const double f_lo[] = {0, 1.7, 1.4, 1.9}, f_hi[] = {0, 2.0, 1.7, 2.3};
+    const double amp[] = {0, 0.25, 0.20, 0.40};
+    m.step_f = uniform(rng, f_lo[cls], f_hi[cls]);
+    m.bounce = amp[cls] * uniform(rng, 0.8, 1.2);
+    for (auto& p : m.harm_phase) p = uniform(rng, 0.0, two_pi);
+    m.rot_amp = {uniform(rng, 0.05, 0.10), uniform(rng, 0.04, 0.08), uniform(rng, 0.03, 0.06)};
+    m.rot_phase = {uniform(rng, 0.0, two_pi), uniform(rng, 0.0, two_pi), m.harm_phase[0]};
+    if (cls == 3) m.rot_amp = scale(m.rot_amp, 1.3);
+  }
+  // Transition parameters (class 0): posture A -> B, smooth cosine ramp.
+  m.u_a = posture_gravity(cls);
+  if (cls == 0) {
+    const int postures[3] = {5, 4, 6};
+    const int pair = static_cast<int>(uniform_int(rng, 0, 5));  // 6 ordered pairs, as in HAPT
+    const int a = pair / 2, b = (a + 1 + pair % 2) % 3;
+    m.u_a = posture_gravity(postures[a]);
+    const Vec3 u_b = posture_gravity(postures[b]);
+    m.alpha = std::acos(std::max(-1.0, std::min(1.0, dot(m.u_a, u_b))));
+    m.n_axis = normalized(cross(m.u_a, u_b));
+    const double span = len / fs;
+    m.t_c = uniform(rng, 0.35, 0.65) * span;
+    m.dur = uniform(rng, 1.5, 3.0);
+  }
+  return m;
+}
+
+// The gait of classes 1-3 sample by sample: body acceleration and pelvis rotation. Sinusoids
+// advance by phasor recurrences (one rotation per sample) instead of sin/cos calls.
+struct Gait {
+  Vec3 u0, fwd, lat;  // gait frame: vertical, forward, lateral
+  double bounce, w1;
+  Vec3 rot_amp;
+  // Harmonics h = 1..3 of the step (h1 also drives forward acc and pitch), stride-rate lateral
+  // acc, stride-rate yaw and roll.
+  Osc h1, h2, h3, side, yaw, roll;
+
+  Gait(const Motion& m, const Vec3& u0_, const Vec3& fwd_, const Vec3& lat_, double fs)
+      : u0(u0_),
+        fwd(fwd_),
+        lat(lat_),
+        bounce(m.bounce),
+        w1(2.0 * M_PI * m.step_f),
+        rot_amp(m.rot_amp),
+        h1(w1 / fs, m.harm_phase[0]),
+        h2(2 * w1 / fs, m.harm_phase[1]),
+        h3(3 * w1 / fs, m.harm_phase[2]),
+        side(0.5 * w1 / fs, m.harm_phase[1]),
+        yaw(0.5 * w1 / fs, m.rot_phase[0]),
+        roll(0.5 * w1 / fs, m.rot_phase[1]) {}
+
+  // This sample's body acceleration; adds the pelvis rotation to theta, dtheta; steps.
+  Vec3 sample(Vec3& theta, Vec3& dtheta) {
+    // Body acc: v = sin(ph1) + 0.5 sin(ph2) + 0.25 sin(ph3) along vertical, 0.5 sin(ph1 + pi/2)
+    // forward, 0.3 sin(stride phase) sideways.
+    const double v = h1.s + 0.5 * h2.s + 0.25 * h3.s;
+    const double f = 0.5 * h1.c;
+    const double l = 0.3 * side.s;
+    const Vec3 body =
+        add(add(scale(u0, bounce * v), scale(fwd, bounce * f)), scale(lat, bounce * l));
+    // Pelvis rotation: yaw (about vertical) and roll (about forward) at stride frequency,
+    // pitch (about lateral) at step frequency locked to the bounce phase; 2nd harmonic 0.3x:
+    // angle B (sin ph + 0.3 sin 2ph), rate B w (cos ph + 0.6 cos 2ph).
+    const Osc* osc[3] = {&yaw, &roll, &h1};
+    const double fr[3] = {0.5 * w1, 0.5 * w1, w1};
+    const Vec3 axes[3] = {u0, fwd, lat};
+    for (int k = 0; k < 3; ++k) {
+      const double sn = osc[k]->s, cs = osc[k]->c;
+      const double ang = rot_amp[k] * (sn + 0.6 * sn * cs);
+      const double rate = rot_amp[k] * fr[k] * (cs + 0.6 * (cs * cs - sn * sn));
+      theta = add(theta, scale(axes[k], ang));
+      dtheta = add(dtheta, scale(axes[k], rate));
+    }
+    h1.step();
+    h2.step();
+    h3.step();
+    side.step();
+    yaw.step();
+    roll.step();
+    return body;
+  }
+};
+
 // One latent motion M of class `cls`: writes a(t) (3 x L, gravity + body acc, in g) and the
 // angular velocity w(t) (3 x L, rad/s) of that same motion. See docs/data.md for the equations.
 void simulate_motion(int cls, const Vec3& tilt, Rng& rng, int len, double fs, double* acc,
                      double* gyro) {
   const double two_pi = 2.0 * M_PI;
-  // Window orientation jitter on top of the subject mount tilt.
-  const Vec3 jitter = {0.05 * standard_normal(rng), 0.05 * standard_normal(rng),
-                       0.05 * standard_normal(rng)};
-  const Vec3 mount = add(tilt, jitter);
-  // Postural sway (all classes): theta_s(t) = a_s (.) sin(2 pi f_s t + phi_s).
-  Vec3 sway_amp, sway_phase;
-  for (int k = 0; k < 3; ++k) {
-    sway_amp[k] = uniform(rng, 0.005, 0.03);
-    sway_phase[k] = uniform(rng, 0.0, two_pi);
-  }
-  const double sway_f = uniform(rng, 0.2, 0.6);
-
-  // Gait parameters (classes 1-3).
-  double step_f = 0, bounce = 0;
-  std::array<double, 3> harm_phase{};
-  Vec3 rot_amp{}, rot_phase{};
-  if (cls >= 1 && cls <= 3) {
-    const double f_lo[] = {0, 1.7, 1.4, 1.9}, f_hi[] = {0, 2.0, 1.7, 2.3};
-    const double amp[] = {0, 0.25, 0.20, 0.40};
-    step_f = uniform(rng, f_lo[cls], f_hi[cls]);
-    bounce = amp[cls] * uniform(rng, 0.8, 1.2);
-    for (auto& p : harm_phase) p = uniform(rng, 0.0, two_pi);
-    rot_amp = {uniform(rng, 0.05, 0.10), uniform(rng, 0.04, 0.08), uniform(rng, 0.03, 0.06)};
-    rot_phase = {uniform(rng, 0.0, two_pi), uniform(rng, 0.0, two_pi), harm_phase[0]};
-    if (cls == 3) rot_amp = scale(rot_amp, 1.3);
-  }
-  // Transition parameters (class 0): posture A -> B, smooth cosine ramp.
-  Vec3 u_a = posture_gravity(cls), n_axis{};
-  double alpha = 0, t_c = 0, dur = 1;
-  if (cls == 0) {
-    const int postures[3] = {5, 4, 6};
-    const int pair = static_cast<int>(uniform_int(rng, 0, 5));  // 6 ordered pairs, as in HAPT
-    const int a = pair / 2, b = (a + 1 + pair % 2) % 3;
-    u_a = posture_gravity(postures[a]);
-    const Vec3 u_b = posture_gravity(postures[b]);
-    alpha = std::acos(std::max(-1.0, std::min(1.0, dot(u_a, u_b))));
-    n_axis = normalized(cross(u_a, u_b));
-    const double span = len / fs;
-    t_c = uniform(rng, 0.35, 0.65) * span;
-    dur = uniform(rng, 1.5, 3.0);
-  }
-  const Vec3 u0 = rotate(u_a, mount);
+  const Motion m = draw_motion(cls, tilt, rng, len, fs);
+  const Vec3 u0 = rotate(m.u_a, m.mount);
   // Gait frame: vertical = u0, forward = sensor z made orthogonal to u0, lateral = their cross.
   Vec3 fwd = add({0, 0, 1}, scale(u0, -u0[2]));
   fwd = normalized(fwd);
   const Vec3 lat = cross(u0, fwd);
-
-  // Sinusoids advance by phasor recurrences (one rotation per sample) instead of sin/cos calls:
-  // each Osc holds sin and cos of its phase at sample j.
-  const double w1 = two_pi * step_f;
-  const Vec3 rn = rotate(n_axis, mount);
-  std::array<Osc, 3> sway;
+  const Vec3 rn = rotate(m.n_axis, m.mount);
+  std::array<Osc, 3> sway;  // each Osc holds sin and cos of its phase at sample j
   for (int k = 0; k < 3; ++k)
-    sway[static_cast<size_t>(k)] = Osc(two_pi * sway_f / fs, sway_phase[k]);
-  // Gait: harmonics h = 1..3 of the step (h1 also drives forward acc and pitch), stride-rate
-  // lateral acc, stride-rate yaw and roll.
-  Osc h1(w1 / fs, harm_phase[0]), h2(2 * w1 / fs, harm_phase[1]), h3(3 * w1 / fs, harm_phase[2]);
-  Osc side(0.5 * w1 / fs, harm_phase[1]);
-  Osc yaw(0.5 * w1 / fs, rot_phase[0]), roll(0.5 * w1 / fs, rot_phase[1]);
-  const bool gait = cls >= 1 && cls <= 3;
+    sway[static_cast<size_t>(k)] = Osc(two_pi * m.sway_f / fs, m.sway_phase[k]);
+  Gait gait(m, u0, fwd, lat, fs);
+  const bool walking = cls >= 1 && cls <= 3;
   for (int j = 0; j < len; ++j) {
     const double t = j / fs;
     Vec3 theta, dtheta;  // small-angle rotation vector and its time derivative
     for (int k = 0; k < 3; ++k) {
       const Osc& o = sway[static_cast<size_t>(k)];
-      theta[k] = sway_amp[k] * o.s;
-      dtheta[k] = sway_amp[k] * two_pi * sway_f * o.c;
+      theta[k] = m.sway_amp[k] * o.s;
+      dtheta[k] = m.sway_amp[k] * two_pi * m.sway_f * o.c;
     }
     Vec3 body{0, 0, 0};
     Vec3 u = u0;
-    if (gait) {
-      // Body acc: v = sin(ph1) + 0.5 sin(ph2) + 0.25 sin(ph3) along vertical, 0.5 sin(ph1 + pi/2)
-      // forward, 0.3 sin(stride phase) sideways.
-      const double v = h1.s + 0.5 * h2.s + 0.25 * h3.s;
-      const double f = 0.5 * h1.c;
-      const double l = 0.3 * side.s;
-      body = add(add(scale(u0, bounce * v), scale(fwd, bounce * f)), scale(lat, bounce * l));
-      // Pelvis rotation: yaw (about vertical) and roll (about forward) at stride frequency,
-      // pitch (about lateral) at step frequency locked to the bounce phase; 2nd harmonic 0.3x:
-      // angle B (sin ph + 0.3 sin 2ph), rate B w (cos ph + 0.6 cos 2ph).
-      const Osc* osc[3] = {&yaw, &roll, &h1};
-      const double fr[3] = {0.5 * w1, 0.5 * w1, w1};
-      const Vec3 axes[3] = {u0, fwd, lat};
-      for (int k = 0; k < 3; ++k) {
-        const double sn = osc[k]->s, cs = osc[k]->c;
-        const double ang = rot_amp[k] * (sn + 0.6 * sn * cs);
-        const double rate = rot_amp[k] * fr[k] * (cs + 0.6 * (cs * cs - sn * sn));
-        theta = add(theta, scale(axes[k], ang));
-        dtheta = add(dtheta, scale(axes[k], rate));
-      }
-      h1.step();
-      h2.step();
-      h3.step();
-      side.step();
-      yaw.step();
-      roll.step();
+    if (walking) {
+      body = gait.sample(theta, dtheta);
     } else if (cls == 0) {
       // s(tau) = (1 - cos(pi tau)) / 2 on tau in [0, 1], tau = (t - t_c) / dur + 1/2.
-      const double tau = (t - t_c) / dur + 0.5;
+      const double tau = (t - m.t_c) / m.dur + 0.5;
       double s = 0, ds = 0;
       if (tau >= 1.0) {
         s = 1.0;
       } else if (tau > 0.0) {
         s = 0.5 - 0.5 * std::cos(M_PI * tau);
-        ds = 0.5 * M_PI * std::sin(M_PI * tau) / dur;
+        ds = 0.5 * M_PI * std::sin(M_PI * tau) / m.dur;
         body = scale(u0, 0.15 * std::sin(M_PI * tau));
       }
-      u = rotate(u0, scale(rn, alpha * s));
-      dtheta = add(dtheta, scale(rn, alpha * ds));
+      u = rotate(u0, scale(rn, m.alpha * s));
+      dtheta = add(dtheta, scale(rn, m.alpha * ds));
     }
     for (auto& o : sway) o.step();
     const Vec3 g = rotate(u, theta);

@@ -64,6 +64,92 @@ std::vector<std::string> policy_names() {
           "sensor", "per-modality", "fixed", "adaptive"};
 }
 
+namespace {
+
+/// The modality groups a sensor / per-modality policy splits by: context.modalities, else the
+/// pilot windows' groups (named in `names` for messages).
+struct ModalityGroups {
+  std::vector<std::vector<int>> groups;
+  std::string names;
+
+  /// Throws when the data has a single group: `what` needs two.
+  void require_two(const std::string& what) const {
+    if (groups.size() == 1) {
+      throw std::invalid_argument(
+          "make_policy(): " + what + " needs >= 2 modality groups; the data has 1" +
+          (names.empty() ? std::string() : " (" + names + ")") +
+          " (state the groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json)");
+    }
+  }
+};
+
+ModalityGroups modality_groups(const PolicyContext& context) {
+  ModalityGroups m{context.modalities, {}};
+  if (m.groups.empty() && context.pilot != nullptr) {
+    m.groups = context.pilot->modality_channels();
+    for (const auto& g : context.pilot->modalities) {
+      m.names += (m.names.empty() ? "" : ", ") + g.name;
+    }
+  }
+  return m;
+}
+
+std::unique_ptr<MaskPolicy> make_sensor(const PolicySpec& spec, const Grid& grid,
+                                        const ModalityGroups& modalities) {
+  detail::check_keys(spec, {"keep"});
+  modalities.require_two("sensor");
+  const long long keep = detail::get_int(spec, "keep", 1);
+  if (keep < 1 || keep > grid.channels - 1) {
+    throw std::invalid_argument("make_policy(): sensor keep (" + std::to_string(keep) +
+                                ") must be in [1, C-1] = [1, " + std::to_string(grid.channels - 1) +
+                                "]");
+  }
+  return std::make_unique<SensorPolicy>(grid, static_cast<int>(keep));
+}
+
+std::unique_ptr<MaskPolicy> make_per_modality(const PolicySpec& spec, const Grid& grid,
+                                              const ModalityGroups& modalities) {
+  detail::check_keys(spec, {"ratio", "groups"});
+  const std::string* g = spec.find("groups");
+  if (g == nullptr) modalities.require_two("per-modality");
+  auto groups = g                           ? parse_modality_groups(*g, grid.channels)
+                : modalities.groups.empty() ? default_modality_groups(grid.channels)
+                                            : modalities.groups;
+  return std::make_unique<PerModalityPolicy>(grid, detail::get_double(spec, "ratio", 0.75),
+                                             std::move(groups));
+}
+
+/// fixed:file=PATH (a mask file) or fixed:cells=ROWS (rows of 0/1 joined by '/').
+std::unique_ptr<MaskPolicy> make_fixed(const PolicySpec& spec, const Grid& grid) {
+  detail::check_keys(spec, {"file", "cells"});
+  const std::string* file = spec.find("file");
+  const std::string* cells = spec.find("cells");
+  if ((file == nullptr) == (cells == nullptr)) {
+    throw std::invalid_argument(
+        "make_policy(): fixed needs exactly one of file=PATH or cells=ROWS (rows of 0/1 "
+        "joined by '/')");
+  }
+  if (file != nullptr) {
+    if (!text_file_exists(*file)) {
+      throw std::invalid_argument("make_policy(): fixed file (" + *file + ") does not exist");
+    }
+    TextFileReader reader(*file);
+    std::string all, line;
+    while (reader.next_line(line)) all += line + "\n";
+    return std::make_unique<FixedPolicy>(grid, Mask::parse(all), "file=" + *file);
+  }
+  std::string rows = *cells;
+  for (auto& ch : rows)
+    if (ch == '/') ch = '\n';
+  Mask m = Mask::parse(rows);
+  std::string canon = m.to_string();
+  for (auto& ch : canon)
+    if (ch == '\n') ch = '/';
+  return std::make_unique<FixedPolicy>(grid, std::move(m), "cells=" + canon);
+}
+
+}  // namespace
+
 std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& grid,
                                         const PolicyContext& context) {
   using namespace detail;
@@ -82,70 +168,9 @@ std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& gri
     return std::make_unique<ColumnPolicy>(grid, get_double(spec, "ratio", n == "sync" ? 0.75 : 0.7),
                                           rule);
   }
-  std::vector<std::vector<int>> modalities = context.modalities;
-  std::string modality_text;
-  if (modalities.empty() && context.pilot != nullptr) {
-    modalities = context.pilot->modality_channels();
-    for (const auto& g : context.pilot->modalities) {
-      modality_text += (modality_text.empty() ? "" : ", ") + g.name;
-    }
-  }
-  auto require_two = [&](const std::string& what) {
-    if (modalities.size() == 1) {
-      throw std::invalid_argument(
-          "make_policy(): " + what + " needs >= 2 modality groups; the data has 1" +
-          (modality_text.empty() ? std::string() : " (" + modality_text + ")") +
-          " (state the groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json)");
-    }
-  };
-  if (n == "sensor") {
-    check_keys(spec, {"keep"});
-    require_two("sensor");
-    const long long keep = get_int(spec, "keep", 1);
-    if (keep < 1 || keep > grid.channels - 1) {
-      throw std::invalid_argument("make_policy(): sensor keep (" + std::to_string(keep) +
-                                  ") must be in [1, C-1] = [1, " +
-                                  std::to_string(grid.channels - 1) + "]");
-    }
-    return std::make_unique<SensorPolicy>(grid, static_cast<int>(keep));
-  }
-  if (n == "per-modality") {
-    check_keys(spec, {"ratio", "groups"});
-    const std::string* g = spec.find("groups");
-    if (g == nullptr) require_two("per-modality");
-    auto groups = g                    ? parse_modality_groups(*g, grid.channels)
-                  : modalities.empty() ? default_modality_groups(grid.channels)
-                                       : modalities;
-    return std::make_unique<PerModalityPolicy>(grid, get_double(spec, "ratio", 0.75),
-                                               std::move(groups));
-  }
-  if (n == "fixed") {
-    check_keys(spec, {"file", "cells"});
-    const std::string* file = spec.find("file");
-    const std::string* cells = spec.find("cells");
-    if ((file == nullptr) == (cells == nullptr)) {
-      throw std::invalid_argument(
-          "make_policy(): fixed needs exactly one of file=PATH or cells=ROWS (rows of 0/1 "
-          "joined by '/')");
-    }
-    if (file != nullptr) {
-      if (!text_file_exists(*file)) {
-        throw std::invalid_argument("make_policy(): fixed file (" + *file + ") does not exist");
-      }
-      TextFileReader reader(*file);
-      std::string all, line;
-      while (reader.next_line(line)) all += line + "\n";
-      return std::make_unique<FixedPolicy>(grid, Mask::parse(all), "file=" + *file);
-    }
-    std::string rows = *cells;
-    for (auto& ch : rows)
-      if (ch == '/') ch = '\n';
-    Mask m = Mask::parse(rows);
-    std::string canon = m.to_string();
-    for (auto& ch : canon)
-      if (ch == '\n') ch = '/';
-    return std::make_unique<FixedPolicy>(grid, std::move(m), "cells=" + canon);
-  }
+  if (n == "sensor") return make_sensor(spec, grid, modality_groups(context));
+  if (n == "per-modality") return make_per_modality(spec, grid, modality_groups(context));
+  if (n == "fixed") return make_fixed(spec, grid);
   if (n == "adaptive") return make_adaptive(spec, grid, context);
   throw std::invalid_argument("make_policy(): unknown policy '" + n +
                               "' (valid: " + join(policy_names(), ", ") + ")");
