@@ -44,19 +44,10 @@ void CouplingSweepOptions::validate() const {
       throw std::invalid_argument(f + "features (" + n + ") is not one of raw, patch-mean");
     }
   }
-  if (estimator != "cca" && estimator != "kcca") {
-    throw std::invalid_argument(f + "estimator (" + estimator + ") is not one of cca, kcca");
-  }
-  if (pca < 1) throw std::invalid_argument(f + "pca (" + std::to_string(pca) + ") must be >= 1");
-  if (draws < 2) {
-    throw std::invalid_argument(f + "draws (" + std::to_string(draws) + ") must be >= 2");
-  }
+  score.validate();
   if (patch_length < 1) {
     throw std::invalid_argument(f + "patch_length (" + std::to_string(patch_length) +
                                 ") must be >= 1");
-  }
-  if (threads < 0) {
-    throw std::invalid_argument(f + "threads (" + std::to_string(threads) + ") must be >= 0");
   }
 }
 
@@ -101,12 +92,10 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
       std::vector<std::string> parts = {"all"};
       if (options.cross_modal) parts.push_back("acc->gyro");
       for (const auto& part : parts) {
-        masking::ScoreOptions sco;
-        sco.estimator = masking::parse_estimator(options.estimator);
-        sco.draws = options.draws;
-        sco.pca = options.pca;
-        sco.seed = options.seed;
-        sco.threads = options.threads;
+        masking::ScoreOptions sco = options.score;
+        sco.mask_mode = masking::MaskMode::kPerWindow;
+        sco.unmasked_channels.clear();
+        sco.masked_channels.clear();
         if (part != "all") masking::use_cross_modal_views(sco, w, "the acc->gyro part");
         masking::PolicyScorer scorer(w, grid, fmap, sco);
         std::vector<masking::PolicyScore> scores;
@@ -177,13 +166,13 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
         {"schemes", options.schemes},
         {"ratio", options.ratio},
         {"features", options.features},
-        {"estimator", options.estimator},
-        {"pca", options.pca},
-        {"draws", options.draws},
+        {"estimator", masking::to_string(options.score.estimator)},
+        {"pca", options.score.pca},
+        {"draws", options.score.draws},
         {"patch_length", options.patch_length},
         {"cross_modal", options.cross_modal},
         {"data_seed", options.data_seed}}},
-      {"seed", options.seed},
+      {"seed", options.score.seed},
       {"points", points},
       {"verdicts", verdicts},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "moca/masking/policy_score.hpp"
+
 namespace moca::sim {
 
 /// Options of run_coupling_sweep.
@@ -27,17 +29,21 @@ struct CouplingSweepOptions {
                                       "sync"};  ///< policy specs; the first two are compared
   double ratio = 0.75;                          ///< ratio for specs without one; (0, 1)
   std::vector<std::string> features = {"raw", "patch-mean"};  ///< raw | patch-mean
-  std::string estimator = "cca";                              ///< cca | kcca
-  int pca = 50;                                               ///< >= 1
-  int draws = 10;                                             ///< >= 2
-  int patch_length = 20;                                      ///< divides 200
-  bool cross_modal = true;                                    ///< also score acc->gyro
-  std::uint64_t data_seed = 0;                                ///< generator seed (same at every c)
-  std::uint64_t seed = 0;                                     ///< mask seed
-  int threads = 0;                                            ///< 0 = default
-  std::string json;                                           ///< output file; empty = none
+  /// The scorer: estimator (cca | kcca), pca (50), draws R (10 here), seed of the masks,
+  /// threads; checked by its own validate(). Each part sets the mask mode (per-window) and views.
+  masking::ScoreOptions score = default_score();
+  int patch_length = 20;        ///< divides 200
+  bool cross_modal = true;      ///< also score acc->gyro
+  std::uint64_t data_seed = 0;  ///< generator seed (same at every c)
+  std::string json;             ///< output file; empty = none
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
+  /// The sweep's scorer defaults: masking::ScoreOptions with 10 draws.
+  static masking::ScoreOptions default_score() {
+    masking::ScoreOptions s;
+    s.draws = 10;
+    return s;
+  }
 };
 
 /// Runs the sweep, prints a table (one row per coupling, feature map and part: the schemes'

@@ -20,17 +20,20 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ratio", o.ratio, "mask ratio for specs without one")->capture_default_str();
   app.add_option("--features", features, "comma-separated: raw, patch-mean")->capture_default_str();
-  app.add_option("--estimator", o.estimator, "cca | kcca")->capture_default_str();
-  app.add_option("--pca", o.pca, "principal components per view")->capture_default_str();
-  app.add_option("--draws", o.draws, "mask draws")->capture_default_str();
+  std::string estimator = moca::masking::to_string(o.score.estimator);
+  app.add_option("--estimator", estimator, "cca | kcca")->capture_default_str();
+  app.add_option("--pca", o.score.pca, "principal components per view")->capture_default_str();
+  app.add_option("--draws", o.score.draws, "mask draws")->capture_default_str();
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
   bool no_cross_modal = false;
   app.add_flag("--no-cross-modal", no_cross_modal, "skip the acc->gyro part");
   app.add_option("--data-seed", o.data_seed, "generator seed")->capture_default_str();
-  app.add_option("--seed", o.seed, "seed of the mask draws")->capture_default_str();
-  app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
+  app.add_option("--seed", o.score.seed, "seed of the mask draws")->capture_default_str();
+  app.add_option("--threads", o.score.threads, "OpenMP threads (0 = default)")
+      ->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("coupling_sweep", app, argc, argv, [&] {
+    o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
     o.features = moca::masking::split_spec_list(features, "--features");

@@ -30,9 +30,10 @@ int main(int argc, char** argv) {
   app.add_option("--features", features, "comma-separated: raw, patch-mean, encoder")
       ->capture_default_str();
   app.add_option("--checkpoint", checkpoint, "pre-trained MoCA checkpoint (for encoder features)");
-  app.add_option("--estimator", o.estimator, "cca | kcca")->capture_default_str();
-  app.add_option("--pca", o.pca, "principal components per view")->capture_default_str();
-  app.add_option("--draws", o.draws, "mask draws")->capture_default_str();
+  std::string estimator = moca::masking::to_string(o.score.estimator);
+  app.add_option("--estimator", estimator, "cca | kcca")->capture_default_str();
+  app.add_option("--pca", o.score.pca, "principal components per view")->capture_default_str();
+  app.add_option("--draws", o.score.draws, "mask draws")->capture_default_str();
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
   app.add_option("--ratio-sweep", o.ratio_sweep, "also score the schemes at these ratios")
       ->capture_default_str();
@@ -41,10 +42,12 @@ int main(int argc, char** argv) {
                "encoder: skip the shared-mask and mask-only scores");
   bool no_cross_modal = false;
   app.add_flag("--no-cross-modal", no_cross_modal, "skip the acc->gyro part");
-  app.add_option("--seed", o.seed, "seed of the mask draws")->capture_default_str();
-  app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
+  app.add_option("--seed", o.score.seed, "seed of the mask draws")->capture_default_str();
+  app.add_option("--threads", o.score.threads, "OpenMP threads (0 = default)")
+      ->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
+    o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
     o.leak_checks = !no_leak_checks;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
@@ -53,7 +56,7 @@ int main(int argc, char** argv) {
 #ifdef MOCA_STUDIES_WITH_TORCH
       moca::model::InferenceOptions io;
       io.runtime.device = "cpu";
-      io.runtime.threads = o.threads;
+      io.runtime.threads = o.score.threads;
       o.encoder = moca::model::make_encoder_feature_map(checkpoint, io);
       o.encoder_source = checkpoint;
 #else

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "moca/masking/feature_map.hpp"
+#include "moca/masking/policy_score.hpp"
 #include "study_data.hpp"
 
 namespace moca::sim {
@@ -30,10 +31,12 @@ struct SimulationStudyOptions {
   std::vector<std::string> features = {"raw", "patch-mean"};
   std::shared_ptr<const masking::FeatureMap> encoder;  ///< the "encoder" map (from src/moca/model)
   std::string encoder_source;                          ///< e.g. the checkpoint path, for the JSON
-  std::string estimator = "cca";                       ///< cca (paper) | kcca
-  int pca = 50;                                        ///< components per view (paper 50); >= 1
-  int draws = 20;                                      ///< mask draws R; >= 2
-  int patch_length = 20;                               ///< Lp, divides the window length
+  /// The scorer: estimator (cca, the paper's, or kcca), pca (paper 50), draws R (20), seed of
+  /// the masks (data seed: data.seed), threads across draws; checked by its own validate().
+  /// mask_mode and the view channels are set per part (per-window, or shared for
+  /// "all/shared-mask"; acc->gyro channels for "acc->gyro").
+  masking::ScoreOptions score;
+  int patch_length = 20;    ///< Lp, divides the window length
   bool cross_modal = true;  ///< also score acc->gyro for raw / patch-mean
   /// For encoder features, also score (a) "all/shared-mask": one mask per draw shared by all
   /// windows, so the mask pattern is constant over windows and drops out of the centred
@@ -45,9 +48,7 @@ struct SimulationStudyOptions {
   /// sigma_1 vs mask ratio: the schemes are also scored (full views, built-in feature maps of
   /// `features`) at each of these ratios, each in (0, 1); empty = skip.
   std::vector<double> ratio_sweep;
-  std::uint64_t seed = 0;  ///< seed of the masks (data seed: data.seed)
-  int threads = 0;         ///< OpenMP threads across draws; 0 = default
-  std::string json;        ///< output file; empty = none
+  std::string json;  ///< output file; empty = none
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
 };

@@ -15,8 +15,8 @@ SimulationStudyOptions small(double coupling) {
   o.data.samples = 400;
   o.data.coupling = coupling;
   o.features = {"raw"};
-  o.pca = 20;
-  o.draws = 3;
+  o.score.pca = 20;
+  o.score.draws = 3;
   return o;
 }
 
@@ -92,7 +92,7 @@ TEST_CASE("simulation_study option errors") {
   o.features = {"pixels"};
   CHECK_THROWS_AS(o.validate(), std::invalid_argument);
   o = small(0.5);
-  o.draws = 1;
+  o.score.draws = 1;
   CHECK_THROWS_AS(o.validate(), std::invalid_argument);
   o = small(0.5);
   o.ratio = 1.0;
@@ -110,8 +110,8 @@ TEST_CASE("coupling_sweep: shape, verdicts, and the cross-modal score rises with
   o.couplings = {0.0, 1.0};
   o.samples = 400;
   o.features = {"raw"};
-  o.pca = 20;
-  o.draws = 3;
+  o.score.pca = 20;
+  o.score.draws = 3;
   std::ostringstream out, log;
   const auto doc = moca::sim::run_coupling_sweep(o, out, log);
   CHECK(doc["points"].size() == 4);  // 2 couplings x (all, acc->gyro)
