@@ -51,6 +51,54 @@ void CouplingSweepOptions::validate() const {
   }
 }
 
+namespace {
+using nlohmann::json;
+
+/// The verdict per series ("features/part"): the couplings where the first scheme is
+/// significantly above, below, or not distinguishable from the second; one line each to `out`.
+json verdicts_of(const std::vector<std::string>& series_order,
+                 const std::map<std::string, json>& series, const std::string& a_spec,
+                 const std::string& b_spec, std::ostream& out) {
+  json verdicts = json::array();
+  for (const auto& key : series_order) {
+    json above = json::array(), below = json::array(), tie = json::array();
+    for (const auto& p : series.at(key)) {
+      const double c = p[0], lo = p[2], hi = p[3];
+      (lo > 0 ? above : (hi < 0 ? below : tie)).push_back(c);
+    }
+    const auto slash = key.find('/');
+    json v = {{"features", key.substr(0, slash)},
+              {"part", key.substr(slash + 1)},
+              {"a", a_spec},
+              {"b", b_spec},
+              {"a_above_b", above},
+              {"a_below_b", below},
+              {"not_distinguishable", tie}};
+    verdicts.push_back(v);
+    out << key << ": " << a_spec << " above " << b_spec << " at c = " << above.dump()
+        << "; below at " << below.dump() << "; not distinguishable at " << tie.dump() << "\n";
+  }
+
+  return verdicts;
+}
+
+/// The JSON document's "options" object.
+json sweep_options_json(const CouplingSweepOptions& options) {
+  return {{"couplings", options.couplings},
+          {"samples", options.samples},
+          {"schemes", options.schemes},
+          {"ratio", options.ratio},
+          {"features", options.features},
+          {"estimator", masking::to_string(options.score.estimator)},
+          {"pca", options.score.pca},
+          {"draws", options.score.draws},
+          {"patch_length", options.patch_length},
+          {"cross_modal", options.cross_modal},
+          {"data_seed", options.data_seed}};
+}
+
+}  // namespace
+
 nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostream& out,
                                   std::ostream& log) {
   using nlohmann::json;
@@ -131,26 +179,7 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
   }
   out << header << rows;
 
-  // Verdicts: where the first scheme is significantly above / below the second.
-  json verdicts = json::array();
-  for (const auto& key : series_order) {
-    json above = json::array(), below = json::array(), tie = json::array();
-    for (const auto& p : series[key]) {
-      const double c = p[0], lo = p[2], hi = p[3];
-      (lo > 0 ? above : (hi < 0 ? below : tie)).push_back(c);
-    }
-    const auto slash = key.find('/');
-    json v = {{"features", key.substr(0, slash)},
-              {"part", key.substr(slash + 1)},
-              {"a", a_spec},
-              {"b", b_spec},
-              {"a_above_b", above},
-              {"a_below_b", below},
-              {"not_distinguishable", tie}};
-    verdicts.push_back(v);
-    out << key << ": " << a_spec << " above " << b_spec << " at c = " << above.dump()
-        << "; below at " << below.dump() << "; not distinguishable at " << tie.dump() << "\n";
-  }
+  const json verdicts = verdicts_of(series_order, series, a_spec, b_spec, out);
 
   json doc = {
       {"study", "coupling_sweep"},
@@ -160,18 +189,7 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
         {"length", 200},
         {"seed", options.data_seed},
         {"note", "same generator seed at every coupling"}}},
-      {"options",
-       {{"couplings", options.couplings},
-        {"samples", options.samples},
-        {"schemes", options.schemes},
-        {"ratio", options.ratio},
-        {"features", options.features},
-        {"estimator", masking::to_string(options.score.estimator)},
-        {"pca", options.score.pca},
-        {"draws", options.score.draws},
-        {"patch_length", options.patch_length},
-        {"cross_modal", options.cross_modal},
-        {"data_seed", options.data_seed}}},
+      {"options", sweep_options_json(options)},
       {"seed", options.score.seed},
       {"points", points},
       {"verdicts", verdicts},
