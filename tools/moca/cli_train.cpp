@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "cli.hpp"
 #include "launch.hpp"
@@ -42,11 +43,25 @@ void run_classify_rank(ClassifyCommand c) {
   run_classify(c, null_out, null_out);
 }
 
+// The enum flags of `pretrain` as text, parsed into PretrainOptions after CLI11 has run.
+struct PretrainText {
+  std::string layout = model::to_string(model::PretrainOptions{}.layout);
+  std::string pos_embed = model::to_string(model::PretrainOptions{}.pos_embed);
+  std::string loss = model::to_string(model::PretrainOptions{}.loss);
+  bool no_progress = false;
+  void apply(model::PretrainOptions& t) const {
+    t.layout = model::parse_token_layout(layout);
+    t.pos_embed = model::parse_pos_embed(pos_embed);
+    t.loss = model::parse_loss_scope(loss);
+    t.progress = !no_progress;
+  }
+};
+
 }  // namespace
 
 Subcommand add_pretrain_cli(CLI::App& app) {
   auto pre = std::make_shared<PretrainCommand>();
-  auto no_progress = std::make_shared<bool>(false);
+  auto text = std::make_shared<PretrainText>();
   model::PretrainOptions& t = pre->train;
   auto* p = app.add_subcommand("pretrain", "pre-train a MoCA MAE with a masking policy");
   add_data_options(p, pre->data);
@@ -56,10 +71,10 @@ Subcommand add_pretrain_cli(CLI::App& app) {
       ->capture_default_str();
   p->add_option("--preset", t.preset, "paper-base | tiny | cpu-small")->capture_default_str();
   p->add_option("--patch-length", t.patch_length, "samples per patch")->capture_default_str();
-  p->add_option("--layout", t.layout, "modality | stacked")->capture_default_str();
-  p->add_option("--pos-embed", t.pos_embed, "2d (paper) | 1d (released code)")
+  p->add_option("--layout", text->layout, "modality | stacked")->capture_default_str();
+  p->add_option("--pos-embed", text->pos_embed, "2d (paper) | 1d (released code)")
       ->capture_default_str();
-  p->add_option("--loss", t.loss, "all (paper) | masked")->capture_default_str();
+  p->add_option("--loss", text->loss, "all (paper) | masked")->capture_default_str();
   p->add_flag("--norm-pix-loss", t.norm_pix_loss, "per-patch normalised targets");
   p->add_option("--policy", t.policy, "masking policy spec")->capture_default_str();
   p->add_option("--epochs", t.epochs)->capture_default_str();
@@ -79,9 +94,9 @@ Subcommand add_pretrain_cli(CLI::App& app) {
                 "checkpoint and stop after this many iterations (-1 = never)");
   p->add_option("--json", pre->json, "summary JSON file");
   add_dist_options(p, t.dist);
-  add_no_progress(p, *no_progress);
-  return {p, [pre, no_progress] {
-            pre->train.progress = !*no_progress;
+  add_no_progress(p, text->no_progress);
+  return {p, [pre, text] {
+            text->apply(pre->train);
             install_stop_handlers();
             // Data-parallel: only rank 0 logs (rank errors still reach stderr through run_cli).
             std::ostream null_log(nullptr);
