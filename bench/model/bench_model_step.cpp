@@ -45,125 +45,162 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"Time a MoCA pre-training step"};
+struct BenchOptions {
   std::string preset = "tiny";
   int threads = 2, batch = 50, reps = 20, warmup = 3, channels = 6, length = 200, patch = 20;
   int shards = 0;
   std::string precision = "fp32", profile, device_name = "cpu";
   double ratio = 0.75;
-  app.add_option("--preset", preset, "model preset");
-  app.add_option("--device", device_name, "cpu | cuda | auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
-  app.add_option("--threads", threads, "intra-op threads");
-  app.add_option("--batch", batch, "windows per step");
-  app.add_option("--ratio", ratio, "masked fraction (cross masking)");
-  app.add_option("--shards", shards,
-                 "batch shards run concurrently, one thread each (0 = threads, 1 = off)");
-  app.add_option("--precision", precision, "fp32 | bf16 (autocast of the forward pass)");
-  app.add_option("--profile", profile,
-                 "write a per-op summary of the timed steps (LibTorch's profiler) to this file");
-  app.add_option("--reps", reps, "timed steps");
-  app.add_option("--warmup", warmup, "untimed steps first");
-  return moca::tools::run_cli("bench_model_step", app, argc, argv, [&] {
-    moca::model::RuntimeOptions runtime;
-    runtime.device = device_name;
-    runtime.threads = threads;
-    runtime.batch_shards = shards;
-    runtime.precision = precision;
-    // threads, the allocator and the device, as the trainer
-    const torch::Device device = moca::model::detail::setup_runtime(runtime);
-    const bool cuda = device.is_cuda();
-    const int used_shards = runtime.effective_batch_shards(cuda, batch);
-    const auto sync = [cuda] {
-      if (cuda) torch::cuda::synchronize();
-    };
-    torch::manual_seed(0);
-    auto opts = moca::model::preset(preset, channels, length, patch);
-    moca::model::MocaMae model(opts);
-    model->to(device);
-    std::vector<torch::Tensor> decay, no_decay;
-    for (const auto& p : model->named_parameters()) {
-      (p.value().dim() <= 1 ||
-               (p.key().size() >= 5 && p.key().substr(p.key().size() - 5) == ".bias")
-           ? no_decay
-           : decay)
-          .push_back(p.value());
-    }
-    std::vector<torch::optim::OptimizerParamGroup> groups;
-    groups.emplace_back(
-        decay, std::make_unique<torch::optim::AdamWOptions>(
-                   torch::optim::AdamWOptions(5e-4).betas({0.9, 0.95}).weight_decay(0.05)));
-    groups.emplace_back(no_decay,
-                        std::make_unique<torch::optim::AdamWOptions>(
-                            torch::optim::AdamWOptions(5e-4).betas({0.9, 0.95}).weight_decay(0.0)));
-    torch::optim::AdamW optimizer(std::move(groups));
+};
 
-    const int T = opts.tokens();
-    const int masked = static_cast<int>(std::floor(ratio * T));
-    moca::Rng rng(1);
-    auto x = torch::randn({batch, channels, length}).to(device);
-    std::vector<moca::masking::Mask> masks;
-    for (int b = 0; b < batch; ++b) {
-      std::vector<int> perm(static_cast<size_t>(T));
-      for (int t = 0; t < T; ++t) perm[static_cast<size_t>(t)] = t;
-      moca::shuffle(perm, rng);
-      moca::masking::Mask m(channels, opts.patches());
-      for (int k = 0; k < masked; ++k) m.set(perm[static_cast<size_t>(k)], true);
-      masks.push_back(m);
+void add_flags(CLI::App& app, BenchOptions& o) {
+  app.add_option("--preset", o.preset, "model preset");
+  app.add_option("--device", o.device_name, "cpu | cuda | auto")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--threads", o.threads, "intra-op threads");
+  app.add_option("--batch", o.batch, "windows per step");
+  app.add_option("--ratio", o.ratio, "masked fraction (cross masking)");
+  app.add_option("--shards", o.shards,
+                 "batch shards run concurrently, one thread each (0 = threads, 1 = off)");
+  app.add_option("--precision", o.precision, "fp32 | bf16 (autocast of the forward pass)");
+  app.add_option("--profile", o.profile,
+                 "write a per-op summary of the timed steps (LibTorch's profiler) to this file");
+  app.add_option("--reps", o.reps, "timed steps");
+  app.add_option("--warmup", o.warmup, "untimed steps first");
+}
+
+// AdamW as the trainer: weight decay on matrices, none on biases and 1-D parameters.
+torch::optim::AdamW make_adamw(moca::model::MocaMae& model) {
+  std::vector<torch::Tensor> decay, no_decay;
+  for (const auto& p : model->named_parameters()) {
+    (p.value().dim() <= 1 || (p.key().size() >= 5 && p.key().substr(p.key().size() - 5) == ".bias")
+         ? no_decay
+         : decay)
+        .push_back(p.value());
+  }
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay,
+                      std::make_unique<torch::optim::AdamWOptions>(
+                          torch::optim::AdamWOptions(5e-4).betas({0.9, 0.95}).weight_decay(0.05)));
+  groups.emplace_back(no_decay,
+                      std::make_unique<torch::optim::AdamWOptions>(
+                          torch::optim::AdamWOptions(5e-4).betas({0.9, 0.95}).weight_decay(0.0)));
+  return torch::optim::AdamW(std::move(groups));
+}
+
+// `batch` cross masks hiding `masked` of the channels x patches tokens each (seed 1).
+std::vector<moca::masking::Mask> random_masks(int batch, int channels, int patches, int masked) {
+  const int T = channels * patches;
+  moca::Rng rng(1);
+  std::vector<moca::masking::Mask> masks;
+  for (int b = 0; b < batch; ++b) {
+    std::vector<int> perm(static_cast<size_t>(T));
+    for (int t = 0; t < T; ++t) perm[static_cast<size_t>(t)] = t;
+    moca::shuffle(perm, rng);
+    moca::masking::Mask m(channels, patches);
+    for (int k = 0; k < masked; ++k) m.set(perm[static_cast<size_t>(k)], true);
+    masks.push_back(m);
+  }
+  return masks;
+}
+
+struct StepTimes {
+  std::vector<double> wall, cpu;  // seconds per timed step
+};
+
+// Warm-up then timed training steps; the profiler records the timed ones when asked.
+StepTimes time_steps(const BenchOptions& o, const torch::Device& device, int shards) {
+  const bool cuda = device.is_cuda();
+  const auto sync = [cuda] {
+    if (cuda) torch::cuda::synchronize();
+  };
+  torch::manual_seed(0);
+  auto opts = moca::model::preset(o.preset, o.channels, o.length, o.patch);
+  moca::model::MocaMae model(opts);
+  model->to(device);
+  torch::optim::AdamW optimizer = make_adamw(model);
+  const int masked = static_cast<int>(std::floor(o.ratio * opts.tokens()));
+  auto x = torch::randn({o.batch, o.channels, o.length}).to(device);
+  const auto masks = random_masks(o.batch, o.channels, opts.patches(), masked);
+  auto mt = moca::model::to_tensors(
+      moca::model::mask_indices(masks, opts.layout(), o.channels, opts.patches()), device);
+  model->train();
+  StepTimes times;
+  std::ostringstream trace;  // the profiler's trace, written through the output module
+  std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
+  for (int i = 0; i < o.warmup + o.reps; ++i) {
+    if (i == o.warmup && !o.profile.empty()) {
+      recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
     }
-    auto mt = moca::model::to_tensors(
-        moca::model::mask_indices(masks, opts.layout(), channels, opts.patches()), device);
-    model->train();
-    std::vector<double> times, cpu_times;
-    std::ostringstream trace;  // the profiler's trace, written through the output module
-    std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
-    for (int i = 0; i < warmup + reps; ++i) {
-      if (i == warmup && !profile.empty()) {
-        recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
-      }
-      sync();
-      const double t0 = now(), c0 = cpu_now();
-      moca::model::mae_loss_and_gradients(model, x, mt, used_shards, precision);
-      optimizer.step();
-      sync();
-      const double t1 = now(), c1 = cpu_now();
-      if (i >= warmup) {
-        times.push_back(t1 - t0);
-        cpu_times.push_back(c1 - c0);
-      }
+    sync();
+    const double t0 = now(), c0 = cpu_now();
+    moca::model::mae_loss_and_gradients(model, x, mt, shards, o.precision);
+    optimizer.step();
+    sync();
+    const double t1 = now(), c1 = cpu_now();
+    if (i >= o.warmup) {
+      times.wall.push_back(t1 - t0);
+      times.cpu.push_back(c1 - c0);
     }
-    recorder.reset();  // completes the trace
-    if (!profile.empty()) moca::write_output_text(profile, trace.str());
-    const double step_s = median(times);
-    const double flops = moca::model::mae_step_flops(opts, batch, T - masked);
-    // Matrix-multiply rate on the same threads (or device): n^3 fp32 products, median of 10.
-    const int64_t n = cuda ? 4096 : 1024;
-    auto a = torch::randn({n, n}).to(device), b2 = torch::randn({n, n}).to(device);
-    std::vector<double> mm;
-    for (int i = 0; i < 12; ++i) {
-      sync();
-      const double t0 = now();
-      auto c = torch::mm(a, b2);
-      sync();
-      const double t1 = now();
-      if (i >= 2)
-        mm.push_back(2.0 * static_cast<double>(n * n) * static_cast<double>(n) / (t1 - t0));
-    }
-    const double peak = median(mm);
-    std::cout << std::fixed << std::setprecision(2);
-    std::cout << "preset " << preset << ", batch " << batch << ", tokens " << T << ", visible "
-              << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
-              << used_shards << ", " << precision << ", " << (cuda ? "cuda" : "cpu") << "\n";
-    std::cout << "step median " << step_s * 1e3 << " ms (min "
-              << *std::min_element(times.begin(), times.end()) * 1e3 << " ms) over " << reps
-              << " steps; CPU time per step (all threads) median " << median(cpu_times) * 1e3
-              << " ms\n";
-    std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
-              << " GFLOP/s; sgemm " << n << "^3 " << peak / 1e9 << " GFLOP/s; fraction "
-              << flops / step_s / peak << "\n";
-    return 0;
-  });
+  }
+  recorder.reset();  // completes the trace
+  if (!o.profile.empty()) moca::write_output_text(o.profile, trace.str());
+  return times;
+}
+
+// Matrix-multiply rate on the same threads (or device): n^3 fp32 products, median of 10.
+double matmul_rate(const torch::Device& device, int64_t n) {
+  const bool cuda = device.is_cuda();
+  auto a = torch::randn({n, n}).to(device), b2 = torch::randn({n, n}).to(device);
+  std::vector<double> mm;
+  for (int i = 0; i < 12; ++i) {
+    if (cuda) torch::cuda::synchronize();
+    const double t0 = now();
+    auto c = torch::mm(a, b2);
+    if (cuda) torch::cuda::synchronize();
+    const double t1 = now();
+    if (i >= 2) mm.push_back(2.0 * static_cast<double>(n * n) * static_cast<double>(n) / (t1 - t0));
+  }
+  return median(mm);
+}
+
+int run_bench(const BenchOptions& o) {
+  moca::model::RuntimeOptions runtime;
+  runtime.device = o.device_name;
+  runtime.threads = o.threads;
+  runtime.batch_shards = o.shards;
+  runtime.precision = o.precision;
+  // threads, the allocator and the device, as the trainer
+  const torch::Device device = moca::model::detail::setup_runtime(runtime);
+  const bool cuda = device.is_cuda();
+  const int used_shards = runtime.effective_batch_shards(cuda, o.batch);
+  const StepTimes times = time_steps(o, device, used_shards);
+  const auto opts = moca::model::preset(o.preset, o.channels, o.length, o.patch);
+  const int T = opts.tokens();
+  const int masked = static_cast<int>(std::floor(o.ratio * T));
+  const double step_s = median(times.wall);
+  const double flops = moca::model::mae_step_flops(opts, o.batch, T - masked);
+  const int64_t n = cuda ? 4096 : 1024;
+  const double peak = matmul_rate(device, n);
+  std::cout << std::fixed << std::setprecision(2);
+  std::cout << "preset " << o.preset << ", batch " << o.batch << ", tokens " << T << ", visible "
+            << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
+            << used_shards << ", " << o.precision << ", " << (cuda ? "cuda" : "cpu") << "\n";
+  std::cout << "step median " << step_s * 1e3 << " ms (min "
+            << *std::min_element(times.wall.begin(), times.wall.end()) * 1e3 << " ms) over "
+            << o.reps << " steps; CPU time per step (all threads) median "
+            << median(times.cpu) * 1e3 << " ms\n";
+  std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
+            << " GFLOP/s; sgemm " << n << "^3 " << peak / 1e9 << " GFLOP/s; fraction "
+            << flops / step_s / peak << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Time a MoCA pre-training step"};
+  BenchOptions o;
+  add_flags(app, o);
+  return moca::tools::run_cli("bench_model_step", app, argc, argv, [&] { return run_bench(o); });
 }

@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 
+#include "moca/data/dataset.hpp"
 #include "moca/data/hmp.hpp"
 #include "moca/data/windowing.hpp"
 #include "test_util.hpp"
@@ -147,4 +149,41 @@ TEST_CASE("hmp: real data (MOCA_HMP_DIR), 5 s windows at 50 Hz") {
   CHECK(w.class_names.front() == "brush_teeth");
   CHECK(w.class_names.back() == "walk");
   w.validate("hmp real");
+}
+
+TEST_CASE("hmp: the paper's ADL transfer selection") {
+  const char* env = std::getenv("MOCA_HMP_DIR");
+  const std::string saved = env != nullptr ? env : "";
+  ::unsetenv("MOCA_HMP_DIR");
+  AdlTransferData d = adl_transfer_data("/some/HMP", true);
+  CHECK(d.spec == "hmp:/some/HMP");
+  CHECK(d.keep_classes == "climb_stairs,drink_glass,getup_bed,pour_water,walk");
+  CHECK(adl_transfer_data("/some/HMP", true, "walk").keep_classes == "walk");  // own selection
+  CHECK(adl_transfer_data("/some/HMP", false).keep_classes.empty());           // all 14
+  CHECK(contains(error_text<std::invalid_argument>([] { adl_transfer_data("", true); }),
+                 "--hmp DIR or $MOCA_HMP_DIR"));
+  ::setenv("MOCA_HMP_DIR", "/env/HMP", 1);
+  CHECK(adl_transfer_data("", true).spec == "hmp:/env/HMP");
+  CHECK(adl_transfer_data("/flag/HMP", true).spec == "hmp:/flag/HMP");  // the flag wins
+  if (saved.empty()) {
+    ::unsetenv("MOCA_HMP_DIR");
+  } else {
+    ::setenv("MOCA_HMP_DIR", saved.c_str(), 1);
+  }
+  const std::string dir = moca::data::test::env_dir("MOCA_HMP_DIR");
+  if (dir.empty()) {
+    MESSAGE("MOCA_HMP_DIR unset or missing: real-data paper-class selection skipped");
+    return;
+  }
+  // On the real data the five activities come back relabelled 0..4 in the paper's order.
+  d = adl_transfer_data("", true);
+  DatasetOptions o;
+  o.length = 250;
+  o.keep_classes = d.keep_classes;
+  const Dataset ds = open_dataset(d.spec, o);
+  CHECK(ds.windows.class_names ==
+        std::vector<std::string>{"climb_stairs", "drink_glass", "getup_bed", "pour_water", "walk"});
+  const auto counts = class_counts(ds.windows);
+  REQUIRE(counts.size() == 5);
+  for (long c : counts) CHECK(c > 0);
 }

@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
-#include <stdexcept>
-
 #include <cmath>
+#include <fstream>
+#include <stdexcept>
+#include <string>
 
 #include "moca/model/metrics.hpp"
+#include "test_support.hpp"
 
 using namespace moca::model;
 
@@ -44,4 +46,51 @@ TEST_CASE("metric errors and fold summaries") {
   CHECK(std::abs(s.sd - std::sqrt(5.0 / 3.0)) < 1e-12);
   CHECK(mean_sd({7}).sd == 0.0);
   CHECK_THROWS_AS(mean_sd({}), std::invalid_argument);
+}
+
+TEST_CASE("read_predictions_csv and prediction_metrics") {
+  const std::string path = moca_test::temp_path("metrics_predictions.csv");
+  auto write = [&](const std::string& body) { std::ofstream(path) << body; };
+  // Fold 0: truth 0 1 1, predicted 0 1 0; fold 3: truth 2 2, predicted 2 1.
+  write("fold,truth,predicted\n0,0,0\n0,1,1\n0,1,0\n3,2,2\n3,2,1\n");
+  const Predictions p = read_predictions_csv(path);
+  CHECK(p.fold == std::vector<int>{0, 0, 0, 3, 3});
+  CHECK(p.truth == std::vector<int>{0, 1, 1, 2, 2});
+  CHECK(p.predicted == std::vector<int>{0, 1, 0, 2, 1});
+  CHECK(p.max_id() == 2);
+  const PredictionMetrics m = prediction_metrics(p);
+  CHECK(m.pooled.classes == 3);
+  CHECK(m.pooled.n == 5);
+  CHECK(std::abs(m.pooled.accuracy - 3.0 / 5.0) < 1e-12);
+  REQUIRE(m.fold_ids == std::vector<int>{0, 3});
+  CHECK(std::abs(m.folds[0].accuracy - 2.0 / 3.0) < 1e-12);
+  CHECK(std::abs(m.folds[1].accuracy - 0.5) < 1e-12);
+  CHECK(m.folds[1].confusion(2, 1) == 1);
+  CHECK(prediction_metrics(p, 5).pooled.classes == 5);
+  // Without a fold column every row is fold 0; one class still gives a two-class matrix.
+  write("truth,predicted\n0,0\n0,0\n");
+  const PredictionMetrics one = prediction_metrics(read_predictions_csv(path));
+  CHECK(one.fold_ids == std::vector<int>{0});
+  CHECK(one.pooled.classes == 2);
+  CHECK(one.pooled.accuracy == 1.0);
+}
+
+TEST_CASE("read_predictions_csv: bad input") {
+  const std::string path = moca_test::temp_path("metrics_bad.csv");
+  auto message = [&](const std::string& body) {
+    std::ofstream(path) << body;
+    try {
+      read_predictions_csv(path);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no std::invalid_argument");
+  };
+  CHECK(message("0,1,2,3\n").find("4 columns") != std::string::npos);
+  CHECK(message("0\n1\n").find("1 columns") != std::string::npos);
+  CHECK(message("0,1\n1,-1\n").find("row 2 holds a non-integer or negative id") !=
+        std::string::npos);
+  CHECK(message("0,1,1.5\n").find("row 1") != std::string::npos);
+  CHECK_THROWS_AS(read_predictions_csv(moca_test::temp_path("metrics_missing.csv")),
+                  std::runtime_error);
 }

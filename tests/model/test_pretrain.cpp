@@ -30,6 +30,28 @@ PretrainOptions quick(const std::string& name) {
 
 }  // namespace
 
+TEST_CASE("the training record names the enum options") {
+  PretrainOptions o;
+  auto j = o.training_json();
+  CHECK(j.at("layout") == "modality");
+  CHECK(j.at("pos_embed") == "2d");
+  CHECK(j.at("loss") == "all");
+  o.layout = TokenLayout::kStacked;
+  o.pos_embed = PosEmbedKind::kSinCos1d;
+  o.loss = LossScope::kMasked;
+  j = o.training_json();
+  CHECK(j.at("layout") == "stacked");
+  CHECK(j.at("pos_embed") == "1d");
+  CHECK(j.at("loss") == "masked");
+  // The names parse back (the command line and checkpoints use the same table).
+  CHECK(parse_token_layout(j.at("layout")) == TokenLayout::kStacked);
+  CHECK(parse_pos_embed(j.at("pos_embed")) == PosEmbedKind::kSinCos1d);
+  CHECK(parse_loss_scope(j.at("loss")) == LossScope::kMasked);
+  CHECK_THROWS_WITH_AS(parse_token_layout("diagonal"),
+                       doctest::Contains("layout (diagonal) must be one of: modality, stacked"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("pre-training writes checkpoints and JSON-lines metrics; the loss goes down") {
   const auto w = moca_test::small_windows(40, 2);
   std::ostringstream log;
@@ -160,7 +182,7 @@ TEST_CASE("invalid pre-training options and data are rejected") {
   o.policy = "diagonal:ratio=0.5";
   CHECK_THROWS_AS(pretrain(o, w, log), std::invalid_argument);
   o = quick("pre_bad.pt");
-  o.layout = "stacked";  // cross masks split time columns
+  o.layout = TokenLayout::kStacked;  // cross masks split time columns
   CHECK_THROWS_WITH_AS(pretrain(o, w, log), doctest::Contains("stacked"), std::invalid_argument);
   o = quick("pre_bad.pt");
   o.patch_length = 30;
@@ -177,7 +199,7 @@ TEST_CASE("the stacked layout trains with time-synchronous masks") {
   const auto w = moca_test::small_windows(16, 6);
   std::ostringstream log;
   auto o = quick("pre_stacked.pt");
-  o.layout = "stacked";
+  o.layout = TokenLayout::kStacked;
   o.policy = "sync:ratio=0.5";
   o.epochs = 2;
   const auto r = pretrain(o, w, log);

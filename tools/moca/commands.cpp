@@ -16,6 +16,7 @@
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/hmp.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/windowing.hpp"
 #include "moca/masking/make_policy.hpp"
@@ -232,20 +233,10 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   DataOptions dopts = cmd.data;
   std::string protocol = cmd.protocol;
   if (protocol == "adl-loso") {
-    std::string dir = cmd.hmp;
-    if (dir.empty()) {
-      const char* env = std::getenv("MOCA_HMP_DIR");
-      if (env != nullptr) dir = env;
-    }
-    if (dir.empty()) {
-      throw std::invalid_argument(
-          "run_classify(): protocol adl-loso needs the UCI ADL (HMP) data: --hmp DIR or "
-          "$MOCA_HMP_DIR");
-    }
-    dopts.data = "hmp:" + dir;
-    if (cmd.adl_classes == "paper" && dopts.dataset.keep_classes.empty()) {
-      dopts.dataset.keep_classes = "climb_stairs,drink_glass,getup_bed,pour_water,walk";
-    }
+    const data::AdlTransferData adl =
+        data::adl_transfer_data(cmd.hmp, cmd.adl_classes == "paper", dopts.dataset.keep_classes);
+    dopts.data = adl.spec;
+    dopts.dataset.keep_classes = adl.keep_classes;
     protocol = "loso";
     log << "adl-loso: --data " << dopts.data << " --protocol loso"
         << (dopts.dataset.keep_classes.empty() ? ""
@@ -367,45 +358,20 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
 nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
   if (cmd.predictions.empty())
     throw std::invalid_argument("run_metrics(): --predictions is required");
-  const Eigen::MatrixXd m = read_csv_matrix(cmd.predictions);
-  if (m.cols() != 2 && m.cols() != 3) {
-    throw std::invalid_argument("run_metrics(): " + cmd.predictions + " has " +
-                                std::to_string(m.cols()) +
-                                " columns; expected truth,predicted or fold,truth,predicted");
-  }
-  const int off = m.cols() == 3 ? 1 : 0;
-  std::map<int, std::pair<std::vector<int>, std::vector<int>>> by_fold;
-  std::vector<int> truth, pred;
-  int max_id = 0;
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    for (int k = 0; k < m.cols(); ++k) {
-      if (m(i, k) != std::floor(m(i, k)) || m(i, k) < 0) {
-        throw std::invalid_argument("run_metrics(): " + cmd.predictions + " row " +
-                                    std::to_string(i + 1) + " holds a non-integer or negative id");
-      }
-    }
-    const int fold = off ? static_cast<int>(m(i, 0)) : 0;
-    const int t = static_cast<int>(m(i, off)), p = static_cast<int>(m(i, off + 1));
-    by_fold[fold].first.push_back(t);
-    by_fold[fold].second.push_back(p);
-    truth.push_back(t);
-    pred.push_back(p);
-    max_id = std::max({max_id, t, p});
-  }
-  const int classes = cmd.classes > 0 ? cmd.classes : max_id + 1;
-  const auto pooled = model::classification_metrics(truth, pred, std::max(classes, 2));
+  const auto pm =
+      model::prediction_metrics(model::read_predictions_csv(cmd.predictions), cmd.classes);
+  const auto& pooled = pm.pooled;
   nlohmann::json j;
   j["predictions"] = cmd.predictions;
   j["pooled"] = model::to_json(pooled);
   std::vector<double> acc, f1, bal;
   nlohmann::json folds = nlohmann::json::array();
-  for (const auto& kv : by_fold) {
-    const auto mf =
-        model::classification_metrics(kv.second.first, kv.second.second, std::max(classes, 2));
+  for (size_t f = 0; f < pm.folds.size(); ++f) {
+    const auto& mf = pm.folds[f];
     acc.push_back(mf.accuracy);
     f1.push_back(mf.macro_f1);
     bal.push_back(mf.balanced_accuracy);
-    folds.push_back({{"fold", kv.first}, {"metrics", model::to_json(mf)}});
+    folds.push_back({{"fold", pm.fold_ids[f]}, {"metrics", model::to_json(mf)}});
   }
   j["folds"] = folds;
   j["summary"] = {{"accuracy", summary_json(acc)},

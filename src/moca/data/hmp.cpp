@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -254,6 +255,24 @@ Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
                   " stride=" + std::to_string(stride) + "; " + std::to_string(short_files) +
                   " files shorter than one window gave none";
   return w;
+}
+
+AdlTransferData adl_transfer_data(const std::string& dir, bool paper_classes,
+                                  const std::string& keep_classes) {
+  AdlTransferData d;
+  std::string folder = dir;
+  if (folder.empty()) {
+    const char* env = std::getenv("MOCA_HMP_DIR");
+    if (env != nullptr) folder = env;
+  }
+  if (folder.empty()) {
+    throw std::invalid_argument(
+        "adl_transfer_data(): protocol adl-loso needs the UCI ADL (HMP) data: --hmp DIR or "
+        "$MOCA_HMP_DIR");
+  }
+  d.spec = "hmp:" + folder;
+  d.keep_classes = paper_classes && keep_classes.empty() ? kHmpPaperClasses : keep_classes;
+  return d;
 }
 
 }  // namespace moca::data

@@ -67,4 +67,21 @@ HmpRecording read_hmp_file(const std::string& path, double target_rate_hz = 50.0
 /// for malformed files or options.
 Windows load_hmp_windows(const std::string& dir, const HmpOptions& options = {});
 
+/// The five ADL activities of the paper's transfer table, in the order of their ids 0..4 after
+/// selection (DatasetOptions::keep_classes relabels in list order).
+inline constexpr const char* kHmpPaperClasses =
+    "climb_stairs,drink_glass,getup_bed,pour_water,walk";
+
+/// The paper's ADL transfer set (`moca linprobe|finetune --protocol adl-loso`) as a data spec and
+/// a class selection.
+struct AdlTransferData {
+  std::string spec;          ///< "hmp:<dir>"
+  std::string keep_classes;  ///< for DatasetOptions::keep_classes
+};
+/// `dir`, or $MOCA_HMP_DIR when `dir` is empty (std::invalid_argument when both are empty).
+/// `paper_classes` and an empty `keep_classes` select kHmpPaperClasses; otherwise `keep_classes`
+/// is kept as given (empty = all 14 activities).
+AdlTransferData adl_transfer_data(const std::string& dir, bool paper_classes,
+                                  const std::string& keep_classes = {});
+
 }  // namespace moca::data

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <stdexcept>
+
+#include "moca/common/matrix_io.hpp"
 
 namespace moca::model {
 
@@ -103,6 +106,52 @@ std::string confusion_table(const ClassificationMetrics& m, const std::vector<st
        << "\n";
   }
   return os.str();
+}
+
+int Predictions::max_id() const {
+  int m = 0;
+  for (int t : truth) m = std::max(m, t);
+  for (int p : predicted) m = std::max(m, p);
+  return m;
+}
+
+Predictions read_predictions_csv(const std::string& path) {
+  const Eigen::MatrixXd m = read_csv_matrix(path);
+  if (m.cols() != 2 && m.cols() != 3) {
+    throw std::invalid_argument("read_predictions_csv(): " + path + " has " +
+                                std::to_string(m.cols()) +
+                                " columns; expected truth,predicted or fold,truth,predicted");
+  }
+  const int off = m.cols() == 3 ? 1 : 0;
+  Predictions p;
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index k = 0; k < m.cols(); ++k) {
+      if (m(i, k) != std::floor(m(i, k)) || m(i, k) < 0) {
+        throw std::invalid_argument("read_predictions_csv(): " + path + " row " +
+                                    std::to_string(i + 1) + " holds a non-integer or negative id");
+      }
+    }
+    p.fold.push_back(off ? static_cast<int>(m(i, 0)) : 0);
+    p.truth.push_back(static_cast<int>(m(i, off)));
+    p.predicted.push_back(static_cast<int>(m(i, off + 1)));
+  }
+  return p;
+}
+
+PredictionMetrics prediction_metrics(const Predictions& p, int classes) {
+  const int k = std::max(classes > 0 ? classes : p.max_id() + 1, 2);
+  PredictionMetrics r;
+  r.pooled = classification_metrics(p.truth, p.predicted, k);
+  std::map<int, std::pair<std::vector<int>, std::vector<int>>> by_fold;
+  for (size_t i = 0; i < p.truth.size(); ++i) {
+    by_fold[p.fold[i]].first.push_back(p.truth[i]);
+    by_fold[p.fold[i]].second.push_back(p.predicted[i]);
+  }
+  for (const auto& [fold, tp] : by_fold) {
+    r.fold_ids.push_back(fold);
+    r.folds.push_back(classification_metrics(tp.first, tp.second, k));
+  }
+  return r;
 }
 
 MeanSd mean_sd(const std::vector<double>& v) {

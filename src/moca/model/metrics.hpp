@@ -38,6 +38,27 @@ nlohmann::json to_json(const ClassificationMetrics& m);
 std::string confusion_table(const ClassificationMetrics& m,
                             const std::vector<std::string>& class_names = {});
 
+/// A predictions CSV (`moca linprobe|finetune --predictions`, read by `moca metrics`).
+struct Predictions {
+  std::vector<int> fold;  ///< per row; all 0 when the file has no fold column
+  std::vector<int> truth;
+  std::vector<int> predicted;
+  int max_id() const;  ///< the largest class id in truth and predicted (0 when empty)
+};
+/// Reads columns truth,predicted or fold,truth,predicted (a header line is allowed). Throws
+/// std::invalid_argument naming the file for another column count or a non-integer or negative
+/// entry, std::runtime_error when the file cannot be read.
+Predictions read_predictions_csv(const std::string& path);
+
+/// Metrics of all predictions pooled and of each fold (in fold order), over `classes` classes
+/// (0 = max id + 1; at least 2).
+struct PredictionMetrics {
+  ClassificationMetrics pooled;
+  std::vector<int> fold_ids;
+  std::vector<ClassificationMetrics> folds;
+};
+PredictionMetrics prediction_metrics(const Predictions& p, int classes = 0);
+
 /// Mean and sample standard deviation (n - 1 denominator; 0 for n = 1) of fold results.
 struct MeanSd {
   double mean = 0.0;

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "moca/common/enum_names.hpp"
+
 namespace moca::model {
 
 namespace {
@@ -11,34 +13,37 @@ namespace {
   throw std::invalid_argument(what + ": unknown value '" + value + "' (valid: " + valid + ")");
 }
 
+// clang-format off
+constexpr EnumName<TokenLayout> kTokenLayoutNames[] = {
+    {TokenLayout::kModality, "modality"},
+    {TokenLayout::kStacked,  "stacked"}};
+constexpr EnumName<PosEmbedKind> kPosEmbedNames[] = {
+    {PosEmbedKind::kSinCos2d, "2d"},
+    {PosEmbedKind::kSinCos1d, "1d"}};
+constexpr EnumName<LossScope> kLossScopeNames[] = {
+    {LossScope::kAll,    "all"},
+    {LossScope::kMasked, "masked"}};
+// clang-format on
+
 }  // namespace
 
 TokenLayout parse_token_layout(const std::string& name) {
-  if (name == "modality") return TokenLayout::kModality;
-  if (name == "stacked") return TokenLayout::kStacked;
-  bad_name("parse_token_layout()", name, "modality, stacked");
+  return parse_enum(kTokenLayoutNames, name, "layout");
 }
-
 PosEmbedKind parse_pos_embed(const std::string& name) {
-  if (name == "2d") return PosEmbedKind::kSinCos2d;
-  if (name == "1d") return PosEmbedKind::kSinCos1d;
-  bad_name("parse_pos_embed()", name, "2d, 1d");
+  return parse_enum(kPosEmbedNames, name, "pos_embed");
 }
-
 LossScope parse_loss_scope(const std::string& name) {
-  if (name == "all") return LossScope::kAll;
-  if (name == "masked") return LossScope::kMasked;
-  bad_name("parse_loss_scope()", name, "all, masked");
+  return parse_enum(kLossScopeNames, name, "loss");
 }
-
 std::string to_string(TokenLayout v) {
-  return v == TokenLayout::kModality ? "modality" : "stacked";
+  return enum_name(kTokenLayoutNames, v);
 }
 std::string to_string(PosEmbedKind v) {
-  return v == PosEmbedKind::kSinCos2d ? "2d" : "1d";
+  return enum_name(kPosEmbedNames, v);
 }
 std::string to_string(LossScope v) {
-  return v == LossScope::kAll ? "all" : "masked";
+  return enum_name(kLossScopeNames, v);
 }
 
 void MocaOptions::validate() const {

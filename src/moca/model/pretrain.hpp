@@ -37,21 +37,21 @@ namespace moca::model {
 
 /// Options of pretrain(). Defaults: `tiny`, cross masking at 0.75, the paper's optimiser.
 struct PretrainOptions {
-  std::string preset = "tiny";              ///< paper-base | tiny | cpu-small
-  int patch_length = 20;                    ///< Lp (divides the window length)
-  std::string layout = "modality";          ///< modality | stacked
-  std::string pos_embed = "2d";             ///< 2d (paper) | 1d (released code)
-  std::string loss = "all";                 ///< all (paper) | masked
-  bool norm_pix_loss = false;               ///< per-patch normalised targets
-  std::string policy = "cross:ratio=0.75";  ///< masking policy spec (masking::make_policy)
-  int epochs = 100;                         ///< >= 1
-  int batch_size = 50;                      ///< >= 1 and <= number of training windows
-  double lr = 5e-4;                         ///< peak (absolute) learning rate, > 0
-  double min_lr = 1e-5;                     ///< cosine floor, in [0, lr] (released code: 1e-5)
-  double warmup_epochs = 10.0;              ///< in [0, epochs)
-  double weight_decay = 0.05;               ///< >= 0
-  double beta1 = 0.9;                       ///< in [0, 1)
-  double beta2 = 0.95;                      ///< in [0, 1)
+  std::string preset = "tiny";                       ///< paper-base | tiny | cpu-small
+  int patch_length = 20;                             ///< Lp (divides the window length)
+  TokenLayout layout = TokenLayout::kModality;       ///< --layout modality | stacked
+  PosEmbedKind pos_embed = PosEmbedKind::kSinCos2d;  ///< --pos-embed 2d (paper) | 1d (released)
+  LossScope loss = LossScope::kAll;                  ///< --loss all (paper) | masked
+  bool norm_pix_loss = false;                        ///< per-patch normalised targets
+  std::string policy = "cross:ratio=0.75";           ///< masking policy spec (masking::make_policy)
+  int epochs = 100;                                  ///< >= 1
+  int batch_size = 50;                               ///< >= 1 and <= number of training windows
+  double lr = 5e-4;                                  ///< peak (absolute) learning rate, > 0
+  double min_lr = 1e-5;              ///< cosine floor, in [0, lr] (released code: 1e-5)
+  double warmup_epochs = 10.0;       ///< in [0, epochs)
+  double weight_decay = 0.05;        ///< >= 0
+  double beta1 = 0.9;                ///< in [0, 1)
+  double beta2 = 0.95;               ///< in [0, 1)
   bool augment = false;              ///< on-the-fly Algorithm 1 splices (data::augment_batch)
   double augment_probability = 1.0;  ///< per window, in [0, 1], when augment is on
   std::string checkpoint = "moca_pretrain.pt";  ///< checkpoint path (written atomically)

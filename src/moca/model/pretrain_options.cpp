@@ -14,9 +14,6 @@ void PretrainOptions::validate() const {
   bool known = false;
   for (const auto& p : preset_names()) known = known || p == preset;
   if (!known) fail("preset", preset, "must be one of paper-base, tiny, cpu-small");
-  parse_token_layout(layout);
-  parse_pos_embed(pos_embed);
-  parse_loss_scope(loss);
   if (patch_length < 1) fail("patch_length", std::to_string(patch_length), "must be >= 1");
   if (policy.empty()) fail("policy", "''", "must be a policy spec such as cross:ratio=0.75");
   if (epochs < 1) fail("epochs", std::to_string(epochs), "must be >= 1");
@@ -45,9 +42,9 @@ void PretrainOptions::validate() const {
 nlohmann::json PretrainOptions::training_json() const {
   return nlohmann::json{{"preset", preset},
                         {"patch_length", patch_length},
-                        {"layout", layout},
-                        {"pos_embed", pos_embed},
-                        {"loss", loss},
+                        {"layout", to_string(layout)},
+                        {"pos_embed", to_string(pos_embed)},
+                        {"loss", to_string(loss)},
                         {"norm_pix_loss", norm_pix_loss},
                         {"policy", policy},
                         {"epochs", epochs},

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
@@ -28,6 +30,98 @@ void ReconstructOptions::validate() const {
   inference.runtime.validate();
 }
 
+namespace {
+
+// Channel names for the CSV header and the plot (ch<c> where the data names none).
+std::vector<std::string> channel_labels(const data::Windows& w) {
+  std::vector<std::string> names = w.channel_names;
+  for (int c = static_cast<int>(names.size()); c < w.channels; ++c)
+    names.push_back("ch" + std::to_string(c));
+  return names;
+}
+
+// The CSV t, <ch>, <ch>_rec, <ch>_masked, ... of window 0 of `one`; fills r's masked-sample
+// errors.
+std::string reconstruction_csv(const data::Windows& one, const data::RowMatrixXf& rec,
+                               int patch_length, const std::vector<std::string>& names,
+                               ReconstructResult& r) {
+  const int C = one.channels, L = one.length;
+  std::ostringstream csv;
+  csv << "t";
+  for (const auto& n : names) csv << "," << n << "," << n << "_rec," << n << "_masked";
+  csv << "\n";
+  csv.precision(9);
+  double abs_sum = 0.0, sq_sum = 0.0;
+  for (int t = 0; t < L; ++t) {
+    csv << t;
+    for (int c = 0; c < C; ++c) {
+      const Eigen::Index col = static_cast<Eigen::Index>(c) * L + t;
+      const bool masked = r.mask.masked(c, t / patch_length);
+      csv << "," << one.x(0, col) << "," << rec(0, col) << "," << (masked ? 1 : 0);
+      if (masked) {
+        const double d = static_cast<double>(rec(0, col)) - one.x(0, col);
+        abs_sum += std::abs(d);
+        sq_sum += d * d;
+        ++r.masked_samples;
+      }
+    }
+    csv << "\n";
+  }
+  if (r.masked_samples > 0) {
+    r.mae_masked = abs_sum / r.masked_samples;
+    r.mse_masked = sq_sum / r.masked_samples;
+  }
+  return csv.str();
+}
+
+// gnuplot: one panel per channel, masked patches shaded, original black, reconstruction red.
+std::string gnuplot_script(const ReconstructResult& r, const masking::Grid& grid, int length,
+                           const std::vector<std::string>& names, const std::string& title,
+                           const std::string& png) {
+  const int C = grid.channels, Lp = grid.patch_length;
+  std::ostringstream gp;
+  gp << "set datafile separator ','\n"
+     << "set terminal pngcairo size 1000," << 170 * C + 60 << " font ',9'\n"
+     << "set output '" << png << "'\n"
+     << "set multiplot layout " << C << ",1 title '" << title
+     << " (shaded = masked, black = original, red = reconstruction)'\n"
+     << "set termoption noenhanced\nset lmargin 10\nset key off\nset xrange [0:" << length - 1
+     << "]\n";
+  for (int c = 0; c < C; ++c) {
+    gp << "unset object\n";
+    int obj = 1;
+    for (int p = 0; p < grid.patches; ++p) {
+      if (r.mask.masked(c, p)) {
+        gp << "set object " << obj++ << " rect from " << p * Lp - 0.5 << ", graph 0 to "
+           << (p + 1) * Lp - 0.5 << ", graph 1 fc rgb '#d9d9d9' fs solid noborder behind\n";
+      }
+    }
+    gp << "set ylabel '" << names[static_cast<size_t>(c)] << "'\n"
+       << "plot '" << r.csv << "' every ::1 using 1:" << 2 + 3 * c
+       << " with lines lc rgb 'black' lw 1.2, '' every ::1 using 1:" << 3 + 3 * c
+       << " with lines lc rgb '#d62728' lw 1.2\n";
+  }
+  gp << "unset multiplot\n";
+  return gp.str();
+}
+
+// Runs gnuplot on r.script, which writes `tmp_png`, then moves it to r.png.
+void render_png(const ReconstructResult& r, const std::string& tmp_png) {
+  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
+    throw std::runtime_error("reconstruct_window(): gnuplot not found; the CSV " + r.csv +
+                             " and script " + r.script + " were written");
+  }
+  const std::string cmd = "gnuplot '" + r.script + "' 2>&1";
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0 || std::rename(tmp_png.c_str(), r.png.c_str()) != 0) {
+    std::remove(tmp_png.c_str());
+    throw std::runtime_error("reconstruct_window(): gnuplot failed on " + r.script + " (status " +
+                             std::to_string(rc) + "); the CSV " + r.csv + " was written");
+  }
+}
+
+}  // namespace
+
 ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Windows& windows,
                                      std::ostream& log) {
   o.validate();
@@ -49,80 +143,20 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
   r.mask = policy->sample(rng, one.window(0));
   const data::RowMatrixXf rec = reconstruct_with_model(o.checkpoint, one, {r.mask}, o.inference);
 
-  const int C = windows.channels, L = windows.length, Lp = grid.patch_length;
-  std::vector<std::string> names = windows.channel_names;
-  for (int c = static_cast<int>(names.size()); c < C; ++c)
-    names.push_back("ch" + std::to_string(c));
-  std::ostringstream csv;
-  csv << "t";
-  for (const auto& n : names) csv << "," << n << "," << n << "_rec," << n << "_masked";
-  csv << "\n";
-  csv.precision(9);
-  double abs_sum = 0.0, sq_sum = 0.0;
-  for (int t = 0; t < L; ++t) {
-    csv << t;
-    for (int c = 0; c < C; ++c) {
-      const Eigen::Index col = static_cast<Eigen::Index>(c) * L + t;
-      const bool masked = r.mask.masked(c, t / Lp);
-      csv << "," << one.x(0, col) << "," << rec(0, col) << "," << (masked ? 1 : 0);
-      if (masked) {
-        const double d = static_cast<double>(rec(0, col)) - one.x(0, col);
-        abs_sum += std::abs(d);
-        sq_sum += d * d;
-        ++r.masked_samples;
-      }
-    }
-    csv << "\n";
-  }
-  if (r.masked_samples > 0) {
-    r.mae_masked = abs_sum / r.masked_samples;
-    r.mse_masked = sq_sum / r.masked_samples;
-  }
+  const std::vector<std::string> names = channel_labels(windows);
   r.csv = o.out + ".csv";
-  write_output_text(r.csv, csv.str());
+  write_output_text(r.csv, reconstruction_csv(one, rec, grid.patch_length, names, r));
   log << "window " << o.window << ", policy " << policy->spec() << ", mask:\n"
       << r.mask.to_string() << "\nmasked samples " << r.masked_samples << ": MAE " << r.mae_masked
       << ", MSE " << r.mse_masked << "\nwrote " << r.csv << "\n";
   if (!o.png) return r;
 
-  // gnuplot: one panel per channel, masked patches shaded, original black, reconstruction red.
   r.png = o.out + ".png";
   r.script = o.out + ".gp";
   const std::string tmp_png = r.png + ".tmp.png";
-  std::ostringstream gp;
-  gp << "set datafile separator ','\n"
-     << "set terminal pngcairo size 1000," << 170 * C + 60 << " font ',9'\n"
-     << "set output '" << tmp_png << "'\n"
-     << "set multiplot layout " << C << ",1 title 'window " << o.window << " - " << policy->spec()
-     << " (shaded = masked, black = original, red = reconstruction)'\n"
-     << "set termoption noenhanced\nset lmargin 10\nset key off\nset xrange [0:" << L - 1 << "]\n";
-  for (int c = 0; c < C; ++c) {
-    gp << "unset object\n";
-    int obj = 1;
-    for (int p = 0; p < grid.patches; ++p) {
-      if (r.mask.masked(c, p)) {
-        gp << "set object " << obj++ << " rect from " << p * Lp - 0.5 << ", graph 0 to "
-           << (p + 1) * Lp - 0.5 << ", graph 1 fc rgb '#d9d9d9' fs solid noborder behind\n";
-      }
-    }
-    gp << "set ylabel '" << names[static_cast<size_t>(c)] << "'\n"
-       << "plot '" << r.csv << "' every ::1 using 1:" << 2 + 3 * c
-       << " with lines lc rgb 'black' lw 1.2, '' every ::1 using 1:" << 3 + 3 * c
-       << " with lines lc rgb '#d62728' lw 1.2\n";
-  }
-  gp << "unset multiplot\n";
-  write_output_text(r.script, gp.str());
-  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
-    throw std::runtime_error("reconstruct_window(): gnuplot not found; the CSV " + r.csv +
-                             " and script " + r.script + " were written");
-  }
-  const std::string cmd = "gnuplot '" + r.script + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0 || std::rename(tmp_png.c_str(), r.png.c_str()) != 0) {
-    std::remove(tmp_png.c_str());
-    throw std::runtime_error("reconstruct_window(): gnuplot failed on " + r.script + " (status " +
-                             std::to_string(rc) + "); the CSV " + r.csv + " was written");
-  }
+  const std::string title = "window " + std::to_string(o.window) + " - " + policy->spec();
+  write_output_text(r.script, gnuplot_script(r, grid, windows.length, names, title, tmp_png));
+  render_png(r, tmp_png);
   log << "wrote " << r.png << "\n";
   return r;
 }

@@ -228,10 +228,7 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
         std::make_unique<FileLock>(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
   }
   mo = preset(o.preset, train.channels, train.length, o.patch_length);
-  mo.layout(parse_token_layout(o.layout))
-      .pos_embed(parse_pos_embed(o.pos_embed))
-      .loss_scope(parse_loss_scope(o.loss))
-      .norm_pix_loss(o.norm_pix_loss);
+  mo.layout(o.layout).pos_embed(o.pos_embed).loss_scope(o.loss).norm_pix_loss(o.norm_pix_loss);
   mo.validate();
   local_batch = o.batch_size / world;
   if (!device.is_cuda()) {
@@ -364,7 +361,7 @@ struct GradSync {
         throw std::invalid_argument(
             "pretrain(): --grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
             "now " +
-            std::to_string(run.shards) + ") and --loss all (now " + run.o.loss + ")");
+            std::to_string(run.shards) + ") and --loss all (now " + to_string(run.o.loss) + ")");
       }
       c10d =
           std::make_unique<detail::C10dReducer>(*run.comm, detail::trainable_parameters(*s.model));

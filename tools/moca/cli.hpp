@@ -1,0 +1,45 @@
+#pragma once
+/// \file cli.hpp
+/// The `moca` tool's command line: one function per subcommand adds the subcommand and its
+/// flags to the app and returns the callback that runs it (the flags land in a command struct
+/// of commands.hpp that the callback owns). main() only collects these and runs the parsed one.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace moca::tools {
+
+// Flag groups several subcommands share (cli_flags.cpp).
+/// --data and --data-*, --split*, --train-fraction, --folds, --fold, --window-length and the
+/// generator's flags.
+void add_data_options(CLI::App* app, DataOptions& d);
+/// --device, --threads and (training) --precision.
+void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training = false);
+/// --backend, --dist-timeout, --grad-sync.
+void add_dist_options(CLI::App* app, model::DistOptions& d);
+/// --no-progress (every subcommand accepts it).
+void add_no_progress(CLI::App* app, bool& no_progress);
+
+/// A subcommand and what to run when it was parsed (returns the exit status).
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Subcommand add_pretrain_cli(CLI::App& app);
+Subcommand add_launch_cli(CLI::App& app);
+/// linprobe (finetune = false) or finetune.
+Subcommand add_classify_cli(CLI::App& app, bool finetune);
+Subcommand add_metrics_cli(CLI::App& app);
+Subcommand add_impute_cli(CLI::App& app);
+Subcommand add_embed_cli(CLI::App& app);
+Subcommand add_reconstruct_cli(CLI::App& app);
+/// data inspect | data export.
+Subcommand add_data_cli(CLI::App& app);
+
+/// Runs the first parsed subcommand of `subs` (0 when none was).
+int run_parsed(const std::vector<Subcommand>& subs);
+
+}  // namespace moca::tools

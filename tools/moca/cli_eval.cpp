@@ -1,0 +1,122 @@
+// `moca metrics`, `impute`, `embed`, `reconstruct` and `data inspect|export`: flags ->
+// commands.hpp.
+#include <iostream>
+#include <memory>
+
+#include "cli.hpp"
+
+namespace moca::tools {
+
+Subcommand add_metrics_cli(CLI::App& app) {
+  auto met = std::make_shared<MetricsCommand>();
+  auto no_progress = std::make_shared<bool>(false);
+  auto* m = app.add_subcommand("metrics", "top-1, macro-F1, balanced accuracy, confusion matrix");
+  m->add_option("--predictions", met->predictions, "CSV truth,predicted or fold,truth,predicted")
+      ->required();
+  m->add_option("--classes", met->classes, "0 = max id + 1")->capture_default_str();
+  m->add_option("--json", met->json, "result JSON file");
+  add_no_progress(m, *no_progress);
+  return {m, [met] {
+            run_metrics(*met, std::cout);
+            return 0;
+          }};
+}
+
+Subcommand add_impute_cli(CLI::App& app) {
+  auto imp = std::make_shared<ImputeCommand>();
+  auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, baselines
+  imp->data.split = "random";
+  model::ImputeOptions& o = imp->options;
+  auto* i = app.add_subcommand("impute", "the four imputation tasks: models and baselines");
+  add_data_options(i, imp->data);
+  add_runtime_options(i, o.inference.runtime);
+  i->add_option("--checkpoint", o.checkpoints, "pre-trained MAE(s)");
+  i->add_option("--label", o.labels, "row name per checkpoint");
+  i->add_option("--task", o.tasks, "policy specs of the tasks")->capture_default_str();
+  i->add_flag("--no-baselines", flags->second, "skip linear, nearest and MICE");
+  i->add_option("--mice-iterations", o.mice.iterations)->capture_default_str();
+  i->add_option("--mice-draws", o.mice.draws)->capture_default_str();
+  i->add_option("--patch-length", o.patch_length, "grid without a checkpoint")
+      ->capture_default_str();
+  i->add_option("--max-windows", imp->max_windows, "first N test windows (0 = all)")
+      ->capture_default_str();
+  i->add_option("--seed", o.seed)->capture_default_str();
+  i->add_option("--json", imp->json, "result JSON file");
+  add_no_progress(i, flags->first);
+  return {i, [imp, flags] {
+            imp->options.baselines = !flags->second;
+            run_impute(*imp, std::cout, std::cerr);
+            return 0;
+          }};
+}
+
+Subcommand add_embed_cli(CLI::App& app) {
+  auto emb = std::make_shared<EmbedCommand>();
+  auto no_progress = std::make_shared<bool>(false);
+  auto* e = app.add_subcommand("embed", "encoder features of both views (for CCA scoring)");
+  add_data_options(e, emb->data);
+  add_runtime_options(e, emb->inference.runtime);
+  e->add_option("--checkpoint", emb->checkpoint, "pre-trained MAE")->required();
+  e->add_option("--policy", emb->policy)->capture_default_str();
+  e->add_option("--seed", emb->seed)->capture_default_str();
+  e->add_option("--out", emb->out_dir, "output folder")->capture_default_str();
+  e->add_option("--max-windows", emb->max_windows, "first N test windows (0 = all)")
+      ->capture_default_str();
+  add_no_progress(e, *no_progress);
+  return {e, [emb] {
+            run_embed(*emb, std::cout, std::cerr);
+            return 0;
+          }};
+}
+
+Subcommand add_reconstruct_cli(CLI::App& app) {
+  auto rec = std::make_shared<ReconstructCommand>();
+  auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, no-png
+  model::ReconstructOptions& o = rec->options;
+  auto* r = app.add_subcommand("reconstruct", "CSV and PNG of a reconstructed test window");
+  add_data_options(r, rec->data);
+  add_runtime_options(r, o.inference.runtime);
+  r->add_option("--checkpoint", o.checkpoint, "pre-trained MAE")->required();
+  r->add_option("--window", o.window, "test window index")->capture_default_str();
+  r->add_option("--policy", o.policy)->capture_default_str();
+  r->add_option("--seed", o.seed)->capture_default_str();
+  r->add_option("--out", o.out, "output prefix")->capture_default_str();
+  r->add_flag("--no-png", flags->second, "CSV only");
+  add_no_progress(r, flags->first);
+  return {r, [rec, flags] {
+            rec->options.png = !flags->second;
+            run_reconstruct(*rec, std::cout, std::cerr);
+            return 0;
+          }};
+}
+
+Subcommand add_data_cli(CLI::App& app) {
+  auto ins = std::make_shared<DataInspectCommand>();
+  auto exp = std::make_shared<DataExportCommand>();
+  auto no_progress = std::make_shared<bool>(false);
+  auto* dat = app.add_subcommand("data", "inspect or export a data set (any --data source)");
+  dat->require_subcommand(1);
+  auto* di = dat->add_subcommand("inspect", "what the loader sees and what each program does");
+  add_data_options(di, ins->data);
+  di->add_option("--checkpoint", ins->checkpoint, "open at this model's length and rate");
+  di->add_option("--json", ins->json, "result JSON file");
+  auto* de = dat->add_subcommand("export", "write any source as an ssl-wearables .npy folder");
+  add_data_options(de, exp->data);
+  de->add_option("--out", exp->out_dir, "output folder (created)")->required();
+  de->add_option("--transitions", exp->transitions,
+                 "export N Algorithm-1 transitions from the 7:3 training split instead")
+      ->capture_default_str();
+  de->add_option("--seed", exp->seed, "seed of the transitions")->capture_default_str();
+  add_no_progress(di, *no_progress);
+  add_no_progress(de, *no_progress);
+  return {dat, [ins, exp, di] {
+            if (di->parsed()) {
+              run_data_inspect(*ins, std::cout, std::cerr);
+            } else {
+              run_data_export(*exp, std::cout, std::cerr);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace moca::tools

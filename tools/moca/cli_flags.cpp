@@ -1,0 +1,61 @@
+// The flag groups of the `moca` subcommands and the dispatch of the parsed one (cli.hpp).
+#include "cli.hpp"
+#include "data_flags.hpp"
+
+namespace moca::tools {
+
+void add_data_options(CLI::App* app, DataOptions& d) {
+  add_data_flags(app, d.data, d.dataset);
+  app->add_option("--split", d.split, "random | subject-kfold | all")->capture_default_str();
+  app->add_option("--split-seed", d.split_seed, "seed of the split")->capture_default_str();
+  app->add_option("--train-fraction", d.train_fraction, "random split: training fraction")
+      ->capture_default_str();
+  app->add_option("--folds", d.folds, "subject-kfold: k")->capture_default_str();
+  app->add_option("--fold", d.fold, "subject-kfold: test fold")->capture_default_str();
+  app->add_option("--window-length", d.window_length,
+                  "samples per window at 50 Hz (a checkpoint's own length wins)")
+      ->capture_default_str();
+  app->add_option("--synthetic-windows", d.synthetic_windows, "generator: windows")
+      ->capture_default_str();
+  app->add_option("--coupling", d.coupling, "generator: cross-modal coupling in [0, 1]")
+      ->capture_default_str();
+  app->add_option("--synthetic-seed", d.synthetic_seed, "generator: seed")->capture_default_str();
+}
+
+void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training) {
+  app->add_option("--device", r.device, "auto | cpu | cuda")->capture_default_str();
+  app->add_option("--threads", r.threads, "CPU threads (0 = hardware cores)")
+      ->capture_default_str();
+  if (training) {
+    app->add_option("--precision", r.precision,
+                    "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)")
+        ->capture_default_str();
+  }
+}
+
+void add_dist_options(CLI::App* app, model::DistOptions& d) {
+  app->add_option("--backend", d.backend,
+                  "data-parallel: gloo | nccl | auto (nccl on CUDA when built with it)")
+      ->capture_default_str();
+  app->add_option("--dist-timeout", d.timeout_s,
+                  "data-parallel: seconds a rendezvous or collective may wait for the other ranks")
+      ->capture_default_str();
+  app->add_option("--grad-sync", d.grad_sync,
+                  "data-parallel: buckets (flattened all-reduce after backward) | reducer "
+                  "(c10d::Reducer, overlaps backward; --batch-shards 1)")
+      ->capture_default_str();
+}
+
+void add_no_progress(CLI::App* app, bool& no_progress) {
+  app->add_flag("--no-progress", no_progress,
+                "no progress bar (commands without one accept it and ignore it)");
+}
+
+int run_parsed(const std::vector<Subcommand>& subs) {
+  for (const Subcommand& s : subs) {
+    if (s.app->parsed()) return s.run();
+  }
+  return 0;
+}
+
+}  // namespace moca::tools

@@ -1,0 +1,184 @@
+// `moca pretrain`, `moca launch`, `moca linprobe` and `moca finetune`: flags -> commands.hpp.
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "cli.hpp"
+#include "launch.hpp"
+#include "moca/model/distributed.hpp"
+
+namespace moca::tools {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_signal(int sig) {
+  g_stop.store(true);
+  std::signal(sig, SIG_DFL);  // a second signal ends the process at once
+}
+
+// SIGINT / SIGTERM ask pre-training to checkpoint and stop.
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// Data-parallel classification: rank 0 alone logs, prints and writes the result files.
+void run_classify_rank(ClassifyCommand c) {
+  if (model::read_dist_env().rank == 0) {
+    run_classify(c, std::cout, std::cerr);
+    return;
+  }
+  std::ostream null_out(nullptr);
+  c.json.clear();
+  c.predictions.clear();
+  c.options.progress = false;
+  run_classify(c, null_out, null_out);
+}
+
+// The enum flags of `pretrain` as text, parsed into PretrainOptions after CLI11 has run.
+struct PretrainText {
+  std::string layout = model::to_string(model::PretrainOptions{}.layout);
+  std::string pos_embed = model::to_string(model::PretrainOptions{}.pos_embed);
+  std::string loss = model::to_string(model::PretrainOptions{}.loss);
+  bool no_progress = false;
+  void apply(model::PretrainOptions& t) const {
+    t.layout = model::parse_token_layout(layout);
+    t.pos_embed = model::parse_pos_embed(pos_embed);
+    t.loss = model::parse_loss_scope(loss);
+    t.progress = !no_progress;
+  }
+};
+
+}  // namespace
+
+Subcommand add_pretrain_cli(CLI::App& app) {
+  auto pre = std::make_shared<PretrainCommand>();
+  auto text = std::make_shared<PretrainText>();
+  model::PretrainOptions& t = pre->train;
+  auto* p = app.add_subcommand("pretrain", "pre-train a MoCA MAE with a masking policy");
+  add_data_options(p, pre->data);
+  add_runtime_options(p, t.runtime, true);
+  p->add_option("--batch-shards", t.runtime.batch_shards,
+                "CPU: concurrent batch blocks, one thread each (0 = --threads, 1 = off)")
+      ->capture_default_str();
+  p->add_option("--preset", t.preset, "paper-base | tiny | cpu-small")->capture_default_str();
+  p->add_option("--patch-length", t.patch_length, "samples per patch")->capture_default_str();
+  p->add_option("--layout", text->layout, "modality | stacked")->capture_default_str();
+  p->add_option("--pos-embed", text->pos_embed, "2d (paper) | 1d (released code)")
+      ->capture_default_str();
+  p->add_option("--loss", text->loss, "all (paper) | masked")->capture_default_str();
+  p->add_flag("--norm-pix-loss", t.norm_pix_loss, "per-patch normalised targets");
+  p->add_option("--policy", t.policy, "masking policy spec")->capture_default_str();
+  p->add_option("--epochs", t.epochs)->capture_default_str();
+  p->add_option("--batch", t.batch_size)->capture_default_str();
+  p->add_option("--lr", t.lr, "peak learning rate")->capture_default_str();
+  p->add_option("--min-lr", t.min_lr)->capture_default_str();
+  p->add_option("--warmup-epochs", t.warmup_epochs)->capture_default_str();
+  p->add_option("--weight-decay", t.weight_decay)->capture_default_str();
+  p->add_flag("--augment", t.augment, "on-the-fly Algorithm 1 augmentation");
+  p->add_option("--augment-probability", t.augment_probability)->capture_default_str();
+  p->add_option("--checkpoint", t.checkpoint, "checkpoint file")->capture_default_str();
+  p->add_option("--metrics", t.metrics, "JSON-lines log (default <checkpoint>.metrics.jsonl)");
+  p->add_option("--checkpoint-every", t.checkpoint_every, "epochs")->capture_default_str();
+  p->add_flag("--resume", t.resume, "continue from --checkpoint");
+  p->add_option("--seed", t.seed)->capture_default_str();
+  p->add_option("--stop-after", t.stop_after_iterations,
+                "checkpoint and stop after this many iterations (-1 = never)");
+  p->add_option("--json", pre->json, "summary JSON file");
+  add_dist_options(p, t.dist);
+  add_no_progress(p, text->no_progress);
+  return {p, [pre, text] {
+            text->apply(pre->train);
+            install_stop_handlers();
+            // Data-parallel: only rank 0 logs (rank errors still reach stderr through run_cli).
+            std::ostream null_log(nullptr);
+            const bool root = model::read_dist_env().rank == 0;
+            run_pretrain(*pre, std::cout, root ? std::cerr : null_log, &g_stop);
+            return 0;
+          }};
+}
+
+Subcommand add_launch_cli(CLI::App& app) {
+  auto lau = std::make_shared<LaunchCommand>();
+  auto* la = app.add_subcommand(
+      "launch",
+      "run a data-parallel command on this node: moca launch --nproc N -- pretrain ... (sets "
+      "RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT like torchrun)");
+  la->add_option("--nproc", lau->nproc, "ranks to start")->capture_default_str();
+  la->add_option("--master-addr", lau->master_addr, "rendezvous address")->capture_default_str();
+  la->add_option("--master-port", lau->master_port, "rendezvous port (0 = a free one)")
+      ->capture_default_str();
+  la->add_option("--kill-after", lau->kill_after,
+                 "seconds the other ranks get to exit after one fails, then SIGKILL")
+      ->capture_default_str();
+  la->add_option("command", lau->command, "-- then the moca command and its options")->required();
+  return {la, [lau] { return run_launch(*lau, std::cerr); }};
+}
+
+Subcommand add_classify_cli(CLI::App& app, bool finetune) {
+  auto c = std::make_shared<ClassifyCommand>();
+  auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, scratch
+  c->options = model::downstream_defaults(finetune ? model::DownstreamMode::kFinetune
+                                                   : model::DownstreamMode::kLinearProbe);
+  model::DownstreamOptions& o = c->options;
+  auto* s =
+      finetune
+          ? app.add_subcommand("finetune", "fine-tune a pre-trained encoder (or --from-scratch)")
+          : app.add_subcommand("linprobe", "linear probe on a frozen pre-trained encoder");
+  add_data_options(s, c->data);
+  add_runtime_options(s, o.runtime, true);
+  add_dist_options(s, o.dist);
+  s->add_option("--checkpoint", o.checkpoint,
+                "pre-trained MAE ('{fold}' is replaced by the fold index)");
+  s->add_option("--protocol", c->protocol,
+                "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data "
+                "hmp:HMP --protocol loso, the paper's 5 classes)")
+      ->capture_default_str();
+  s->add_option("--hmp", c->hmp, "UCI ADL (HMP) folder for adl-loso (default $MOCA_HMP_DIR)");
+  s->add_option("--adl-classes", c->adl_classes,
+                "adl-loso: paper (5 activities of the paper's table) | all (14)")
+      ->capture_default_str();
+  s->add_option("--epochs", o.epochs)->capture_default_str();
+  s->add_option("--batch", o.batch_size)->capture_default_str();
+  s->add_option("--lr", o.lr)->capture_default_str();
+  s->add_option("--min-lr", o.min_lr)->capture_default_str();
+  s->add_option("--warmup-epochs", o.warmup_epochs)->capture_default_str();
+  s->add_option("--weight-decay", o.weight_decay)->capture_default_str();
+  s->add_option("--classes", o.classes, "0 = from the data")->capture_default_str();
+  s->add_option("--seed", o.seed)->capture_default_str();
+  s->add_option("--json", c->json, "result JSON file");
+  s->add_option("--predictions", c->predictions, "CSV fold,truth,predicted");
+  if (finetune) {
+    s->add_option("--layer-decay", o.layer_decay)->capture_default_str();
+    s->add_option("--label-smoothing", o.label_smoothing)->capture_default_str();
+    s->add_option("--drop-path", o.drop_path)->capture_default_str();
+    s->add_flag("--from-scratch", flags->second,
+                "supervised ViT baseline from random initialisation (no checkpoint)");
+    s->add_option("--preset", o.preset, "architecture for --from-scratch")->capture_default_str();
+    s->add_option("--patch-length", o.patch_length, "for --from-scratch")->capture_default_str();
+    s->add_option("--layout", o.layout, "for --from-scratch")->capture_default_str();
+    s->add_option("--pos-embed", o.pos_embed, "for --from-scratch")->capture_default_str();
+  }
+  add_no_progress(s, flags->first);
+  return {s, [c, flags] {
+            c->options.progress = !flags->first;
+            if (flags->second) {
+              c->options.mode = model::DownstreamMode::kScratch;
+              if (!c->options.checkpoint.empty()) {
+                throw std::invalid_argument("--from-scratch takes no --checkpoint");
+              }
+            }
+            run_classify_rank(*c);
+            return 0;
+          }};
+}
+
+}  // namespace moca::tools
