@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
@@ -84,7 +85,7 @@ void make_dir(const std::string& dir) {
 
 void DataOptions::validate() const {
   auto fail = [](const std::string& f, const std::string& v, const std::string& rule) {
-    throw std::invalid_argument("DataOptions::validate(): " + f + " (" + v + ") " + rule);
+    throw_invalid("DataOptions::validate()", f, v, rule);
   };
   if (window_length < 2) fail("window_length", std::to_string(window_length), "must be >= 2");
   if (synthetic_windows < 2) {

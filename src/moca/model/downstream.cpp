@@ -8,6 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
@@ -372,7 +373,7 @@ DownstreamOptions downstream_defaults(DownstreamMode mode) {
 
 void DownstreamOptions::validate() const {
   auto fail = [](const std::string& f, const std::string& v, const std::string& rule) {
-    throw std::invalid_argument("DownstreamOptions::validate(): " + f + " (" + v + ") " + rule);
+    throw_invalid("DownstreamOptions::validate()", f, v, rule);
   };
   auto num = [](double v) { return std::to_string(v); };
   if (mode != DownstreamMode::kScratch && checkpoint.empty()) {

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/error_text.hpp"
 
 namespace moca::model {
 
@@ -48,8 +49,7 @@ std::string to_string(LossScope v) {
 
 void MocaOptions::validate() const {
   auto fail = [](const std::string& field, int value, const std::string& rule) {
-    throw std::invalid_argument("MocaOptions::validate(): " + field + " (" + std::to_string(value) +
-                                ") " + rule);
+    throw_invalid("MocaOptions::validate()", field, std::to_string(value), rule);
   };
   if (channels() < 1) fail("channels", channels(), "must be >= 1");
   if (length() < 1) fail("length", length(), "must be >= 1");

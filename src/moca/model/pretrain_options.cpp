@@ -1,14 +1,14 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/model/pretrain.hpp"
 
 namespace moca::model {
 
 void PretrainOptions::validate() const {
   auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
-    throw std::invalid_argument("PretrainOptions::validate(): " + field + " (" + value + ") " +
-                                rule);
+    throw_invalid("PretrainOptions::validate()", field, value, rule);
   };
   auto num = [](double v) { return std::to_string(v); };
   bool known = false;

@@ -4,12 +4,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
+
 namespace moca::model {
 
 void LrSchedule::validate() const {
   auto fail = [](const std::string& f, double v, const std::string& rule) {
-    throw std::invalid_argument("LrSchedule::validate(): " + f + " (" + std::to_string(v) + ") " +
-                                rule);
+    throw_invalid("LrSchedule::validate()", f, std::to_string(v), rule);
   };
   if (!(base_lr > 0.0) || !std::isfinite(base_lr)) fail("base_lr", base_lr, "must be > 0");
   if (!(min_lr >= 0.0) || min_lr > base_lr) fail("min_lr", min_lr, "must be in [0, base_lr]");
