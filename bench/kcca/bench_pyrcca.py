@@ -2,7 +2,7 @@
 """Whole-process comparison of the `kcca` tool with pyrcca on the same CSV files (issue 14).
 
     OMP_WAIT_POLICY=passive /usr/bin/python3 bench/kcca/bench_pyrcca.py --pyrcca DIR \\
-        [--n 500 1000 2000 5000] [--repeats 5] [--pyrcca-repeats 5 5 5 1] [--methods iterative]
+        [--n 500 1000 2000 5000] [--repeats 5] [--pyrcca-repeats 5 5 5 1] [--methods auto]
 
 Case: two views of p = 60 columns and n rows (view u = tanh of a 3-dimensional latent plus
 noise, view m = sin of it plus noise; seed 0), written once per n as two CSV files. Each run is
@@ -78,8 +78,9 @@ def main():
                     help="moca runs per n (one value per --n; the last repeats)")
     ap.add_argument("--pyrcca-repeats", type=int, nargs="+", default=[5, 5, 5, 1],
                     help="pyrcca runs per n (one value per --n; the last repeats)")
-    ap.add_argument("--methods", nargs="+", default=["iterative"],
-                    help="moca solvers (iterative: top 3 by Arnoldi; exact: all n correlations)")
+    ap.add_argument("--methods", nargs="+", default=["auto"],
+                    help="moca solvers (auto: the tool's default; iterative: top 3 by Arnoldi; "
+                         "exact: all n correlations)")
     ap.add_argument("--exact-max-n", type=int, default=2000,
                     help="time the exact solver only up to this n")
     ap.add_argument("--bin", default=None, help="folder of the kcca tool (default build/bin)")

@@ -34,7 +34,9 @@ class KCCA:
     gamma : regularisation of both views (> 0); ``gamma_u``/``gamma_m`` set them apart
     center : centre both Grams in feature space
     n_components : canonical pairs to compute (>= 1)
-    method : "exact" | "iterative" | "lowrank"
+    method : "auto" | "exact" | "iterative" | "lowrank"; "auto" (default) runs the iterative
+        solver for few components (n >= 200, n_components <= n / 10), else the exact one;
+        ``solver_`` names the solver that ran
     rank : rank of the low-rank factors (method "lowrank"; default 300)
     degree, coef0 : polynomial kernel (k = (<x, y> + coef0)^degree)
     seed : seed of the bandwidth subsample and the Nyström landmarks
@@ -54,7 +56,7 @@ class KCCA:
 
     def __init__(self, kernel: str = "rbf", sigma: Union[str, float] = "auto",
                  gamma: float = 0.1, center: bool = True, n_components: int = 3,
-                 method: str = "exact", rank: Optional[int] = None, *,
+                 method: str = "auto", rank: Optional[int] = None, *,
                  gamma_u: Optional[float] = None, gamma_m: Optional[float] = None,
                  degree: int = 2, coef0: float = 1.0, seed: int = 0,
                  coefficients: bool = True) -> None:
@@ -102,6 +104,7 @@ class KCCA:
         self.alpha_ = np.asarray(r["alpha"])
         self.beta_ = np.asarray(r["beta"])
         self.status_ = doc["status"]
+        self.solver_ = doc["solver"]
         self.sigma_u_ = doc.get("sigma_u")
         self.sigma_m_ = doc.get("sigma_m")
         self._kernel_name = doc["options"]["kernel"]

@@ -87,7 +87,8 @@ TEST_CASE("kcca tool: JSON result on CSV and NPY input matches the library") {
   CHECK(j["correlations"][0].get<double>() >= j["correlations"][1].get<double>());
   CHECK(j["correlations"][1].get<double>() >= j["correlations"][2].get<double>());
   CHECK(j["status"] == "success");
-  CHECK(j["options"]["method"] == "exact");
+  CHECK(j["options"]["method"] == "auto");
+  CHECK(j["solver"] == "exact");  // n = 60 < 200: auto solves exactly
   CHECK(j["options"]["gamma_u"] == 0.2);
   CHECK(j["options"]["center"] == true);
   CHECK(j.contains("seconds"));

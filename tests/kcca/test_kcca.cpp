@@ -458,3 +458,60 @@ TEST_CASE("kcca: the iterative route equals the exact one to 1e-6 (n = 500, 2000
     }
   }
 }
+
+TEST_CASE("kcca: method auto takes the iterative route for few components and falls back") {
+  // The benchmark's shape at n = 400: nonlinear views of a 3-d latent.
+  const Eigen::Index n = 400;
+  const Eigen::MatrixXd z = gaussian_matrix(n, 3, 9100);
+  const Eigen::MatrixXd U = (z * gaussian_matrix(3, 20, 9101)).array().tanh().matrix() +
+                            0.5 * gaussian_matrix(n, 20, 9102);
+  const Eigen::MatrixXd M = (z * gaussian_matrix(3, 20, 9103)).array().sin().matrix() +
+                            0.5 * gaussian_matrix(n, 20, 9104);
+  const Eigen::MatrixXd Ku = gram(U, Kernel::gaussian(4.0)), Km = gram(M, Kernel::gaussian(4.0));
+  KccaOptions o;  // the default method is auto
+  CHECK(o.method == KccaMethod::kAuto);
+  o.components = 3;
+  const KccaResult ex = kcca(Ku, Km, opts(0.1, 0.1, true, 3));
+  const KccaResult au = kcca(Ku, Km, o);
+  CHECK(au.method == KccaMethod::kIterative);
+  CHECK(au.message.empty());
+  for (int i = 0; i < 3; ++i) CHECK(std::abs(au.correlations(i) - ex.correlations(i)) < 1e-8);
+  // Many components, or few samples: exact.
+  o.components = 41;
+  CHECK(kcca(Ku, Km, o).method == KccaMethod::kExact);
+  o.components = 1;
+  CHECK(kcca(Ku.topLeftCorner(150, 150), Km.topLeftCorner(150, 150), o).method ==
+        KccaMethod::kExact);
+  // An iterative attempt that does not converge is redone exactly on the restored Grams: the
+  // same numbers as the exact solver, bit for bit, and the reason in the message.
+  o.components = 3;
+  o.max_iterations = 1;
+  o.tolerance = 1e-300;
+  const KccaResult fb = kcca(Ku, Km, o);
+  CHECK(fb.method == KccaMethod::kExact);
+  CHECK(fb.status == SolverStatus::kSuccess);
+  CHECK(fb.message.find("iterative solver failed") != std::string::npos);
+  for (int i = 0; i < 3; ++i) CHECK(fb.correlations(i) == ex.correlations(i));
+  CHECK(fb.rank_u == ex.rank_u);
+  // A "Gram" with K + gamma I indefinite: the Cholesky of the iterative attempt fails, the
+  // restored matrix goes to the exact solver, whose error the caller sees.
+  Eigen::MatrixXd saddle = Eigen::MatrixXd::Identity(n, n);
+  saddle(0, 1) = saddle(1, 0) = 3.0;
+  KccaOptions so;
+  so.center = false;
+  std::string exact_error, auto_error;
+  try {
+    kcca(saddle, Ku, opts(0.1, 0.1, false, 1));
+  } catch (const std::invalid_argument& e) {
+    exact_error = e.what();
+  }
+  try {
+    kcca(saddle, Ku, so);
+  } catch (const std::invalid_argument& e) {
+    auto_error = e.what();
+  }
+  CHECK(!exact_error.empty());
+  CHECK(auto_error == exact_error);
+  CHECK(parse_kcca_method("auto") == KccaMethod::kAuto);
+  CHECK(to_string(KccaMethod::kAuto) == "auto");
+}

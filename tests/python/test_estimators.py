@@ -92,6 +92,19 @@ def test_methods_agree(small_views):
     np.testing.assert_allclose(low, exact, atol=1e-6)
 
 
+def test_auto_method_picks_the_iterative_solver_for_few_components():
+    # auto = iterative for n >= 200 and n_components <= n / 10, else exact; the same
+    # correlations either way (the exact solver is the independent computation here)
+    U, M = correlated_views(400, 6, 6, seed=11, shared=2, noise=0.5)
+    kw = dict(kernel="rbf", sigma=2.0, gamma=0.1)
+    auto = moca.KCCA(n_components=3, **kw).fit(U, M)
+    exact = moca.KCCA(method="exact", n_components=3, **kw).fit(U, M)
+    assert auto.solver_ == "iterative" and exact.solver_ == "exact"
+    np.testing.assert_allclose(auto.correlations_, exact.correlations_, rtol=0, atol=1e-8)
+    assert moca.KCCA(n_components=41, **kw).fit(U, M).solver_ == "exact"
+    assert moca.KCCA(n_components=1, **kw).fit(U[:150], M[:150]).solver_ == "exact"
+
+
 def test_alpha_normalisation_and_transform(small_views):
     # alpha^T (K^2 + gamma K) alpha = 1 on the centred Gram, and transform(U) = K_c alpha
     U, M = small_views

@@ -237,7 +237,7 @@ void kcca_options_json(const KccaToolOptions& o, const kcca::Kernel& ku, const k
   opts["gamma_u"] = ko.gamma_u;
   opts["gamma_m"] = ko.gamma_m;
   opts["center"] = o.center;
-  opts["method"] = kcca::to_string(ko.method);
+  opts["method"] = kcca::to_string(ko.method);  // as asked; "solver" says which one ran
   opts["regularizer"] = "paper";
   if (ko.method == kcca::KccaMethod::kLowRank) opts["rank"] = o.rank;
 }
@@ -296,6 +296,7 @@ Eigen::VectorXd kernel_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd&
   out.kcca = r;
   out.kernel_u = ku;
   out.kernel_m = km;
+  j["solver"] = kcca::to_string(r.method);
   j["status"] = kcca::to_string(r.status);
   if (!r.message.empty()) j["message"] = r.message;
   j["iterations"] = r.iterations;
@@ -340,8 +341,10 @@ int run_kcca(const KccaToolOptions& options, std::ostream& out) {
     if (j.contains("sigma_u")) out << " sigma_u " << j["sigma_u"] << " sigma_m " << j["sigma_m"];
     out << ", gamma_u " << j["options"]["gamma_u"] << " gamma_m " << j["options"]["gamma_m"] << ", "
         << (j["centered"].get<bool>() ? "centred" : "uncentred") << ", method "
-        << j["options"]["method"].get<std::string>() << ", status "
-        << j["status"].get<std::string>() << "\n";
+        << j["options"]["method"].get<std::string>();
+    if (j["options"]["method"] != j["solver"]) out << " (" << j["solver"].get<std::string>() << ")";
+    out << ", status " << j["status"].get<std::string>() << "\n";
+    if (j.contains("message")) out << "solver: " << j["message"].get<std::string>() << "\n";
     if (j.contains("approximation_bound")) {
       out << "low-rank bound on |rho^2 - rho~^2|: " << j["approximation_bound"] << "\n";
     }

@@ -16,26 +16,26 @@ namespace moca::tools {
 
 /// Options of the `kcca` tool (one field per flag; defaults are the tool's defaults).
 struct KccaToolOptions {
-  std::string u_path;            ///< --u: view u (n x d_u), CSV or .npy
-  std::string m_path;            ///< --m: view m (n x d_m)
-  std::string kernel = "rbf";    ///< --kernel linear | rbf | poly | laplacian
-  std::string sigma = "auto";    ///< --sigma S (> 0) or auto (median heuristic per view)
-  int degree = 2;                ///< --degree: polynomial degree (>= 1)
-  double coef0 = 1.0;            ///< --coef0: polynomial offset (>= 0)
-  std::optional<double> gamma;   ///< --gamma: both views (> 0); overrides gamma_u/gamma_m
-  double gamma_u = 0.1;          ///< --gamma-u (> 0)
-  double gamma_m = 0.1;          ///< --gamma-m (> 0)
-  bool center = true;            ///< --center / --no-center
-  int components = 1;            ///< --components K (1 <= K <= what the data allows)
-  std::string method = "exact";  ///< --method exact | iterative | lowrank
-  int rank = 300;                ///< --rank R: low-rank factor rank (>= 1)
-  bool cca = false;              ///< --cca: linear CCA instead of KCCA
-  int pca = 0;                   ///< --pca K: PCA to K components per view first (--cca only)
-  double ridge = 0.0;            ///< --ridge: linear CCA ridge (>= 0)
-  int bootstrap = 0;             ///< --bootstrap B: percentile CI of rho_1 (0 = none, else >= 2)
-  std::uint64_t seed = 0;        ///< --seed: bandwidth subsample, Nyström, bootstrap
-  bool json = false;             ///< --json: JSON on stdout instead of text
-  std::string output;            ///< --output FILE: also write the JSON there (atomically)
+  std::string u_path;           ///< --u: view u (n x d_u), CSV or .npy
+  std::string m_path;           ///< --m: view m (n x d_m)
+  std::string kernel = "rbf";   ///< --kernel linear | rbf | poly | laplacian
+  std::string sigma = "auto";   ///< --sigma S (> 0) or auto (median heuristic per view)
+  int degree = 2;               ///< --degree: polynomial degree (>= 1)
+  double coef0 = 1.0;           ///< --coef0: polynomial offset (>= 0)
+  std::optional<double> gamma;  ///< --gamma: both views (> 0); overrides gamma_u/gamma_m
+  double gamma_u = 0.1;         ///< --gamma-u (> 0)
+  double gamma_m = 0.1;         ///< --gamma-m (> 0)
+  bool center = true;           ///< --center / --no-center
+  int components = 1;           ///< --components K (1 <= K <= what the data allows)
+  std::string method = "auto";  ///< --method auto | exact | iterative | lowrank
+  int rank = 300;               ///< --rank R: low-rank factor rank (>= 1)
+  bool cca = false;             ///< --cca: linear CCA instead of KCCA
+  int pca = 0;                  ///< --pca K: PCA to K components per view first (--cca only)
+  double ridge = 0.0;           ///< --ridge: linear CCA ridge (>= 0)
+  int bootstrap = 0;            ///< --bootstrap B: percentile CI of rho_1 (0 = none, else >= 2)
+  std::uint64_t seed = 0;       ///< --seed: bandwidth subsample, Nyström, bootstrap
+  bool json = false;            ///< --json: JSON on stdout instead of text
+  std::string output;           ///< --output FILE: also write the JSON there (atomically)
   /// Library callers (the Python package): also compute the KCCA coefficients alpha, beta
   /// (KccaResult::alpha, beta), or with `cca` the canonical weights. The tool reports
   /// correlations only (false).

@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
                "centre the kernels in feature space (default) or not");
   app.add_option("--components", o.components, "canonical correlations to report")
       ->capture_default_str();
-  app.add_option("--method", o.method, "exact | iterative | lowrank")->capture_default_str();
+  app.add_option("--method", o.method,
+                 "auto (iterative for few components, else exact) | exact | iterative | lowrank")
+      ->capture_default_str();
   app.add_option("--rank", o.rank, "rank of the low-rank factors")->capture_default_str();
   app.add_flag("--cca", o.cca, "linear CCA of the (optionally PCA-reduced) columns");
   app.add_option("--pca", o.pca, "with --cca: principal components per view (0 = none)")

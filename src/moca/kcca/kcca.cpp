@@ -104,6 +104,46 @@ std::pair<double, double> check_inputs(const Eigen::MatrixXd& Ku, const Eigen::M
   return {scale_u, scale_m};
 }
 
+// The solver that options.method stands for at n samples: kAuto takes the iterative route
+// where it is the faster one and applies. Measured crossover (docs/kcca.md, "Choosing a
+// solver"): at n = 1000 iterative is 3-5x faster for components <= 50 and level at 200.
+KccaMethod resolve_method(const KccaOptions& options, Eigen::Index n, double gamma_u,
+                          double gamma_m) {
+  if (options.method != KccaMethod::kAuto) return options.method;
+  const bool iterative = n >= 200 && options.components <= n / 10 && gamma_u > 0.0 && gamma_m > 0.0;
+  return iterative ? KccaMethod::kIterative : KccaMethod::kExact;
+}
+
+// Undoes the iterative solver's in-place factorisation of K + gamma I: LAPACK dpotrf("L") and
+// Eigen's in-place LLT write only the lower triangle, so the strict upper triangle still holds
+// the prepared Gram; the diagonal comes from `diagonal`, saved before.
+void restore_from_upper(Eigen::MatrixXd& S, const Eigen::VectorXd& diagonal) {
+  for_each_symmetric_pair(S.rows(), [&](Eigen::Index i, Eigen::Index j) {
+    if (i != j) S(i, j) = S(j, i);
+  });
+  S.diagonal() = diagonal;
+}
+
+// kAuto's iterative attempt on the prepared Grams. Returns true with `res` filled when it
+// succeeded; otherwise restores Ku, Km for the exact solver and says why in `why`.
+bool try_iterative(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, const KccaOptions& options,
+                   KccaResult& res, std::string& why) {
+  const Eigen::VectorXd du = Ku.diagonal(), dm = Km.diagonal();
+  try {
+    KccaResult it = detail::kcca_iterative(Ku, Km, res.gamma_u, res.gamma_m, options, res);
+    if (it.status == SolverStatus::kSuccess) {
+      res = std::move(it);
+      return true;
+    }
+    why = it.message;
+  } catch (const std::invalid_argument& e) {
+    why = e.what();
+  }
+  restore_from_upper(Ku, du);
+  restore_from_upper(Km, dm);
+  return false;
+}
+
 // Both overloads after check_inputs: Ku, Km are the caller's Grams (copies or moved-in),
 // overwritten here.
 KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u, double scale_m,
@@ -112,16 +152,16 @@ KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u
   KccaResult res;
   res.n = n;
   res.centered = options.center;
-  res.method = options.method;
   res.regularizer = options.regularizer;
   res.gamma_u = options.effective_gamma_u(n);
   res.gamma_m = options.effective_gamma_m(n);
+  res.method = resolve_method(options, n, res.gamma_u, res.gamma_m);
   symmetrize_in_place(Ku, options.center);
   symmetrize_in_place(Km, options.center);
   // A Gram whose largest eigenvalue is at rounding level of its entries is zero.
   const double zu = 1e-12 * static_cast<double>(n) * scale_u;
   const double zm = 1e-12 * static_cast<double>(n) * scale_m;
-  if (options.method == KccaMethod::kIterative) {
+  if (res.method == KccaMethod::kIterative) {
     // Zero-Gram check without a decomposition: the trace bounds the largest eigenvalue.
     if (!(Ku.trace() > zu) || !(Km.trace() > zm)) {
       throw std::invalid_argument(std::string("kcca(): the Gram matrix of view ") +
@@ -129,9 +169,21 @@ KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u
                                   " is zero; a constant view has no canonical direction, in "
                                   "particular after centring");
     }
-    res = detail::kcca_iterative(Ku, Km, res.gamma_u, res.gamma_m, options, res);
-    res.seconds = elapsed(t0);
-    return res;
+    if (options.method == KccaMethod::kIterative) {
+      res = detail::kcca_iterative(Ku, Km, res.gamma_u, res.gamma_m, options, res);
+      res.seconds = elapsed(t0);
+      return res;
+    }
+    std::string why;
+    if (try_iterative(Ku, Km, options, res, why)) {
+      res.seconds = elapsed(t0);
+      return res;
+    }
+    res.method = KccaMethod::kExact;
+    KccaResult exact = detail::kcca_exact(Ku, Km, zu, zm, options, res, t0);
+    if (exact.message.empty())
+      exact.message = "auto: the iterative solver failed (" + why + "); solved exactly";
+    return exact;
   }
   return detail::kcca_exact(Ku, Km, zu, zm, options, res, t0);
 }
@@ -139,15 +191,18 @@ KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u
 }  // namespace
 
 KccaMethod parse_kcca_method(const std::string& name) {
+  if (name == "auto") return KccaMethod::kAuto;
   if (name == "exact") return KccaMethod::kExact;
   if (name == "iterative") return KccaMethod::kIterative;
   if (name == "lowrank" || name == "low-rank") return KccaMethod::kLowRank;
   throw std::invalid_argument("parse_kcca_method(): method (" + name +
-                              ") is not one of exact, iterative, lowrank");
+                              ") is not one of auto, exact, iterative, lowrank");
 }
 
 std::string to_string(KccaMethod method) {
   switch (method) {
+    case KccaMethod::kAuto:
+      return "auto";
     case KccaMethod::kExact:
       return "exact";
     case KccaMethod::kIterative:

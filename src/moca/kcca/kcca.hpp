@@ -28,6 +28,10 @@ namespace moca::kcca {
 
 /// How the canonical correlations are computed.
 enum class KccaMethod {
+  /// iterative when it is the faster route and applies (n >= 200, components <= n / 10, both
+  /// gammas > 0), else exact; an iterative solve that fails (a Gram that is not positive
+  /// semi-definite, no convergence) is redone exactly. KccaResult::method names the solver used.
+  kAuto,
   kExact,      ///< dense factorisations of both Grams + SVD: all correlations, O(n^3)
   kIterative,  ///< (K + gamma I)^{-1} by Cholesky, then Arnoldi (Spectra) for the top k
   kLowRank,    ///< K ~ G Gᵀ (incomplete Cholesky or Nyström), never forms K: O(n r^2)
@@ -52,7 +56,8 @@ enum class SolverStatus {
   kNumericalIssue  ///< the solver reported a numerical problem; values are unreliable
 };
 
-KccaMethod parse_kcca_method(const std::string& name);  ///< "exact" | "iterative" | "lowrank"
+KccaMethod parse_kcca_method(
+    const std::string& name);  ///< "auto" | "exact" | "iterative" | "lowrank"
 std::string to_string(KccaMethod method);
 std::string to_string(KccaRegularizer regularizer);  ///< "paper" | "bach-jordan"
 std::string to_string(LowRankMethod method);         ///< "icd" | "nystrom"
@@ -74,7 +79,7 @@ struct KccaOptions {
   /// component and are larger (docs/kcca.md). Default true.
   bool center = true;
   int components = 1;  ///< number of canonical pairs; 1 <= components <= n. Default 1.
-  KccaMethod method = KccaMethod::kExact;                       ///< solver. Default exact.
+  KccaMethod method = KccaMethod::kAuto;                        ///< solver. Default auto.
   KccaRegularizer regularizer = KccaRegularizer::kPaper;        ///< Default paper (K^2 + gamma K).
   LowRankMethod low_rank = LowRankMethod::kIncompleteCholesky;  ///< low-rank factorisation.
   int rank = 300;  ///< maximal rank of the low-rank factors; >= 1. Default 300.
@@ -111,12 +116,14 @@ struct KccaResult {
   Eigen::MatrixXd alpha;
   Eigen::MatrixXd beta;  ///< n x components dual coefficients of view m; as alpha.
   SolverStatus status = SolverStatus::kSuccess;  ///< solver outcome
-  int iterations = 0;       ///< Arnoldi restarts (iterative), pivots taken (low rank), else 0
-  bool centered = true;     ///< whether the Grams were centred
-  double gamma_u = 0.0;     ///< regularisation used for view u (after epsilon)
-  double gamma_m = 0.0;     ///< regularisation used for view m
-  Eigen::Index n = 0;       ///< samples
-  Eigen::Index rank_u = 0;  ///< numerical rank of (centred) K_u kept by the solver
+  int iterations = 0;    ///< Arnoldi restarts (iterative), pivots taken (low rank), else 0
+  bool centered = true;  ///< whether the Grams were centred
+  double gamma_u = 0.0;  ///< regularisation used for view u (after epsilon)
+  double gamma_m = 0.0;  ///< regularisation used for view m
+  Eigen::Index n = 0;    ///< samples
+  /// numerical rank of (centred) K_u kept by the solver; 0 after the iterative solver, which
+  /// does not compute it
+  Eigen::Index rank_u = 0;
   Eigen::Index rank_m = 0;  ///< numerical rank of (centred) K_m kept by the solver
   /// Low rank: bound on |rho_i^2 - rho~_i^2| from the factorisation error (docs/kcca.md):
   /// c (tr(K_u - G_u G_uᵀ) / gamma_u + tr(K_m - G_m G_mᵀ) / gamma_m), c = 1 for the paper's
@@ -126,10 +133,12 @@ struct KccaResult {
   double approximation_bound = 0.0;
   double residual_trace_u = 0.0;                          ///< low rank: tr(K_u - G_u G_uᵀ)
   double residual_trace_m = 0.0;                          ///< low rank: tr(K_m - G_m G_mᵀ)
-  KccaMethod method = KccaMethod::kExact;                 ///< solver used
+  KccaMethod method = KccaMethod::kExact;                 ///< solver used (never kAuto)
   KccaRegularizer regularizer = KccaRegularizer::kPaper;  ///< regulariser used
   double seconds = 0.0;  ///< wall time of the solve (excluding the caller's Gram construction)
-  std::string message;   ///< human-readable detail of a non-success status (else empty)
+  /// Human-readable detail of a non-success status, or why kAuto's iterative attempt was redone
+  /// by the exact solver; else empty.
+  std::string message;
 };
 
 /// Bytes of the n x n matrices of doubles that the exact and iterative solvers hold at their
