@@ -82,7 +82,11 @@ void validate_kcca_tool_options(const KccaToolOptions& o) {
   if (o.components < 1) {
     throw_invalid("", "--components", std::to_string(o.components), "must be >= 1");
   }
-  kcca::parse_kcca_method(o.method);
+  try {
+    kcca::parse_kcca_method(o.method);
+  } catch (const std::invalid_argument&) {
+    throw_invalid("", "--method", o.method, "must be one of auto, exact, iterative, lowrank");
+  }
   if (o.rank < 1) throw_invalid("", "--rank", std::to_string(o.rank), "must be >= 1");
   if (o.pca < 0) throw_invalid("", "--pca", std::to_string(o.pca), "must be >= 0");
   if (o.pca > 0 && !o.cca) throw_invalid("", "--pca", std::to_string(o.pca), "needs --cca");

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/data/detail/text_parse.hpp"
 #include "moca/data/hmp.hpp"
@@ -46,13 +47,20 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// clang-format off
+constexpr EnumName<DataFormat> kDataFormatNames[] = {
+    {DataFormat::kHapt, "hapt"},
+    {DataFormat::kHmp, "hmp"},
+    {DataFormat::kHmp, "adl"},
+    {DataFormat::kNpy, "npy"},
+    {DataFormat::kGenerator, "generator"}};
+// clang-format on
+
 DataFormat parse_format(const std::string& f) {
-  if (f == "hapt") return DataFormat::kHapt;
-  if (f == "hmp" || f == "adl") return DataFormat::kHmp;
-  if (f == "npy") return DataFormat::kNpy;
-  if (f == "generator") return DataFormat::kGenerator;
-  throw std::invalid_argument("--data-format (" + f +
-                              ") must be one of auto, hapt, hmp, npy, generator");
+  for (const auto& row : kDataFormatNames)
+    if (f == row.name) return row.value;
+  throw std::invalid_argument("--data-format (" + f + ") must be one of auto, " +
+                              enum_choices(kDataFormatNames));
 }
 
 bool has_hmp_files(const std::string& dir) {
@@ -203,17 +211,7 @@ Windows keep_classes(const Windows& w, const std::string& list, std::vector<std:
 }  // namespace
 
 std::string to_string(DataFormat format) {
-  switch (format) {
-    case DataFormat::kHapt:
-      return "hapt";
-    case DataFormat::kHmp:
-      return "hmp";
-    case DataFormat::kNpy:
-      return "npy";
-    case DataFormat::kGenerator:
-      return "generator";
-  }
-  return "generator";
+  return enum_name(kDataFormatNames, format);
 }
 
 std::string DataSpec::to_string() const {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/common/memory.hpp"
 #include "moca/kcca/detail/solvers.hpp"
 
@@ -190,47 +191,43 @@ KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u
 
 }  // namespace
 
+// clang-format off
+constexpr EnumName<KccaMethod> kKccaMethodNames[] = {
+    {KccaMethod::kAuto, "auto"},
+    {KccaMethod::kExact, "exact"},
+    {KccaMethod::kIterative, "iterative"},
+    {KccaMethod::kLowRank, "lowrank"},
+    {KccaMethod::kLowRank, "low-rank"}};
+constexpr EnumName<KccaRegularizer> kRegularizerNames[] = {
+    {KccaRegularizer::kPaper, "paper"},
+    {KccaRegularizer::kBachJordan, "bach-jordan"}};
+constexpr EnumName<LowRankMethod> kLowRankNames[] = {
+    {LowRankMethod::kIncompleteCholesky, "icd"},
+    {LowRankMethod::kNystrom, "nystrom"}};
+constexpr EnumName<SolverStatus> kSolverStatusNames[] = {
+    {SolverStatus::kSuccess, "success"},
+    {SolverStatus::kNotConverged, "not-converged"},
+    {SolverStatus::kNumericalIssue, "numerical-issue"}};
+// clang-format on
+
 KccaMethod parse_kcca_method(const std::string& name) {
-  if (name == "auto") return KccaMethod::kAuto;
-  if (name == "exact") return KccaMethod::kExact;
-  if (name == "iterative") return KccaMethod::kIterative;
-  if (name == "lowrank" || name == "low-rank") return KccaMethod::kLowRank;
-  throw std::invalid_argument("parse_kcca_method(): method (" + name +
-                              ") is not one of auto, exact, iterative, lowrank");
+  return parse_enum(kKccaMethodNames, name, "parse_kcca_method(): method");
 }
 
 std::string to_string(KccaMethod method) {
-  switch (method) {
-    case KccaMethod::kAuto:
-      return "auto";
-    case KccaMethod::kExact:
-      return "exact";
-    case KccaMethod::kIterative:
-      return "iterative";
-    case KccaMethod::kLowRank:
-      return "lowrank";
-  }
-  return "unknown";
+  return enum_name(kKccaMethodNames, method);
 }
 
 std::string to_string(KccaRegularizer regularizer) {
-  return regularizer == KccaRegularizer::kPaper ? "paper" : "bach-jordan";
+  return enum_name(kRegularizerNames, regularizer);
 }
 
 std::string to_string(LowRankMethod method) {
-  return method == LowRankMethod::kIncompleteCholesky ? "icd" : "nystrom";
+  return enum_name(kLowRankNames, method);
 }
 
 std::string to_string(SolverStatus status) {
-  switch (status) {
-    case SolverStatus::kSuccess:
-      return "success";
-    case SolverStatus::kNotConverged:
-      return "not-converged";
-    case SolverStatus::kNumericalIssue:
-      return "numerical-issue";
-  }
-  return "unknown";
+  return enum_name(kSolverStatusNames, status);
 }
 
 void KccaOptions::validate() const {
