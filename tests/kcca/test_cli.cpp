@@ -105,6 +105,20 @@ TEST_CASE("kcca tool: JSON result on CSV and NPY input matches the library") {
   // Linear CCA, text output, iterative and low-rank methods, bootstrap.
   const std::string io = "--u " + (d / "u.csv").string() + " --m " + (d / "m.npy").string();
   const Run cca = run(io + " --cca --components 2");
+  // Linear CCA of collinear views (M = U B): rho = 1, Bartlett rejects with p = 0.
+  {
+    const Eigen::MatrixXd Uc = gaussian_matrix(40, 3, 5);
+    Eigen::MatrixXd B(3, 3);
+    B << 1, 2, 0, 0, 1, 3, 1, 0, 1;
+    moca::write_csv_matrix((d / "uc.csv").string(), Uc, {"a", "b", "c"});
+    moca::write_csv_matrix((d / "mc.csv").string(), Uc * B, {"x", "y", "z"});
+    const Run col = run("--u " + (d / "uc.csv").string() + " --m " + (d / "mc.csv").string() +
+                        " --cca --components 3 --json");
+    REQUIRE(col.code == 0);
+    const nlohmann::json cj = nlohmann::json::parse(col.out);
+    for (int i = 0; i < 3; ++i) CHECK(std::abs(cj["correlations"][i].get<double>() - 1.0) < 1e-9);
+    CHECK(cj["bartlett"]["p_value_all_zero"].get<double>() == 0.0);
+  }
   CHECK(cca.code == 0);
   CHECK(cca.out.find("correlations:") != std::string::npos);
   CHECK(run(io + " --method iterative --components 2 --no-center").code == 0);

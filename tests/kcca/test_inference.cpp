@@ -106,6 +106,25 @@ TEST_CASE("bartlett_test: error paths") {
   CHECK_THROWS_AS(bartlett_test(r, 100, 0, 1), std::invalid_argument);
   CHECK_THROWS_AS(bartlett_test(r, 3, 2, 2), std::invalid_argument);
   CHECK_THROWS_AS(bartlett_test(r, 100, 1, 1, 0.0), std::invalid_argument);
-  r << 1.0;
+  r << 1.0001;
   CHECK_THROWS_AS(bartlett_test(r, 100, 1, 1), std::invalid_argument);
+  r << -0.1;
+  CHECK_THROWS_AS(bartlett_test(r, 100, 1, 1), std::invalid_argument);
+}
+
+TEST_CASE("bartlett_test: a correlation of 1 (collinear views) rejects with p = 0") {
+  // The limit rho -> 1: Wilks' lambda -> 0, the statistic -> infinity, p -> 0 for every step
+  // that includes it; the later steps are the ordinary test of the remaining correlations.
+  Eigen::VectorXd r(2);
+  r << 1.0, 0.05;
+  const BartlettResult b = bartlett_test(r, 100, 2, 2);
+  CHECK(b.steps[0].wilks == 0.0);
+  CHECK(std::isinf(b.steps[0].statistic));
+  CHECK(b.steps[0].p_value == 0.0);
+  // Step 1 by hand: multiplier n - 1 - (p + q + 1) / 2 = 96.5, df (2 - 1)(2 - 1) = 1, and the
+  // chi-square(1) tail is erfc(sqrt(x / 2)).
+  const double x = -96.5 * std::log(1.0 - 0.05 * 0.05);
+  CHECK(b.steps[1].statistic == doctest::Approx(x).epsilon(1e-12));
+  CHECK(b.steps[1].p_value == doctest::Approx(std::erfc(std::sqrt(x / 2.0))).epsilon(1e-10));
+  CHECK(b.nonzero == 1);
 }

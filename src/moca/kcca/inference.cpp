@@ -47,9 +47,9 @@ BartlettResult bartlett_test(const Eigen::VectorXd& correlations, int n, int p, 
   const Eigen::Index given = std::min<Eigen::Index>(m, correlations.size());
   r.head(given) = correlations.head(given);
   for (Eigen::Index i = 0; i < correlations.size(); ++i) {
-    if (!(correlations(i) >= 0.0 && correlations(i) < 1.0)) {
+    if (!(correlations(i) >= 0.0 && correlations(i) <= 1.0)) {
       throw std::invalid_argument("bartlett_test(): correlation " + std::to_string(i) + " (" +
-                                  format_number(correlations(i), 12) + ") must be in [0, 1)");
+                                  format_number(correlations(i), 12) + ") must be in [0, 1]");
     }
   }
   BartlettResult res;
@@ -64,7 +64,11 @@ BartlettResult bartlett_test(const Eigen::VectorXd& correlations, int n, int p, 
     s.statistic = -mult * log_lambda;
     s.df = static_cast<double>(p - k) * static_cast<double>(q - k);
     boost::math::chi_squared chi(s.df);
-    s.p_value = boost::math::cdf(boost::math::complement(chi, std::max(0.0, s.statistic)));
+    // A correlation of exactly 1 (collinear views) makes Wilks' lambda 0 and the statistic
+    // infinite: H0_k is rejected with p = 0, the limit of the test as rho -> 1.
+    s.p_value = std::isinf(s.statistic)
+                    ? 0.0
+                    : boost::math::cdf(boost::math::complement(chi, std::max(0.0, s.statistic)));
     if (!found && s.p_value >= alpha) {
       res.nonzero = k;
       found = true;

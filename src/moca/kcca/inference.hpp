@@ -32,7 +32,8 @@ struct BartlettResult {
 /// sample canonical correlations (missing trailing ones count as 0). Valid for linear CCA of
 /// roughly Gaussian data with n >> p + q; for regularised KCCA the statistic is heuristic.
 /// Throws std::invalid_argument unless p, q >= 1, n > p + q + 1 (the multiplier must be > 0),
-/// alpha in (0, 1) and every correlation in [0, 1).
+/// alpha in (0, 1) and every correlation in [0, 1]. A correlation of 1 (collinear views) gives
+/// wilks 0, an infinite statistic and p_value 0 for the steps that include it.
 BartlettResult bartlett_test(const Eigen::VectorXd& correlations, int n, int p, int q,
                              double alpha = 0.05);
 
