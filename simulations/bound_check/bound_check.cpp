@@ -66,10 +66,18 @@ MaskedSamples masked_samples(const data::Windows& w, const masking::Grid& grid,
   return m;
 }
 
-/// The Remark's terms for policy number k on the held-out windows `w`: one row of the JSON and
-/// one line of the table to `out`.
-json check_policy(const BoundCheckOptions& options, size_t k, const data::Windows& w,
-                  const masking::Grid& grid, const model::InferenceOptions& io, std::ostream& out) {
+/// The Remark's terms for policy number k on the held-out windows `w`, with the raw masked MSE
+/// of both predictions and |xi| / bound.
+struct PolicyCheck {
+  std::string spec;
+  BoundTerms terms;
+  double ratio = 0.0, raw_mse = 0.0, raw_self_mse = 0.0;
+};
+
+/// Checks policy number k and prints its line of the table to `out`.
+PolicyCheck check_policy(const BoundCheckOptions& options, size_t k, const data::Windows& w,
+                         const masking::Grid& grid, const model::InferenceOptions& io,
+                         std::ostream& out) {
   const auto policy = masking::make_policy(options.policies[k], grid);
   const std::vector<masking::Mask> masks =
       draw_window_masks(*policy, w, derive_seed(options.seed, k));
@@ -78,28 +86,19 @@ json check_policy(const BoundCheckOptions& options, size_t k, const data::Window
   const data::RowMatrixXf pred = model::reconstruct_with_model(options.checkpoint, w, masks, io);
   const data::RowMatrixXf self = model::reconstruct_with_model(options.checkpoint, w, comps, io);
   const MaskedSamples m = masked_samples(w, grid, masks, pred, self);
-  const BoundTerms t = bound_terms(m.h, m.hg, m.x, options.c);
-  const double ratio = t.bound > 0 ? std::abs(t.xi) / t.bound : 0.0;
-  const double raw_mse = m.raw_se / static_cast<double>(m.count);
+  PolicyCheck r;
+  r.spec = policy->spec();
+  r.terms = bound_terms(m.h, m.hg, m.x, options.c);
+  const BoundTerms& t = r.terms;
+  r.ratio = t.bound > 0 ? std::abs(t.xi) / t.bound : 0.0;
+  r.raw_mse = m.raw_se / static_cast<double>(m.count);
+  r.raw_self_mse = m.raw_eps / static_cast<double>(m.count);
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "%-22s %.5f    %.5f   %+.5f   %.5f   %.5f   %.3f      %-5s  %.5f\n",
-                policy->spec().c_str(), t.loss, t.gap, t.xi, t.eps, t.bound, ratio,
-                t.holds ? "yes" : "NO", raw_mse);
+                "%-22s %.5f    %.5f   %+.5f   %.5f   %.5f   %.3f      %-5s  %.5f\n", r.spec.c_str(),
+                t.loss, t.gap, t.xi, t.eps, t.bound, r.ratio, t.holds ? "yes" : "NO", r.raw_mse);
   out << buf;
-  return {{"policy", policy->spec()},
-          {"loss", t.loss},
-          {"alignment", t.alignment},
-          {"gap_2c2_minus_2A", t.gap},
-          {"xi", t.xi},
-          {"eps", t.eps},
-          {"bound", t.bound},
-          {"abs_xi_over_bound", ratio},
-          {"holds", t.holds},
-          {"band_relative_to_loss", t.loss > 0 ? t.bound / t.loss : 0.0},
-          {"windows", t.windows},
-          {"raw_masked_mse", raw_mse},
-          {"raw_self_mse", m.raw_eps / static_cast<double>(m.count)}};
+  return r;
 }
 
 }  // namespace
@@ -122,7 +121,21 @@ nlohmann::json run_bound_check(const BoundCheckOptions& options, std::ostream& o
   out << "policy                 L (norm.)  2c^2-2A   xi         eps       bound     |xi|/bound "
          "holds  raw masked MSE\n";
   for (size_t k = 0; k < options.policies.size(); ++k) {
-    rows.push_back(check_policy(options, k, w, grid, io, out));
+    const PolicyCheck r = check_policy(options, k, w, grid, io, out);
+    const BoundTerms& t = r.terms;
+    rows.push_back({{"policy", r.spec},
+                    {"loss", t.loss},
+                    {"alignment", t.alignment},
+                    {"gap_2c2_minus_2A", t.gap},
+                    {"xi", t.xi},
+                    {"eps", t.eps},
+                    {"bound", t.bound},
+                    {"abs_xi_over_bound", r.ratio},
+                    {"holds", t.holds},
+                    {"band_relative_to_loss", t.loss > 0 ? t.bound / t.loss : 0.0},
+                    {"windows", t.windows},
+                    {"raw_masked_mse", r.raw_mse},
+                    {"raw_self_mse", r.raw_self_mse}});
   }
   json doc = {
       {"study", "bound_check"},

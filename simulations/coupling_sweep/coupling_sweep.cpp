@@ -168,9 +168,6 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
   using nlohmann::json;
   options.validate();
   const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   SweepResults results;
   std::string header, a_spec, b_spec;
   for (double c : options.couplings) {
@@ -194,7 +191,9 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
       for (const auto& part : parts) {
         score_point(w, grid, fmap, fname, part, policies, options, c, results);
         log << "coupling_sweep: c = " << masking::format_number(c) << " " << fname << "/" << part
-            << " done (" << elapsed() << " s)\n";
+            << " done ("
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+            << " s)\n";
       }
     }
   }
@@ -202,18 +201,19 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
 
   const json verdicts = verdicts_of(results.series_order, results.series, a_spec, b_spec, out);
 
-  json doc = {{"study", "coupling_sweep"},
-              {"data",
-               {{"source", "generator"},
-                {"windows", options.samples},
-                {"length", 200},
-                {"seed", options.data_seed},
-                {"note", "same generator seed at every coupling"}}},
-              {"options", sweep_options_json(options)},
-              {"seed", options.score.seed},
-              {"points", results.points},
-              {"verdicts", verdicts},
-              {"seconds", elapsed()}};
+  json doc = {
+      {"study", "coupling_sweep"},
+      {"data",
+       {{"source", "generator"},
+        {"windows", options.samples},
+        {"length", 200},
+        {"seed", options.data_seed},
+        {"note", "same generator seed at every coupling"}}},
+      {"options", sweep_options_json(options)},
+      {"seed", options.score.seed},
+      {"points", results.points},
+      {"verdicts", verdicts},
+      {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }
