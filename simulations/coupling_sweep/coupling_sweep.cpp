@@ -11,6 +11,7 @@
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "score_json.hpp"
+#include "scoring_options.hpp"
 #include "study_data.hpp"
 
 namespace moca::sim {
@@ -84,17 +85,80 @@ json verdicts_of(const std::vector<std::string>& series_order,
 
 /// The JSON document's "options" object.
 json sweep_options_json(const CouplingSweepOptions& options) {
-  return {{"couplings", options.couplings},
-          {"samples", options.samples},
-          {"schemes", options.schemes},
-          {"ratio", options.ratio},
-          {"features", options.features},
-          {"estimator", masking::to_string(options.score.estimator)},
-          {"pca", options.score.pca},
-          {"draws", options.score.draws},
-          {"patch_length", options.patch_length},
-          {"cross_modal", options.cross_modal},
-          {"data_seed", options.data_seed}};
+  json j = scoring_options_json(options.schemes, options.ratio, options.features, options.score,
+                                options.patch_length, options.cross_modal);
+  j["couplings"] = options.couplings;
+  j["samples"] = options.samples;
+  j["data_seed"] = options.data_seed;
+  return j;
+}
+
+/// The sweep's results as they come: one point per coupling, feature map and part, the table
+/// rows, and per series ("features/part", in first-seen order) the list of (coupling,
+/// difference, lo, hi) of the first scheme minus the second.
+struct SweepResults {
+  json points = json::array();
+  std::string rows;
+  std::map<std::string, json> series;
+  std::vector<std::string> series_order;
+};
+
+/// The table header: the schemes' names, then the difference of the first two.
+std::string table_header(const std::vector<std::unique_ptr<masking::MaskPolicy>>& policies) {
+  std::string header = "coupling  features    part       ";
+  for (const auto& p : policies) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%-10s", p->name().c_str());
+    header += buf;
+  }
+  return header + " " + policies[0]->name() + "-" + policies[1]->name() + " [95% CI]\n";
+}
+
+/// The table row of one point: coupling, feature map, part, the scores and the difference.
+std::string table_row(double c, const std::string& fname, const std::string& part,
+                      const std::vector<masking::PolicyScore>& scores,
+                      const masking::PairedComparison& cmp) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-9s %-11s %-10s ", masking::format_number(c).c_str(),
+                fname.c_str(), part.c_str());
+  std::string row = buf;
+  for (const auto& s : scores) {
+    std::snprintf(buf, sizeof buf, "%-10.4f", s.mean);
+    row += buf;
+  }
+  std::snprintf(buf, sizeof buf, " %+.4f [%+.4f, %+.4f]\n", cmp.difference, cmp.ci_low,
+                cmp.ci_high);
+  return row + buf;
+}
+
+/// Scores the schemes on the windows `w` of coupling c with one feature map on one part ("all"
+/// or "acc->gyro", per-window masks) and adds the point, its table row and its series entry.
+void score_point(const data::Windows& w, const masking::Grid& grid,
+                 const std::shared_ptr<const masking::FeatureMap>& fmap, const std::string& fname,
+                 const std::string& part,
+                 const std::vector<std::unique_ptr<masking::MaskPolicy>>& policies,
+                 const CouplingSweepOptions& options, double c, SweepResults& r) {
+  masking::ScoreOptions sco = options.score;
+  sco.mask_mode = masking::MaskMode::kPerWindow;
+  sco.unmasked_channels.clear();
+  sco.masked_channels.clear();
+  if (part != "all") masking::use_cross_modal_views(sco, w, "the acc->gyro part");
+  masking::PolicyScorer scorer(w, grid, fmap, sco);
+  std::vector<masking::PolicyScore> scores;
+  for (const auto& p : policies) scores.push_back(scorer.score(*p));
+  const masking::PairedComparison cmp = masking::compare_scores(scores[0], scores[1]);
+  json point = {{"coupling", c}, {"features", fname}, {"part", part}};
+  point["schemes"] = json::array();
+  for (const auto& s : scores) point["schemes"].push_back(tools::to_json(s));
+  point["comparison"] = tools::to_json(cmp);
+  r.points.push_back(point);
+  const std::string key = fname + "/" + part;
+  if (!r.series.count(key)) {
+    r.series[key] = json::array();
+    r.series_order.push_back(key);
+  }
+  r.series[key].push_back({c, cmp.difference, cmp.ci_low, cmp.ci_high});
+  r.rows += table_row(c, fname, part, scores, cmp);
 }
 
 }  // namespace
@@ -104,15 +168,8 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
   using nlohmann::json;
   options.validate();
   const auto t0 = std::chrono::steady_clock::now();
-  json points = json::array();
-  // series key "features/part" -> list of (coupling, difference, lo, hi)
-  std::map<std::string, json> series;
-  std::vector<std::string> series_order;
-  std::string a_spec, b_spec;
-
-  std::string header = "coupling  features    part       ";
-  bool header_done = false;
-  std::string rows;
+  SweepResults results;
+  std::string header, a_spec, b_spec;
   for (double c : options.couplings) {
     data::SyntheticOptions so;
     so.windows = options.samples;
@@ -126,60 +183,23 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
     }
     a_spec = policies[0]->spec();
     b_spec = policies[1]->spec();
-    if (!header_done) {
-      for (const auto& p : policies) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%-10s", p->name().c_str());
-        header += buf;
-      }
-      header += " " + policies[0]->name() + "-" + policies[1]->name() + " [95% CI]\n";
-      header_done = true;
-    }
+    if (header.empty()) header = table_header(policies);
     for (const auto& fname : options.features) {
       const auto fmap = masking::make_feature_map(fname);
       std::vector<std::string> parts = {"all"};
       if (options.cross_modal) parts.push_back("acc->gyro");
       for (const auto& part : parts) {
-        masking::ScoreOptions sco = options.score;
-        sco.mask_mode = masking::MaskMode::kPerWindow;
-        sco.unmasked_channels.clear();
-        sco.masked_channels.clear();
-        if (part != "all") masking::use_cross_modal_views(sco, w, "the acc->gyro part");
-        masking::PolicyScorer scorer(w, grid, fmap, sco);
-        std::vector<masking::PolicyScore> scores;
-        for (const auto& p : policies) scores.push_back(scorer.score(*p));
-        const masking::PairedComparison cmp = masking::compare_scores(scores[0], scores[1]);
-        json point = {{"coupling", c}, {"features", fname}, {"part", part}};
-        point["schemes"] = json::array();
-        for (const auto& s : scores) point["schemes"].push_back(tools::to_json(s));
-        point["comparison"] = tools::to_json(cmp);
-        points.push_back(point);
-        const std::string key = fname + "/" + part;
-        if (!series.count(key)) {
-          series[key] = json::array();
-          series_order.push_back(key);
-        }
-        series[key].push_back({c, cmp.difference, cmp.ci_low, cmp.ci_high});
-        char buf[256];
-        std::snprintf(buf, sizeof buf, "%-9s %-11s %-10s ", masking::format_number(c).c_str(),
-                      fname.c_str(), part.c_str());
-        rows += buf;
-        for (const auto& s : scores) {
-          std::snprintf(buf, sizeof buf, "%-10.4f", s.mean);
-          rows += buf;
-        }
-        std::snprintf(buf, sizeof buf, " %+.4f [%+.4f, %+.4f]\n", cmp.difference, cmp.ci_low,
-                      cmp.ci_high);
-        rows += buf;
-        log << "coupling_sweep: c = " << masking::format_number(c) << " " << key << " done ("
+        score_point(w, grid, fmap, fname, part, policies, options, c, results);
+        log << "coupling_sweep: c = " << masking::format_number(c) << " " << fname << "/" << part
+            << " done ("
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
             << " s)\n";
       }
     }
   }
-  out << header << rows;
+  out << header << results.rows;
 
-  const json verdicts = verdicts_of(series_order, series, a_spec, b_spec, out);
+  const json verdicts = verdicts_of(results.series_order, results.series, a_spec, b_spec, out);
 
   json doc = {
       {"study", "coupling_sweep"},
@@ -191,7 +211,7 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
         {"note", "same generator seed at every coupling"}}},
       {"options", sweep_options_json(options)},
       {"seed", options.score.seed},
-      {"points", points},
+      {"points", results.points},
       {"verdicts", verdicts},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
   if (!options.json.empty()) write_json(options.json, doc);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -14,6 +15,7 @@
 #include "moca/model/imputation.hpp"
 #include "moca/model/pretrain.hpp"
 #include "moca/model/reconstruct.hpp"
+#include "study_training.hpp"
 
 namespace moca::sim {
 
@@ -84,21 +86,13 @@ struct Runner {
   std::string pretrain(const std::string& policy, int lp, bool augment) {
     const std::string ckpt = workdir + "/" + name_of(policy, lp, augment) + ".pt";
     if (pretrained.count(ckpt)) return ckpt;
-    model::PretrainOptions po;
-    po.preset = o.preset;
+    model::PretrainOptions po = study_pretrain_options(o, policy, train.size());
     po.patch_length = lp;
-    po.policy = policy;
-    po.epochs = o.epochs;
-    po.batch_size = std::min(o.batch_size, train.size());
-    po.lr = o.lr;
-    po.warmup_epochs = o.warmup_epochs;
     po.augment = augment;
     po.checkpoint = ckpt;
     po.checkpoint_every = o.epochs;
     po.seed = o.seed;
-    po.runtime.device = "cpu";
     po.runtime.threads = o.threads;
-    po.progress = false;
     std::ostringstream plog;
     const model::PretrainResult r = model::pretrain(po, train, plog);
     pretrained[ckpt] = {{"policy", policy},
@@ -160,6 +154,210 @@ json common_json(const PaperExperimentsOptions& o, const json& data) {
           {"seed", o.seed}};
 }
 
+/// The study's two pre-training policies at options.ratio.
+std::string cross_policy(const PaperExperimentsOptions& o) {
+  return "cross:ratio=" + format_number(o.ratio);
+}
+std::string sync_policy(const PaperExperimentsOptions& o) {
+  return "sync:ratio=" + format_number(o.ratio);
+}
+
+/// Table 1's text: fine-tuning and linear-probe accuracy beside the paper's.
+void print_table1(const json& rows, std::ostream& out) {
+  char buf[512];
+  out << "Table 1 (CPU scale)                       FT acc   LP acc   | paper FT  LP\n";
+  for (const auto& r : rows) {
+    std::snprintf(
+        buf, sizeof buf, "%-40s  %.4f   %s   | %.3f  %s\n", r["model"].get<std::string>().c_str(),
+        r["finetune"]["accuracy"].get<double>(),
+        r.contains("linear_probe")
+            ? std::to_string(r["linear_probe"]["accuracy"].get<double>()).substr(0, 6).c_str()
+            : "  /   ",
+        r["paper"]["finetune"].get<double>(),
+        r["paper"]["linear_probe"].get<double>() < 0
+            ? "/"
+            : format_number(r["paper"]["linear_probe"].get<double>()).c_str());
+    out << buf;
+  }
+}
+
+/// Table 1: a supervised model from scratch, then sync and cross pre-training (with and
+/// without augmentation), each probed and fine-tuned. Writes table1.json.
+std::string table1(Runner& run, const json& description, std::ostream& out) {
+  const PaperExperimentsOptions& o = run.o;
+  const int lp = o.patch_length;
+  json rows = json::array();
+  auto add = [&](const std::string& model, const std::string& policy, bool aug, double paper_ft,
+                 double paper_lp) {
+    json row = {{"model", model}, {"policy", policy}, {"augment", aug}};
+    if (policy.empty()) {
+      row["finetune"] = run.classify(model::DownstreamMode::kScratch, "", lp);
+    } else {
+      const std::string ckpt = run.pretrain(policy, lp, aug);
+      row["pretrain"] = run.pretrained[ckpt];
+      row["linear_probe"] = run.classify(model::DownstreamMode::kLinearProbe, ckpt, lp);
+      row["finetune"] = run.classify(model::DownstreamMode::kFinetune, ckpt, lp);
+    }
+    row["paper"] = {{"finetune", paper_ft}, {"linear_probe", paper_lp}};
+    rows.push_back(row);
+  };
+  add("ViT (supervised, random init)", "", false, 0.914, -1);
+  add("MAE synchronised masking (w/o aug.)", sync_policy(o), false, 0.917, 0.863);
+  add("MoCA cross masking (w/o aug.)", cross_policy(o), false, 0.948, 0.924);
+  if (o.augment) {
+    add("MAE synchronised masking (w/ aug.)", sync_policy(o), true, 0.913, 0.884);
+    add("MoCA cross masking (w/ aug.)", cross_policy(o), true, 0.966, 0.931);
+  }
+  json doc = common_json(o, description);
+  doc["experiment"] = "table1";
+  doc["protocol"] = "random 7:3 window split; accuracy of the final epoch on the test part";
+  doc["paper_note"] =
+      "paper: ViT-Base, 4000 pre-training epochs, 50 downstream epochs, GPU; "
+      "linear_probe -1 = not applicable";
+  doc["rows"] = rows;
+  write_json(o.out + "/table1.json", doc);
+  print_table1(rows, out);
+  return "table1.json";
+}
+
+/// Table 3: imputation of the cross and sync models against the baselines on the four tasks.
+/// Writes imputation.json.
+std::string imputation(Runner& run, const StudySplit& split, std::ostream& out) {
+  const PaperExperimentsOptions& o = run.o;
+  const int lp = o.patch_length;
+  model::ImputeOptions io;
+  io.checkpoints = {run.pretrain(cross_policy(o), lp, false),
+                    run.pretrain(sync_policy(o), lp, false)};
+  io.labels = {"MoCA cross (w/o aug.)", "MAE sync (w/o aug.)"};
+  io.patch_length = lp;
+  io.seed = o.seed;
+  io.mice.iterations = o.mice_iterations;
+  io.mice.draws = o.mice_draws;
+  io.inference.runtime.device = "cpu";
+  io.inference.runtime.threads = o.threads;
+  const model::ImputeTable t = model::evaluate_imputation(io, split.test, run.log);
+  json doc = common_json(o, split.description);
+  doc["experiment"] = "imputation";
+  doc["table"] = t.to_json();
+  doc["mice"] = {{"iterations", o.mice_iterations}, {"draws", o.mice_draws}};
+  // Paper Table 3 (MAE, MSE per task: random, temporal, sensor, extrapolation).
+  doc["paper"] = {
+      {"Linear Interpolation", {0.587, 0.689, 0.546, 0.634, 0.252, 0.189, 0.600, 0.635}},
+      {"Nearest Neighbor Imputation", {0.341, 0.284, 0.240, 0.180, 0.412, 0.377, 0.211, 0.158}},
+      {"MICE", {0.289, 0.251, 0.410, 0.375, 0.210, 0.158, 0.211, 0.158}},
+      {"MAE Synchronized Masking (w/o aug.)",
+       {0.275, 0.162, 0.262, 0.191, 0.288, 0.170, 0.266, 0.194}},
+      {"MoCA (w/o aug.)", {0.086, 0.043, 0.112, 0.059, 0.160, 0.089, 0.111, 0.059}}};
+  doc["paper_columns"] = {"random MAE", "random MSE", "temporal MAE",      "temporal MSE",
+                          "sensor MAE", "sensor MSE", "extrapolation MAE", "extrapolation MSE"};
+  write_json(o.out + "/imputation.json", doc);
+  out << t.to_text();
+  return "imputation.json";
+}
+
+/// An ablation: for each value, the checkpoint and patch length `pretrain_of(value)` gives,
+/// probed (and fine-tuned with finetune_ablations); one line per value to `out`.
+json ablation(Runner& run, const std::string& name, const json& values,
+              const std::function<std::pair<std::string, int>(const json&)>& pretrain_of,
+              std::ostream& out) {
+  json rows = json::array();
+  char buf[512];
+  for (const auto& v : values) {
+    const auto [ckpt, plp] = pretrain_of(v);
+    json row = {{"value", v}, {"pretrain", run.pretrained[ckpt]}};
+    row["linear_probe"] = run.classify(model::DownstreamMode::kLinearProbe, ckpt, plp);
+    if (run.o.finetune_ablations) {
+      row["finetune"] = run.classify(model::DownstreamMode::kFinetune, ckpt, plp);
+    }
+    rows.push_back(row);
+    std::snprintf(buf, sizeof buf, "%s %s: LP %.4f\n", name.c_str(), v.dump().c_str(),
+                  row["linear_probe"]["accuracy"].get<double>());
+    out << buf;
+  }
+  return rows;
+}
+
+/// The mask-ratio ablation (cross masking at each of options.mask_ratios).
+std::string mask_ratio_ablation(Runner& run, const json& description, std::ostream& out) {
+  const PaperExperimentsOptions& o = run.o;
+  const json rows = ablation(
+      run, "mask ratio", o.mask_ratios,
+      [&](const json& v) {
+        return std::make_pair(
+            run.pretrain("cross:ratio=" + format_number(v.get<double>()), o.patch_length, false),
+            o.patch_length);
+      },
+      out);
+  json doc = common_json(o, description);
+  doc["experiment"] = "ablation_mask_ratio";
+  doc["rows"] = rows;
+  doc["paper"] = {{"summary",
+                   "best at 0.45/0.55/0.75: FT 94.8-95.0%, LP 92.4-93.9%; at 0.95: FT 90.8%, "
+                   "LP 84.9%; drops quickly above 0.75"}};
+  write_json(o.out + "/ablation_mask_ratio.json", doc);
+  return "ablation_mask_ratio.json";
+}
+
+/// The patch-length ablation (cross masking with each of options.patch_lengths).
+std::string patch_length_ablation(Runner& run, const json& description, std::ostream& out) {
+  const PaperExperimentsOptions& o = run.o;
+  const json rows = ablation(
+      run, "patch length", o.patch_lengths,
+      [&](const json& v) {
+        const int plp = v.get<int>();
+        return std::make_pair(run.pretrain(cross_policy(o), plp, false), plp);
+      },
+      out);
+  json doc = common_json(o, description);
+  doc["experiment"] = "ablation_patch_length";
+  doc["rows"] = rows;
+  doc["paper"] = {{"finetune", {{"5", 0.948}, {"10", 0.945}, {"20", 0.948}}},
+                  {"linear_probe", {{"5", 0.933}, {"10", 0.928}, {"20", 0.924}}},
+                  {"summary", "performance degrades as the patch length grows beyond 20"}};
+  write_json(o.out + "/ablation_patch_length.json", doc);
+  return "ablation_patch_length.json";
+}
+
+/// Reconstructions of the first test window by the cross model under the four tasks (CSV and,
+/// with png, a figure each). Writes reconstructions.json.
+std::string reconstructions(Runner& run, const StudySplit& split) {
+  const PaperExperimentsOptions& o = run.o;
+  const std::string ckpt = run.pretrain(cross_policy(o), o.patch_length, false);
+  std::filesystem::create_directories(o.out + "/reconstructions");
+  json rows = json::array();
+  const std::vector<std::pair<std::string, std::string>> tasks = {
+      {"random", "random:ratio=0.7"},
+      {"temporal", "temporal:ratio=0.7"},
+      {"sensor", "sensor:keep=1"},
+      {"extrapolation", "extrapolation:ratio=0.7"}};
+  for (const auto& [name, spec] : tasks) {
+    model::ReconstructOptions ro;
+    ro.checkpoint = ckpt;
+    ro.window = 0;
+    ro.policy = spec;
+    ro.seed = o.seed;
+    ro.out = o.out + "/reconstructions/" + name;
+    ro.png = o.png;
+    ro.inference.runtime.device = "cpu";
+    ro.inference.runtime.threads = o.threads;
+    std::ostringstream rlog;
+    const model::ReconstructResult r = model::reconstruct_window(ro, split.test, rlog);
+    rows.push_back({{"task", name},
+                    {"policy", spec},
+                    {"csv", "reconstructions/" + name + ".csv"},
+                    {"png", o.png ? "reconstructions/" + name + ".png" : ""},
+                    {"mask", r.mask.to_string()},
+                    {"mae_masked", r.mae_masked},
+                    {"mse_masked", r.mse_masked}});
+  }
+  json doc = common_json(o, split.description);
+  doc["experiment"] = "reconstructions";
+  doc["checkpoint"] = ckpt;
+  doc["rows"] = rows;
+  write_json(o.out + "/reconstructions.json", doc);
+  return "reconstructions.json";
+}
+
 }  // namespace
 
 json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream& out,
@@ -177,175 +375,12 @@ json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream&
   auto wants = [&](const std::string& e) {
     return std::find(options.only.begin(), options.only.end(), e) != options.only.end();
   };
-  const std::string cross = "cross:ratio=" + format_number(options.ratio);
-  const std::string sync = "sync:ratio=" + format_number(options.ratio);
-  const int lp = options.patch_length;
   json files = json::array();
-  char buf[512];
-
-  if (wants("table1")) {
-    json rows = json::array();
-    auto add = [&](const std::string& model, const std::string& policy, bool aug, double paper_ft,
-                   double paper_lp) {
-      json row = {{"model", model}, {"policy", policy}, {"augment", aug}};
-      if (policy.empty()) {
-        row["finetune"] = run.classify(model::DownstreamMode::kScratch, "", lp);
-      } else {
-        const std::string ckpt = run.pretrain(policy, lp, aug);
-        row["pretrain"] = run.pretrained[ckpt];
-        row["linear_probe"] = run.classify(model::DownstreamMode::kLinearProbe, ckpt, lp);
-        row["finetune"] = run.classify(model::DownstreamMode::kFinetune, ckpt, lp);
-      }
-      row["paper"] = {{"finetune", paper_ft}, {"linear_probe", paper_lp}};
-      rows.push_back(row);
-    };
-    add("ViT (supervised, random init)", "", false, 0.914, -1);
-    add("MAE synchronised masking (w/o aug.)", sync, false, 0.917, 0.863);
-    add("MoCA cross masking (w/o aug.)", cross, false, 0.948, 0.924);
-    if (options.augment) {
-      add("MAE synchronised masking (w/ aug.)", sync, true, 0.913, 0.884);
-      add("MoCA cross masking (w/ aug.)", cross, true, 0.966, 0.931);
-    }
-    json doc = common_json(options, split.description);
-    doc["experiment"] = "table1";
-    doc["protocol"] = "random 7:3 window split; accuracy of the final epoch on the test part";
-    doc["paper_note"] =
-        "paper: ViT-Base, 4000 pre-training epochs, 50 downstream epochs, GPU; "
-        "linear_probe -1 = not applicable";
-    doc["rows"] = rows;
-    write_json(options.out + "/table1.json", doc);
-    files.push_back("table1.json");
-    out << "Table 1 (CPU scale)                       FT acc   LP acc   | paper FT  LP\n";
-    for (const auto& r : rows) {
-      std::snprintf(
-          buf, sizeof buf, "%-40s  %.4f   %s   | %.3f  %s\n", r["model"].get<std::string>().c_str(),
-          r["finetune"]["accuracy"].get<double>(),
-          r.contains("linear_probe")
-              ? std::to_string(r["linear_probe"]["accuracy"].get<double>()).substr(0, 6).c_str()
-              : "  /   ",
-          r["paper"]["finetune"].get<double>(),
-          r["paper"]["linear_probe"].get<double>() < 0
-              ? "/"
-              : format_number(r["paper"]["linear_probe"].get<double>()).c_str());
-      out << buf;
-    }
-  }
-
-  if (wants("imputation")) {
-    model::ImputeOptions io;
-    io.checkpoints = {run.pretrain(cross, lp, false), run.pretrain(sync, lp, false)};
-    io.labels = {"MoCA cross (w/o aug.)", "MAE sync (w/o aug.)"};
-    io.patch_length = lp;
-    io.seed = options.seed;
-    io.mice.iterations = options.mice_iterations;
-    io.mice.draws = options.mice_draws;
-    io.inference.runtime.device = "cpu";
-    io.inference.runtime.threads = options.threads;
-    const model::ImputeTable t = model::evaluate_imputation(io, split.test, log);
-    json doc = common_json(options, split.description);
-    doc["experiment"] = "imputation";
-    doc["table"] = t.to_json();
-    doc["mice"] = {{"iterations", options.mice_iterations}, {"draws", options.mice_draws}};
-    // Paper Table 3 (MAE, MSE per task: random, temporal, sensor, extrapolation).
-    doc["paper"] = {
-        {"Linear Interpolation", {0.587, 0.689, 0.546, 0.634, 0.252, 0.189, 0.600, 0.635}},
-        {"Nearest Neighbor Imputation", {0.341, 0.284, 0.240, 0.180, 0.412, 0.377, 0.211, 0.158}},
-        {"MICE", {0.289, 0.251, 0.410, 0.375, 0.210, 0.158, 0.211, 0.158}},
-        {"MAE Synchronized Masking (w/o aug.)",
-         {0.275, 0.162, 0.262, 0.191, 0.288, 0.170, 0.266, 0.194}},
-        {"MoCA (w/o aug.)", {0.086, 0.043, 0.112, 0.059, 0.160, 0.089, 0.111, 0.059}}};
-    doc["paper_columns"] = {"random MAE", "random MSE", "temporal MAE",      "temporal MSE",
-                            "sensor MAE", "sensor MSE", "extrapolation MAE", "extrapolation MSE"};
-    write_json(options.out + "/imputation.json", doc);
-    files.push_back("imputation.json");
-    out << t.to_text();
-  }
-
-  auto ablation = [&](const std::string& name, const json& values, auto pretrain_of) {
-    json rows = json::array();
-    for (const auto& v : values) {
-      const auto [ckpt, plp] = pretrain_of(v);
-      json row = {{"value", v}, {"pretrain", run.pretrained[ckpt]}};
-      row["linear_probe"] = run.classify(model::DownstreamMode::kLinearProbe, ckpt, plp);
-      if (options.finetune_ablations) {
-        row["finetune"] = run.classify(model::DownstreamMode::kFinetune, ckpt, plp);
-      }
-      rows.push_back(row);
-      std::snprintf(buf, sizeof buf, "%s %s: LP %.4f\n", name.c_str(), v.dump().c_str(),
-                    row["linear_probe"]["accuracy"].get<double>());
-      out << buf;
-    }
-    return rows;
-  };
-
-  if (wants("mask_ratio")) {
-    json values = options.mask_ratios;
-    json rows = ablation("mask ratio", values, [&](const json& v) {
-      return std::make_pair(
-          run.pretrain("cross:ratio=" + format_number(v.get<double>()), lp, false), lp);
-    });
-    json doc = common_json(options, split.description);
-    doc["experiment"] = "ablation_mask_ratio";
-    doc["rows"] = rows;
-    doc["paper"] = {{"summary",
-                     "best at 0.45/0.55/0.75: FT 94.8-95.0%, LP 92.4-93.9%; at 0.95: FT 90.8%, "
-                     "LP 84.9%; drops quickly above 0.75"}};
-    write_json(options.out + "/ablation_mask_ratio.json", doc);
-    files.push_back("ablation_mask_ratio.json");
-  }
-
-  if (wants("patch_length")) {
-    json values = options.patch_lengths;
-    json rows = ablation("patch length", values, [&](const json& v) {
-      const int plp = v.get<int>();
-      return std::make_pair(run.pretrain(cross, plp, false), plp);
-    });
-    json doc = common_json(options, split.description);
-    doc["experiment"] = "ablation_patch_length";
-    doc["rows"] = rows;
-    doc["paper"] = {{"finetune", {{"5", 0.948}, {"10", 0.945}, {"20", 0.948}}},
-                    {"linear_probe", {{"5", 0.933}, {"10", 0.928}, {"20", 0.924}}},
-                    {"summary", "performance degrades as the patch length grows beyond 20"}};
-    write_json(options.out + "/ablation_patch_length.json", doc);
-    files.push_back("ablation_patch_length.json");
-  }
-
-  if (wants("reconstruct")) {
-    const std::string ckpt = run.pretrain(cross, lp, false);
-    std::filesystem::create_directories(options.out + "/reconstructions");
-    json rows = json::array();
-    const std::vector<std::pair<std::string, std::string>> tasks = {
-        {"random", "random:ratio=0.7"},
-        {"temporal", "temporal:ratio=0.7"},
-        {"sensor", "sensor:keep=1"},
-        {"extrapolation", "extrapolation:ratio=0.7"}};
-    for (const auto& [name, spec] : tasks) {
-      model::ReconstructOptions ro;
-      ro.checkpoint = ckpt;
-      ro.window = 0;
-      ro.policy = spec;
-      ro.seed = options.seed;
-      ro.out = options.out + "/reconstructions/" + name;
-      ro.png = options.png;
-      ro.inference.runtime.device = "cpu";
-      ro.inference.runtime.threads = options.threads;
-      std::ostringstream rlog;
-      const model::ReconstructResult r = model::reconstruct_window(ro, split.test, rlog);
-      rows.push_back({{"task", name},
-                      {"policy", spec},
-                      {"csv", "reconstructions/" + name + ".csv"},
-                      {"png", options.png ? "reconstructions/" + name + ".png" : ""},
-                      {"mask", r.mask.to_string()},
-                      {"mae_masked", r.mae_masked},
-                      {"mse_masked", r.mse_masked}});
-    }
-    json doc = common_json(options, split.description);
-    doc["experiment"] = "reconstructions";
-    doc["checkpoint"] = ckpt;
-    doc["rows"] = rows;
-    write_json(options.out + "/reconstructions.json", doc);
-    files.push_back("reconstructions.json");
-  }
+  if (wants("table1")) files.push_back(table1(run, split.description, out));
+  if (wants("imputation")) files.push_back(imputation(run, split, out));
+  if (wants("mask_ratio")) files.push_back(mask_ratio_ablation(run, split.description, out));
+  if (wants("patch_length")) files.push_back(patch_length_ablation(run, split.description, out));
+  if (wants("reconstruct")) files.push_back(reconstructions(run, split));
   return {{"files", files}, {"seconds", run.elapsed()}};
 }
 

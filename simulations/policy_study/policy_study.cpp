@@ -36,6 +36,7 @@
 #include "moca/model/pretrain.hpp"
 #include "score_json.hpp"
 #include "study_data.hpp"
+#include "study_training.hpp"
 #include "theory_vs_training.hpp"
 
 namespace moca::sim {
@@ -367,84 +368,108 @@ masking::PolicyContext context_for(const data::Windows& train) {
 
 // ---- worker: one training run ----
 
-void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log) {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// The worker's options: `given` (out and the worker fields) with the settings of the study
+/// record of `given.out`/ledger.jsonl.
+PolicyStudyOptions worker_options(const PolicyStudyOptions& given) {
   const auto ledger = read_ledger(given.out + "/ledger.jsonl");
   if (ledger.empty() || ledger.front().at("kind") != "study") {
     throw std::runtime_error("worker: " + given.out + "/ledger.jsonl has no study record");
   }
   PolicyStudyOptions o = given;
   o.set_settings(ledger.front().at("settings"));
-  const auto t0 = std::chrono::steady_clock::now();
-  auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  const PolicyStudyData d = load_policy_study_data(o);
-  const masking::Grid grid = masking::make_grid(d.train.channels, d.train.length, o.patch_length);
-  const masking::PolicyContext context = context_for(d.train);
-  const auto policy = masking::make_policy(o.worker_policy, grid, context);
-  json timing = {{"setup", since(t0)}};
-  auto t1 = std::chrono::steady_clock::now();
-  const long seed = o.worker_seed;
-  const std::string dir = run_dir(o.out, o.worker_policy, seed, o.worker_reference);
-  fs::create_directories(dir);
+  return o;
+}
 
-  model::PretrainOptions po;
-  po.preset = o.preset;
-  po.patch_length = o.patch_length;
-  po.policy = policy->spec();
-  po.epochs = o.epochs;
-  po.batch_size = std::min(o.batch_size, d.train.size());
-  po.lr = o.lr;
-  po.warmup_epochs = o.warmup_epochs;
+/// Pre-training of one run with `policy` (canonical spec): checkpoint `dir`/model.pt, resumed
+/// when it exists; the run seed seeds the weights and the masks.
+model::PretrainOptions run_pretrain_options(const PolicyStudyOptions& o, const std::string& policy,
+                                            const std::string& dir, int train_windows) {
+  model::PretrainOptions po = study_pretrain_options(o, policy, train_windows);
   po.checkpoint = dir + "/model.pt";
   po.checkpoint_every = o.checkpoint_every;
   po.resume = fs::exists(po.checkpoint);
-  po.seed = static_cast<std::uint64_t>(seed);
-  po.runtime.device = "cpu";
+  po.seed = static_cast<std::uint64_t>(o.worker_seed);
   po.runtime.threads = o.worker_threads;
-  po.progress = false;
-  const model::PretrainResult pr = model::pretrain(po, d.train, log);
-  if (!pr.finished)
-    throw std::runtime_error("worker: pre-training of " + po.policy + " stopped early");
+  return po;
+}
 
-  timing["pretrain"] = since(t1);
-  t1 = std::chrono::steady_clock::now();
+/// Held-out reconstruction outcomes of a trained run: MSE and MAE under the run's own policy
+/// (mask stream of the run seed), MSE under each common task and their mean.
+json reconstruction_outcomes(const PolicyStudyOptions& o, const masking::MaskPolicy& policy,
+                             const masking::Grid& grid, const masking::PolicyContext& context,
+                             const data::Windows& test, const std::string& checkpoint) {
   json outcomes;
   const auto own_masks = draw_window_masks(
-      *policy, d.test, derive_seed(derive_seed(o.seed, 20), static_cast<std::uint64_t>(seed)));
+      policy, test,
+      derive_seed(derive_seed(o.seed, 20), static_cast<std::uint64_t>(o.worker_seed)));
   const MaskedError own =
-      masked_reconstruction_error(po.checkpoint, d.test, own_masks, o.worker_threads);
+      masked_reconstruction_error(checkpoint, test, own_masks, o.worker_threads);
   outcomes["own_mse"] = own.mse;
   outcomes["own_mae"] = own.mae;
   double sum = 0;
   json task_mse;
   for (size_t t = 0; t < o.tasks.size(); ++t) {
     const auto task = masking::make_policy(o.tasks[t], grid, context);
-    const auto masks = draw_window_masks(*task, d.test, derive_seed(derive_seed(o.seed, 30), t));
-    const MaskedError e =
-        masked_reconstruction_error(po.checkpoint, d.test, masks, o.worker_threads);
+    const auto masks = draw_window_masks(*task, test, derive_seed(derive_seed(o.seed, 30), t));
+    const MaskedError e = masked_reconstruction_error(checkpoint, test, masks, o.worker_threads);
     task_mse[task->spec()] = e.mse;
     sum += e.mse;
   }
   outcomes["task_mse"] = task_mse;
   outcomes["task_mse_mean"] = sum / static_cast<double>(o.tasks.size());
+  return outcomes;
+}
 
-  timing["reconstruction"] = since(t1);
-  t1 = std::chrono::steady_clock::now();
+/// The linear probe of a trained run (train part -> held-out part), seeded by the run seed.
+model::DownstreamResult probe_run(const PolicyStudyOptions& o, const PolicyStudyData& d,
+                                  const std::string& checkpoint) {
   model::DownstreamOptions dopt = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
-  dopt.checkpoint = po.checkpoint;
+  dopt.checkpoint = checkpoint;
   dopt.epochs = o.probe_epochs;
   dopt.warmup_epochs = std::min(dopt.warmup_epochs, o.probe_epochs / 2.0);
   dopt.batch_size = std::min(dopt.batch_size, d.train.size());
-  dopt.seed = static_cast<std::uint64_t>(seed);
+  dopt.seed = static_cast<std::uint64_t>(o.worker_seed);
   dopt.runtime.device = "cpu";
   dopt.runtime.threads = o.worker_threads;
   dopt.progress = false;
   std::ostringstream dlog;
-  const model::DownstreamResult dr = model::train_classifier(dopt, d.train, d.test, dlog);
+  return model::train_classifier(dopt, d.train, d.test, dlog);
+}
+
+}  // namespace
+
+void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log) {
+  const PolicyStudyOptions o = worker_options(given);
+  const auto t0 = std::chrono::steady_clock::now();
+  const PolicyStudyData d = load_policy_study_data(o);
+  const masking::Grid grid = masking::make_grid(d.train.channels, d.train.length, o.patch_length);
+  const masking::PolicyContext context = context_for(d.train);
+  const auto policy = masking::make_policy(o.worker_policy, grid, context);
+  json timing = {{"setup", seconds_since(t0)}};
+  auto t1 = std::chrono::steady_clock::now();
+  const long seed = o.worker_seed;
+  const std::string dir = run_dir(o.out, o.worker_policy, seed, o.worker_reference);
+  fs::create_directories(dir);
+
+  const model::PretrainOptions po = run_pretrain_options(o, policy->spec(), dir, d.train.size());
+  const model::PretrainResult pr = model::pretrain(po, d.train, log);
+  if (!pr.finished)
+    throw std::runtime_error("worker: pre-training of " + po.policy + " stopped early");
+  timing["pretrain"] = seconds_since(t1);
+  t1 = std::chrono::steady_clock::now();
+  json outcomes = reconstruction_outcomes(o, *policy, grid, context, d.test, po.checkpoint);
+  timing["reconstruction"] = seconds_since(t1);
+  t1 = std::chrono::steady_clock::now();
+  const model::DownstreamResult dr = probe_run(o, d, po.checkpoint);
   outcomes["probe_top1"] = dr.test.accuracy;
   outcomes["probe_macro_f1"] = dr.test.macro_f1;
-  timing["probe"] = since(t1);
+  timing["probe"] = seconds_since(t1);
 
   const masking::PolicySpec spec = masking::parse_policy_spec(policy->spec());
   json metrics = {{"policy", o.worker_policy},
@@ -459,7 +484,7 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
                     {"threads", o.worker_threads}}},
                   {"checkpoint", fs::relative(po.checkpoint, o.out).string()},
                   {"timing", {{"seconds", timing}}},
-                  {"seconds", since(t0)}};
+                  {"seconds", seconds_since(t0)}};
   write_json(dir + "/metrics.json", metrics);
   log << "worker: " << run_key(o.worker_policy, seed) << " done\n";
 }
@@ -516,6 +541,176 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
   }
 }
 
+/// A training the study still needs: a grid run (policy, seed) or the reference encoder.
+struct Pending {
+  std::string policy;
+  long seed;
+  bool reference;
+};
+
+/// Runs the study's pending trainings as worker processes (at most `jobs` at once, the reference
+/// encoder alone with all threads) and records each finished one in the ledger.
+class StudyRunner {
+ public:
+  StudyRunner(const PolicyStudyOptions& o, const PolicyStudyData& d, Ledger& ledger,
+              std::ostream& log)
+      : o_(o),
+        d_(d),
+        ledger_(ledger),
+        log_(log),
+        need_reference_(std::count(o.features.begin(), o.features.end(), "encoder") > 0),
+        total_threads_(o.threads > 0 ? o.threads : hardware_threads()),
+        per_job_(std::max(1, total_threads_ / o.jobs)),
+        exe_(fs::read_symlink("/proc/self/exe").string()) {}
+
+  /// The scores that need no encoder (they run with all threads), then the trainings not in
+  /// the ledger: the reference encoder first (the encoder map needs it), then the grid.
+  std::vector<Pending> score_and_list_pending() {
+    std::vector<Pending> pending;
+    if (need_reference_ && !ledger_.has("reference", "reference")) {
+      pending.push_back({o_.reference_policy, static_cast<long>(o_.reference_seed), true});
+    }
+    for (const std::string& f : o_.features) {
+      if (f != "encoder") score_policies(o_, d_, f, masking::make_feature_map(f), ledger_, log_);
+    }
+    for (long s = 0; s < o_.seeds; ++s) {
+      for (const std::string& p : o_.policies) {
+        if (!ledger_.has("run", run_key(p, s))) pending.push_back({p, s, false});
+      }
+    }
+    return pending;
+  }
+
+  /// Records the pending runs whose metrics.json exists (finished before a kill); returns the
+  /// others, which still have to be started.
+  std::vector<Pending> record_finished(const std::vector<Pending>& pending) {
+    std::vector<Pending> to_start;
+    for (const Pending& p : pending) {
+      if (fs::exists(run_dir(o_.out, p.policy, p.seed, p.reference) + "/metrics.json")) {
+        record(p);
+        if (!p.reference) ++new_runs_;
+      } else {
+        to_start.push_back(p);
+      }
+    }
+    return to_start;
+  }
+
+  /// Starts and waits for the workers of `to_start` until all are done, one failed (then
+  /// throws, after the running ones have finished) or --max-runs is reached.
+  void run_workers(const std::vector<Pending>& to_start) {
+    std::vector<Child> running;
+    size_t next = 0;
+    std::string failure;
+    while (true) {
+      if (failure.empty()) next = start_workers(to_start, next, running);
+      if (running.empty()) break;
+      int status = 0;
+      const pid_t pid = waitpid(-1, &status, 0);
+      if (pid < 0) {
+        if (errno == EINTR) continue;
+        throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+      }
+      const auto it = std::find_if(running.begin(), running.end(),
+                                   [&](const Child& c) { return c.pid == pid; });
+      if (it == running.end()) continue;
+      const Child c = *it;
+      running.erase(it);
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        record({c.policy, c.seed, c.reference});
+        if (c.reference) {
+          encoder_scores();
+        } else {
+          ++new_runs_;
+        }
+      } else if (failure.empty()) {
+        failure = "run " + c.key + " failed (" +
+                  (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                     : "signal " + std::to_string(WTERMSIG(status))) +
+                  "); its log: " + c.dir + "/worker.log";
+      }
+    }
+    if (!failure.empty()) throw std::runtime_error(failure);
+  }
+
+  /// The encoder map's scores, once the reference encoder is in the ledger.
+  void encoder_scores() {
+    if (!need_reference_ || !ledger_.has("reference", "reference")) return;
+    const json* ref = ledger_.find("reference", "reference");
+    model::InferenceOptions io;
+    io.runtime.device = "cpu";
+    io.runtime.threads = total_threads_;
+    score_policies(o_, d_, "encoder",
+                   model::make_encoder_feature_map(
+                       o_.out + "/" + ref->at("checkpoint").get<std::string>(), io),
+                   ledger_, log_);
+  }
+
+ private:
+  /// A finished run's metrics.json into the ledger as a "run" (or "reference") record.
+  void record(const Pending& p) {
+    const std::string dir = run_dir(o_.out, p.policy, p.seed, p.reference);
+    json m = read_json_file(dir + "/metrics.json");
+    m["kind"] = p.reference ? "reference" : "run";
+    m["key"] = p.reference ? "reference" : run_key(p.policy, p.seed);
+    m["metrics"] = fs::relative(dir + "/metrics.json", o_.out).string();
+    ledger_.append(m);
+    log_ << "policy_study: " << (p.reference ? "reference " : "run ") << run_key(p.policy, p.seed)
+         << " recorded\n";
+  }
+
+  bool limit_reached() const { return o_.max_runs >= 0 && new_runs_ >= o_.max_runs; }
+
+  /// Starts workers from to_start[next] on while a job slot is free, no reference is running,
+  /// and the started runs stay within --max-runs (the reference does not count); the reference
+  /// starts alone. Returns the new `next`.
+  size_t start_workers(const std::vector<Pending>& to_start, size_t next,
+                       std::vector<Child>& running) {
+    const bool reference_running =
+        std::any_of(running.begin(), running.end(), [](const Child& c) { return c.reference; });
+    while (next < to_start.size() && static_cast<int>(running.size()) < o_.jobs &&
+           !reference_running && !limit_reached() &&
+           (o_.max_runs < 0 || new_runs_ + static_cast<int>(running.size()) < o_.max_runs ||
+            to_start[next].reference)) {
+      const Pending& p = to_start[next++];
+      const int threads = p.reference ? total_threads_ : per_job_;
+      running.push_back(start_worker(exe_, o_, p.policy, p.seed, p.reference, threads));
+      log_ << "policy_study: started " << (p.reference ? "reference " : "run ")
+           << run_key(p.policy, p.seed) << " (" << threads << " threads, pid " << running.back().pid
+           << ")\n";
+      if (p.reference) break;
+    }
+    return next;
+  }
+
+  const PolicyStudyOptions& o_;
+  const PolicyStudyData& d_;
+  Ledger& ledger_;
+  std::ostream& log_;
+  bool need_reference_;
+  int total_threads_, per_job_;
+  std::string exe_;
+  int new_runs_ = 0;
+};
+
+/// Starts the ledger with the study record, or checks that the one there has these settings.
+void open_study(const PolicyStudyOptions& options, const PolicyStudyData& d, Ledger& ledger,
+                std::ostream& log) {
+  const json settings = options.settings_json();
+  if (ledger.records().empty()) {
+    ledger.append({{"kind", "study"}, {"settings", settings}, {"data", d.description}});
+    return;
+  }
+  const json& first = ledger.records().front();
+  if (first.at("kind") != "study" || first.at("settings") != settings) {
+    throw std::runtime_error(options.out +
+                             " holds a study with different settings (ledger.jsonl line 1); "
+                             "use another --out or the same options");
+  }
+  log << "policy_study: resuming " << options.out << " (" << ledger.records().size() - 1
+      << " records done)\n";
+}
+
 }  // namespace
 
 int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::ostream& log) {
@@ -529,130 +724,13 @@ int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::
   fs::create_directories(options.out);
   const FileLock lock(lock_path_for_folder(options.out), "output folder " + options.out);
   Ledger ledger(options.out + "/ledger.jsonl");
-  const json settings = options.settings_json();
-  if (ledger.records().empty()) {
-    ledger.append({{"kind", "study"}, {"settings", settings}, {"data", d.description}});
-  } else {
-    const json& first = ledger.records().front();
-    if (first.at("kind") != "study" || first.at("settings") != settings) {
-      throw std::runtime_error(options.out +
-                               " holds a study with different settings (ledger.jsonl line 1); "
-                               "use another --out or the same options");
-    }
-    log << "policy_study: resuming " << options.out << " (" << ledger.records().size() - 1
-        << " records done)\n";
-  }
-  const int total_threads = options.threads > 0 ? options.threads : hardware_threads();
-  const int per_job = std::max(1, total_threads / options.jobs);
-  const std::string exe = fs::read_symlink("/proc/self/exe").string();
+  open_study(options, d, ledger, log);
 
-  // Pending trainings: the reference encoder first (the encoder map needs it), then the grid.
-  struct Pending {
-    std::string policy;
-    long seed;
-    bool reference;
-  };
-  std::vector<Pending> pending;
-  const bool need_reference =
-      std::count(options.features.begin(), options.features.end(), "encoder") > 0;
-  if (need_reference && !ledger.has("reference", "reference")) {
-    pending.push_back({options.reference_policy, static_cast<long>(options.reference_seed), true});
-  }
+  StudyRunner runner(options, d, ledger, log);
+  const std::vector<Pending> pending = runner.score_and_list_pending();
+  runner.run_workers(runner.record_finished(pending));
+  runner.encoder_scores();  // when the reference was recorded in an earlier session
 
-  // Scores that need no encoder come first (they run with all threads).
-  for (const std::string& f : options.features) {
-    if (f != "encoder") score_policies(options, d, f, masking::make_feature_map(f), ledger, log);
-  }
-
-  for (long s = 0; s < options.seeds; ++s) {
-    for (const std::string& p : options.policies) {
-      if (!ledger.has("run", run_key(p, s))) pending.push_back({p, s, false});
-    }
-  }
-
-  // Runs whose metrics.json exists (finished before a kill) go straight to the ledger.
-  auto ingest = [&](const Pending& p) {
-    const std::string dir = run_dir(options.out, p.policy, p.seed, p.reference);
-    json m = read_json_file(dir + "/metrics.json");
-    m["kind"] = p.reference ? "reference" : "run";
-    m["key"] = p.reference ? "reference" : run_key(p.policy, p.seed);
-    m["metrics"] = fs::relative(dir + "/metrics.json", options.out).string();
-    ledger.append(m);
-    log << "policy_study: " << (p.reference ? "reference " : "run ") << run_key(p.policy, p.seed)
-        << " recorded\n";
-  };
-  int new_runs = 0;
-  std::vector<Pending> to_start;  // pending runs without a metrics.json
-  for (const Pending& p : pending) {
-    if (fs::exists(run_dir(options.out, p.policy, p.seed, p.reference) + "/metrics.json")) {
-      ingest(p);
-      if (!p.reference) ++new_runs;
-    } else {
-      to_start.push_back(p);
-    }
-  }
-  auto limit_reached = [&] { return options.max_runs >= 0 && new_runs >= options.max_runs; };
-  auto encoder_scores = [&] {
-    if (!need_reference || !ledger.has("reference", "reference")) return;
-    const json* ref = ledger.find("reference", "reference");
-    model::InferenceOptions io;
-    io.runtime.device = "cpu";
-    io.runtime.threads = total_threads;
-    score_policies(options, d, "encoder",
-                   model::make_encoder_feature_map(
-                       options.out + "/" + ref->at("checkpoint").get<std::string>(), io),
-                   ledger, log);
-  };
-
-  std::vector<Child> running;
-  size_t next = 0;
-  std::string failure;
-  while (true) {
-    // The reference must finish before the grid starts when it is pending (its scores use all
-    // threads between the two).
-    const bool reference_running =
-        std::any_of(running.begin(), running.end(), [](const Child& c) { return c.reference; });
-    while (
-        failure.empty() && next < to_start.size() &&
-        static_cast<int>(running.size()) < options.jobs && !reference_running && !limit_reached() &&
-        (options.max_runs < 0 || new_runs + static_cast<int>(running.size()) < options.max_runs ||
-         to_start[next].reference)) {
-      const Pending& p = to_start[next++];
-      running.push_back(start_worker(exe, options, p.policy, p.seed, p.reference,
-                                     p.reference ? total_threads : per_job));
-      log << "policy_study: started " << (p.reference ? "reference " : "run ")
-          << run_key(p.policy, p.seed) << " (" << (p.reference ? total_threads : per_job)
-          << " threads, pid " << running.back().pid << ")\n";
-      if (p.reference) break;
-    }
-    if (running.empty()) break;
-    int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
-    }
-    const auto it =
-        std::find_if(running.begin(), running.end(), [&](const Child& c) { return c.pid == pid; });
-    if (it == running.end()) continue;
-    const Child c = *it;
-    running.erase(it);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-      ingest({c.policy, c.seed, c.reference});
-      if (c.reference) {
-        encoder_scores();
-      } else {
-        ++new_runs;
-      }
-    } else if (failure.empty()) {
-      failure = "run " + c.key + " failed (" +
-                (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
-                                   : "signal " + std::to_string(WTERMSIG(status))) +
-                "); its log: " + c.dir + "/worker.log";
-    }
-  }
-  if (!failure.empty()) throw std::runtime_error(failure);
-  encoder_scores();  // when the reference was recorded in an earlier session
   int runs = 0;
   for (const json& r : ledger.records()) runs += r.at("kind") == "run" ? 1 : 0;
   const int expected = static_cast<int>(options.policies.size()) * options.seeds;

@@ -10,6 +10,7 @@
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "score_json.hpp"
+#include "scoring_options.hpp"
 
 namespace moca::sim {
 
@@ -154,21 +155,16 @@ json score_ratio_sweep(const data::Windows& w, const masking::Grid& grid,
 
 /// The JSON document's "options" object.
 json study_options_json(const SimulationStudyOptions& options) {
-  json options_json = {{"schemes", options.schemes},
-                       {"ratio", options.ratio},
-                       {"features", options.features},
-                       {"estimator", masking::to_string(options.score.estimator)},
-                       {"pca", options.score.pca},
-                       {"draws", options.score.draws},
-                       {"patch_length", options.patch_length},
-                       {"cross_modal", options.cross_modal},
-                       {"leak_checks", options.leak_checks},
-                       {"samples", options.data.samples},
-                       {"split_seed", options.data.split_seed},
-                       {"data_seed", options.data.seed},
-                       {"coupling", options.data.coupling},
-                       {"ratio_sweep", options.ratio_sweep},
-                       {"mask_mode", "per-window"}};
+  json options_json =
+      scoring_options_json(options.schemes, options.ratio, options.features, options.score,
+                           options.patch_length, options.cross_modal);
+  options_json["leak_checks"] = options.leak_checks;
+  options_json["samples"] = options.data.samples;
+  options_json["split_seed"] = options.data.split_seed;
+  options_json["data_seed"] = options.data.seed;
+  options_json["coupling"] = options.data.coupling;
+  options_json["ratio_sweep"] = options.ratio_sweep;
+  options_json["mask_mode"] = "per-window";
   if (!options.encoder_source.empty()) options_json["encoder"] = options.encoder_source;
   return options_json;
 }

@@ -18,6 +18,7 @@
 #include "moca/model/pretrain.hpp"
 #include "rank_correlation.hpp"
 #include "score_json.hpp"
+#include "study_training.hpp"
 
 namespace moca::sim {
 
@@ -112,6 +113,160 @@ nlohmann::json rank_json_of(const std::vector<double>& x, const std::vector<doub
       {"degenerate", false}};
 }
 
+/// Pre-training with one policy (canonical spec): the same preset, epochs and seed for every
+/// policy, one checkpoint per policy in options.workdir.
+model::PretrainOptions policy_pretrain_options(const TheoryVsTrainingOptions& options,
+                                               const std::string& spec, int train_windows) {
+  model::PretrainOptions po = study_pretrain_options(options, spec, train_windows);
+  po.checkpoint = options.workdir + "/" + safe_name(spec) + ".pt";
+  po.checkpoint_every = options.epochs;
+  po.seed = options.seed;
+  po.runtime.threads = options.threads;
+  return po;
+}
+
+/// The linear probe of a pre-trained checkpoint (train part -> held-out part).
+model::DownstreamResult probe(const TheoryVsTrainingOptions& options, const std::string& checkpoint,
+                              const StudySplit& split) {
+  model::DownstreamOptions dopt = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
+  dopt.checkpoint = checkpoint;
+  dopt.epochs = options.probe_epochs;
+  dopt.warmup_epochs = std::min(dopt.warmup_epochs, options.probe_epochs / 2.0);
+  dopt.batch_size = std::min(dopt.batch_size, split.train.size());
+  dopt.seed = options.seed;
+  dopt.runtime.device = "cpu";
+  dopt.runtime.threads = options.threads;
+  dopt.progress = false;
+  std::ostringstream dlog;
+  return model::train_classifier(dopt, split.train, split.test, dlog);
+}
+
+/// One policy's outcomes (the rank correlations' inputs) and its row of the JSON document.
+struct PolicyResult {
+  double score = 0.0, own_mse = 0.0, common_mse = 0.0, accuracy = 0.0;
+  nlohmann::json row;
+};
+
+/// Trains with policy number k (scored `s`) and evaluates the model on the held-out windows:
+/// reconstruction under its own masks and under the common `eval_masks`, and the linear probe.
+PolicyResult train_and_evaluate(const TheoryVsTrainingOptions& options,
+                                const masking::MaskPolicy& policy, const masking::PolicyScore& s,
+                                size_t k, const StudySplit& split,
+                                const masking::MaskPolicy& eval_policy,
+                                const std::vector<masking::Mask>& eval_masks) {
+  const data::Windows& test = split.test;
+  const model::PretrainOptions po =
+      policy_pretrain_options(options, policy.spec(), split.train.size());
+  std::ostringstream plog;
+  const model::PretrainResult pr = model::pretrain(po, split.train, plog);
+  const auto own_masks = draw_window_masks(policy, test, derive_seed(options.seed, 78 + k));
+  const MaskedError own =
+      masked_reconstruction_error(po.checkpoint, test, own_masks, options.threads);
+  const MaskedError common =
+      masked_reconstruction_error(po.checkpoint, test, eval_masks, options.threads);
+  const model::DownstreamResult dr = probe(options, po.checkpoint, split);
+
+  PolicyResult r;
+  r.score = s.mean;
+  r.own_mse = own.mse;
+  r.common_mse = common.mse;
+  r.accuracy = dr.test.accuracy;
+  r.row = {{"policy", policy.spec()},
+           {"score", tools::to_json(s)},
+           {"pretrain",
+            {{"final_train_loss", pr.history.empty() ? 0.0 : pr.history.back().loss},
+             {"iterations", pr.iterations},
+             {"seconds", pr.seconds},
+             {"checkpoint", po.checkpoint}}},
+           {"heldout_own", {{"mse", own.mse}, {"mae", own.mae}, {"samples", own.count}}},
+           {"heldout_common",
+            {{"policy", eval_policy.spec()},
+             {"mse", common.mse},
+             {"mae", common.mae},
+             {"samples", common.count}}},
+           {"linear_probe",
+            {{"accuracy", dr.test.accuracy},
+             {"macro_f1", dr.test.macro_f1},
+             {"balanced_accuracy", dr.test.balanced_accuracy},
+             {"epochs", options.probe_epochs}}}};
+  return r;
+}
+
+/// Score vs one outcome: the rank correlations and their JSON.
+struct Association {
+  RankCorrelations r;
+  nlohmann::json json;
+};
+
+/// Score vs own MSE, common MSE and probe accuracy over the policies (bootstrap seeds
+/// derive_seed(seed, 99) + 0, 1, 2).
+std::vector<Association> associations(const std::vector<PolicyResult>& results,
+                                      const TheoryVsTrainingOptions& options) {
+  std::vector<double> score, own, common, accuracy;
+  for (const PolicyResult& r : results) {
+    score.push_back(r.score);
+    own.push_back(r.own_mse);
+    common.push_back(r.common_mse);
+    accuracy.push_back(r.accuracy);
+  }
+  const std::uint64_t bseed = derive_seed(options.seed, 99);
+  std::vector<Association> a(3);
+  a[0].json = rank_json_of(score, own, options.resamples, bseed, &a[0].r);
+  a[1].json = rank_json_of(score, common, options.resamples, bseed + 1, &a[1].r);
+  a[2].json = rank_json_of(score, accuracy, options.resamples, bseed + 2, &a[2].r);
+  return a;
+}
+
+/// The table of the policies and one line per association (own MSE, common MSE, probe acc).
+void print_results(const std::vector<PolicyResult>& results, const std::vector<Association>& a,
+                   std::ostream& out) {
+  char buf[512];
+  out << "policy                                   score    own MSE    common MSE  probe acc\n";
+  for (const PolicyResult& r : results) {
+    const nlohmann::json& row = r.row;
+    std::snprintf(buf, sizeof buf, "%-40s %.4f   %.5f    %.5f     %.4f\n",
+                  row["policy"].get<std::string>().c_str(), row["score"]["score"].get<double>(),
+                  row["heldout_own"]["mse"].get<double>(),
+                  row["heldout_common"]["mse"].get<double>(),
+                  row["linear_probe"]["accuracy"].get<double>());
+    out << buf;
+  }
+  const char* what[] = {"own MSE", "common MSE", "probe acc"};
+  const char* predicted[] = {"< 0", "< 0", "> 0"};
+  for (size_t i = 0; i < 3; ++i) {
+    const nlohmann::json& j = a[i].json;
+    if (j["degenerate"].get<bool>()) {
+      out << "score vs " << what[i] << ": degenerate (" << j["reason"].get<std::string>() << ")\n";
+      continue;
+    }
+    const RankCorrelations& r = a[i].r;
+    std::snprintf(buf, sizeof buf,
+                  "score vs %-12s Spearman %+.3f [%+.3f, %+.3f]  Kendall %+.3f [%+.3f, %+.3f]  "
+                  "(theory predicts %s)\n",
+                  what[i], r.spearman.value, r.spearman.ci_low, r.spearman.ci_high, r.kendall.value,
+                  r.kendall.ci_low, r.kendall.ci_high, predicted[i]);
+    out << buf;
+  }
+}
+
+/// The JSON document's "options" object.
+nlohmann::json study_options_json(const TheoryVsTrainingOptions& options) {
+  return {{"policies", options.policies},
+          {"features", options.features},
+          {"pca", options.pca},
+          {"draws", options.draws},
+          {"eval_policy", options.eval_policy},
+          {"preset", options.preset},
+          {"patch_length", options.patch_length},
+          {"epochs", options.epochs},
+          {"batch_size", options.batch_size},
+          {"lr", options.lr},
+          {"warmup_epochs", options.warmup_epochs},
+          {"probe_epochs", options.probe_epochs},
+          {"resamples", options.resamples},
+          {"samples", options.data.samples}};
+}
+
 }  // namespace
 
 nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, std::ostream& out,
@@ -124,8 +279,7 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
   };
   const StudySplit split = train_test_windows(options.data);
   const data::Windows& train = split.train;
-  const data::Windows& test = split.test;
-  log << "theory_vs_training: " << train.size() << " training, " << test.size()
+  log << "theory_vs_training: " << train.size() << " training, " << split.test.size()
       << " held-out windows\n";
   const masking::Grid grid = masking::make_grid(train.channels, train.length, options.patch_length);
   masking::PolicyContext context;
@@ -139,137 +293,36 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
   so.threads = options.threads;
   masking::PolicyScorer scorer(train, grid, masking::make_feature_map(options.features), so);
   const auto eval_policy = masking::make_policy(options.eval_policy, grid, context);
-  const auto eval_masks = draw_window_masks(*eval_policy, test, derive_seed(options.seed, 77));
+  const auto eval_masks =
+      draw_window_masks(*eval_policy, split.test, derive_seed(options.seed, 77));
   std::filesystem::create_directories(options.workdir);
   // One study per checkpoint folder at a time (its checkpoints are locked one by one as well).
   const FileLock lock(lock_path_for_folder(options.workdir), "output folder " + options.workdir);
 
+  std::vector<PolicyResult> results;
   json rows = json::array();
-  std::vector<double> score, own_loss, common_loss, accuracy, train_loss;
   for (size_t k = 0; k < options.policies.size(); ++k) {
     const auto policy = masking::make_policy(options.policies[k], grid, context);
     const masking::PolicyScore s = scorer.score(*policy);
-
-    model::PretrainOptions po;
-    po.preset = options.preset;
-    po.patch_length = options.patch_length;
-    po.policy = policy->spec();
-    po.epochs = options.epochs;
-    po.batch_size = std::min(options.batch_size, train.size());
-    po.lr = options.lr;
-    po.warmup_epochs = options.warmup_epochs;
-    po.checkpoint = options.workdir + "/" + safe_name(policy->spec()) + ".pt";
-    po.checkpoint_every = options.epochs;
-    po.seed = options.seed;
-    po.runtime.device = "cpu";
-    po.runtime.threads = options.threads;
-    po.progress = false;
-    std::ostringstream plog;
-    const model::PretrainResult pr = model::pretrain(po, train, plog);
-
-    const auto own_masks = draw_window_masks(*policy, test, derive_seed(options.seed, 78 + k));
-    const MaskedError own =
-        masked_reconstruction_error(po.checkpoint, test, own_masks, options.threads);
-    const MaskedError common =
-        masked_reconstruction_error(po.checkpoint, test, eval_masks, options.threads);
-
-    model::DownstreamOptions dopt = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
-    dopt.checkpoint = po.checkpoint;
-    dopt.epochs = options.probe_epochs;
-    dopt.warmup_epochs = std::min(dopt.warmup_epochs, options.probe_epochs / 2.0);
-    dopt.batch_size = std::min(dopt.batch_size, train.size());
-    dopt.seed = options.seed;
-    dopt.runtime.device = "cpu";
-    dopt.runtime.threads = options.threads;
-    dopt.progress = false;
-    std::ostringstream dlog;
-    const model::DownstreamResult dr = model::train_classifier(dopt, train, test, dlog);
-
-    score.push_back(s.mean);
-    own_loss.push_back(own.mse);
-    common_loss.push_back(common.mse);
-    accuracy.push_back(dr.test.accuracy);
-    train_loss.push_back(pr.history.empty() ? 0.0 : pr.history.back().loss);
-    json row = {{"policy", policy->spec()},
-                {"score", tools::to_json(s)},
-                {"pretrain",
-                 {{"final_train_loss", train_loss.back()},
-                  {"iterations", pr.iterations},
-                  {"seconds", pr.seconds},
-                  {"checkpoint", po.checkpoint}}},
-                {"heldout_own", {{"mse", own.mse}, {"mae", own.mae}, {"samples", own.count}}},
-                {"heldout_common",
-                 {{"policy", eval_policy->spec()},
-                  {"mse", common.mse},
-                  {"mae", common.mae},
-                  {"samples", common.count}}},
-                {"linear_probe",
-                 {{"accuracy", dr.test.accuracy},
-                  {"macro_f1", dr.test.macro_f1},
-                  {"balanced_accuracy", dr.test.balanced_accuracy},
-                  {"epochs", options.probe_epochs}}}};
-    rows.push_back(row);
+    results.push_back(train_and_evaluate(options, *policy, s, k, split, *eval_policy, eval_masks));
+    const PolicyResult& r = results.back();
+    rows.push_back(r.row);
     log << "theory_vs_training: " << policy->spec() << ": score " << s.mean << ", own MSE "
-        << own.mse << ", common MSE " << common.mse << ", probe " << dr.test.accuracy << " ("
+        << r.own_mse << ", common MSE " << r.common_mse << ", probe " << r.accuracy << " ("
         << elapsed() << " s)\n";
   }
-
-  const std::uint64_t bseed = derive_seed(options.seed, 99);
-  RankCorrelations r_own, r_common, r_acc;
-  const json j_own = rank_json_of(score, own_loss, options.resamples, bseed, &r_own);
-  const json j_common = rank_json_of(score, common_loss, options.resamples, bseed + 1, &r_common);
-  const json j_acc = rank_json_of(score, accuracy, options.resamples, bseed + 2, &r_acc);
-
-  char buf[512];
-  out << "policy                                   score    own MSE    common MSE  probe acc\n";
-  for (const auto& row : rows) {
-    std::snprintf(buf, sizeof buf, "%-40s %.4f   %.5f    %.5f     %.4f\n",
-                  row["policy"].get<std::string>().c_str(), row["score"]["score"].get<double>(),
-                  row["heldout_own"]["mse"].get<double>(),
-                  row["heldout_common"]["mse"].get<double>(),
-                  row["linear_probe"]["accuracy"].get<double>());
-    out << buf;
-  }
-  auto line = [&](const char* what, const RankCorrelations& r, const char* predicted,
-                  const json& j) {
-    if (j["degenerate"].get<bool>()) {
-      out << "score vs " << what << ": degenerate (" << j["reason"].get<std::string>() << ")\n";
-      return;
-    }
-    std::snprintf(buf, sizeof buf,
-                  "score vs %-12s Spearman %+.3f [%+.3f, %+.3f]  Kendall %+.3f [%+.3f, %+.3f]  "
-                  "(theory predicts %s)\n",
-                  what, r.spearman.value, r.spearman.ci_low, r.spearman.ci_high, r.kendall.value,
-                  r.kendall.ci_low, r.kendall.ci_high, predicted);
-    out << buf;
-  };
-  line("own MSE", r_own, "< 0", j_own);
-  line("common MSE", r_common, "< 0", j_common);
-  line("probe acc", r_acc, "> 0", j_acc);
+  const std::vector<Association> a = associations(results, options);
+  print_results(results, a, out);
 
   json doc = {{"study", "theory_vs_training"},
               {"data", split.description},
-              {"options",
-               {{"policies", options.policies},
-                {"features", options.features},
-                {"pca", options.pca},
-                {"draws", options.draws},
-                {"eval_policy", options.eval_policy},
-                {"preset", options.preset},
-                {"patch_length", options.patch_length},
-                {"epochs", options.epochs},
-                {"batch_size", options.batch_size},
-                {"lr", options.lr},
-                {"warmup_epochs", options.warmup_epochs},
-                {"probe_epochs", options.probe_epochs},
-                {"resamples", options.resamples},
-                {"samples", options.data.samples}}},
+              {"options", study_options_json(options)},
               {"seed", options.seed},
               {"policies", rows},
               {"rank_correlations",
-               {{"score_vs_own_mse", j_own},
-                {"score_vs_common_mse", j_common},
-                {"score_vs_probe_accuracy", j_acc}}},
+               {{"score_vs_own_mse", a[0].json},
+                {"score_vs_common_mse", a[1].json},
+                {"score_vs_probe_accuracy", a[2].json}}},
               {"prediction",
                {{"score_vs_own_mse", "negative"},
                 {"score_vs_common_mse", "negative"},
