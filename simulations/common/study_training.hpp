@@ -3,6 +3,7 @@
 /// The pre-training the torch studies (theory_vs_training, policy_study, paper_experiments) run.
 /// Header-only: it needs the model layer (moca::model), which only those studies link.
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "moca/model/pretrain.hpp"
@@ -27,6 +28,14 @@ model::PretrainOptions study_pretrain_options(const StudyOptions& o, const std::
   po.runtime.device = "cpu";
   po.progress = false;
   return po;
+}
+
+/// A policy spec as a file or folder name: letters, digits and '.' kept, everything else '_'
+/// ("cross:ratio=0.7" -> "cross_ratio_0.7").
+inline std::string safe_name(const std::string& spec) {
+  std::string s;
+  for (char ch : spec) s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.') ? ch : '_';
+  return s;
 }
 
 }  // namespace moca::sim

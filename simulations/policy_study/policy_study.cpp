@@ -277,12 +277,6 @@ class Ledger {
   std::vector<json> records_;
 };
 
-std::string safe_name(const std::string& spec) {
-  std::string s;
-  for (char ch : spec) s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.') ? ch : '_';
-  return s;
-}
-
 std::string run_key(const std::string& policy, long seed) {
   return policy + "@" + std::to_string(seed);
 }

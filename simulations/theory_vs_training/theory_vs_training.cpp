@@ -88,12 +88,6 @@ std::vector<masking::Mask> draw_window_masks(const masking::MaskPolicy& policy,
 
 namespace {
 
-std::string safe_name(const std::string& spec) {
-  std::string s;
-  for (char ch : spec) s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.') ? ch : '_';
-  return s;
-}
-
 /// Rank correlations of (x, y) as JSON; when either variable is constant over the policies
 /// there is no ordering to correlate: {"degenerate": true, "reason": ...} without values.
 nlohmann::json rank_json_of(const std::vector<double>& x, const std::vector<double>& y,
