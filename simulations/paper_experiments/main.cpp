@@ -3,10 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "data_flags.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "paper_experiments.hpp"
 #include "run_cli.hpp"
+#include "study_flags.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::PaperExperimentsOptions o;
@@ -14,14 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "paper_experiments: Table 1, the imputation table, the mask-ratio and "
       "patch-length ablations and reconstruction examples at CPU scale"};
-  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
-  app.add_option("--samples", o.data.samples, "training windows cap (test: 3/7 of it)")
-      ->capture_default_str();
-  app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling")
-      ->capture_default_str();
-  app.add_option("--split-seed", o.data.split_seed, "HAPT: seed of the 7:3 split")
-      ->capture_default_str();
-  app.add_option("--data-seed", o.data.seed, "generator seed")->capture_default_str();
+  moca::sim::add_study_data_flags(&app, o.data, "training windows cap (test: 3/7 of it)");
   app.add_option("--out", o.out, "output folder")->capture_default_str();
   app.add_option("--workdir", o.workdir, "checkpoint folder (default <out>/checkpoints)");
   app.add_option("--only", only, "comma-separated experiments")->capture_default_str();

@@ -3,10 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "data_flags.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
+#include "study_flags.hpp"
 #ifdef MOCA_STUDIES_WITH_TORCH
 #include "moca/model/encoder_features.hpp"
 #endif
@@ -17,14 +17,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "simulation_study: sigma_1(Gamma) of cross vs synchronised masking on synthetic "
       "transitions (the paper's simulation study), with CIs over mask draws"};
-  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
-  app.add_option("--samples", o.data.samples, "synthetic transitions")->capture_default_str();
-  app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling")
-      ->capture_default_str();
-  app.add_option("--split-seed", o.data.split_seed, "HAPT: seed of the 7:3 split")
-      ->capture_default_str();
-  app.add_option("--data-seed", o.data.seed, "seed of Algorithm 1 / the generator")
-      ->capture_default_str();
+  moca::sim::add_study_data_flags(&app, o.data, "synthetic transitions",
+                                  "seed of Algorithm 1 / the generator");
   app.add_option("--scheme", schemes, "comma-separated policy specs")->capture_default_str();
   app.add_option("--ratio", o.ratio, "mask ratio for specs without one")->capture_default_str();
   app.add_option("--features", features, "comma-separated: raw, patch-mean, encoder")

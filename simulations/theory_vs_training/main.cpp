@@ -3,9 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "data_flags.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
+#include "study_flags.hpp"
 #include "theory_vs_training.hpp"
 
 int main(int argc, char** argv) {
@@ -14,14 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "theory_vs_training: rank correlations between the policy score E_m[Phi(m)] and "
       "what short CPU trainings with each policy achieve"};
-  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
-  app.add_option("--samples", o.data.samples, "training windows (test: 3/7 of that)")
-      ->capture_default_str();
-  app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling")
-      ->capture_default_str();
-  app.add_option("--split-seed", o.data.split_seed, "HAPT: seed of the 7:3 split")
-      ->capture_default_str();
-  app.add_option("--data-seed", o.data.seed, "generator seed")->capture_default_str();
+  moca::sim::add_study_data_flags(&app, o.data, "training windows (test: 3/7 of that)");
   app.add_option("--policies", policies,
                  "comma-separated policy specs (default: cross 0.25/0.5/0.75/0.9, sync, "
                  "temporal, per-modality, adaptive)");
