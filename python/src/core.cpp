@@ -26,6 +26,7 @@
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policies.hpp"
+#include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 
 namespace py = pybind11;
@@ -401,17 +402,17 @@ PYBIND11_MODULE(_core, m) {
         o.ratio = ratio;
         o.samples = w.size();
         o.features = features;
-        o.estimator = estimator;
-        o.pca = pca;
-        o.kernel = kernel;
-        o.gamma = gamma;
-        o.sigma = sigma;
-        o.draws = draws;
-        o.seed = seed;
-        o.mask_mode = mask_mode;
+        o.score.estimator = masking::parse_estimator(estimator);
+        o.score.pca = pca;
+        o.score.kernel = kcca::parse_kernel_type(kernel);
+        o.score.gamma = gamma;
+        o.score.sigma = sigma;
+        o.score.draws = draws;
+        o.score.seed = seed;
+        o.score.threads = threads;
+        tools::set_mask_mode(o, mask_mode);
         o.patch_length = patch_length;
         o.cross_modal = cross_modal;
-        o.threads = threads;
         o.progress = false;
         if (!encoder.empty()) o.feature_map = encoder_feature_map(encoder);
         nlohmann::json doc;
