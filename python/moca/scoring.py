@@ -91,7 +91,7 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     "auto" (shared for a :class:`moca.Encoder`, else per-window, as ``kcca_score``).
     ``data``: provenance stored as the result's ``data`` (default: the array's shape).
     The defaults are the tool's. ``X`` is copied once into float32 windows; the GIL is released
-    while scoring. Bad options raise ``ValueError`` with the tool's message (naming its flag).
+    while scoring. Bad options raise ``ValueError`` with the tool's message (naming the option).
     """
     X = as_float_array(X, "X", 3, np.float32)
     yv = None if y is None else as_int_vector(y, "y", X.shape[0])

@@ -26,6 +26,7 @@
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policies.hpp"
+#include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 
 namespace py = pybind11;
@@ -216,36 +217,10 @@ data::Windows make_windows(const FloatArray& X, const std::optional<IntArray>& y
   return w;
 }
 
-}  // namespace moca::python
+namespace {
 
-using namespace moca;
-using namespace moca::python;
-
-PYBIND11_MODULE(_core, m) {
-  m.doc() = "moca's compiled core (use the moca package, not this module)";
-  m.attr("__version__") = MOCA_VERSION;
-  m.attr("with_torch") = py::bool_(encoder_available());
-
-  // std::invalid_argument -> ValueError and std::exception -> RuntimeError with what() are
-  // pybind11's defaults; this catches whatever else escapes so that no error reads "Unknown".
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const py::error_already_set&) {
-      throw;
-    } catch (const py::builtin_exception&) {
-      throw;
-    } catch (const std::invalid_argument& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const std::exception& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-    }
-  });
-
-  m.def("derive_seed", &derive_seed, py::arg("seed"), py::arg("stream"),
-        "The library's seed derivation (moca/common/random.hpp).");
-
-  // ---- kcca (tools/kcca's analysis on in-memory views) -----------------------------------
+// kcca_analysis, kernel_variates: tools/kcca's analysis on in-memory views.
+void bind_kcca(py::module_& m) {
   m.def(
       "kcca_analysis",
       [](const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, bool cca, const std::string& kernel,
@@ -308,8 +283,10 @@ PYBIND11_MODULE(_core, m) {
       py::arg("X_new"), py::arg("X_train"), py::arg("kernel"), py::arg("sigma"), py::arg("degree"),
       py::arg("coef0"), py::arg("center"), py::arg("coef"),
       "Canonical variates K(X_new, X_train) coef (out-of-sample centred when center).");
+}
 
-  // ---- data ---------------------------------------------------------------------------------
+// open_dataset, synthetic_transitions: the programs' data on the Python side.
+void bind_data(py::module_& m) {
   m.def(
       "open_dataset",
       [](const std::string& spec, const std::string& format, const std::string& modalities,
@@ -367,8 +344,10 @@ PYBIND11_MODULE(_core, m) {
         return windows_to_dict(w);
       },
       py::arg("X"), py::arg("y"), py::arg("pid"), py::arg("n"), py::arg("seed"));
+}
 
-  // ---- masking ------------------------------------------------------------------------------
+// Policy, make_policy, make_callable_policy, policy_names, with_default_ratio.
+void bind_policies(py::module_& m) {
   py::class_<Policy>(m, "Policy")
       .def_property_readonly("spec", [](const Policy& p) { return p.policy->spec(); })
       .def_property_readonly("name", [](const Policy& p) { return p.policy->name(); })
@@ -384,8 +363,10 @@ PYBIND11_MODULE(_core, m) {
         py::arg("channels"), py::arg("length"), py::arg("patch_length"));
   m.def("policy_names", &masking::policy_names);
   m.def("with_default_ratio", &masking::with_default_ratio, py::arg("spec"), py::arg("ratio"));
+}
 
-  // ---- scoring (tools/kcca_score's scoring on in-memory windows) ---------------------------
+// score: tools/kcca_score's scoring on in-memory windows.
+void bind_scoring(py::module_& m) {
   m.def(
       "score",
       [](const FloatArray& X, std::optional<IntArray> y, std::vector<std::string> channel_names,
@@ -401,17 +382,17 @@ PYBIND11_MODULE(_core, m) {
         o.ratio = ratio;
         o.samples = w.size();
         o.features = features;
-        o.estimator = estimator;
-        o.pca = pca;
-        o.kernel = kernel;
-        o.gamma = gamma;
-        o.sigma = sigma;
-        o.draws = draws;
-        o.seed = seed;
-        o.mask_mode = mask_mode;
+        o.score.estimator = masking::parse_estimator(estimator);
+        o.score.pca = pca;
+        o.score.kernel = kcca::parse_kernel_type(kernel);
+        o.score.gamma = gamma;
+        o.score.sigma = sigma;
+        o.score.draws = draws;
+        o.score.seed = seed;
+        o.score.threads = threads;
+        tools::set_mask_mode(o, mask_mode);
         o.patch_length = patch_length;
         o.cross_modal = cross_modal;
-        o.threads = threads;
         o.progress = false;
         if (!encoder.empty()) o.feature_map = encoder_feature_map(encoder);
         nlohmann::json doc;
@@ -428,6 +409,42 @@ PYBIND11_MODULE(_core, m) {
       py::arg("seed"), py::arg("mask_mode"), py::arg("patch_length"), py::arg("cross_modal"),
       py::arg("threads"), py::arg("data_json"),
       "tools::score_windows: the kcca_score JSON document for windows X (N, C, L).");
+}
 
+}  // namespace
+
+}  // namespace moca::python
+
+using namespace moca;
+using namespace moca::python;
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "moca's compiled core (use the moca package, not this module)";
+  m.attr("__version__") = MOCA_VERSION;
+  m.attr("with_torch") = py::bool_(encoder_available());
+
+  // std::invalid_argument -> ValueError and std::exception -> RuntimeError with what() are
+  // pybind11's defaults; this catches whatever else escapes so that no error reads "Unknown".
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const py::error_already_set&) {
+      throw;
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  m.def("derive_seed", &derive_seed, py::arg("seed"), py::arg("stream"),
+        "The library's seed derivation (moca/common/random.hpp).");
+
+  bind_kcca(m);
+  bind_data(m);
+  bind_policies(m);
+  bind_scoring(m);
   bind_encoder(m);
 }

@@ -19,6 +19,7 @@
 #include "moca/common/matrix_io.hpp"
 #include "moca/masking/feature_map.hpp"
 
+using moca::masking::MaskMode;
 using moca::tools::KccaScoreOptions;
 using moca::tools::run_kcca_score;
 
@@ -54,8 +55,8 @@ Run run_tool(const std::string& args, bool hapt = false) {
 KccaScoreOptions small_options() {
   KccaScoreOptions o;
   o.samples = 120;
-  o.draws = 3;
-  o.pca = 5;
+  o.score.draws = 3;
+  o.score.pca = 5;
   o.progress = false;
   return o;
 }
@@ -65,26 +66,31 @@ TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the b
   auto o = small_options();
   o.data = "generator";
   o.samples = 60;
-  o.draws = 2;
-  o.pca = 3;
+  o.score.draws = 2;
+  o.score.pca = 3;
   o.schemes = {"cross"};
   std::ostringstream out, log;
-  CHECK(o.mask_mode == "auto");
-  CHECK(moca::tools::effective_mask_mode(o) == "per-window");
+  CHECK(o.auto_mask_mode);
+  CHECK(moca::tools::effective_mask_mode(o) == MaskMode::kPerWindow);
   CHECK(run_kcca_score(o, out, log)["options"]["mask_mode"] == "per-window");
   o.feature_map = moca::masking::make_feature_map("patch-mean");
-  CHECK(moca::tools::effective_mask_mode(o) == "shared");
+  CHECK(moca::tools::effective_mask_mode(o) == MaskMode::kShared);
   const auto shared = run_kcca_score(o, out, log);
   CHECK(shared["options"]["mask_mode"] == "shared");
-  o.mask_mode = "shared";  // the same run as an explicit shared
+  moca::tools::set_mask_mode(o, "shared");  // the same run as an explicit shared
+  CHECK_FALSE(o.auto_mask_mode);
   const auto explicit_shared = run_kcca_score(o, out, log);
   CHECK(explicit_shared["schemes"][0]["values"] == shared["schemes"][0]["values"]);
-  o.mask_mode = "per-window";  // an explicit choice wins, and gives other numbers
+  moca::tools::set_mask_mode(o, "per-window");  // an explicit choice wins, with other numbers
   const auto per_window = run_kcca_score(o, out, log);
   CHECK(per_window["options"]["mask_mode"] == "per-window");
   CHECK(per_window["schemes"][0]["values"] != shared["schemes"][0]["values"]);
-  o.mask_mode = "sometimes";
-  CHECK_THROWS_AS(run_kcca_score(o, out, log), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(moca::tools::set_mask_mode(o, "sometimes"),
+                       "mask mode (sometimes) must be one of: per-window, shared",
+                       std::invalid_argument);
+  moca::tools::set_mask_mode(o, "auto");
+  CHECK(o.auto_mask_mode);
+  CHECK(run_kcca_score(o, out, log)["options"]["mask_mode"] == "shared");
 }
 
 TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
@@ -194,7 +200,7 @@ TEST_CASE("kcca_score binary: bad input exits 2 (usage) or 1 (runtime) with a me
       {"--scheme crosss", "valid: cross, random, sync", 2},
       {"--scheme cross:ratio=2", "(0, 1)", 2},
       {"--ratio 1.5", "--ratio", 2},
-      {"--draws 1", "--draws", 2},
+      {"--draws 1", "draws (1) must be >= 2", 2},
       {"--samples 2", "--samples", 2},
       {"--features encoder", "raw, patch-mean", 2},
       {"--estimator pls", "cca, kcca", 2},
@@ -202,7 +208,7 @@ TEST_CASE("kcca_score binary: bad input exits 2 (usage) or 1 (runtime) with a me
       {"--mask-mode each", "per-window, shared", 2},
       {"--patch-length 30", "divide the window length", 2},
       {"--coupling 2", "--coupling", 2},
-      {"--gamma 0 --estimator kcca", "--gamma", 2},
+      {"--gamma 0 --estimator kcca", "gamma (0) must be finite and > 0", 2},
       {"--no-such-flag", "kcca_score: ", 2},
       {"--draws abc", "kcca_score: ", 2},
       {"--samples 30 --draws 2 --json /nonexistent-dir/x.json", "kcca_score: ", 1},

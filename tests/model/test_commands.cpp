@@ -179,8 +179,8 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   tools::KccaScoreOptions ko;
   ko.data = dir;
   ko.schemes = {"cross", "per-modality"};
-  ko.draws = 3;
-  ko.pca = 5;
+  ko.score.draws = 3;
+  ko.score.pca = 5;
   ko.progress = false;
   const auto doc = tools::run_kcca_score(ko, out, log);
   CHECK(doc.at("data").at("spec") == "npy:" + dir);

@@ -1,8 +1,12 @@
 #include <doctest/doctest.h>
 
-#include <stdexcept>
+#include <sys/wait.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <utility>
 
 #include "moca/model/downstream.hpp"
 #include "test_support.hpp"
@@ -25,17 +29,26 @@ moca::data::Windows accelerometer_only(const moca::data::Windows& w) {
   return a;
 }
 
+/// `mode`'s defaults with a short schedule and no progress bar; linprobe and finetune start from
+/// the shared pre-trained checkpoint, scratch from a random cpu-small network.
+DownstreamOptions quick_options(DownstreamMode mode, int epochs, double warmup_epochs,
+                                int batch_size) {
+  auto o = downstream_defaults(mode);
+  if (mode != DownstreamMode::kScratch) o.checkpoint = moca_test::shared_checkpoint();
+  o.preset = "cpu-small";
+  o.epochs = epochs;
+  o.warmup_epochs = warmup_epochs;
+  o.batch_size = batch_size;
+  o.progress = false;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("a linear probe on the pre-trained encoder beats chance on generated data") {
   const auto w = moca_test::small_windows(280, 21);
   const auto train = rows(w, 0, 196), test = rows(w, 196, 280);
-  auto o = downstream_defaults(DownstreamMode::kLinearProbe);
-  o.checkpoint = moca_test::shared_checkpoint();
-  o.epochs = 30;
-  o.warmup_epochs = 3;
-  o.batch_size = 28;
-  o.progress = false;
+  auto o = quick_options(DownstreamMode::kLinearProbe, 30, 3, 28);
   o.runtime.threads = 1;
   std::ostringstream log;
   const auto r = train_classifier(o, train, test, log);
@@ -52,12 +65,7 @@ TEST_CASE("a linear probe on the pre-trained encoder beats chance on generated d
 
 TEST_CASE("accelerometer-only data runs through an acc+gyro model") {
   const auto w = accelerometer_only(moca_test::small_windows(80, 22));
-  auto o = downstream_defaults(DownstreamMode::kLinearProbe);
-  o.checkpoint = moca_test::shared_checkpoint();
-  o.epochs = 2;
-  o.warmup_epochs = 0;
-  o.batch_size = 20;
-  o.progress = false;
+  const auto o = quick_options(DownstreamMode::kLinearProbe, 2, 0, 20);
   std::ostringstream log;
   const auto r = train_classifier(o, rows(w, 0, 60), rows(w, 60, 80), log);
   CHECK(r.channel_map == "acc_x->acc_x acc_y->acc_y acc_z->acc_z");
@@ -67,13 +75,7 @@ TEST_CASE("accelerometer-only data runs through an acc+gyro model") {
 TEST_CASE("fine-tuning and the from-scratch baseline train the whole network") {
   const auto w = moca_test::small_windows(60, 23);
   for (auto mode : {DownstreamMode::kFinetune, DownstreamMode::kScratch}) {
-    auto o = downstream_defaults(mode);
-    if (mode == DownstreamMode::kFinetune) o.checkpoint = moca_test::shared_checkpoint();
-    o.preset = "cpu-small";
-    o.epochs = 2;
-    o.warmup_epochs = 1;
-    o.batch_size = 20;
-    o.progress = false;
+    const auto o = quick_options(mode, 2, 1, 20);
     std::ostringstream log;
     const auto r = train_classifier(o, rows(w, 0, 40), rows(w, 40, 60), log);
     CHECK(r.history.size() == 2);
@@ -105,4 +107,52 @@ TEST_CASE("classification errors are clear") {
   auto bad = downstream_defaults(DownstreamMode::kScratch);
   bad.preset = "gigantic";
   CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("preset"), std::invalid_argument);
+}
+
+TEST_CASE("from scratch: the layout and the positional embedding reach the model and the JSON") {
+  const auto w = moca_test::small_windows(40, 25);
+  auto o = quick_options(DownstreamMode::kScratch, 1, 0, 10);
+  CHECK(o.layout == TokenLayout::kModality);
+  CHECK(o.pos_embed == PosEmbedKind::kSinCos2d);
+  CHECK(o.to_json().at("layout") == "modality");
+  CHECK(o.to_json().at("pos_embed") == "2d");
+  o.runtime.threads = 1;
+  std::ostringstream log;
+  auto first_loss = [&] {
+    return train_classifier(o, rows(w, 0, 30), rows(w, 30, 40), log).history.at(0).at("loss");
+  };
+  const auto base = first_loss();
+  // Each choice builds another network, so the same seed gives another first-epoch loss.
+  o.pos_embed = PosEmbedKind::kSinCos1d;
+  CHECK(o.to_json().at("pos_embed") == "1d");
+  CHECK(first_loss() != base);
+  o.pos_embed = PosEmbedKind::kSinCos2d;
+  o.layout = TokenLayout::kStacked;
+  CHECK(o.to_json().at("layout") == "stacked");
+  CHECK(first_loss() != base);
+}
+
+TEST_CASE("moca finetune: --layout and --pos-embed are parsed at the flags, before the data") {
+  const char* dir = std::getenv("MOCA_BIN_DIR");
+  const std::string moca = std::string(dir != nullptr ? dir : MOCA_BINARY_DIR "/bin") + "/moca";
+  const std::string err = moca_test::temp_path("finetune_flags.err");
+  auto run = [&](const std::string& flags) {
+    const std::string cmd = moca + " finetune --from-scratch --data npy:/nonexistent-moca-data " +
+                            flags + " >/dev/null 2>" + err;
+    const int s = std::system(cmd.c_str());
+    std::ifstream in(err);
+    std::stringstream text;
+    text << in.rdbuf();
+    return std::make_pair(WIFEXITED(s) ? WEXITSTATUS(s) : -1, text.str());
+  };
+  auto r = run("--layout bogus");
+  CHECK(r.first == 2);
+  CHECK(r.second == "moca: layout (bogus) must be one of: modality, stacked\n");
+  r = run("--pos-embed 3d");
+  CHECK(r.first == 2);
+  CHECK(r.second == "moca: pos_embed (3d) must be one of: 2d, 1d\n");
+  // Valid names pass the flags; the run then stops at the missing data.
+  r = run("--layout stacked --pos-embed 1d");
+  CHECK(r.first != 0);
+  CHECK(r.second.find("nonexistent-moca-data") != std::string::npos);
 }

@@ -130,6 +130,22 @@ struct PlainAttention {
   PlainAttention& operator=(const PlainAttention&) = delete;
 };
 
+/// The record's classifier options: `mode`'s defaults with batch 8, no progress bar, and the
+/// given checkpoint (empty for scratch), schedule, seed and intra-op threads.
+DownstreamOptions recorded_downstream(DownstreamMode mode, const std::string& checkpoint,
+                                      int epochs, double warmup_epochs, std::uint64_t seed,
+                                      int threads) {
+  auto o = downstream_defaults(mode);
+  o.checkpoint = checkpoint;
+  o.epochs = epochs;
+  o.warmup_epochs = warmup_epochs;
+  o.batch_size = 8;
+  o.progress = false;
+  o.seed = seed;
+  o.runtime.threads = threads;
+  return o;
+}
+
 void run_and_compare() {
   const PlainAttention plain;
   const int threads = 1;
@@ -162,34 +178,15 @@ void run_and_compare() {
   const std::uint64_t pre_hash = parameter_hash(p.checkpoint);
   const std::string training = read_checkpoint_info(p.checkpoint).meta.at("training").dump();
 
-  auto lin = downstream_defaults(DownstreamMode::kLinearProbe);
-  lin.checkpoint = p.checkpoint;
-  lin.epochs = 3;
-  lin.warmup_epochs = 1;
-  lin.batch_size = 8;
-  lin.progress = false;
-  lin.seed = 3;
-  lin.runtime.threads = threads;
+  const auto lin = recorded_downstream(DownstreamMode::kLinearProbe, p.checkpoint,
+                                       /*epochs=*/3, /*warmup_epochs=*/1, /*seed=*/3, threads);
   const auto probe = train_classifier(lin, train, test, log);
-
-  auto fin = downstream_defaults(DownstreamMode::kFinetune);
-  fin.checkpoint = p.checkpoint;
-  fin.epochs = 2;
-  fin.warmup_epochs = 1;
-  fin.batch_size = 8;
-  fin.progress = false;
-  fin.seed = 4;
-  fin.runtime.threads = threads;
+  const auto fin = recorded_downstream(DownstreamMode::kFinetune, p.checkpoint,
+                                       /*epochs=*/2, /*warmup_epochs=*/1, /*seed=*/4, threads);
   const auto tune = train_classifier(fin, train, test, log);
-
-  auto scr = downstream_defaults(DownstreamMode::kScratch);
+  auto scr = recorded_downstream(DownstreamMode::kScratch, /*checkpoint=*/"",
+                                 /*epochs=*/1, /*warmup_epochs=*/0, /*seed=*/5, threads);
   scr.preset = "cpu-small";
-  scr.epochs = 1;
-  scr.warmup_epochs = 0;
-  scr.batch_size = 8;
-  scr.progress = false;
-  scr.seed = 5;
-  scr.runtime.threads = threads;
   const auto scratch = train_classifier(scr, train, test, log);
 
   if (print_golden()) std::printf("threads %d\n", threads);

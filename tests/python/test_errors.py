@@ -87,7 +87,7 @@ def test_policy_errors():
 
 def test_score_errors():
     X = moca.data.load("generator", windows=40).X
-    with pytest.raises(ValueError, match=r"--draws \(1\) must be >= 2"):
+    with pytest.raises(ValueError, match=r"draws \(1\) must be >= 2"):
         moca.score(X, draws=1)
     with pytest.raises(ValueError, match=r"--features \(pixels\) must be one of"):
         moca.score(X, features="pixels")

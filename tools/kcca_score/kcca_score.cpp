@@ -44,15 +44,6 @@ void KccaScoreOptions::validate() const {
   if (samples < 3) throw_invalid("", "--samples", std::to_string(samples), "must be >= 3");
   if (!feature_map && features != "raw" && features != "patch-mean" && features != "rff-mean")
     throw_invalid("", "--features", features, "must be one of: raw, patch-mean, rff-mean");
-  masking::parse_estimator(estimator);
-  if (mask_mode != "auto") masking::parse_mask_mode(mask_mode);
-  kcca::parse_kernel_type(kernel);
-  if (pca < 1) throw_invalid("", "--pca", std::to_string(pca), "must be >= 1");
-  if (!(gamma > 0.0) || !std::isfinite(gamma))
-    throw_invalid("", "--gamma", fmt(gamma), "must be > 0");
-  if (!(sigma >= 0.0) || !std::isfinite(sigma))
-    throw_invalid("", "--sigma", fmt(sigma), "must be >= 0 (0 = median heuristic)");
-  if (draws < 2) throw_invalid("", "--draws", std::to_string(draws), "must be >= 2");
   if (!(coupling >= 0.0 && coupling <= 1.0))
     throw_invalid("", "--coupling", fmt(coupling), "must be in [0, 1]");
   if (patch_length < 1 || dataset.length % patch_length != 0)
@@ -62,13 +53,22 @@ void KccaScoreOptions::validate() const {
   if (transitions < -1)
     throw_invalid("", "--transitions", std::to_string(transitions),
                   "must be >= 0 (0 = the windows)");
+  score.validate();
   dataset.validate();
-  if (threads < 0) throw_invalid("", "--threads", std::to_string(threads), "must be >= 0");
 }
 
-std::string effective_mask_mode(const KccaScoreOptions& options) {
-  if (options.mask_mode != "auto") return options.mask_mode;
-  return options.feature_map ? "shared" : "per-window";
+masking::MaskMode effective_mask_mode(const KccaScoreOptions& options) {
+  if (!options.auto_mask_mode) return options.score.mask_mode;
+  return options.feature_map ? masking::MaskMode::kShared : masking::MaskMode::kPerWindow;
+}
+
+void set_mask_mode(KccaScoreOptions& options, const std::string& text) {
+  if (text == "auto") {
+    options.auto_mask_mode = true;
+    return;
+  }
+  options.score.mask_mode = masking::parse_mask_mode(text);
+  options.auto_mask_mode = false;
 }
 
 namespace {
@@ -123,7 +123,7 @@ LoadedWindows own_windows_of(const data::Dataset& ds, std::uint64_t data_seed, i
 
 /// Opens options.data and picks the windows scored (transitions or the data's windows).
 LoadedWindows load_windows(const KccaScoreOptions& options, std::ostream& log) {
-  const std::uint64_t data_seed = derive_seed(options.seed, 0x64617461ULL);
+  const std::uint64_t data_seed = derive_seed(options.score.seed, 0x64617461ULL);
   data::DatasetOptions dopt = options.dataset;
   dopt.generator.windows = options.samples;
   dopt.generator.coupling = options.coupling;
@@ -158,7 +158,6 @@ struct ScoreSetup {
   masking::Grid grid;
   std::shared_ptr<const masking::FeatureMap> features;
   masking::ScoreOptions so;
-  std::string mask_mode;
   std::string views = "all channels";
   std::vector<std::shared_ptr<const masking::MaskPolicy>> policies;
 };
@@ -174,16 +173,8 @@ ScoreSetup make_setup(const data::Windows& windows, const KccaScoreOptions& opti
   s.grid = masking::make_grid(windows.channels, windows.length, options.patch_length);
   s.features =
       options.feature_map ? options.feature_map : masking::make_feature_map(options.features);
-  s.so.estimator = masking::parse_estimator(options.estimator);
-  s.mask_mode = effective_mask_mode(options);
-  s.so.mask_mode = masking::parse_mask_mode(s.mask_mode);
-  s.so.draws = options.draws;
-  s.so.pca = options.pca;
-  s.so.kernel = kcca::parse_kernel_type(options.kernel);
-  s.so.gamma = options.gamma;
-  s.so.sigma = options.sigma;
-  s.so.seed = options.seed;
-  s.so.threads = options.threads;
+  s.so = options.score;
+  s.so.mask_mode = effective_mask_mode(options);
   if (options.cross_modal) {
     masking::use_cross_modal_views(s.so, windows, "--cross-modal");
     if (options.features == "rff-mean" && !options.feature_map)
@@ -234,17 +225,18 @@ std::vector<masking::PolicyScore> score_policies(const data::Windows& windows,
 
 /// The table's header line and one row per scheme, then the schemes' warnings.
 void print_scores(std::ostream& out, const data::Windows& windows, const std::string& source,
-                  const ScoreSetup& setup, const std::vector<masking::PolicyScore>& scores,
-                  const KccaScoreOptions& options) {
+                  const ScoreSetup& setup, const std::vector<masking::PolicyScore>& scores) {
   const masking::Grid& grid = setup.grid;
+  const masking::ScoreOptions& so = setup.so;
   out << "kcca_score: " << windows.size() << " windows (" << source << "), grid " << grid.channels
       << " x " << grid.patches << " patches of " << grid.patch_length << ", features "
-      << setup.features->name() << ", estimator " << options.estimator
-      << (setup.so.estimator == masking::Estimator::kCca
-              ? " (PCA " + std::to_string(options.pca) + ")"
-              : " (" + options.kernel + ", gamma " + masking::format_number(options.gamma) + ")")
-      << ", views " << setup.views << ", " << setup.mask_mode << " masks, " << options.draws
-      << " draws, seed " << options.seed << "\n\n";
+      << setup.features->name() << ", estimator " << masking::to_string(so.estimator)
+      << (so.estimator == masking::Estimator::kCca
+              ? " (PCA " + std::to_string(so.pca) + ")"
+              : " (" + kcca::kernel_type_name(so.kernel) + ", gamma " +
+                    masking::format_number(so.gamma) + ")")
+      << ", views " << setup.views << ", " << masking::to_string(so.mask_mode) << " masks, "
+      << so.draws << " draws, seed " << so.seed << "\n\n";
   size_t w_scheme = 14, w_spec = 34;
   for (const auto& s : scores) {
     w_scheme = std::max(w_scheme, s.scheme.size() + 1);
@@ -281,17 +273,18 @@ void print_comparisons(std::ostream& out, const std::vector<masking::PairedCompa
 /// The JSON document's "options" object.
 json options_json(const ScoreSetup& setup, const KccaScoreOptions& options) {
   const masking::Grid& grid = setup.grid;
+  const masking::ScoreOptions& so = setup.so;
   return {{"schemes", options.schemes},
           {"ratio", options.ratio},
           {"samples", options.samples},
           {"features", setup.features->name()},
-          {"estimator", options.estimator},
-          {"pca", options.pca},
-          {"kernel", options.kernel},
-          {"gamma", options.gamma},
-          {"sigma", options.sigma},
-          {"draws", options.draws},
-          {"mask_mode", setup.mask_mode},
+          {"estimator", masking::to_string(so.estimator)},
+          {"pca", so.pca},
+          {"kernel", kcca::kernel_type_name(so.kernel)},
+          {"gamma", so.gamma},
+          {"sigma", so.sigma},
+          {"draws", so.draws},
+          {"mask_mode", masking::to_string(so.mask_mode)},
           {"coupling", options.coupling},
           {"patch_length", options.patch_length},
           {"cross_modal", options.cross_modal},
@@ -301,7 +294,7 @@ json options_json(const ScoreSetup& setup, const KccaScoreOptions& options) {
             {"patches", grid.patches},
             {"patch_length", grid.patch_length}}},
           {"ci", "95% Student t, R-1 df"},
-          {"null_level", setup.so.estimator == masking::Estimator::kCca
+          {"null_level", so.estimator == masking::Estimator::kCca
                              ? "Wachter edge for (pca, pca, n)"
                              : "KCCA rho_1 with the masked view's rows permuted"}};
 }
@@ -324,17 +317,17 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
   const ScoreSetup setup = make_setup(windows, options);
   const std::vector<masking::PolicyScore> scores =
       score_policies(windows, setup, options, log, elapsed);
-  print_scores(out, windows, data_json["source"].get<std::string>(), setup, scores, options);
+  print_scores(out, windows, data_json["source"].get<std::string>(), setup, scores);
   std::vector<masking::PairedComparison> comparisons;
   for (size_t a = 0; a < scores.size(); ++a)
     for (size_t b = a + 1; b < scores.size(); ++b)
       comparisons.push_back(masking::compare_scores(scores[a], scores[b]));
-  print_comparisons(out, comparisons, options.draws);
+  print_comparisons(out, comparisons, setup.so.draws);
 
   json doc;
   doc["data"] = data_json;
   doc["options"] = options_json(setup, options);
-  doc["seed"] = options.seed;
+  doc["seed"] = setup.so.seed;
   doc["schemes"] = json::array();
   for (const auto& s : scores) doc["schemes"].push_back(to_json(s));
   doc["comparisons"] = json::array();

@@ -15,6 +15,7 @@
 #include "moca/data/windows.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/policy.hpp"
+#include "moca/masking/policy_score.hpp"
 
 namespace moca::tools {
 
@@ -36,23 +37,21 @@ struct KccaScoreOptions {
   /// Windows scored: the generator's count, and the cap on a data set's windows (a seeded random
   /// subset when it has more); >= 3.
   int samples = 1000;
-  std::string features = "raw";   ///< raw | patch-mean | rff-mean (ignored when feature_map is set)
-  std::string estimator = "cca";  ///< cca | kcca
-  int pca = 50;                   ///< cca: components per view; >= 1
-  std::string kernel = "rbf";     ///< kcca: rbf | linear | laplacian | poly
-  double gamma = 0.1;             ///< kcca: regularisation; > 0
-  double sigma = 0.0;             ///< kcca: rbf/laplacian bandwidth; 0 = median heuristic
-  int draws = 20;                 ///< mask draws R; >= 2
-  std::uint64_t seed = 0;         ///< seed of masks and data
-  std::string json;               ///< JSON output file; empty = none
-  /// per-window | shared | auto (default): shared when `feature_map` is set (a trained encoder:
-  /// its outputs carry token positions, so per-window masks let CCA read the mask pattern from
-  /// both views, docs/masking.md), per-window otherwise.
-  std::string mask_mode = "auto";
+  std::string features = "raw";  ///< raw | patch-mean | rff-mean (ignored when feature_map is set)
+  /// The scorer's options (--estimator, --pca, --kernel, --gamma, --sigma, --draws, --seed,
+  /// --threads; masking::ScoreOptions::validate() checks them). `score.seed` also seeds the data
+  /// (generator and transitions). The run sets `score.mask_mode` when `auto_mask_mode` is on and
+  /// fills the view channels for `cross_modal`.
+  masking::ScoreOptions score;
+  /// --mask-mode auto (default): `score.mask_mode` becomes shared when `feature_map` is set (a
+  /// trained encoder: its outputs carry token positions, so per-window masks let CCA read the
+  /// mask pattern from both views, docs/masking.md), per-window otherwise. false = use
+  /// `score.mask_mode` as given.
+  bool auto_mask_mode = true;
+  std::string json;                 ///< JSON output file; empty = none
   double coupling = 0.8;            ///< generator: cross-modal coupling in [0, 1]
   int patch_length = 20;            ///< Lp; must divide the window length (dataset.length)
   std::uint64_t split_seed = 1004;  ///< HAPT: seed of the random 7:3 split (upstream's 1004)
-  int threads = 0;                  ///< OpenMP threads; 0 = default
   /// Score only the cross-modal part: the unmasked view restricted to the first modality group
   /// (acc) against the masked view restricted to the other groups (gyro, ...); needs >= 2 groups.
   bool cross_modal = false;
@@ -63,12 +62,17 @@ struct KccaScoreOptions {
   /// Policies scored after `schemes` (library callers, e.g. a Python callable as a
   /// masking::FunctionPolicy); each must be made for the windows' grid.
   std::vector<std::shared_ptr<const masking::MaskPolicy>> policies;
-  /// Throws std::invalid_argument naming the option, its value and the valid values.
+  /// Throws std::invalid_argument naming the option, its value and the rule: the tool's own
+  /// fields here, then score.validate() and dataset.validate().
   void validate() const;
 };
 
-/// The mask mode a run uses: options.mask_mode, with `auto` resolved (see there).
-std::string effective_mask_mode(const KccaScoreOptions& options);
+/// The mask mode a run uses: options.score.mask_mode, or the `auto_mask_mode` choice (see there).
+masking::MaskMode effective_mask_mode(const KccaScoreOptions& options);
+
+/// Sets the mask mode from its flag text: "auto" (auto_mask_mode) or a masking::MaskMode name
+/// ("per-window", "shared"); throws std::invalid_argument listing those for other text.
+void set_mask_mode(KccaScoreOptions& options, const std::string& text);
 
 /// Runs the scoring: prints the table to `out`, progress and the data source to `log`, writes
 /// the JSON file if asked, and returns the JSON document. Throws std::invalid_argument for bad

@@ -6,6 +6,8 @@
 
 #include "data_flags.hpp"
 #include "kcca_score.hpp"
+#include "moca/kcca/kernels.hpp"
+#include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
@@ -14,17 +16,29 @@
 
 namespace {
 
-// The flags that are not plain fields: the scheme list and the encoder feature map.
-void use_flags(moca::tools::KccaScoreOptions& o, const std::string& schemes,
-               const std::string& checkpoint) {
+// The flags given as text, parsed into KccaScoreOptions after CLI11 has run: the scheme list,
+// the enum choices and the encoder feature map.
+struct FlagText {
+  std::string schemes = "cross,sync";
+  std::string estimator = moca::masking::to_string(moca::masking::ScoreOptions{}.estimator);
+  std::string kernel = moca::kcca::kernel_type_name(moca::masking::ScoreOptions{}.kernel);
+  std::string mask_mode = "auto";
+  std::string checkpoint;
+  void apply(moca::tools::KccaScoreOptions& o) const;
+};
+
+void FlagText::apply(moca::tools::KccaScoreOptions& o) const {
   o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
+  o.score.estimator = moca::masking::parse_estimator(estimator);
+  o.score.kernel = moca::kcca::parse_kernel_type(kernel);
+  moca::tools::set_mask_mode(o, mask_mode);
   if (o.features == "encoder") {
     if (checkpoint.empty()) {
       throw std::invalid_argument(
           "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
           "feature maps are raw, patch-mean, rff-mean");
     }
-    if (o.mask_mode == "per-window") {
+    if (!o.auto_mask_mode && o.score.mask_mode == moca::masking::MaskMode::kPerWindow) {
       std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
                    "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
                    "is the leak-free choice\n";
@@ -45,7 +59,7 @@ void use_flags(moca::tools::KccaScoreOptions& o, const std::string& schemes,
 
 int main(int argc, char** argv) {
   moca::tools::KccaScoreOptions o;
-  std::string schemes = "cross,sync";
+  FlagText text;
   CLI::App app{
       "kcca_score: score masking schemes by the canonical correlation between the "
       "unmasked and the masked views (PCA + sigma_1(Gamma) or KCCA), with CIs and paired "
@@ -54,30 +68,30 @@ int main(int argc, char** argv) {
   app.add_option("--transitions", o.transitions,
                  "score N Algorithm-1 synthetic transitions built from the labelled windows "
                  "(0 = the windows themselves; default: --samples for HAPT, 0 otherwise)");
-  app.add_option("--scheme", schemes,
+  app.add_option("--scheme", text.schemes,
                  "comma-separated scheme specs, e.g. cross,sync or cross:ratio=0.5,sensor:keep=1")
       ->capture_default_str();
   app.add_option("--ratio", o.ratio, "mask ratio for schemes that take one")->capture_default_str();
   app.add_option("--samples", o.samples,
                  "windows scored: the generator's count, and the cap on a data set's windows")
       ->capture_default_str();
-  std::string checkpoint;
   app.add_option("--features", o.features,
                  "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, with "
                  "--checkpoint; its default mask mode is shared)")
       ->capture_default_str();
-  app.add_option("--checkpoint", checkpoint, "--features encoder: MoCA checkpoint (moca pretrain)");
-  app.add_option("--estimator", o.estimator, "cca | kcca")->capture_default_str();
-  app.add_option("--pca", o.pca, "cca: principal components per view")->capture_default_str();
-  app.add_option("--kernel", o.kernel, "kcca: rbf | linear | laplacian | poly")
+  app.add_option("--checkpoint", text.checkpoint,
+                 "--features encoder: MoCA checkpoint (moca pretrain)");
+  app.add_option("--estimator", text.estimator, "cca | kcca")->capture_default_str();
+  app.add_option("--pca", o.score.pca, "cca: principal components per view")->capture_default_str();
+  app.add_option("--kernel", text.kernel, "kcca: rbf | linear | laplacian | poly")
       ->capture_default_str();
-  app.add_option("--gamma", o.gamma, "kcca: regularisation")->capture_default_str();
-  app.add_option("--sigma", o.sigma, "kcca: bandwidth (0 = median heuristic)")
+  app.add_option("--gamma", o.score.gamma, "kcca: regularisation")->capture_default_str();
+  app.add_option("--sigma", o.score.sigma, "kcca: bandwidth (0 = median heuristic)")
       ->capture_default_str();
-  app.add_option("--draws", o.draws, "mask draws")->capture_default_str();
-  app.add_option("--seed", o.seed, "seed of masks and data")->capture_default_str();
+  app.add_option("--draws", o.score.draws, "mask draws")->capture_default_str();
+  app.add_option("--seed", o.score.seed, "seed of masks and data")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  app.add_option("--mask-mode", o.mask_mode,
+  app.add_option("--mask-mode", text.mask_mode,
                  "per-window | shared | auto (shared for --features encoder, else per-window)")
       ->capture_default_str();
   app.add_option("--coupling", o.coupling, "generator: cross-modal coupling in [0, 1]")
@@ -87,9 +101,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--cross-modal", o.cross_modal,
                "score only the unmasked first modality group (acc) vs the masked other groups");
-  app.add_option("--threads", o.threads, "OpenMP threads (0 = default)")->capture_default_str();
+  app.add_option("--threads", o.score.threads, "OpenMP threads (0 = default)")
+      ->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
-    use_flags(o, schemes, checkpoint);
+    text.apply(o);
     moca::tools::run_kcca_score(o, std::cout, std::cerr);
     return 0;
   });

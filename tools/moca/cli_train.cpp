@@ -43,17 +43,50 @@ void run_classify_rank(ClassifyCommand c) {
   run_classify(c, null_out, null_out);
 }
 
+// --layout and --pos-embed as text (pretrain, finetune --from-scratch), parsed after CLI11 has
+// run; the defaults are the options struct's.
+struct ArchitectureText {
+  std::string layout, pos_embed;
+  ArchitectureText(model::TokenLayout l, model::PosEmbedKind p)
+      : layout(model::to_string(l)), pos_embed(model::to_string(p)) {}
+  void add_flags(CLI::App* app, const std::string& layout_help, const std::string& pos_help) {
+    app->add_option("--layout", layout, layout_help)->capture_default_str();
+    app->add_option("--pos-embed", pos_embed, pos_help)->capture_default_str();
+  }
+  void apply(model::TokenLayout& l, model::PosEmbedKind& p) const {
+    l = model::parse_token_layout(layout);
+    p = model::parse_pos_embed(pos_embed);
+  }
+};
+
 // The enum flags of `pretrain` as text, parsed into PretrainOptions after CLI11 has run.
 struct PretrainText {
-  std::string layout = model::to_string(model::PretrainOptions{}.layout);
-  std::string pos_embed = model::to_string(model::PretrainOptions{}.pos_embed);
+  ArchitectureText architecture{model::PretrainOptions{}.layout,
+                                model::PretrainOptions{}.pos_embed};
   std::string loss = model::to_string(model::PretrainOptions{}.loss);
   bool no_progress = false;
   void apply(model::PretrainOptions& t) const {
-    t.layout = model::parse_token_layout(layout);
-    t.pos_embed = model::parse_pos_embed(pos_embed);
+    architecture.apply(t.layout, t.pos_embed);
     t.loss = model::parse_loss_scope(loss);
     t.progress = !no_progress;
+  }
+};
+
+// The flags of `linprobe` / `finetune` that are not plain fields of ClassifyCommand.
+struct ClassifyText {
+  ArchitectureText architecture{model::DownstreamOptions{}.layout,
+                                model::DownstreamOptions{}.pos_embed};
+  bool no_progress = false;
+  bool from_scratch = false;
+  void apply(ClassifyCommand& c) const {
+    architecture.apply(c.options.layout, c.options.pos_embed);
+    c.options.progress = !no_progress;
+    if (from_scratch) {
+      c.options.mode = model::DownstreamMode::kScratch;
+      if (!c.options.checkpoint.empty()) {
+        throw std::invalid_argument("--from-scratch takes no --checkpoint");
+      }
+    }
   }
 };
 
@@ -71,9 +104,7 @@ Subcommand add_pretrain_cli(CLI::App& app) {
       ->capture_default_str();
   p->add_option("--preset", t.preset, "paper-base | tiny | cpu-small")->capture_default_str();
   p->add_option("--patch-length", t.patch_length, "samples per patch")->capture_default_str();
-  p->add_option("--layout", text->layout, "modality | stacked")->capture_default_str();
-  p->add_option("--pos-embed", text->pos_embed, "2d (paper) | 1d (released code)")
-      ->capture_default_str();
+  text->architecture.add_flags(p, "modality | stacked", "2d (paper) | 1d (released code)");
   p->add_option("--loss", text->loss, "all (paper) | masked")->capture_default_str();
   p->add_flag("--norm-pix-loss", t.norm_pix_loss, "per-patch normalised targets");
   p->add_option("--policy", t.policy, "masking policy spec")->capture_default_str();
@@ -125,7 +156,7 @@ Subcommand add_launch_cli(CLI::App& app) {
 
 Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   auto c = std::make_shared<ClassifyCommand>();
-  auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, scratch
+  auto text = std::make_shared<ClassifyText>();
   c->options = model::downstream_defaults(finetune ? model::DownstreamMode::kFinetune
                                                    : model::DownstreamMode::kLinearProbe);
   model::DownstreamOptions& o = c->options;
@@ -160,22 +191,15 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
     s->add_option("--layer-decay", o.layer_decay)->capture_default_str();
     s->add_option("--label-smoothing", o.label_smoothing)->capture_default_str();
     s->add_option("--drop-path", o.drop_path)->capture_default_str();
-    s->add_flag("--from-scratch", flags->second,
+    s->add_flag("--from-scratch", text->from_scratch,
                 "supervised ViT baseline from random initialisation (no checkpoint)");
     s->add_option("--preset", o.preset, "architecture for --from-scratch")->capture_default_str();
     s->add_option("--patch-length", o.patch_length, "for --from-scratch")->capture_default_str();
-    s->add_option("--layout", o.layout, "for --from-scratch")->capture_default_str();
-    s->add_option("--pos-embed", o.pos_embed, "for --from-scratch")->capture_default_str();
+    text->architecture.add_flags(s, "for --from-scratch", "for --from-scratch");
   }
-  add_no_progress(s, flags->first);
-  return {s, [c, flags] {
-            c->options.progress = !flags->first;
-            if (flags->second) {
-              c->options.mode = model::DownstreamMode::kScratch;
-              if (!c->options.checkpoint.empty()) {
-                throw std::invalid_argument("--from-scratch takes no --checkpoint");
-              }
-            }
+  add_no_progress(s, text->no_progress);
+  return {s, [c, text] {
+            text->apply(*c);
             run_classify_rank(*c);
             return 0;
           }};

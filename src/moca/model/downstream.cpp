@@ -98,7 +98,7 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
   std::unique_ptr<detail::OpenCheckpoint> ck;
   if (o.mode == DownstreamMode::kScratch) {
     m.mo = preset(o.preset, train.channels, train.length, o.patch_length);
-    m.mo.layout(parse_token_layout(o.layout)).pos_embed(parse_pos_embed(o.pos_embed));
+    m.mo.layout(o.layout).pos_embed(o.pos_embed);
     m.channel_map = "identity";
   } else {
     ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
@@ -383,8 +383,6 @@ void DownstreamOptions::validate() const {
     bool known = false;
     for (const auto& p : preset_names()) known = known || p == preset;
     if (!known) fail("preset", preset, "must be one of paper-base, tiny, cpu-small");
-    parse_token_layout(layout);
-    parse_pos_embed(pos_embed);
     if (patch_length < 1) fail("patch_length", std::to_string(patch_length), "must be >= 1");
   }
   if (epochs < 1) fail("epochs", std::to_string(epochs), "must be >= 1");
@@ -422,8 +420,8 @@ nlohmann::json DownstreamOptions::to_json() const {
   if (mode == DownstreamMode::kScratch) {
     j["preset"] = preset;
     j["patch_length"] = patch_length;
-    j["layout"] = layout;
-    j["pos_embed"] = pos_embed;
+    j["layout"] = to_string(layout);
+    j["pos_embed"] = to_string(pos_embed);
   } else {
     j["checkpoint"] = checkpoint;
   }

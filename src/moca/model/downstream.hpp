@@ -35,6 +35,7 @@
 #include "moca/data/windows.hpp"
 #include "moca/model/distributed.hpp"
 #include "moca/model/metrics.hpp"
+#include "moca/model/model_options.hpp"
 #include "moca/model/runtime.hpp"
 
 namespace moca::model {
@@ -51,22 +52,22 @@ std::string to_string(DownstreamMode mode);
 /// Options of train_classifier(). Use downstream_defaults() for the paper's settings.
 struct DownstreamOptions {
   DownstreamMode mode = DownstreamMode::kLinearProbe;
-  std::string checkpoint;           ///< pre-trained MAE (linprobe, finetune); unused by scratch
-  std::string preset = "tiny";      ///< architecture for scratch
-  int patch_length = 20;            ///< scratch
-  std::string layout = "modality";  ///< scratch
-  std::string pos_embed = "2d";     ///< scratch
-  int epochs = 50;                  ///< >= 1
-  int batch_size = 50;              ///< >= 1
-  double lr = 1e-3;                 ///< peak learning rate (> 0)
-  double min_lr = 0.0;              ///< cosine floor in [0, lr]
-  double warmup_epochs = 10.0;      ///< in [0, epochs)
-  double weight_decay = 0.0;        ///< >= 0
-  double layer_decay = 0.75;        ///< fine-tune/scratch, in (0, 1]
-  double label_smoothing = 0.1;     ///< fine-tune/scratch, in [0, 1)
-  double drop_path = 0.1;           ///< fine-tune/scratch, in [0, 1)
-  int classes = 0;                  ///< number of classes; 0 = from the labels / class names
-  std::uint64_t seed = 0;           ///< head init, batch order, drop path
+  std::string checkpoint;       ///< pre-trained MAE (linprobe, finetune); unused by scratch
+  std::string preset = "tiny";  ///< architecture for scratch
+  int patch_length = 20;        ///< scratch
+  TokenLayout layout = TokenLayout::kModality;       ///< scratch
+  PosEmbedKind pos_embed = PosEmbedKind::kSinCos2d;  ///< scratch
+  int epochs = 50;                                   ///< >= 1
+  int batch_size = 50;                               ///< >= 1
+  double lr = 1e-3;                                  ///< peak learning rate (> 0)
+  double min_lr = 0.0;                               ///< cosine floor in [0, lr]
+  double warmup_epochs = 10.0;                       ///< in [0, epochs)
+  double weight_decay = 0.0;                         ///< >= 0
+  double layer_decay = 0.75;                         ///< fine-tune/scratch, in (0, 1]
+  double label_smoothing = 0.1;                      ///< fine-tune/scratch, in [0, 1)
+  double drop_path = 0.1;                            ///< fine-tune/scratch, in [0, 1)
+  int classes = 0;         ///< number of classes; 0 = from the labels / class names
+  std::uint64_t seed = 0;  ///< head init, batch order, drop path
   RuntimeOptions runtime;
   DistOptions dist;      ///< data-parallel backend and timeout (used when WORLD_SIZE > 1)
   bool progress = true;  ///< progress bar on stderr
