@@ -78,7 +78,7 @@ std::string self_executable() {
 class ForwardSignals {
  public:
   ForwardSignals() {
-    struct sigaction sa {};
+    struct sigaction sa = {};
     sa.sa_handler = on_launcher_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int_);
@@ -92,8 +92,8 @@ class ForwardSignals {
   ForwardSignals& operator=(const ForwardSignals&) = delete;
 
  private:
-  struct sigaction old_int_ {
-  }, old_term_{};
+  struct sigaction old_int_ = {};
+  struct sigaction old_term_ = {};
 };
 
 /// In the forked child: becomes rank r (environment as torchrun sets it) and runs `self` with
