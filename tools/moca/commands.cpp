@@ -224,15 +224,13 @@ void ClassifyCommand::validate() const {
   }
 }
 
-nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log) {
-  cmd.validate();
-  // The checkpoint fixes the windows' length and rate; data at another rate or length is
-  // resampled and cropped/padded to it (open_dataset says so).
-  ModelGeometry geometry;
-  const bool scratch = cmd.options.mode == model::DownstreamMode::kScratch;
-  if (!scratch) geometry = checkpoint_geometry(replace_fold(cmd.options.checkpoint, 0));
+namespace {
+
+// The data of linprobe / finetune; adl-loso is a spelling of --data hmp:HMP --protocol loso
+// (with the paper's classes): `protocol` becomes loso and the log says what it stands for.
+data::Dataset open_classify_data(const ClassifyCommand& cmd, const ModelGeometry* geometry,
+                                 std::string& protocol, std::ostream& log) {
   DataOptions dopts = cmd.data;
-  std::string protocol = cmd.protocol;
   if (protocol == "adl-loso") {
     const data::AdlTransferData adl =
         data::adl_transfer_data(cmd.hmp, cmd.adl_classes == "paper", dopts.dataset.keep_classes);
@@ -244,64 +242,97 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
                                                : " --keep-classes " + dopts.dataset.keep_classes)
         << "\n";
   }
-  const data::Dataset ds = open_command_data(dopts, scratch ? nullptr : &geometry, log);
-  const data::Windows& all = ds.windows;
-  const std::string source = ds.spec.to_string();
-  {
-    std::vector<int> classes;
-    for (int i = 0; i < all.size(); ++i)
-      if (all.labels(i) >= 0 &&
-          std::find(classes.begin(), classes.end(), all.labels(i)) == classes.end())
-        classes.push_back(all.labels(i));
-    if (classes.size() < 2) {
-      throw std::invalid_argument(
-          "run_classify(): " + model::to_string(cmd.options.mode) +
-          " needs labels of >= 2 classes; " +
-          (classes.empty() ? std::string("the data has no labels (Y.npy)")
-                           : "every labelled window has class " +
-                                 (classes[0] < static_cast<int>(all.class_names.size())
-                                      ? "'" + all.class_names[static_cast<size_t>(classes[0])] + "'"
-                                      : std::to_string(classes[0]))));
-    }
+  return open_command_data(dopts, geometry, log);
+}
+
+// A classifier needs labelled windows of >= 2 classes.
+void require_two_classes(const data::Windows& all, model::DownstreamMode mode) {
+  std::vector<int> classes;
+  for (int i = 0; i < all.size(); ++i)
+    if (all.labels(i) >= 0 &&
+        std::find(classes.begin(), classes.end(), all.labels(i)) == classes.end())
+      classes.push_back(all.labels(i));
+  if (classes.size() >= 2) return;
+  throw std::invalid_argument(
+      "run_classify(): " + model::to_string(mode) + " needs labels of >= 2 classes; " +
+      (classes.empty() ? std::string("the data has no labels (Y.npy)")
+                       : "every labelled window has class " +
+                             (classes[0] < static_cast<int>(all.class_names.size())
+                                  ? "'" + all.class_names[static_cast<size_t>(classes[0])] + "'"
+                                  : std::to_string(classes[0]))));
+}
+
+// Every data channel must be one of the checkpoint's (matched by name).
+void require_model_channels(const std::string& checkpoint, const data::Windows& all) {
+  const model::CheckpointInfo info = model::read_checkpoint_info(checkpoint);
+  for (const auto& name : all.channel_names) {
+    if (std::find(info.channel_names.begin(), info.channel_names.end(), name) !=
+        info.channel_names.end())
+      continue;
+    std::string model_ch, data_ch;
+    for (const auto& c : info.channel_names) model_ch += (model_ch.empty() ? "" : ",") + c;
+    for (const auto& c : all.channel_names) data_ch += (data_ch.empty() ? "" : ",") + c;
+    throw std::invalid_argument(
+        "run_classify(): the checkpoint " + info.path + " was trained on " +
+        std::to_string(info.channel_names.size()) + " channels (" + model_ch +
+        ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
+        name +
+        "' is not one of the model's, which cannot be bridged (channels are matched by name: "
+        "name them in meta.json channel_names or select them with --modalities)");
   }
-  if (!scratch) {
-    const model::CheckpointInfo info =
-        model::read_checkpoint_info(replace_fold(cmd.options.checkpoint, 0));
-    for (const auto& name : all.channel_names) {
-      if (std::find(info.channel_names.begin(), info.channel_names.end(), name) ==
-          info.channel_names.end()) {
-        std::string model_ch, data_ch;
-        for (const auto& c : info.channel_names) model_ch += (model_ch.empty() ? "" : ",") + c;
-        for (const auto& c : all.channel_names) data_ch += (data_ch.empty() ? "" : ",") + c;
-        throw std::invalid_argument(
-            "run_classify(): the checkpoint " + info.path + " was trained on " +
-            std::to_string(info.channel_names.size()) + " channels (" + model_ch +
-            ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
-            name +
-            "' is not one of the model's, which cannot be bridged (channels are matched by name: "
-            "name them in meta.json channel_names or select them with --modalities)");
-      }
-    }
-  }
-  std::vector<data::Split> splits;
+}
+
+// The train/test splits of `protocol` (random | subject-kfold | loso) over `all`.
+std::vector<data::Split> classify_splits(const ClassifyCommand& cmd, const std::string& protocol,
+                                         const data::Windows& all) {
   if (protocol == "random") {
-    splits.push_back(data::random_split(all.size(), cmd.data.train_fraction, cmd.data.split_seed));
-  } else {
-    require_subjects(all, "protocol " + cmd.protocol);
-    splits = protocol == "loso"
-                 ? data::leave_one_subject_out(all.subjects)
-                 : data::subject_kfold(all.subjects, cmd.data.folds, cmd.data.split_seed);
+    return {data::random_split(all.size(), cmd.data.train_fraction, cmd.data.split_seed)};
   }
-  nlohmann::json j;
-  j["command"] = model::to_string(cmd.options.mode);
-  j["protocol"] = cmd.protocol;
-  j["data"] = ds.to_json();
-  j["data"]["source"] = source;
-  j["options"] = cmd.options.to_json();
-  nlohmann::json folds = nlohmann::json::array();
-  std::vector<double> acc, f1, bal;
-  std::ostringstream pred_csv;
-  pred_csv << "fold,truth,predicted\n";
+  require_subjects(all, "protocol " + cmd.protocol);
+  return protocol == "loso"
+             ? data::leave_one_subject_out(all.subjects)
+             : data::subject_kfold(all.subjects, cmd.data.folds, cmd.data.split_seed);
+}
+
+// Per-fold accuracy, macro-F1 and balanced accuracy, and their summary (mean, sd, n, values).
+struct FoldScores {
+  std::vector<double> accuracy, macro_f1, balanced_accuracy;
+  void add(const model::ClassificationMetrics& m) {
+    accuracy.push_back(m.accuracy);
+    macro_f1.push_back(m.macro_f1);
+    balanced_accuracy.push_back(m.balanced_accuracy);
+  }
+  nlohmann::json summary_json() const {
+    return {{"accuracy", tools::summary_json(accuracy)},
+            {"macro_f1", tools::summary_json(macro_f1)},
+            {"balanced_accuracy", tools::summary_json(balanced_accuracy)}};
+  }
+};
+
+// The subjects of `test` in order of first appearance.
+std::vector<int> subjects_of(const data::Windows& test) {
+  std::vector<int> subj;
+  for (int i = 0; i < test.size(); ++i) {
+    if (std::find(subj.begin(), subj.end(), test.subjects(i)) == subj.end()) {
+      subj.push_back(test.subjects(i));
+    }
+  }
+  return subj;
+}
+
+// The folds' JSON, scores and predictions CSV (fold,truth,predicted).
+struct ClassifyFolds {
+  nlohmann::json json = nlohmann::json::array();
+  FoldScores scores;
+  std::ostringstream predictions;
+};
+
+// Trains and tests one classifier per split (checkpoint '{fold}' replaced by the fold index);
+// a single split prints its confusion table on `out`.
+void run_classify_folds(const ClassifyCommand& cmd, const data::Windows& all,
+                        const std::vector<data::Split>& splits, ClassifyFolds& folds,
+                        std::ostream& out, std::ostream& log) {
+  folds.predictions << "fold,truth,predicted\n";
   for (size_t f = 0; f < splits.size(); ++f) {
     model::DownstreamOptions o = cmd.options;
     o.checkpoint = replace_fold(o.checkpoint, static_cast<int>(f));
@@ -309,9 +340,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
     log << cmd.protocol << " split " << f + 1 << "/" << splits.size() << ": " << train.size()
         << " train, " << test.size() << " test windows\n";
     const auto r = model::train_classifier(o, train, test, log);
-    acc.push_back(r.test.accuracy);
-    f1.push_back(r.test.macro_f1);
-    bal.push_back(r.test.balanced_accuracy);
+    folds.scores.add(r.test);
     nlohmann::json fj = {{"fold", f},
                          {"train_windows", train.size()},
                          {"test_windows", test.size()},
@@ -321,37 +350,60 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
                          {"seconds", r.seconds},
                          {"metrics", model::to_json(r.test)},
                          {"history", r.history}};
-    if (cmd.protocol != "random") {
-      std::vector<int> subj;
-      for (int i = 0; i < test.size(); ++i) {
-        if (std::find(subj.begin(), subj.end(), test.subjects(i)) == subj.end()) {
-          subj.push_back(test.subjects(i));
-        }
-      }
-      fj["test_subjects"] = subj;
-    }
-    folds.push_back(fj);
+    if (cmd.protocol != "random") fj["test_subjects"] = subjects_of(test);
+    folds.json.push_back(fj);
     for (size_t i = 0; i < r.truth.size(); ++i) {
-      pred_csv << f << "," << r.truth[i] << "," << r.predicted[i] << "\n";
+      folds.predictions << f << "," << r.truth[i] << "," << r.predicted[i] << "\n";
     }
     if (splits.size() == 1) out << model::confusion_table(r.test, all.class_names);
   }
-  j["folds"] = folds;
-  j["summary"] = {{"accuracy", summary_json(acc)},
-                  {"macro_f1", summary_json(f1)},
-                  {"balanced_accuracy", summary_json(bal)}};
-  write_json(cmd.json, j);
-  if (!cmd.predictions.empty()) write_output_text(cmd.predictions, pred_csv.str());
-  const auto a = model::mean_sd(acc), m = model::mean_sd(f1), b = model::mean_sd(bal);
+}
+
+// The one-line result: mean (+- sd over folds) of top-1, macro-F1 and balanced accuracy.
+void print_classify_result(std::ostream& out, const ClassifyCommand& cmd, size_t splits,
+                           const std::string& source, const FoldScores& scores) {
+  const auto a = model::mean_sd(scores.accuracy), m = model::mean_sd(scores.macro_f1),
+             b = model::mean_sd(scores.balanced_accuracy);
   out << std::fixed << std::setprecision(2) << model::to_string(cmd.options.mode) << " ("
-      << cmd.protocol << ", " << splits.size() << (splits.size() == 1 ? " split" : " splits")
-      << ", " << source << "): top-1 " << 100 * a.mean;
+      << cmd.protocol << ", " << splits << (splits == 1 ? " split" : " splits") << ", " << source
+      << "): top-1 " << 100 * a.mean;
   if (a.n > 1) out << " +- " << 100 * a.sd;
   out << " %, macro-F1 " << 100 * m.mean;
   if (m.n > 1) out << " +- " << 100 * m.sd;
   out << " %, balanced accuracy " << 100 * b.mean;
   if (b.n > 1) out << " +- " << 100 * b.sd;
   out << " %\n";
+}
+
+}  // namespace
+
+nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log) {
+  cmd.validate();
+  // The checkpoint fixes the windows' length and rate; data at another rate or length is
+  // resampled and cropped/padded to it (open_dataset says so).
+  ModelGeometry geometry;
+  const bool scratch = cmd.options.mode == model::DownstreamMode::kScratch;
+  if (!scratch) geometry = checkpoint_geometry(replace_fold(cmd.options.checkpoint, 0));
+  std::string protocol = cmd.protocol;
+  const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, protocol, log);
+  const data::Windows& all = ds.windows;
+  const std::string source = ds.spec.to_string();
+  require_two_classes(all, cmd.options.mode);
+  if (!scratch) require_model_channels(replace_fold(cmd.options.checkpoint, 0), all);
+  const std::vector<data::Split> splits = classify_splits(cmd, protocol, all);
+  nlohmann::json j;
+  j["command"] = model::to_string(cmd.options.mode);
+  j["protocol"] = cmd.protocol;
+  j["data"] = ds.to_json();
+  j["data"]["source"] = source;
+  j["options"] = cmd.options.to_json();
+  ClassifyFolds folds;
+  run_classify_folds(cmd, all, splits, folds, out, log);
+  j["folds"] = folds.json;
+  j["summary"] = folds.scores.summary_json();
+  write_json(cmd.json, j);
+  if (!cmd.predictions.empty()) write_output_text(cmd.predictions, folds.predictions.str());
+  print_classify_result(out, cmd, splits.size(), source, folds.scores);
   return j;
 }
 
@@ -365,22 +417,18 @@ nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
   nlohmann::json j;
   j["predictions"] = cmd.predictions;
   j["pooled"] = model::to_json(pooled);
-  std::vector<double> acc, f1, bal;
+  FoldScores scores;
   nlohmann::json folds = nlohmann::json::array();
   for (size_t f = 0; f < pm.folds.size(); ++f) {
-    const auto& mf = pm.folds[f];
-    acc.push_back(mf.accuracy);
-    f1.push_back(mf.macro_f1);
-    bal.push_back(mf.balanced_accuracy);
-    folds.push_back({{"fold", pm.fold_ids[f]}, {"metrics", model::to_json(mf)}});
+    scores.add(pm.folds[f]);
+    folds.push_back({{"fold", pm.fold_ids[f]}, {"metrics", model::to_json(pm.folds[f])}});
   }
   j["folds"] = folds;
-  j["summary"] = {{"accuracy", summary_json(acc)},
-                  {"macro_f1", summary_json(f1)},
-                  {"balanced_accuracy", summary_json(bal)}};
+  j["summary"] = scores.summary_json();
   write_json(cmd.json, j);
   out << model::confusion_table(pooled);
-  const auto a = model::mean_sd(acc), mf = model::mean_sd(f1), b = model::mean_sd(bal);
+  const auto a = model::mean_sd(scores.accuracy), mf = model::mean_sd(scores.macro_f1),
+             b = model::mean_sd(scores.balanced_accuracy);
   out << std::fixed << std::setprecision(2) << "pooled: top-1 " << 100 * pooled.accuracy
       << " %, macro-F1 " << 100 * pooled.macro_f1 << " %, balanced accuracy "
       << 100 * pooled.balanced_accuracy << " % (" << pooled.n << " predictions)\n";
@@ -511,16 +559,11 @@ nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out,
 }
 
 // ---------------------------------------------------------------------------------------------
-nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
-                                std::ostream& log) {
-  ModelGeometry geometry;
-  if (!cmd.checkpoint.empty()) geometry = checkpoint_geometry(cmd.checkpoint);
-  DataOptions o = cmd.data;
-  const bool refuse_nonfinite = !o.dataset.drop_nonfinite;
-  o.dataset.drop_nonfinite = true;  // inspect counts them instead of failing
-  std::ostringstream quiet;
-  const data::Dataset d = open_command_data(o, cmd.checkpoint.empty() ? nullptr : &geometry, quiet);
-  (void)log;
+namespace {
+
+// moca data inspect, the data: shape, channels, modality groups, non-finite windows (counted:
+// `refuse_nonfinite` says whether the programs would refuse them), notes, classes, subjects.
+void print_data_overview(std::ostream& out, const data::Dataset& d, bool refuse_nonfinite) {
   const data::Windows& w = d.windows;
   out << "data: " << d.summary() << "\n";
   out << "windows: N = " << w.size() << ", C = " << w.channels << " channels (";
@@ -552,7 +595,11 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
     out << "note: " << note << "\n";
   }
   out << data::describe_dataset(d);
-  // What each program does with it.
+}
+
+// moca data inspect, what each program does with the data (at its default flags).
+void print_program_uses(std::ostream& out, const data::Dataset& d) {
+  const data::Windows& w = d.windows;
   std::set<int> subjects(w.subjects.data(), w.subjects.data() + w.size());
   subjects.erase(-1);
   std::set<int> classes(w.labels.data(), w.labels.data() + w.size());
@@ -589,6 +636,12 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
     }
     out << "\n";
   }
+}
+
+// moca data inspect's JSON: the data set's own JSON, non-finite windows, windows per class and
+// per subject (with names where the data has them).
+nlohmann::json inspect_json(const data::Dataset& d) {
+  const data::Windows& w = d.windows;
   nlohmann::json j = d.to_json();
   j["command"] = "data inspect";
   j["nonfinite_windows"] = d.dropped_nonfinite;
@@ -611,6 +664,24 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
                     {"windows", n}});
   }
   j["subjects_windows"] = subj;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
+                                std::ostream& log) {
+  ModelGeometry geometry;
+  if (!cmd.checkpoint.empty()) geometry = checkpoint_geometry(cmd.checkpoint);
+  DataOptions o = cmd.data;
+  const bool refuse_nonfinite = !o.dataset.drop_nonfinite;
+  o.dataset.drop_nonfinite = true;  // inspect counts them instead of failing
+  std::ostringstream quiet;
+  const data::Dataset d = open_command_data(o, cmd.checkpoint.empty() ? nullptr : &geometry, quiet);
+  (void)log;
+  print_data_overview(out, d, refuse_nonfinite);
+  print_program_uses(out, d);
+  const nlohmann::json j = inspect_json(d);
   write_json(cmd.json, j);
   return j;
 }

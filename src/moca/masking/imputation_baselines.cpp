@@ -151,84 +151,115 @@ void MiceOptions::validate() const {
   }
 }
 
-data::RowMatrixXf impute_mice(const data::Windows& w, const std::vector<Mask>& masks,
-                              const Grid& grid, const MiceOptions& options) {
-  options.validate();
-  const MissingMatrix miss = missing_samples(w, masks, grid);
+namespace {
+
+// The pooled samples of MICE: row i*L + t holds time t of window i, column c channel c; for
+// each channel the rows where it is observed and where it is missing.
+struct PooledSamples {
+  Eigen::MatrixXd x;
+  std::vector<std::vector<Eigen::Index>> observed, missing;
+};
+
+PooledSamples pool_samples(const data::Windows& w, const MissingMatrix& miss) {
   const int C = w.channels, L = w.length, n = w.size();
   const Eigen::Index rows = static_cast<Eigen::Index>(n) * L;
-  // Pooled sample matrix: row i*L + t, column c.
-  Eigen::MatrixXd X(rows, C);
+  PooledSamples p;
+  p.x.resize(rows, C);
   Eigen::Matrix<std::uint8_t, Eigen::Dynamic, Eigen::Dynamic> M(rows, C);
   for (int i = 0; i < n; ++i)
     for (int c = 0; c < C; ++c)
       for (int t = 0; t < L; ++t) {
         const Eigen::Index col = static_cast<Eigen::Index>(c) * L + t;
-        X(static_cast<Eigen::Index>(i) * L + t, c) = w.x(i, col);
+        p.x(static_cast<Eigen::Index>(i) * L + t, c) = w.x(i, col);
         M(static_cast<Eigen::Index>(i) * L + t, c) = miss(i, col);
       }
-  const Eigen::VectorXd means = observed_channel_means(w, miss);
-  std::vector<std::vector<Eigen::Index>> obs(static_cast<size_t>(C)), mis(static_cast<size_t>(C));
+  p.observed.resize(static_cast<size_t>(C));
+  p.missing.resize(static_cast<size_t>(C));
   for (int c = 0; c < C; ++c)
     for (Eigen::Index r = 0; r < rows; ++r)
-      (M(r, c) ? mis : obs)[static_cast<size_t>(c)].push_back(r);
+      (M(r, c) ? p.missing : p.observed)[static_cast<size_t>(c)].push_back(r);
+  return p;
+}
 
-  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(rows, C);
-  const int p = C;  // intercept + (C - 1) other channels
-  for (int d = 0; d < options.draws; ++d) {
-    Rng rng(derive_seed(options.seed, static_cast<std::uint64_t>(d)));
-    Eigen::MatrixXd Z = X;
+// One MICE step for channel j: regress it on an intercept and the current values of the other
+// channels over its observed rows (ridge-stabilised), then impute its missing rows of Z from
+// the fit, or with `posterior` from a posterior draw of the coefficients plus residual noise.
+// A channel with too few observations or a singular system keeps its current values.
+void mice_update_channel(int j, const PooledSamples& p, const MiceOptions& options, Rng& rng,
+                         Eigen::MatrixXd& Z) {
+  const auto& oj = p.observed[static_cast<size_t>(j)];
+  const auto& mj = p.missing[static_cast<size_t>(j)];
+  const int C = static_cast<int>(Z.cols());
+  const int p_dim = C;  // intercept + (C - 1) other channels
+  if (mj.empty()) return;
+  if (static_cast<int>(oj.size()) <= p_dim) return;  // too few observations: keep the mean
+  auto design = [&](Eigen::Index r, Eigen::VectorXd& a) {
+    a(0) = 1.0;
+    int k = 1;
     for (int c = 0; c < C; ++c)
-      for (Eigen::Index r : mis[static_cast<size_t>(c)]) Z(r, c) = means(c);
-    for (int it = 0; it < options.iterations; ++it) {
-      for (int j = 0; j < C; ++j) {
-        const auto& oj = obs[static_cast<size_t>(j)];
-        const auto& mj = mis[static_cast<size_t>(j)];
-        if (mj.empty()) continue;
-        if (static_cast<int>(oj.size()) <= p) continue;  // too few observations: keep the mean
-        auto design = [&](Eigen::Index r, Eigen::VectorXd& a) {
-          a(0) = 1.0;
-          int k = 1;
-          for (int c = 0; c < C; ++c)
-            if (c != j) a(k++) = Z(r, c);
-        };
-        Eigen::MatrixXd AtA = Eigen::MatrixXd::Zero(p, p);
-        Eigen::VectorXd Aty = Eigen::VectorXd::Zero(p), a(p);
-        for (Eigen::Index r : oj) {
-          design(r, a);
-          AtA.selfadjointView<Eigen::Lower>().rankUpdate(a);
-          Aty += a * Z(r, j);
-        }
-        AtA.triangularView<Eigen::Upper>() = AtA.transpose();
-        const double lambda = options.ridge * AtA.diagonal().mean();
-        AtA.diagonal().array() += lambda;
-        Eigen::LLT<Eigen::MatrixXd> llt(AtA);
-        if (llt.info() != Eigen::Success) continue;
-        Eigen::VectorXd beta = llt.solve(Aty);
-        double rss = 0.0;
-        for (Eigen::Index r : oj) {
-          design(r, a);
-          const double e = Z(r, j) - a.dot(beta);
-          rss += e * e;
-        }
-        const double dof = static_cast<double>(oj.size() - static_cast<size_t>(p));
-        double sigma = std::sqrt(rss / dof);
-        if (options.posterior) {
-          const double g = 2.0 * gamma_draw(dof / 2.0, rng);
-          sigma = std::sqrt(rss / g);
-          Eigen::VectorXd z(p);
-          for (int k = 0; k < p; ++k) z(k) = standard_normal(rng);
-          // beta* = beta + sigma* L^-T z  has covariance sigma*^2 (A'A + lambda I)^-1.
-          beta += sigma * llt.matrixU().solve(z);
-        }
-        for (Eigen::Index r : mj) {
-          design(r, a);
-          Z(r, j) = a.dot(beta) + (options.posterior ? sigma * standard_normal(rng) : 0.0);
-        }
-      }
-    }
-    sum += Z;
+      if (c != j) a(k++) = Z(r, c);
+  };
+  Eigen::MatrixXd AtA = Eigen::MatrixXd::Zero(p_dim, p_dim);
+  Eigen::VectorXd Aty = Eigen::VectorXd::Zero(p_dim), a(p_dim);
+  for (Eigen::Index r : oj) {
+    design(r, a);
+    AtA.selfadjointView<Eigen::Lower>().rankUpdate(a);
+    Aty += a * Z(r, j);
   }
+  AtA.triangularView<Eigen::Upper>() = AtA.transpose();
+  const double lambda = options.ridge * AtA.diagonal().mean();
+  AtA.diagonal().array() += lambda;
+  Eigen::LLT<Eigen::MatrixXd> llt(AtA);
+  if (llt.info() != Eigen::Success) return;
+  Eigen::VectorXd beta = llt.solve(Aty);
+  double rss = 0.0;
+  for (Eigen::Index r : oj) {
+    design(r, a);
+    const double e = Z(r, j) - a.dot(beta);
+    rss += e * e;
+  }
+  const double dof = static_cast<double>(oj.size() - static_cast<size_t>(p_dim));
+  double sigma = std::sqrt(rss / dof);
+  if (options.posterior) {
+    const double g = 2.0 * gamma_draw(dof / 2.0, rng);
+    sigma = std::sqrt(rss / g);
+    Eigen::VectorXd z(p_dim);
+    for (int k = 0; k < p_dim; ++k) z(k) = standard_normal(rng);
+    // beta* = beta + sigma* L^-T z  has covariance sigma*^2 (A'A + lambda I)^-1.
+    beta += sigma * llt.matrixU().solve(z);
+  }
+  for (Eigen::Index r : mj) {
+    design(r, a);
+    Z(r, j) = a.dot(beta) + (options.posterior ? sigma * standard_normal(rng) : 0.0);
+  }
+}
+
+// Chain d of MICE: missing values start at their channel's observed mean, then `iterations`
+// sweeps of mice_update_channel over the channels in order, from the chain's own stream.
+Eigen::MatrixXd mice_chain(const PooledSamples& p, const Eigen::VectorXd& means,
+                           const MiceOptions& options, int d) {
+  Rng rng(derive_seed(options.seed, static_cast<std::uint64_t>(d)));
+  const int C = static_cast<int>(p.x.cols());
+  Eigen::MatrixXd Z = p.x;
+  for (int c = 0; c < C; ++c)
+    for (Eigen::Index r : p.missing[static_cast<size_t>(c)]) Z(r, c) = means(c);
+  for (int it = 0; it < options.iterations; ++it) {
+    for (int j = 0; j < C; ++j) mice_update_channel(j, p, options, rng, Z);
+  }
+  return Z;
+}
+
+}  // namespace
+
+data::RowMatrixXf impute_mice(const data::Windows& w, const std::vector<Mask>& masks,
+                              const Grid& grid, const MiceOptions& options) {
+  options.validate();
+  const MissingMatrix miss = missing_samples(w, masks, grid);
+  const int C = w.channels, L = w.length, n = w.size();
+  const PooledSamples pooled = pool_samples(w, miss);
+  const Eigen::VectorXd means = observed_channel_means(w, miss);
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(pooled.x.rows(), C);
+  for (int d = 0; d < options.draws; ++d) sum += mice_chain(pooled, means, options, d);
   sum /= static_cast<double>(options.draws);
   data::RowMatrixXf out = w.x;
   for (int i = 0; i < n; ++i)

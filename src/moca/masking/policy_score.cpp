@@ -60,6 +60,15 @@ void ScoreOptions::validate() const {
 }
 
 namespace {
+// The cca estimator's options: k = pca components per view, the ridge, sigma_1 only.
+kcca::LinearCcaOptions linear_cca_options(const ScoreOptions& options) {
+  kcca::LinearCcaOptions o;
+  o.pca = options.pca;
+  o.ridge = options.ridge;
+  o.components = 1;
+  return o;
+}
+
 Eigen::MatrixXd restrict_columns(Eigen::MatrixXd X, const std::vector<int>& cols) {
   if (cols.empty()) return X;
   Eigen::MatrixXd out(X.rows(), static_cast<Eigen::Index>(cols.size()));
@@ -148,11 +157,7 @@ double PolicyScorer::score_masks(const std::vector<Mask>& masks, double* null_le
   const Eigen::MatrixXd M =
       restrict_columns(featurizer_->features(masks, ViewSide::kMasked), columns_m_);
   if (options_.estimator == Estimator::kCca) {
-    kcca::LinearCcaOptions o;
-    o.pca = options_.pca;
-    o.ridge = options_.ridge;
-    o.components = 1;
-    const auto res = kcca::linear_cca(U, M, o);
+    const auto res = kcca::linear_cca(U, M, linear_cca_options(options_));
     if (null_level) *null_level = res.null_level;
     if (warning) *warning = res.warning;
     return res.correlations(0);
@@ -194,152 +199,221 @@ double PolicyScorer::score_masks(const std::vector<Mask>& masks, double* null_le
   return res.correlations(0);
 }
 
-PolicyScore PolicyScorer::score(const MaskPolicy& policy, const DrawCallback& on_draw) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  const int R = options_.draws;
-  PolicyScore out;
-  out.scheme = policy.name();
-  out.spec = policy.spec();
-  out.draws = R;
-  out.values.assign(static_cast<size_t>(R), 0.0);
-  out.null_values.assign(static_cast<size_t>(R), 0.0);
-  std::vector<std::string> warnings(static_cast<size_t>(R));
-  std::vector<double> fractions(static_cast<size_t>(R), 0.0);
-  std::vector<std::string> errors(static_cast<size_t>(R));
-  const bool parallel = featurizer_->thread_safe();
-  int done = 0;
+// One score() call's per-draw results; draw r writes only its own slots, so draws may run
+// in parallel. A draw that throws leaves its message in errors[r].
+struct PolicyScorer::Draws {
+  explicit Draws(int R)
+      : values(static_cast<size_t>(R), 0.0),
+        null_values(static_cast<size_t>(R), 0.0),
+        fractions(static_cast<size_t>(R), 0.0),
+        warnings(static_cast<size_t>(R)),
+        errors(static_cast<size_t>(R)) {}
+  std::vector<double> values, null_values, fractions;
+  std::vector<std::string> warnings, errors;
+
+  // The score of all draws: mean, interval, mean null level and masked fraction, the distinct
+  // warnings; throws std::runtime_error with the first draw's error if any draw failed.
+  PolicyScore summary(const MaskPolicy& policy) {
+    PolicyScore out;
+    out.scheme = policy.name();
+    out.spec = policy.spec();
+    const int R = static_cast<int>(values.size());
+    out.draws = R;
+    for (const auto& e : errors) {
+      if (!e.empty()) throw std::runtime_error("score(" + out.spec + "): " + e);
+    }
+    out.values = std::move(values);
+    out.null_values = std::move(null_values);
+    const auto mi = mean_interval(out.values);
+    out.mean = mi.mean;
+    out.std_error = mi.std_error;
+    out.ci_low = mi.ci_low;
+    out.ci_high = mi.ci_high;
+    for (double z : out.null_values) out.null_level += z / R;
+    for (double f : fractions) out.mean_masked_fraction += f / R;
+    for (const auto& w : warnings) {
+      if (!w.empty() && out.warning.find(w) == std::string::npos) {
+        out.warning += (out.warning.empty() ? "" : "; ") + w;
+      }
+    }
+    return out;
+  }
+};
+
+// The DrawCallback, called from one thread at a time with the count of finished draws.
+class PolicyScorer::Progress {
+ public:
+  Progress(const DrawCallback& on_draw, int total) : on_draw_(on_draw), total_(total) {}
+  void draw_done() {
+    if (!on_draw_) return;
 #ifdef _OPENMP
-  const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
-#else
-  const int threads = 1;
+#pragma omp critical(moca_policy_score_progress)
 #endif
-  // cca on a token-block map (raw) with both views at least n wide: the views' centred Grams
-  // from per-token products shared by a batch of draws (detail/token_grams.hpp), then the PCA
-  // route of linear_cca on them; the same scores as score_masks() up to rounding, without the
-  // n x d feature matrices and their n² d Grams (80 of them in kcca_score's default run).
+    on_draw_(++done_, total_);
+  }
+
+ private:
+  const DrawCallback& on_draw_;
+  int total_;
+  int done_ = 0;
+};
+
+namespace {
+
+int score_threads(const ScoreOptions& options) {
+#ifdef _OPENMP
+  return options.threads > 0 ? options.threads : omp_get_max_threads();
+#else
+  (void)options;
+  return 1;
+#endif
+}
+
+double mean_masked_fraction(const std::vector<Mask>& masks) {
+  double frac = 0.0;
+  for (const auto& m : masks) frac += m.ratio();
+  return frac / static_cast<double>(masks.size());
+}
+
+// Columns of a view's features: all of the token blocks Z, or the kept ones.
+Eigen::Index view_width(const std::vector<int>& cols, const Eigen::MatrixXd* Z) {
+  return cols.empty() ? (Z ? Z->cols() : 0) : static_cast<Eigen::Index>(cols.size());
+}
+
+// Tokens a view may use (token blocks of w columns): all, or those whose columns the channel
+// restriction keeps.
+std::vector<char> kept_tokens(const std::vector<int>& cols, int tokens, Eigen::Index w) {
+  std::vector<char> keep(static_cast<size_t>(tokens), cols.empty() ? 1 : 0);
+  for (int c : cols) keep[static_cast<size_t>(c / w)] = 1;
+  return keep;
+}
+
+// Draws per batch of the Gram route: the batch's 2 n x n Grams per draw within ~256 MiB, at
+// least one draw per thread, batches of near-equal size.
+int draws_per_batch(int draws, Eigen::Index n, int threads) {
+  const double per_draw = 16.0 * static_cast<double>(n) * static_cast<double>(n);
+  const int cap = std::max(threads, static_cast<int>(256.0 * 1024 * 1024 / per_draw));
+  const int batches = (draws + cap - 1) / cap;
+  return (draws + batches - 1) / batches;
+}
+
+// One draw's token indicators (n x T): au(i, t) = 1 where token t of window i is visible and
+// kept in the unmasked view, am(i, t) = 1 where it is masked and kept in the masked view.
+void view_indicators(const std::vector<Mask>& masks, const std::vector<char>& keep_u,
+                     const std::vector<char>& keep_m, Eigen::MatrixXd& au, Eigen::MatrixXd& am) {
+  const int T = static_cast<int>(au.cols());
+  for (Eigen::Index i = 0; i < au.rows(); ++i) {
+    const Mask& m = masks.size() == 1 ? masks[0] : masks[static_cast<size_t>(i)];
+    for (int t = 0; t < T; ++t) {
+      const bool masked = m.masked(t);
+      au(i, t) = !masked && keep_u[static_cast<size_t>(t)] ? 1.0 : 0.0;
+      am(i, t) = masked && keep_m[static_cast<size_t>(t)] ? 1.0 : 0.0;
+    }
+  }
+}
+
+}  // namespace
+
+// cca on a token-block map (raw) with both views at least n wide: the views' centred Grams
+// from per-token products shared by a batch of draws (detail/token_grams.hpp), then the PCA
+// route of linear_cca on them; the same scores as score_masks() up to rounding, without the
+// n x d feature matrices and their n² d Grams (80 of them in kcca_score's default run).
+bool PolicyScorer::uses_token_grams() const {
+  const Eigen::MatrixXd* Z = featurizer_->token_blocks();
+  const Eigen::Index n = windows_.size();
+  return options_.estimator == Estimator::kCca && Z != nullptr && featurizer_->thread_safe() &&
+         Z->cols() % grid_.tokens() == 0 && Z->rows() == n && view_width(columns_u_, Z) >= n &&
+         view_width(columns_m_, Z) >= n;
+}
+
+void PolicyScorer::score_by_token_grams(const MaskPolicy& policy, int threads, Draws& draws,
+                                        Progress& progress) const {
   const Eigen::MatrixXd* Z = featurizer_->token_blocks();
   const int T = grid_.tokens();
   const Eigen::Index n = windows_.size();
-  const auto width = [&](const std::vector<int>& cols) {
-    return cols.empty() ? (Z ? Z->cols() : 0) : static_cast<Eigen::Index>(cols.size());
-  };
-  const bool gram_route = options_.estimator == Estimator::kCca && Z != nullptr && parallel &&
-                          Z->cols() % T == 0 && Z->rows() == n && width(columns_u_) >= n &&
-                          width(columns_m_) >= n;
-  if (gram_route) {
-    // Tokens a view may use: all, or those whose columns the channel restriction keeps.
-    const Eigen::Index w = Z->cols() / T;
-    auto kept_tokens = [&](const std::vector<int>& cols) {
-      std::vector<char> keep(static_cast<size_t>(T), cols.empty() ? 1 : 0);
-      for (int c : cols) keep[static_cast<size_t>(c / w)] = 1;
-      return keep;
-    };
-    const auto keep_u = kept_tokens(columns_u_), keep_m = kept_tokens(columns_m_);
-    // Draws per batch: the batch's 2 n x n Grams per draw within ~256 MiB, at least one draw
-    // per thread, batches of near-equal size.
-    const double per_draw = 16.0 * static_cast<double>(n) * static_cast<double>(n);
-    const int cap = std::max(threads, static_cast<int>(256.0 * 1024 * 1024 / per_draw));
-    const int batches = (R + cap - 1) / cap;
-    const int batch = (R + batches - 1) / batches;
-    std::vector<Eigen::MatrixXd> in_view, grams;
-    kcca::LinearCcaOptions lo;
-    lo.pca = options_.pca;
-    lo.ridge = options_.ridge;
-    lo.components = 1;
-    for (int r0 = 0; r0 < R; r0 += batch) {
-      const int nb = std::min(batch, R - r0);
-      in_view.resize(static_cast<size_t>(2 * nb));
+  const auto keep_u = kept_tokens(columns_u_, T, Z->cols() / T);
+  const auto keep_m = kept_tokens(columns_m_, T, Z->cols() / T);
+  const int R = options_.draws;
+  const int batch = draws_per_batch(R, n, threads);
+  const kcca::LinearCcaOptions lo = linear_cca_options(options_);
+  std::vector<Eigen::MatrixXd> in_view, grams;
+  for (int r0 = 0; r0 < R; r0 += batch) {
+    const int nb = std::min(batch, R - r0);
+    in_view.resize(static_cast<size_t>(2 * nb));
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
 #endif
-      for (int b = 0; b < nb; ++b) {
-        const int r = r0 + b;
-        Eigen::MatrixXd& au = in_view[static_cast<size_t>(2 * b)];
-        Eigen::MatrixXd& am = in_view[static_cast<size_t>(2 * b + 1)];
-        au.setZero(n, T);
-        am.setZero(n, T);
-        try {
-          const auto masks = draw_masks(policy, r);
-          double frac = 0.0;
-          for (const auto& m : masks) frac += m.ratio();
-          fractions[static_cast<size_t>(r)] = frac / static_cast<double>(masks.size());
-          for (Eigen::Index i = 0; i < n; ++i) {
-            const Mask& m = masks.size() == 1 ? masks[0] : masks[static_cast<size_t>(i)];
-            for (int t = 0; t < T; ++t) {
-              const bool masked = m.masked(t);
-              au(i, t) = !masked && keep_u[static_cast<size_t>(t)] ? 1.0 : 0.0;
-              am(i, t) = masked && keep_m[static_cast<size_t>(t)] ? 1.0 : 0.0;
-            }
-          }
-        } catch (const std::exception& e) {
-          errors[static_cast<size_t>(r)] = e.what();
-        }
-      }
-      detail::token_masked_grams(*Z, T, in_view, threads, grams);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic) num_threads(threads)
-#endif
-      for (int b = 0; b < nb; ++b) {
-        const size_t r = static_cast<size_t>(r0 + b);
-        if (errors[r].empty()) {
-          try {
-            const auto res = kcca::linear_cca_from_grams(grams[static_cast<size_t>(2 * b)],
-                                                         grams[static_cast<size_t>(2 * b + 1)],
-                                                         width(columns_u_), width(columns_m_), lo);
-            out.values[r] = res.correlations(0);
-            out.null_values[r] = res.null_level;
-            warnings[r] = res.warning;
-          } catch (const std::exception& e) {
-            errors[r] = e.what();
-          }
-        }
-        if (on_draw) {
-#ifdef _OPENMP
-#pragma omp critical(moca_policy_score_progress)
-#endif
-          on_draw(++done, R);
-        }
+    for (int b = 0; b < nb; ++b) {
+      const size_t r = static_cast<size_t>(r0 + b);
+      Eigen::MatrixXd& au = in_view[static_cast<size_t>(2 * b)];
+      Eigen::MatrixXd& am = in_view[static_cast<size_t>(2 * b + 1)];
+      au.setZero(n, T);
+      am.setZero(n, T);
+      try {
+        const auto masks = draw_masks(policy, static_cast<int>(r));
+        draws.fractions[r] = mean_masked_fraction(masks);
+        view_indicators(masks, keep_u, keep_m, au, am);
+      } catch (const std::exception& e) {
+        draws.errors[r] = e.what();
       }
     }
+    detail::token_masked_grams(*Z, T, in_view, threads, grams);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+#endif
+    for (int b = 0; b < nb; ++b) {
+      const size_t r = static_cast<size_t>(r0 + b);
+      if (draws.errors[r].empty()) {
+        try {
+          const auto res = kcca::linear_cca_from_grams(
+              grams[static_cast<size_t>(2 * b)], grams[static_cast<size_t>(2 * b + 1)],
+              view_width(columns_u_, Z), view_width(columns_m_, Z), lo);
+          draws.values[r] = res.correlations(0);
+          draws.null_values[r] = res.null_level;
+          draws.warnings[r] = res.warning;
+        } catch (const std::exception& e) {
+          draws.errors[r] = e.what();
+        }
+      }
+      progress.draw_done();
+    }
   }
+}
+
+void PolicyScorer::score_by_features(const MaskPolicy& policy, int threads, Draws& draws,
+                                     Progress& progress) const {
+  const bool parallel = featurizer_->thread_safe();
+  (void)parallel;
+  (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic) num_threads(threads) if (parallel)
 #endif
-  for (int r = 0; r < (gram_route ? 0 : R); ++r) {
+  for (int r = 0; r < options_.draws; ++r) {
+    const size_t k = static_cast<size_t>(r);
     try {
       const auto masks = draw_masks(policy, r);
-      double frac = 0.0;
-      for (const auto& m : masks) frac += m.ratio();
-      fractions[static_cast<size_t>(r)] = frac / static_cast<double>(masks.size());
-      out.values[static_cast<size_t>(r)] = score_masks(
-          masks, &out.null_values[static_cast<size_t>(r)], &warnings[static_cast<size_t>(r)],
-          derive_seed(options_.seed ^ 0x6e756c6cULL, static_cast<std::uint64_t>(r)));
+      draws.fractions[k] = mean_masked_fraction(masks);
+      draws.values[k] =
+          score_masks(masks, &draws.null_values[k], &draws.warnings[k],
+                      derive_seed(options_.seed ^ 0x6e756c6cULL, static_cast<std::uint64_t>(r)));
     } catch (const std::exception& e) {
-      errors[static_cast<size_t>(r)] = e.what();
+      draws.errors[k] = e.what();
     }
-    if (on_draw) {
-#ifdef _OPENMP
-#pragma omp critical(moca_policy_score_progress)
-#endif
-      on_draw(++done, R);
-    }
+    progress.draw_done();
   }
-  (void)parallel;
-  for (const auto& e : errors) {
-    if (!e.empty()) throw std::runtime_error("score(" + out.spec + "): " + e);
+}
+
+PolicyScore PolicyScorer::score(const MaskPolicy& policy, const DrawCallback& on_draw) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  Draws draws(options_.draws);
+  Progress progress(on_draw, options_.draws);
+  const int threads = score_threads(options_);
+  if (uses_token_grams()) {
+    score_by_token_grams(policy, threads, draws, progress);
+  } else {
+    score_by_features(policy, threads, draws, progress);
   }
-  const auto mi = mean_interval(out.values);
-  out.mean = mi.mean;
-  out.std_error = mi.std_error;
-  out.ci_low = mi.ci_low;
-  out.ci_high = mi.ci_high;
-  for (double z : out.null_values) out.null_level += z / R;
-  for (double f : fractions) out.mean_masked_fraction += f / R;
-  for (const auto& w : warnings) {
-    if (!w.empty() && out.warning.find(w) == std::string::npos) {
-      out.warning += (out.warning.empty() ? "" : "; ") + w;
-    }
-  }
+  PolicyScore out = draws.summary(policy);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -143,6 +143,16 @@ class PolicyScorer {
   ScoreOptions options_;
   std::unique_ptr<ViewFeaturizer> featurizer_;
   std::vector<int> columns_u_, columns_m_;  // kept feature columns (empty = all)
+
+  // score()'s parts (policy_score.cpp): the per-draw results, the progress callback, and the
+  // two ways to fill the draws: feature matrices (score_masks) or per-token Grams.
+  struct Draws;
+  class Progress;
+  bool uses_token_grams() const;
+  void score_by_features(const MaskPolicy& policy, int threads, Draws& draws,
+                         Progress& progress) const;
+  void score_by_token_grams(const MaskPolicy& policy, int threads, Draws& draws,
+                            Progress& progress) const;
 };
 
 /// Paired comparison of a against b (same draws); throws std::invalid_argument if the draw
