@@ -12,6 +12,7 @@
 #include "moca/common/random.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
+#include "moca/model/detail/option_checks.hpp"
 #include "moca/model/detail/progress.hpp"
 #include "moca/model/detail/torch_util.hpp"
 #include "moca/model/moca_model.hpp"
@@ -379,20 +380,9 @@ void DownstreamOptions::validate() const {
   if (mode != DownstreamMode::kScratch && checkpoint.empty()) {
     fail("checkpoint", "''", "is required for " + to_string(mode) + " (a pre-trained MAE)");
   }
-  if (mode == DownstreamMode::kScratch) {
-    bool known = false;
-    for (const auto& p : preset_names()) known = known || p == preset;
-    if (!known) fail("preset", preset, "must be one of paper-base, tiny, cpu-small");
-    if (patch_length < 1) fail("patch_length", std::to_string(patch_length), "must be >= 1");
-  }
-  if (epochs < 1) fail("epochs", std::to_string(epochs), "must be >= 1");
-  if (batch_size < 1) fail("batch_size", std::to_string(batch_size), "must be >= 1");
-  if (!(lr > 0.0) || !std::isfinite(lr)) fail("lr", num(lr), "must be > 0");
-  if (!(min_lr >= 0.0) || min_lr > lr) fail("min_lr", num(min_lr), "must be in [0, lr]");
-  if (!(warmup_epochs >= 0.0) || warmup_epochs >= epochs) {
-    fail("warmup_epochs", num(warmup_epochs), "must be in [0, epochs)");
-  }
-  if (!(weight_decay >= 0.0)) fail("weight_decay", num(weight_decay), "must be >= 0");
+  const std::string where = "DownstreamOptions::validate()";
+  if (mode == DownstreamMode::kScratch) detail::check_architecture(where, preset, patch_length);
+  detail::check_schedule(where, epochs, batch_size, lr, min_lr, warmup_epochs, weight_decay);
   if (!(layer_decay > 0.0 && layer_decay <= 1.0))
     fail("layer_decay", num(layer_decay), "must be in (0, 1]");
   if (!(label_smoothing >= 0.0 && label_smoothing < 1.0)) {

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/model/detail/option_checks.hpp"
 #include "moca/model/pretrain.hpp"
 
 namespace moca::model {
@@ -11,19 +12,10 @@ void PretrainOptions::validate() const {
     throw_invalid("PretrainOptions::validate()", field, value, rule);
   };
   auto num = [](double v) { return std::to_string(v); };
-  bool known = false;
-  for (const auto& p : preset_names()) known = known || p == preset;
-  if (!known) fail("preset", preset, "must be one of paper-base, tiny, cpu-small");
-  if (patch_length < 1) fail("patch_length", std::to_string(patch_length), "must be >= 1");
+  const std::string where = "PretrainOptions::validate()";
+  detail::check_architecture(where, preset, patch_length);
   if (policy.empty()) fail("policy", "''", "must be a policy spec such as cross:ratio=0.75");
-  if (epochs < 1) fail("epochs", std::to_string(epochs), "must be >= 1");
-  if (batch_size < 1) fail("batch_size", std::to_string(batch_size), "must be >= 1");
-  if (!(lr > 0.0) || !std::isfinite(lr)) fail("lr", num(lr), "must be > 0");
-  if (!(min_lr >= 0.0) || min_lr > lr) fail("min_lr", num(min_lr), "must be in [0, lr]");
-  if (!(warmup_epochs >= 0.0) || warmup_epochs >= epochs) {
-    fail("warmup_epochs", num(warmup_epochs), "must be in [0, epochs)");
-  }
-  if (!(weight_decay >= 0.0)) fail("weight_decay", num(weight_decay), "must be >= 0");
+  detail::check_schedule(where, epochs, batch_size, lr, min_lr, warmup_epochs, weight_decay);
   if (!(beta1 >= 0.0 && beta1 < 1.0)) fail("beta1", num(beta1), "must be in [0, 1)");
   if (!(beta2 >= 0.0 && beta2 < 1.0)) fail("beta2", num(beta2), "must be in [0, 1)");
   if (!(augment_probability >= 0.0 && augment_probability <= 1.0)) {

@@ -1,0 +1,39 @@
+// Checks shared by the trainer's option structs (detail/option_checks.hpp).
+#include "moca/model/detail/option_checks.hpp"
+
+#include <cmath>
+
+#include "moca/common/error_text.hpp"
+#include "moca/model/model_options.hpp"
+
+namespace moca::model::detail {
+
+void check_architecture(const std::string& where, const std::string& preset, int patch_length) {
+  bool known = false;
+  for (const auto& p : preset_names()) known = known || p == preset;
+  if (!known) throw_invalid(where, "preset", preset, "must be one of paper-base, tiny, cpu-small");
+  if (patch_length < 1) {
+    throw_invalid(where, "patch_length", std::to_string(patch_length), "must be >= 1");
+  }
+}
+
+void check_schedule(const std::string& where, int epochs, int batch_size, double lr, double min_lr,
+                    double warmup_epochs, double weight_decay) {
+  auto num = [](double v) { return std::to_string(v); };
+  if (epochs < 1) throw_invalid(where, "epochs", std::to_string(epochs), "must be >= 1");
+  if (batch_size < 1) {
+    throw_invalid(where, "batch_size", std::to_string(batch_size), "must be >= 1");
+  }
+  if (!(lr > 0.0) || !std::isfinite(lr)) throw_invalid(where, "lr", num(lr), "must be > 0");
+  if (!(min_lr >= 0.0) || min_lr > lr) {
+    throw_invalid(where, "min_lr", num(min_lr), "must be in [0, lr]");
+  }
+  if (!(warmup_epochs >= 0.0) || warmup_epochs >= epochs) {
+    throw_invalid(where, "warmup_epochs", num(warmup_epochs), "must be in [0, epochs)");
+  }
+  if (!(weight_decay >= 0.0)) {
+    throw_invalid(where, "weight_decay", num(weight_decay), "must be >= 0");
+  }
+}
+
+}  // namespace moca::model::detail
