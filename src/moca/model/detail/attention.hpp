@@ -13,9 +13,10 @@ torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double sc
 /// Whether attention_cpu() serves this input: a CPU float32 tensor, in a build with BLAS.
 bool attention_cpu_supported(const torch::Tensor& qkv);
 
-/// The forward pass takes attention_cpu() for head dims up to this (tiny's 16 and 32), where it
+/// The forward pass takes attention_cpu() for head dims up to this (tiny's decoder, 32), where it
 /// measured 10-25 % faster per training step than LibTorch's products on the 2-core CPU VM; at
-/// paper-base's 64 it measured ~9 % slower (docs/benchmarks.md), so LibTorch's path stays there.
+/// 64 (tiny's encoder, 192 / 3, and paper-base) it measured ~9 % slower at paper-base and no
+/// different at tiny (docs/benchmarks.md), so LibTorch's path stays there.
 constexpr int64_t kCpuAttentionMaxHeadDim = 32;
 
 /// Whether AttentionImpl may take attention_cpu() (default true; process-wide, atomic). Off, every
