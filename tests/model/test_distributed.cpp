@@ -294,6 +294,11 @@ TEST_CASE("2 ranks follow 1 rank; resume 2 -> 1 and 1 -> 2 follows the uninterru
   REQUIRE_MESSAGE(
       run_moca(launch(2, pretrain_args(d + "/two.pt", {{"--stop-after", "3"}})), out) == 0, out);
   CHECK(out.find("x 2 ranks (gloo)") != std::string::npos);
+  // Both ranks load the data; rank 0 alone reports it.
+  size_t splits = 0;
+  for (size_t at = out.find("split: "); at != std::string::npos; at = out.find("split: ", at + 1))
+    ++splits;
+  CHECK(splits == 1);
   CHECK(meta_of(d + "/two.pt").at("iteration") == 3);
   CHECK(meta_of(d + "/two.pt").at("windows_seen") == 48);
   CHECK(meta_of(d + "/two.pt").at("world_size") == 2);

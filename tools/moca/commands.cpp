@@ -22,6 +22,7 @@
 #include "moca/data/windowing.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/distributed.hpp"
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/metrics.hpp"
 
@@ -125,8 +126,16 @@ ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
   return g;
 }
 
+// Where data loading reports: every rank of a multi-process run loads the same data and rank 0
+// alone says so (the others write nowhere).
+std::ostream& data_log(std::ostream& log) {
+  static std::ostream nowhere{nullptr};
+  return model::read_dist_env().rank == 0 ? log : nowhere;
+}
+
 data::Dataset open_command_data(const DataOptions& o, const ModelGeometry* geometry,
-                                std::ostream& log) {
+                                std::ostream& log_in) {
+  std::ostream& log = data_log(log_in);
   o.validate();
   data::DatasetOptions dopt = o.dataset;
   dopt.length = geometry ? geometry->length : o.window_length;
@@ -147,8 +156,8 @@ LoadedData load_data(const DataOptions& options, std::ostream& log, const ModelG
   out.source = d.spec.to_string();
   out.dataset = d.to_json();
   std::tie(out.train, out.test) = split_windows(d.windows, options, options.fold);
-  log << "split: " << options.split << " -> " << out.train.size() << " train, " << out.test.size()
-      << " test windows\n";
+  data_log(log) << "split: " << options.split << " -> " << out.train.size() << " train, "
+                << out.test.size() << " test windows\n";
   return out;
 }
 
@@ -237,10 +246,11 @@ data::Dataset open_classify_data(const ClassifyCommand& cmd, const ModelGeometry
     dopts.data = adl.spec;
     dopts.dataset.keep_classes = adl.keep_classes;
     protocol = "loso";
-    log << "adl-loso: --data " << dopts.data << " --protocol loso"
-        << (dopts.dataset.keep_classes.empty() ? ""
-                                               : " --keep-classes " + dopts.dataset.keep_classes)
-        << "\n";
+    data_log(log) << "adl-loso: --data " << dopts.data << " --protocol loso"
+                  << (dopts.dataset.keep_classes.empty()
+                          ? ""
+                          : " --keep-classes " + dopts.dataset.keep_classes)
+                  << "\n";
   }
   return open_command_data(dopts, geometry, log);
 }
