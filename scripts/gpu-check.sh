@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # GPU check: builds moca against the LibTorch of an installed PyTorch 2.x with CUDA, runs the
-# torch test suite on the GPU (the tests' device is "auto", which picks CUDA when present),
-# times the pre-training step on the GPU (tiny and paper-base, fp32 and bf16) and writes a short
-# report. Meant for a machine with an NVIDIA GPU and `python3 -c "import torch"` working; the CI
+# torch test suite on the GPU (the tests' device is "auto", which picks CUDA when present), the
+# data-parallel suite (Gloo, CPU) and the Python package's tests against that LibTorch, times the
+# pre-training step on the GPU (tiny and paper-base, fp32 and bf16), runs 2 data-parallel ranks
+# on the GPU(s) (NCCL with two GPUs; Gloo sharing GPU 0 otherwise) and writes a short report.
+# Meant for a machine with an NVIDIA GPU and `python3 -c "import torch"` working; the CI
 # machine has none.
 #
 # Usage: scripts/gpu-check.sh [--out DIR] [--prefix DIR] [--jobs N]
@@ -21,7 +23,7 @@ while (($#)); do
     --out) out=$2; shift 2 ;;
     --prefix) prefix=$(realpath "$2"); shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -45,7 +47,11 @@ fi
 
 build=build-gpu
 cmake_args=(-S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMOCA_WITH_TORCH=ON
-            -DMOCA_BUILD_BENCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix${prefix:+;$prefix}")
+            -DMOCA_BUILD_BENCH=ON -DCMAKE_PREFIX_PATH="$torch_prefix${prefix:+;$prefix}"
+            -DPython3_EXECUTABLE="$(command -v "$py")")
+# The Python package against this interpreter and its torch, when pybind11 is importable there.
+pybind11_dir=$($py -c 'import pybind11; print(pybind11.get_cmake_dir())' 2>/dev/null) &&
+  cmake_args+=(-Dpybind11_DIR="$pybind11_dir")
 if [[ -n "$prefix" && -f "$prefix/include/zlib.h" ]]; then
   # A prefix with zlib's header only: link the system's runtime library.
   zlib_so=$(ldconfig -p | awk '/libz\.so\.1 .*x86-64/ {print $NF; exit}')
@@ -75,12 +81,25 @@ step() {  # step NAME COMMAND...: runs COMMAND, logs to $out/NAME.log, records p
 
 echo >>"$report"; echo "## Build and tests" >>"$report"
 step configure cmake "${cmake_args[@]}" || { cat "$report"; tail -40 "$out/configure.log"; exit 1; }
-step build cmake --build "$build" -j "$jobs" --target test_model moca kcca_score bench_model_step ||
+targets=(test_model test_distributed moca kcca_score bench_model_step)
+grep -q '^MOCA_PYTHON:BOOL=ON' "$build/CMakeCache.txt" && targets+=(moca_python_core mask_dump)
+step build cmake --build "$build" -j "$jobs" --target "${targets[@]}" ||
   { cat "$report"; grep -m 20 -B2 -A8 'error' "$out/build.log"; exit 1; }
 export OMP_WAIT_POLICY=passive
 step test_model "$build/bin/test_model"
 grep -E '^\[doctest\] (test cases|assertions)' "$out/test_model.log" | sed 's/^/  /' >>"$report"
 grep -E 'ERROR|FAILED' "$out/test_model.log" | head -30 | sed 's/^/      /' >>"$report"
+# Data-parallel runs of real `moca` processes (Gloo on CPU) against this LibTorch's c10d.
+step test_distributed "$build/bin/test_distributed"
+grep -E '^\[doctest\] (test cases|assertions)' "$out/test_distributed.log" | sed 's/^/  /' >>"$report"
+grep -E 'ERROR|FAILED' "$out/test_distributed.log" | head -30 | sed 's/^/      /' >>"$report"
+if [[ " ${targets[*]} " == *" moca_python_core "* ]]; then
+  # The pytest suite through ctest (its environment: PYTHONPATH, MOCA_BIN_DIR, mask_dump).
+  step python ctest --test-dir "$build" -R '^python$' --output-on-failure
+  grep -E '(passed|failed|skipped)' "$out/python.log" | tail -2 | sed 's/^/      /' >>"$report"
+else
+  echo "- python: not run (pybind11 not importable by $py)" >>"$report"
+fi
 
 # Timings: the trainer's step on the GPU, median of 20 after 5 warm-up steps.
 echo >>"$report"; echo "## Pre-training step on the GPU (bench_model_step --device cuda)" >>"$report"
@@ -113,26 +132,41 @@ tail -6 "$out/kcca_score_encoder.log" | sed 's/^/      /' >>"$report"
 rm -f "$out/gpu.pt"
 
 echo >>"$report"
-echo "## Data-parallel (NCCL)" >>"$report"
+echo "## Data-parallel" >>"$report"
 grep -o 'data-parallel backend[^"]*' "$out/configure.log" | sed 's/^/      /' >>"$report"
-if ((gpus >= 2)); then
-  # 2 ranks on 2 GPUs over NCCL vs 1 GPU, same global batch (64) and seed, one epoch of 3
-  # iterations: rank 0's logged epoch loss must equal the 1-GPU loss to fp32 reduction order.
-  common=(pretrain --device cuda --preset tiny --epochs 2 --warmup-epochs 1 --batch 64
-          --synthetic-windows 192 --split all --seed 0 --no-progress --stop-after 3)
-  step nccl_1gpu "$build/bin/moca" "${common[@]}" --checkpoint "$out/nccl1.pt"
-  step nccl_2gpu "$build/bin/moca" launch --nproc 2 -- "${common[@]}" --backend nccl \
-    --checkpoint "$out/nccl2.pt"
-  tail -3 "$out/nccl_2gpu.log" | sed 's/^/      /' >>"$report"
-  step nccl_loss_matches "$py" -c '
+# 2 ranks vs 1, same global batch (64) and seed, one epoch of 3 iterations: rank 0's logged
+# epoch loss must equal the 1-rank loss to fp32 reduction order.
+common=(pretrain --device cuda --preset tiny --epochs 2 --warmup-epochs 1 --batch 64
+        --synthetic-windows 192 --split all --seed 0 --no-progress --stop-after 3)
+step dp_1rank "$build/bin/moca" "${common[@]}" --checkpoint "$out/dp1.pt"
+two_ranks() {  # two_ranks NAME LABEL BACKEND [ENV...]: a 2-rank launch, its loss against dp_1rank's
+  local name=$1 label=$2 backend=$3; shift 3
+  step "$name" env "$@" "$build/bin/moca" launch --nproc 2 -- "${common[@]}" --backend "$backend" \
+    --checkpoint "$out/$name.pt"
+  tail -3 "$out/$name.log" | sed 's/^/      /' >>"$report"
+  step "${name}_loss" "$py" -c '
 import json, sys
-a, b = (json.loads(open(f).readline())["loss"] for f in sys.argv[1:])
-print(f"1 GPU loss {a:.7g}, 2 GPUs (NCCL) loss {b:.7g}")
-sys.exit(0 if abs(a - b) <= 1e-4 * abs(a) else 1)' "$out/nccl1.pt.metrics.jsonl" "$out/nccl2.pt.metrics.jsonl"
-  sed 's/^/      /' "$out/nccl_loss_matches.log" >>"$report"
-  rm -f "$out/nccl1.pt" "$out/nccl2.pt"
+a, b = (json.loads(open(f).readline())["loss"] for f in sys.argv[2:])
+print(f"1 rank loss {a:.7g}, 2 ranks ({sys.argv[1]}) loss {b:.7g}")
+sys.exit(0 if abs(a - b) <= 1e-4 * abs(a) else 1)' "$label" "$out/dp1.pt.metrics.jsonl" \
+    "$out/$name.pt.metrics.jsonl"
+  sed 's/^/      /' "$out/${name}_loss.log" >>"$report"
+}
+if ((gpus >= 2)); then
+  two_ranks dp_nccl_2gpus "NCCL, 2 GPUs" nccl
 else
-  echo "Multi-GPU (NCCL) runs: not run: $gpus GPU(s); a 2-rank NCCL run needs 2." >>"$report"
+  echo "- NCCL on 2 GPUs: not run ($gpus GPU)" >>"$report"
 fi
+# On any number of GPUs: 2 ranks sharing GPU 0 over Gloo (CUDA tensors through Gloo's CUDA
+# all-reduce) must follow the 1-rank run, as on CPU.
+two_ranks dp_gloo_1gpu "Gloo, CUDA tensors, 1 GPU" gloo CUDA_VISIBLE_DEVICES=0
+if ((gpus < 2)) && grep -q 'backends gloo, nccl' "$out/configure.log"; then
+  # NCCL refuses two ranks on one device; recorded to show the backend is compiled and reached.
+  CUDA_VISIBLE_DEVICES=0 timeout 180 "$build/bin/moca" launch --nproc 2 -- "${common[@]}" \
+    --backend nccl --dist-timeout 60 --checkpoint "$out/dpn.pt" >"$out/dp_nccl_1gpu.log" 2>&1
+  echo "- dp_nccl_1gpu (2 ranks on one GPU; NCCL is expected to refuse): exit $?" >>"$report"
+  grep -m 3 -i -E 'nccl|error' "$out/dp_nccl_1gpu.log" | cut -c1-300 | sed 's/^/      /' >>"$report"
+fi
+rm -f "$out"/dp*.pt
 cat "$report"
 exit $status

@@ -13,7 +13,7 @@ using namespace moca::masking;
 
 namespace {
 const Grid kGrid{6, 10, 20};
-const data::RowMatrixXf kEmpty;
+const data::RowMatrixXf kNoFeatures;
 
 std::string error_of(const std::string& spec) {
   try {
@@ -109,7 +109,7 @@ TEST_CASE("make_policy: defaults, canonical specs, round trip") {
     CHECK(q->spec() == canon);
     CHECK(q->name() == p->name());
     Rng r1(4), r2(4);
-    for (int i = 0; i < 5; ++i) CHECK(p->sample(r1, kEmpty) == q->sample(r2, kEmpty));
+    for (int i = 0; i < 5; ++i) CHECK(p->sample(r1, kNoFeatures) == q->sample(r2, kNoFeatures));
   }
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("make_policy: fixed from a file") {
   auto p = make_policy("fixed:file=" + path, kGrid);
   CHECK(p->spec() == "fixed:file=" + path);
   Rng rng(1);
-  CHECK(p->sample(rng, kEmpty).masked_count() == 4);
+  CHECK(p->sample(rng, kNoFeatures).masked_count() == 4);
   std::remove(path.c_str());
   CHECK_THROWS_AS(make_policy("fixed:file=" + path, kGrid), std::invalid_argument);
 }

@@ -20,12 +20,12 @@ namespace moca {
 
 namespace {
 
-std::string quoted(const std::string& path) {
+std::string quoted_path(const std::string& path) {
   return "'" + path + "'";
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
-  std::string message = "cannot write " + quoted(path) + ": " + what;
+  std::string message = "cannot write " + quoted_path(path) + ": " + what;
   if (err != 0) message += std::string(" (") + std::strerror(err) + ")";
   throw std::runtime_error(message);
 }
@@ -114,7 +114,7 @@ void write_to_fd(int fd, const std::string& path,
   } catch (const std::exception& e) {
     // A write error usually causes the writer's failure: report the cause.
     if (buf.error() != 0) fail(path, "write failed", buf.error());
-    throw std::runtime_error("cannot write " + quoted(path) + ": " + exception_text(e));
+    throw std::runtime_error("cannot write " + quoted_path(path) + ": " + exception_text(e));
   }
   os.flush();
   if (!buf.drain()) fail(path, "write failed", buf.error());
@@ -158,7 +158,7 @@ void write_atomic(const std::string& path, const std::string& target,
   const std::string tmp = target + ".tmp." + std::to_string(::getpid()) + "." +
                           std::to_string(g_temp_counter.fetch_add(1));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) fail(path, "cannot create the temporary file " + quoted(tmp), errno);
+  if (fd < 0) fail(path, "cannot create the temporary file " + quoted_path(tmp), errno);
   bool closed = false;
   try {
     if (exists && ::fchmod(fd, mode) != 0) fail(path, "cannot set the mode", errno);
@@ -167,7 +167,7 @@ void write_atomic(const std::string& path, const std::string& target,
     closed = true;
     if (::close(fd) != 0) fail(path, "close failed", errno);
     if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-      fail(path, "cannot rename " + quoted(tmp) + " to " + quoted(target), errno);
+      fail(path, "cannot rename " + quoted_path(tmp) + " to " + quoted_path(target), errno);
     }
   } catch (...) {
     if (!closed) ::close(fd);
@@ -200,7 +200,7 @@ OutputTarget resolve_output(const std::string& path) {
     if (hops == 40) fail(path, "too many levels of symbolic links", ELOOP);
     std::string link(static_cast<size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
     const ssize_t len = ::readlink(p.c_str(), &link[0], link.size());
-    if (len < 0) fail(path, "cannot read the symbolic link " + quoted(p), errno);
+    if (len < 0) fail(path, "cannot read the symbolic link " + quoted_path(p), errno);
     link.resize(static_cast<size_t>(len));
     p = (!link.empty() && link[0] == '/') ? link : dir_of(p) + "/" + link;
   }
