@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <torch/version.h>
+
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/detail/attention.hpp"
 #include "moca/model/downstream.hpp"
@@ -221,6 +223,12 @@ void run_and_compare() {
 
 }  // namespace
 
-TEST_CASE("golden record: pre-training with a resume, linear probe, fine-tune, scratch") {
+// The record's bits come from LibTorch 1.13's CPU kernels (Debian's, over OpenBLAS); another
+// LibTorch runs the same trainer with other kernels and reduction orders, so the comparison holds
+// only with the version it was taken on (scripts/gpu-check.sh builds against PyTorch 2.x).
+constexpr bool kRecordedLibTorch = TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 13;
+
+TEST_CASE("golden record: pre-training with a resume, linear probe, fine-tune, scratch" *
+          doctest::skip(!kRecordedLibTorch)) {
   run_and_compare();
 }
