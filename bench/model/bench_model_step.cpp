@@ -17,10 +17,12 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
+#include "moca/model/detail/adamw.hpp"
 #include "moca/model/detail/torch_util.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
@@ -135,7 +137,7 @@ StepTimes time_steps(const BenchOptions& o, const torch::Device& device, int sha
     sync();
     const double t0 = now(), c0 = cpu_now();
     moca::model::mae_loss_and_gradients(model, x, mt, shards, o.precision);
-    optimizer.step();
+    moca::model::detail::adamw_step(optimizer);
     sync();
     const double t1 = now(), c1 = cpu_now();
     if (i >= o.warmup) {
@@ -146,6 +148,37 @@ StepTimes time_steps(const BenchOptions& o, const torch::Device& device, int sha
   recorder.reset();  // completes the trace
   if (!o.profile.empty()) moca::write_output_text(o.profile, trace.str());
   return times;
+}
+
+// The optimiser step alone, on the preset's parameters with random gradients: LibTorch's
+// AdamW::step against the one-pass step the trainer takes (detail::adamw_step), alternating,
+// median of 20 each after 3 warm-up; {LibTorch ms, one-pass ms}.
+std::pair<double, double> time_optimizer(const BenchOptions& o, const torch::Device& device) {
+  torch::manual_seed(1);
+  moca::model::MocaMae a(moca::model::preset(o.preset, o.channels, o.length, o.patch));
+  moca::model::MocaMae b(moca::model::preset(o.preset, o.channels, o.length, o.patch));
+  a->to(device);
+  b->to(device);
+  for (auto* m : {&a, &b}) {
+    for (auto& p : (*m)->parameters()) p.mutable_grad() = torch::randn_like(p);
+  }
+  torch::optim::AdamW libtorch = make_adamw(a), fused = make_adamw(b);
+  const bool cuda = device.is_cuda();
+  std::vector<double> ta, tb;
+  for (int i = 0; i < 23; ++i) {
+    for (int which = 0; which < 2; ++which) {
+      if (cuda) torch::cuda::synchronize();
+      const double t0 = now();
+      if (which == 0) {
+        libtorch.step();
+      } else {
+        moca::model::detail::adamw_step(fused);
+      }
+      if (cuda) torch::cuda::synchronize();
+      if (i >= 3) (which == 0 ? ta : tb).push_back(now() - t0);
+    }
+  }
+  return {median(ta), median(tb)};
 }
 
 // Matrix-multiply rate on the same threads (or device): n^3 fp32 products, median of 10.
@@ -193,6 +226,10 @@ int run_bench(const BenchOptions& o) {
   std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
             << " GFLOP/s; sgemm " << n << "^3 " << peak / 1e9 << " GFLOP/s; fraction "
             << flops / step_s / peak << "\n";
+  const auto [adamw_libtorch, adamw_fused] = time_optimizer(o, device);
+  std::cout << "optimiser step (in the step above) median " << adamw_fused * 1e3
+            << " ms; LibTorch's AdamW::step on the same parameters " << adamw_libtorch * 1e3
+            << " ms\n";
   return 0;
 }
 

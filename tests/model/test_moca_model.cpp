@@ -1,9 +1,13 @@
 #include "torch_test.hpp"  // first: see the note there
 
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "moca/common/random.hpp"
+#include "moca/model/detail/adamw.hpp"
 #include "moca/model/detail/attention.hpp"
 #include "moca/model/moca_model.hpp"
 #include "test_support.hpp"
@@ -162,6 +166,125 @@ TEST_CASE("CPU attention kernel: forward and gradients equal LibTorch's products
       std::invalid_argument);
   CHECK_THROWS_AS(moca::model::detail::attention_cpu(torch::zeros({1, 2, 9}), 2, 1.0),
                   std::invalid_argument);
+}
+
+namespace {
+
+/// Two AdamW optimisers over copies of the same parameters: a decayed group (two matrices, one
+/// long vector split into several parallel chunks, one parameter that never gets a gradient)
+/// and an undecayed one (a bias).
+/// p's AdamW state in `o` (LibTorch keys it by the TensorImpl's address, as text before 2.0).
+template <typename Optimizer>  // a template, so that only one branch below is compiled
+torch::optim::AdamWParamState& adamw_state(Optimizer& o, const torch::Tensor& p) {
+  auto& states = o.state();
+  using Key = typename std::remove_reference_t<decltype(states)>::key_type;
+  auto it = states.end();
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream text;
+    text << p.unsafeGetTensorImpl();
+    it = states.find(text.str());
+  } else {
+    it = states.find(p.unsafeGetTensorImpl());
+  }
+  REQUIRE(it != states.end());
+  return static_cast<torch::optim::AdamWParamState&>(*it->second);
+}
+
+struct AdamPair {
+  std::vector<torch::Tensor> a, b;
+  std::unique_ptr<torch::optim::AdamW> ref, fused;
+  explicit AdamPair(bool amsgrad) {
+    for (const auto& shape : std::vector<std::vector<int64_t>>{{70, 33}, {100003}, {5, 5}, {33}}) {
+      auto t = torch::randn(shape);
+      a.push_back(t.clone().requires_grad_(true));
+      b.push_back(t.clone().requires_grad_(true));
+    }
+    auto make = [amsgrad](std::vector<torch::Tensor>& p) {
+      auto opts = [amsgrad](double wd) {
+        return std::make_unique<torch::optim::AdamWOptions>(
+            torch::optim::AdamWOptions(1e-3).betas({0.9, 0.95}).weight_decay(wd).amsgrad(amsgrad));
+      };
+      std::vector<torch::optim::OptimizerParamGroup> groups;
+      groups.emplace_back(std::vector<torch::Tensor>{p[0], p[1], p[2]}, opts(0.05));
+      groups.emplace_back(std::vector<torch::Tensor>{p[3]}, opts(0.0));
+      return std::make_unique<torch::optim::AdamW>(std::move(groups),
+                                                   torch::optim::AdamWOptions(1e-3));
+    };
+    ref = make(a);
+    fused = make(b);
+  }
+  /// The same random gradients (none for parameter 2) and learning rate on both.
+  void set_gradients(double lr) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (i == 2) continue;
+      auto g = 3.0 * torch::randn(a[i].sizes());
+      a[i].mutable_grad() = g.clone();
+      b[i].mutable_grad() = g.clone();
+    }
+    for (auto* o : {ref.get(), fused.get()}) {
+      for (auto& group : o->param_groups())
+        static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("one-pass AdamW step equals LibTorch's AdamW to float rounding") {
+  torch::manual_seed(5);
+  AdamPair pair(false);
+  const auto before0 = pair.a[0].clone(), before2 = pair.a[2].clone();
+  for (int step = 0; step < 6; ++step) {
+    pair.set_gradients(1e-3 * (step + 1));
+    pair.ref->step();
+    moca::model::detail::adamw_step(*pair.fused);
+  }
+  // LibTorch's own step continues from the fused step's state (the same state objects).
+  pair.set_gradients(2e-3);
+  pair.ref->step();
+  pair.fused->step();
+  for (size_t i = 0; i < pair.a.size(); ++i) {
+    CAPTURE(i);
+    const double moved = (pair.a[i] - pair.b[i]).abs().max().item<double>();
+    CAPTURE(moved);
+    CHECK(torch::allclose(pair.a[i], pair.b[i], 1e-6, 1e-7));
+  }
+  // Parameters moved (a test that can fail), the one without a gradient did not, and no state
+  // was made for it.
+  CHECK((pair.b[0] - before0).abs().max().item<double>() > 1e-3);
+  CHECK(torch::equal(pair.b[2], before2));
+  CHECK(pair.ref->state().size() == 3);
+  CHECK(pair.fused->state().size() == 3);
+  // The moments agree too (they are what a checkpoint stores).
+  for (size_t i : {size_t{0}, size_t{1}, size_t{3}}) {
+    CAPTURE(i);
+    auto& sa = adamw_state(*pair.ref, pair.a[i]);
+    auto& sb = adamw_state(*pair.fused, pair.b[i]);
+    CHECK(sa.step() == 7);
+    CHECK(sb.step() == 7);
+    // Relative to each moment's largest entry: entries near zero come from cancellation.
+    auto rel = [](const torch::Tensor& x, const torch::Tensor& y) {
+      return ((x - y).abs().max() / y.abs().max()).item<double>();
+    };
+    CHECK(rel(sb.exp_avg(), sa.exp_avg()) < 1e-6);
+    CHECK(rel(sb.exp_avg_sq(), sa.exp_avg_sq()) < 1e-6);
+  }
+}
+
+TEST_CASE("one-pass AdamW step: amsgrad and a switched-off fused step take LibTorch's step") {
+  torch::manual_seed(6);
+  AdamPair pair(true);
+  pair.set_gradients(1e-3);
+  pair.ref->step();
+  moca::model::detail::adamw_step(*pair.fused);
+  for (size_t i = 0; i < pair.a.size(); ++i) CHECK(torch::equal(pair.a[i], pair.b[i]));
+  AdamPair off(false);
+  moca::model::detail::set_fused_adamw_enabled(false);
+  off.set_gradients(1e-3);
+  off.ref->step();
+  moca::model::detail::adamw_step(*off.fused);
+  moca::model::detail::set_fused_adamw_enabled(true);
+  for (size_t i = 0; i < off.a.size(); ++i) CHECK(torch::equal(off.a[i], off.b[i]));
 }
 
 TEST_CASE("masked tokens do not influence the encoder") {

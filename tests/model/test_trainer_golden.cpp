@@ -10,6 +10,7 @@
 #include <torch/version.h>
 
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/detail/adamw.hpp"
 #include "moca/model/detail/attention.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/pretrain.hpp"
@@ -125,9 +126,17 @@ const char* const kTrainingJson =
     R"("preset":"cpu-small","seed":17,"warmup_epochs":1.0,"weight_decay":0.05})";
 // clang-format on
 
+/// The record predates the CPU attention kernel and the one-pass AdamW step: both off while it
+/// runs (each has its own tolerance test).
 struct PlainAttention {
-  PlainAttention() { moca::model::detail::set_cpu_attention_enabled(false); }
-  ~PlainAttention() { moca::model::detail::set_cpu_attention_enabled(true); }
+  PlainAttention() {
+    moca::model::detail::set_cpu_attention_enabled(false);
+    moca::model::detail::set_fused_adamw_enabled(false);
+  }
+  ~PlainAttention() {
+    moca::model::detail::set_cpu_attention_enabled(true);
+    moca::model::detail::set_fused_adamw_enabled(true);
+  }
   PlainAttention(const PlainAttention&) = delete;
   PlainAttention& operator=(const PlainAttention&) = delete;
 };

@@ -11,6 +11,7 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/detail/adamw.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/detail/option_checks.hpp"
 #include "moca/model/detail/progress.hpp"
@@ -259,7 +260,7 @@ double classifier_step(const DownstreamOptions& o, ClassifierModel& m, const Cla
     throw std::runtime_error("train_classifier(): non-finite loss in epoch " +
                              std::to_string(epoch + 1) + "; lower the learning rate");
   }
-  loop.optimizer.step();
+  detail::adamw_step(loop.optimizer);
   return lv;
 }
 

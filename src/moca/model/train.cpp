@@ -13,6 +13,7 @@
 #include "moca/data/augment.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/detail/adamw.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/detail/progress.hpp"
 #include "moca/model/detail/torch_util.hpp"
@@ -444,7 +445,7 @@ double train_step(const PretrainRun& run, TrainState& s, GradSync& sync, Loop& l
                              std::to_string(s.iteration) + " (epoch " + std::to_string(epoch + 1) +
                              "); lower the learning rate or check the data");
   }
-  s.optimizer->step();
+  detail::adamw_step(*s.optimizer);
   ++s.iteration;
   return loss;
 }
