@@ -1,10 +1,7 @@
 #include "torch_test.hpp"  // first: see the note there
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
-#include <string>
-#include <type_traits>
 
 #include "moca/common/random.hpp"
 #include "moca/model/detail/adamw.hpp"
@@ -170,26 +167,16 @@ TEST_CASE("CPU attention kernel: forward and gradients equal LibTorch's products
 
 namespace {
 
+/// p's AdamW state in `o` (it must exist).
+torch::optim::AdamWParamState& adamw_state(torch::optim::AdamW& o, const torch::Tensor& p) {
+  auto* s = moca::model::detail::find_adamw_state(o, p);
+  REQUIRE(s != nullptr);
+  return *s;
+}
+
 /// Two AdamW optimisers over copies of the same parameters: a decayed group (two matrices, one
 /// long vector split into several parallel chunks, one parameter that never gets a gradient)
 /// and an undecayed one (a bias).
-/// p's AdamW state in `o` (LibTorch keys it by the TensorImpl's address, as text before 2.0).
-template <typename Optimizer>  // a template, so that only one branch below is compiled
-torch::optim::AdamWParamState& adamw_state(Optimizer& o, const torch::Tensor& p) {
-  auto& states = o.state();
-  using Key = typename std::remove_reference_t<decltype(states)>::key_type;
-  auto it = states.end();
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream text;
-    text << p.unsafeGetTensorImpl();
-    it = states.find(text.str());
-  } else {
-    it = states.find(p.unsafeGetTensorImpl());
-  }
-  REQUIRE(it != states.end());
-  return static_cast<torch::optim::AdamWParamState&>(*it->second);
-}
-
 struct AdamPair {
   std::vector<torch::Tensor> a, b;
   std::unique_ptr<torch::optim::AdamW> ref, fused;

@@ -5,7 +5,6 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "moca/model/detail/adamw.hpp"
 
@@ -37,17 +36,14 @@ typename Map::key_type state_key(const torch::Tensor& p) {
 
 /// p's AdamW state, created as AdamW::step creates it (step 0, zero moments) when missing.
 torch::optim::AdamWParamState& state_of(torch::optim::AdamW& optimizer, const torch::Tensor& p) {
+  if (auto* found = find_adamw_state(optimizer, p)) return *found;
   auto& states = optimizer.state();
-  const auto key = state_key<std::remove_reference_t<decltype(states)>>(p);
-  auto it = states.find(key);
-  if (it == states.end()) {
-    auto s = std::make_unique<torch::optim::AdamWParamState>();
-    s->step(0);
-    s->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    s->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    it = states.emplace(key, std::move(s)).first;
-  }
-  return static_cast<torch::optim::AdamWParamState&>(*it->second);
+  auto s = std::make_unique<torch::optim::AdamWParamState>();
+  s->step(0);
+  s->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+  s->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+  auto it = states.emplace(state_key<std::remove_reference_t<decltype(states)>>(p), std::move(s));
+  return static_cast<torch::optim::AdamWParamState&>(*it.first->second);
 }
 
 /// One parameter's update, in LibTorch's order of operations: p *= 1 - lr wd; m = b1 m +
@@ -87,6 +83,14 @@ void update(torch::Tensor& p, const torch::optim::AdamWOptions& o,
 }
 
 }  // namespace
+
+torch::optim::AdamWParamState* find_adamw_state(torch::optim::AdamW& optimizer,
+                                                const torch::Tensor& p) {
+  auto& states = optimizer.state();
+  const auto it = states.find(state_key<std::remove_reference_t<decltype(states)>>(p));
+  return it == states.end() ? nullptr
+                            : static_cast<torch::optim::AdamWParamState*>(it->second.get());
+}
 
 void set_fused_adamw_enabled(bool enabled) {
   g_fused_adamw.store(enabled);

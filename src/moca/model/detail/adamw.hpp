@@ -17,6 +17,12 @@ namespace moca::model::detail {
 /// gradients, amsgrad, or the fused step switched off) it calls optimizer.step().
 void adamw_step(torch::optim::AdamW& optimizer);
 
+/// p's AdamW state in `optimizer` (the object AdamW::step and adamw_step() update and checkpoints
+/// save), or nullptr before its first step. LibTorch keys it by the TensorImpl's address: as text
+/// before 2.0, the address itself after.
+torch::optim::AdamWParamState* find_adamw_state(torch::optim::AdamW& optimizer,
+                                                const torch::Tensor& p);
+
 /// Whether adamw_step() may take the one-pass route (default true; process-wide, atomic). Off,
 /// it always calls optimizer.step(): the trainer's golden record (tests/model), taken before the
 /// fused step existed, is compared bit for bit on that path.
