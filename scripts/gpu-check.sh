@@ -86,13 +86,14 @@ grep -q '^MOCA_PYTHON:BOOL=ON' "$build/CMakeCache.txt" && targets+=(moca_python_
 step build cmake --build "$build" -j "$jobs" --target "${targets[@]}" ||
   { cat "$report"; grep -m 20 -B2 -A8 'error' "$out/build.log"; exit 1; }
 export OMP_WAIT_POLICY=passive
-step test_model "$build/bin/test_model"
-grep -E '^\[doctest\] (test cases|assertions)' "$out/test_model.log" | sed 's/^/  /' >>"$report"
-grep -E 'ERROR|FAILED' "$out/test_model.log" | head -30 | sed 's/^/      /' >>"$report"
+suite() {  # suite NAME: runs the doctest executable NAME, reports its counts and failures
+  step "$1" "$build/bin/$1"
+  grep -E '^\[doctest\] (test cases|assertions)' "$out/$1.log" | sed 's/^/  /' >>"$report"
+  grep -E 'ERROR|FAILED' "$out/$1.log" | head -30 | sed 's/^/      /' >>"$report"
+}
+suite test_model
 # Data-parallel runs of real `moca` processes (Gloo on CPU) against this LibTorch's c10d.
-step test_distributed "$build/bin/test_distributed"
-grep -E '^\[doctest\] (test cases|assertions)' "$out/test_distributed.log" | sed 's/^/  /' >>"$report"
-grep -E 'ERROR|FAILED' "$out/test_distributed.log" | head -30 | sed 's/^/      /' >>"$report"
+suite test_distributed
 if [[ " ${targets[*]} " == *" moca_python_core "* ]]; then
   # The pytest suite through ctest (its environment: PYTHONPATH, MOCA_BIN_DIR, mask_dump).
   step python ctest --test-dir "$build" -R '^python$' --output-on-failure
