@@ -23,6 +23,7 @@
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/model/detail/adamw.hpp"
+#include "moca/model/detail/cpu_kernels.hpp"
 #include "moca/model/detail/torch_util.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
@@ -51,7 +52,7 @@ struct BenchOptions {
   std::string preset = "tiny";
   int threads = 2, batch = 50, reps = 20, warmup = 3, channels = 6, length = 200, patch = 20;
   int shards = 0;
-  std::string precision = "fp32", profile, device_name = "cpu";
+  std::string precision = "fp32", profile, device_name = "cpu", kernels = "moca";
   double ratio = 0.75;
 };
 
@@ -67,6 +68,10 @@ void add_flags(CLI::App& app, BenchOptions& o) {
   app.add_option("--precision", o.precision, "fp32 | bf16 (autocast of the forward pass)");
   app.add_option("--profile", o.profile,
                  "write a per-op summary of the timed steps (LibTorch's profiler) to this file");
+  app.add_option("--kernels", o.kernels,
+                 "moca: the trainer's CPU kernels (attention, Linear+GELU, AdamW); libtorch: "
+                 "LibTorch's layers and optimiser; both: alternate steps of the two, same model")
+      ->check(CLI::IsMember({"moca", "libtorch", "both"}));
   app.add_option("--reps", o.reps, "timed steps");
   app.add_option("--warmup", o.warmup, "untimed steps first");
 }
@@ -110,41 +115,54 @@ struct StepTimes {
   std::vector<double> wall, cpu;  // seconds per timed step
 };
 
-// Warm-up then timed training steps; the profiler records the timed ones when asked.
-StepTimes time_steps(const BenchOptions& o, const torch::Device& device, int shards) {
+// Warm-up then timed training steps of one model per kernel set in `variants` (true: moca's CPU
+// kernels), alternating step by step so that both see the same minutes of the machine; the
+// profiler records the timed ones when asked. One StepTimes per variant.
+std::vector<StepTimes> time_steps(const BenchOptions& o, const torch::Device& device, int shards,
+                                  const std::vector<bool>& variants) {
   const bool cuda = device.is_cuda();
   const auto sync = [cuda] {
     if (cuda) torch::cuda::synchronize();
   };
-  torch::manual_seed(0);
   auto opts = moca::model::preset(o.preset, o.channels, o.length, o.patch);
-  moca::model::MocaMae model(opts);
-  model->to(device);
-  torch::optim::AdamW optimizer = make_adamw(model);
+  std::vector<moca::model::MocaMae> models;
+  std::vector<torch::optim::AdamW> optimizers;
+  models.reserve(variants.size());
+  optimizers.reserve(variants.size());
+  for (size_t v = 0; v < variants.size(); ++v) {
+    torch::manual_seed(0);
+    models.emplace_back(opts);
+    models.back()->to(device);
+    models.back()->train();
+    optimizers.push_back(make_adamw(models.back()));
+  }
   const int masked = static_cast<int>(std::floor(o.ratio * opts.tokens()));
   auto x = torch::randn({o.batch, o.channels, o.length}).to(device);
   const auto masks = random_masks(o.batch, o.channels, opts.patches(), masked);
   auto mt = moca::model::to_tensors(
       moca::model::mask_indices(masks, opts.layout(), o.channels, opts.patches()), device);
-  model->train();
-  StepTimes times;
+  std::vector<StepTimes> times(variants.size());
   std::ostringstream trace;  // the profiler's trace, written through the output module
   std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
   for (int i = 0; i < o.warmup + o.reps; ++i) {
     if (i == o.warmup && !o.profile.empty()) {
       recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
     }
-    sync();
-    const double t0 = now(), c0 = cpu_now();
-    moca::model::mae_loss_and_gradients(model, x, mt, shards, o.precision);
-    moca::model::detail::adamw_step(optimizer);
-    sync();
-    const double t1 = now(), c1 = cpu_now();
-    if (i >= o.warmup) {
-      times.wall.push_back(t1 - t0);
-      times.cpu.push_back(c1 - c0);
+    for (size_t v = 0; v < variants.size(); ++v) {
+      moca::model::detail::set_cpu_kernels_enabled(variants[v]);
+      sync();
+      const double t0 = now(), c0 = cpu_now();
+      moca::model::mae_loss_and_gradients(models[v], x, mt, shards, o.precision);
+      moca::model::detail::adamw_step(optimizers[v]);
+      sync();
+      const double t1 = now(), c1 = cpu_now();
+      if (i >= o.warmup) {
+        times[v].wall.push_back(t1 - t0);
+        times[v].cpu.push_back(c1 - c0);
+      }
     }
   }
+  moca::model::detail::set_cpu_kernels_enabled(true);
   recorder.reset();  // completes the trace
   if (!o.profile.empty()) moca::write_output_text(o.profile, trace.str());
   return times;
@@ -207,7 +225,10 @@ int run_bench(const BenchOptions& o) {
   const torch::Device device = moca::model::detail::setup_runtime(runtime);
   const bool cuda = device.is_cuda();
   const int used_shards = runtime.effective_batch_shards(cuda, o.batch);
-  const StepTimes times = time_steps(o, device, used_shards);
+  const std::vector<bool> variants =
+      o.kernels == "both" ? std::vector<bool>{true, false} : std::vector<bool>{o.kernels == "moca"};
+  const auto all_times = time_steps(o, device, used_shards, variants);
+  const StepTimes& times = all_times.front();
   const auto opts = moca::model::preset(o.preset, o.channels, o.length, o.patch);
   const int T = opts.tokens();
   const int masked = static_cast<int>(std::floor(o.ratio * T));
@@ -218,7 +239,8 @@ int run_bench(const BenchOptions& o) {
   std::cout << std::fixed << std::setprecision(2);
   std::cout << "preset " << o.preset << ", batch " << o.batch << ", tokens " << T << ", visible "
             << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
-            << used_shards << ", " << o.precision << ", " << (cuda ? "cuda" : "cpu") << "\n";
+            << used_shards << ", " << o.precision << ", " << (cuda ? "cuda" : "cpu") << ", "
+            << (variants.front() ? "moca" : "libtorch") << " kernels\n";
   std::cout << "step median " << step_s * 1e3 << " ms (min "
             << *std::min_element(times.wall.begin(), times.wall.end()) * 1e3 << " ms) over "
             << o.reps << " steps; CPU time per step (all threads) median "
@@ -226,6 +248,13 @@ int run_bench(const BenchOptions& o) {
   std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
             << " GFLOP/s; sgemm " << n << "^3 " << peak / 1e9 << " GFLOP/s; fraction "
             << flops / step_s / peak << "\n";
+  if (variants.size() == 2) {
+    const double plain_s = median(all_times.back().wall);
+    std::cout << "same steps with LibTorch's layers and optimiser (alternating): median "
+              << plain_s * 1e3 << " ms, CPU " << median(all_times.back().cpu) * 1e3
+              << " ms; moca kernels / LibTorch = " << step_s / plain_s << " (speed-up "
+              << plain_s / step_s << "x)\n";
+  }
   const auto [adamw_libtorch, adamw_fused] = time_optimizer(o, device);
   std::cout << "optimiser step (in the step above) median " << adamw_fused * 1e3
             << " ms; LibTorch's AdamW::step on the same parameters " << adamw_libtorch * 1e3

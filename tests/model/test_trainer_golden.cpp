@@ -10,8 +10,7 @@
 #include <torch/version.h>
 
 #include "moca/model/checkpoint.hpp"
-#include "moca/model/detail/adamw.hpp"
-#include "moca/model/detail/attention.hpp"
+#include "moca/model/detail/cpu_kernels.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/pretrain.hpp"
 #include "test_support.hpp"
@@ -126,19 +125,13 @@ const char* const kTrainingJson =
     R"("preset":"cpu-small","seed":17,"warmup_epochs":1.0,"weight_decay":0.05})";
 // clang-format on
 
-/// The record predates the CPU attention kernel and the one-pass AdamW step: both off while it
-/// runs (each has its own tolerance test).
-struct PlainAttention {
-  PlainAttention() {
-    moca::model::detail::set_cpu_attention_enabled(false);
-    moca::model::detail::set_fused_adamw_enabled(false);
-  }
-  ~PlainAttention() {
-    moca::model::detail::set_cpu_attention_enabled(true);
-    moca::model::detail::set_fused_adamw_enabled(true);
-  }
-  PlainAttention(const PlainAttention&) = delete;
-  PlainAttention& operator=(const PlainAttention&) = delete;
+/// The record predates the CPU attention kernel, the one-pass AdamW step and the fused Linear
+/// layers: all off while it runs (each has its own tolerance test).
+struct LibTorchKernels {
+  LibTorchKernels() { moca::model::detail::set_cpu_kernels_enabled(false); }
+  ~LibTorchKernels() { moca::model::detail::set_cpu_kernels_enabled(true); }
+  LibTorchKernels(const LibTorchKernels&) = delete;
+  LibTorchKernels& operator=(const LibTorchKernels&) = delete;
 };
 
 /// The record's classifier options: `mode`'s defaults with batch 8, no progress bar, and the
@@ -158,7 +151,7 @@ DownstreamOptions recorded_downstream(DownstreamMode mode, const std::string& ch
 }
 
 void run_and_compare() {
-  const PlainAttention plain;
+  const LibTorchKernels plain;
   const int threads = 1;
   const auto w = moca_test::small_windows(64, 41);
   const auto train = rows(w, 0, 48), test = rows(w, 48, 64);

@@ -49,6 +49,9 @@ void tune_allocator() {
   static const bool tuned = [] {
     mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
     mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+#ifdef M_ARENA_MAX
+    mallopt(M_ARENA_MAX, 1);
+#endif
     return true;
   }();
   (void)tuned;

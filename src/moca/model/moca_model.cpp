@@ -7,6 +7,7 @@
 #include <torch/version.h>
 
 #include "moca/model/detail/attention.hpp"
+#include "moca/model/detail/linear.hpp"
 #include "moca/model/pos_embed.hpp"
 
 namespace moca::model {
@@ -101,7 +102,7 @@ AttentionImpl::AttentionImpl(int dim, int heads)
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x) {
   const int64_t B = x.size(0), N = x.size(1), D = x.size(2);
-  auto qkv = qkv_(x);
+  auto qkv = detail::linear(x, qkv_);
   // CPU float32 with small heads: one autograd function over the (sample, head) pairs
   // (detail/attention.hpp); elsewhere (CUDA, bf16 autocast, head dim > 32) LibTorch's products
   // or fused kernel. Equal to float rounding.
@@ -110,7 +111,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x) {
                           detail::attention_cpu_supported(qkv);
   auto out = cpu_kernel ? detail::attention_cpu(qkv, heads_, scale_)
                         : detail::attention_plain(qkv, heads_, scale_);
-  return proj_(out.reshape({B, N, D}));
+  return detail::linear(out.reshape({B, N, D}), proj_);
 }
 
 BlockImpl::BlockImpl(int dim, int heads, int mlp_ratio, double drop_path) : drop_path_(drop_path) {
@@ -133,7 +134,7 @@ torch::Tensor BlockImpl::drop_path(const torch::Tensor& x) const {
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x) {
   auto h = x + drop_path(attn_(norm1_(x)));
-  return h + drop_path(fc2_(torch::gelu(fc1_(norm2_(h)))));
+  return h + drop_path(detail::linear(detail::linear_gelu(norm2_(h), fc1_), fc2_));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,9 +192,10 @@ torch::Tensor MocaEncoderImpl::forward(const torch::Tensor& tokens, const torch:
   if (ids_keep.defined()) {
     const int64_t K = ids_keep.size(1);
     auto kept = tokens.gather(1, ids_keep.unsqueeze(-1).expand({B, K, tokens.size(2)}));
-    x = patch_embed_(kept) + tok_pos.index_select(0, ids_keep.reshape({-1})).view({B, K, D});
+    x = detail::linear(kept, patch_embed_) +
+        tok_pos.index_select(0, ids_keep.reshape({-1})).view({B, K, D});
   } else {
-    x = patch_embed_(tokens) + tok_pos.unsqueeze(0);
+    x = detail::linear(tokens, patch_embed_) + tok_pos.unsqueeze(0);
   }
   auto cls = (cls_token_ + pos.slice(0, 0, 1).unsqueeze(0)).expand({B, 1, D});
   x = torch::cat({cls, x}, 1);
@@ -222,7 +224,7 @@ MaeDecoderImpl::MaeDecoderImpl(const MocaOptions& options) : options_(options) {
 
 torch::Tensor MaeDecoderImpl::forward(const torch::Tensor& latent, const torch::Tensor& ids_restore,
                                       const torch::Tensor& pos_rows) {
-  auto x = embed_(latent);
+  auto x = detail::linear(latent, embed_);
   const int64_t B = x.size(0), K = x.size(1) - 1, T = ids_restore.size(1), Dd = x.size(2);
   if (K > T) {
     throw std::invalid_argument("MaeDecoder::forward(): " + std::to_string(K) +
@@ -240,7 +242,7 @@ torch::Tensor MaeDecoderImpl::forward(const torch::Tensor& latent, const torch::
   auto h = torch::cat(
       {x.slice(1, 0, 1) + pos.slice(0, 0, 1).unsqueeze(0), seq + tok_pos.unsqueeze(0)}, 1);
   for (auto& block : blocks_) h = block->forward(h);
-  return pred_(norm_(h)).slice(1, 1);
+  return detail::linear(norm_(h), pred_).slice(1, 1);
 }
 
 MocaMaeImpl::MocaMaeImpl(const MocaOptions& options) : options_(options) {

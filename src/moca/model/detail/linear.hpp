@@ -1,0 +1,32 @@
+#pragma once
+/// \file linear.hpp
+/// Internal (torch translation units of src/moca/model and the model tests): the model's Linear
+/// layers on CPU without LibTorch 1.13's extra passes.
+///
+/// LibTorch 1.13's Linear on a 3-D input is a matmul and a separate bias add (its backward a
+/// separate sum), and GELU after it two more passes (forward and backward) through a kernel that
+/// allocates and faults in its output. linear() makes the product one addmm on the 2-D view
+/// (the bias is C of the GEMM); linear_gelu() is Linear + GELU as one autograd function: the
+/// product, then one pass that adds the bias and applies GELU; backward one pass for GELU's
+/// derivative and the bias gradient (gelu_kernels.hpp), then the two products. Equal to
+/// LibTorch's layers to float rounding (tests/model).
+#include <torch/torch.h>
+
+namespace moca::model::detail {
+
+/// layer(x) for x of shape (..., in): on CPU (any dtype, autocast included) one addmm on the
+/// 2-D view; elsewhere, or with the fused layers switched off, layer->forward(x).
+torch::Tensor linear(const torch::Tensor& x, torch::nn::Linear layer);
+
+/// gelu(layer(x)) (the exact, erf GELU). For a CPU float32 x outside autocast, one autograd
+/// function (above); deterministic for any thread count (the bias gradient is summed over
+/// fixed blocks of rows in order). Elsewhere, or switched off, torch::gelu(layer->forward(x)).
+torch::Tensor linear_gelu(const torch::Tensor& x, torch::nn::Linear layer);
+
+/// Whether linear() and linear_gelu() take the routes above (default true; process-wide,
+/// atomic). Off, they are LibTorch's Linear and GELU: the trainer's golden record (tests/model),
+/// taken before these existed, is compared bit for bit on that path.
+void set_fused_linear_enabled(bool enabled);
+bool fused_linear_enabled();
+
+}  // namespace moca::model::detail
