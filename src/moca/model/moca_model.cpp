@@ -104,7 +104,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x) {
   const int64_t B = x.size(0), N = x.size(1), D = x.size(2);
   auto qkv = detail::linear(x, qkv_);
   // CPU float32 with small heads: one autograd function over the (sample, head) pairs
-  // (detail/attention.hpp); elsewhere (CUDA, bf16 autocast, head dim > 32) LibTorch's products
+  // (detail/attention.hpp); elsewhere (CUDA, bf16 autocast, head dim > 64) LibTorch's products
   // or fused kernel. Equal to float rounding.
   const bool cpu_kernel = detail::cpu_attention_enabled() &&
                           D / heads_ <= detail::kCpuAttentionMaxHeadDim &&

@@ -4,7 +4,6 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "moca/common/file_lock.hpp"
 #include "moca/common/memory.hpp"
@@ -148,9 +147,7 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
       make_shards(x, masks, shards, model->options().loss_scope() == LossScope::kMasked);
   auto run = [&](Shard& part) {
     try {
-      // Grad mode and autocast are thread-local; intra-op threads (OpenMP ICV, which OpenBLAS
-      // reads too) are per calling thread.
-      at::set_num_threads(1);
+      // Grad mode and autocast are thread-local.
       torch::AutoGradMode grad_mode(true);
       torch::Tensor loss;
       {
@@ -165,13 +162,13 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
       part.error = std::current_exception();
     }
   };
-  const int main_threads = at::get_num_threads();
-  std::vector<std::thread> workers;
-  for (int s = 1; s < shards; ++s)
-    workers.emplace_back(run, std::ref(parts[static_cast<size_t>(s)]));
-  run(parts[0]);
-  for (auto& w : workers) w.join();
-  at::set_num_threads(main_threads);
+  // One OpenMP team, one shard per thread. Inside the parallel region LibTorch's parallel_for
+  // and OpenBLAS run each shard's work on its own thread (they check omp_in_parallel), the team's
+  // threads persist from step to step, and nothing calls at::set_num_threads, which rebuilds
+  // LibTorch's pthreadpool on every call (per-step std::threads needed three such rebuilds, and
+  // the rebuilt pools' spinning workers took CPU from the shards).
+#pragma omp parallel for num_threads(shards) schedule(static, 1)
+  for (int s = 0; s < shards; ++s) run(parts[static_cast<size_t>(s)]);
   for (const auto& part : parts) {
     if (part.error) std::rethrow_exception(part.error);
   }

@@ -13,11 +13,14 @@ torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double sc
 /// Whether attention_cpu() serves this input: a CPU float32 tensor, in a build with BLAS.
 bool attention_cpu_supported(const torch::Tensor& qkv);
 
-/// The forward pass takes attention_cpu() for head dims up to this (tiny's decoder, 32), where it
-/// measured 10-25 % faster per training step than LibTorch's products on the 2-core CPU VM; at
-/// 64 (tiny's encoder, 192 / 3, and paper-base) it measured ~9 % slower at paper-base and no
-/// different at tiny (docs/benchmarks.md), so LibTorch's path stays there.
-constexpr int64_t kCpuAttentionMaxHeadDim = 32;
+/// The forward pass takes attention_cpu() for head dims up to this: 32 (tiny's decoder) and 64
+/// (tiny's encoder, 192 / 3, and paper-base). At 64 it first measured no faster than LibTorch's
+/// per-matrix bmm loop; once the step's page faults and thread-pool rebuilds were gone (session 9)
+/// it measured 7 % faster per tiny step (276 vs 296 ms, alternating runs) and 5 % per paper-base
+/// step (5.50 vs 5.79 s, alternating steps in one process) on the 2-core CPU VM; alone, one
+/// paper-base encoder block's attention (25 windows, forward and backward) takes 2-4 ms against
+/// 16-42 ms (docs/benchmarks.md).
+constexpr int64_t kCpuAttentionMaxHeadDim = 64;
 
 /// Whether AttentionImpl may take attention_cpu() (default true; process-wide, atomic). Off, every
 /// forward pass takes attention_plain(): the trainer's golden record (tests/model), taken before
