@@ -155,6 +155,17 @@ TEST_CASE("CPU attention kernel: forward and gradients equal LibTorch's products
     CHECK(rel < 1e-4);
     CHECK(gp.abs().max().item<double>() > 0.1);  // a gradient that can fail
   }
+  // bf16 (autocast's qkv) is widened: float32 out, equal to the float path on the widened input.
+  {
+    auto q16 = torch::randn({2, 9, 3 * 32}).to(torch::kBFloat16).requires_grad_(true);
+    REQUIRE(moca::model::detail::attention_cpu_supported(q16));
+    const auto out = moca::model::detail::attention_cpu(q16, 4, 0.25);
+    CHECK((out.scalar_type() == torch::kFloat));
+    CHECK(torch::allclose(out, moca::model::detail::attention_plain(q16.to(torch::kFloat), 4, 0.25),
+                          1e-5, 1e-5));
+    const auto g = torch::autograd::grad({out.sum()}, {q16})[0];
+    CHECK((g.scalar_type() == torch::kBFloat16));
+  }
   // Not for other dtypes or shapes.
   CHECK_FALSE(
       moca::model::detail::attention_cpu_supported(torch::zeros({1, 2, 6}, torch::kDouble)));

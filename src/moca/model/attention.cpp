@@ -166,7 +166,8 @@ bool cpu_attention_enabled() {
 
 bool attention_cpu_supported(const torch::Tensor& qkv) {
 #ifdef MOCA_MODEL_HAVE_BLAS
-  return qkv.device().is_cpu() && qkv.scalar_type() == torch::kFloat;
+  return qkv.device().is_cpu() &&
+         (qkv.scalar_type() == torch::kFloat || qkv.scalar_type() == torch::kBFloat16);
 #else
   (void)qkv;
   return false;
@@ -176,12 +177,14 @@ bool attention_cpu_supported(const torch::Tensor& qkv) {
 torch::Tensor attention_cpu(const torch::Tensor& qkv, int64_t heads, double scale) {
   if (!attention_cpu_supported(qkv)) {
     throw std::invalid_argument(
-        "attention_cpu(): needs a CPU float32 tensor and a build with BLAS (got " +
+        "attention_cpu(): needs a CPU float32 or bfloat16 tensor and a build with BLAS (got " +
         std::string(qkv.device().str()) + ", " + std::string(c10::toString(qkv.scalar_type())) +
         ")");
   }
 #ifdef MOCA_MODEL_HAVE_BLAS
-  return CpuAttention::apply(qkv, heads, scale);
+  // bf16 (autocast's qkv) is widened: the products run in float32 and the result is float32.
+  return CpuAttention::apply(qkv.scalar_type() == torch::kBFloat16 ? qkv.to(torch::kFloat) : qkv,
+                             heads, scale);
 #else
   (void)heads;
   (void)scale;

@@ -103,9 +103,11 @@ AttentionImpl::AttentionImpl(int dim, int heads)
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x) {
   const int64_t B = x.size(0), N = x.size(1), D = x.size(2);
   auto qkv = detail::linear(x, qkv_);
-  // CPU float32 with small heads: one autograd function over the (sample, head) pairs
-  // (detail/attention.hpp); elsewhere (CUDA, bf16 autocast, head dim > 64) LibTorch's products
-  // or fused kernel. Equal to float rounding.
+  // CPU with small heads: one autograd function over the (sample, head) pairs in float32
+  // (detail/attention.hpp), equal to LibTorch's products to float rounding. Under bf16 autocast
+  // its bf16 qkv is widened first (the products then round once, where LibTorch's bf16 bmm
+  // rounds each); elsewhere (CUDA, head dim > 64, other dtypes) LibTorch's products or fused
+  // kernel.
   const bool cpu_kernel = detail::cpu_attention_enabled() &&
                           D / heads_ <= detail::kCpuAttentionMaxHeadDim &&
                           detail::attention_cpu_supported(qkv);

@@ -10,7 +10,8 @@ namespace moca::model::detail {
 /// heads side by side), through LibTorch's products and softmax (any device and dtype).
 torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double scale);
 
-/// Whether attention_cpu() serves this input: a CPU float32 tensor, in a build with BLAS.
+/// Whether attention_cpu() serves this input: a CPU float32 or bfloat16 tensor, in a build with
+/// BLAS.
 bool attention_cpu_supported(const torch::Tensor& qkv);
 
 /// The forward pass takes attention_cpu() for head dims up to this: 32 (tiny's decoder) and 64
@@ -31,7 +32,10 @@ bool cpu_attention_enabled();
 /// The same as attention_plain() as one autograd function for CPU float32: forward and backward
 /// loop over the B x H (sample, head) pairs in parallel (at::parallel_for, OpenMP) with small
 /// BLAS GEMMs on strided views of qkv (no permute copies), keeping the softmax for backward.
-/// Equal to attention_plain() to float rounding (tests/model). Throws std::invalid_argument if
+/// Equal to attention_plain() to float rounding (tests/model). A bfloat16 qkv (bf16 autocast) is
+/// widened first and the result is float32: one rounding where LibTorch's bf16 products round
+/// each product and the softmax; 10 % off a tiny bf16 step (LibTorch's per-matrix bf16 bmm loop).
+/// Throws std::invalid_argument if
 /// !attention_cpu_supported(qkv) or the shape is not B x N x 3D with D divisible by heads.
 torch::Tensor attention_cpu(const torch::Tensor& qkv, int64_t heads, double scale);
 
