@@ -4,12 +4,11 @@
 /// layers on CPU without LibTorch 1.13's extra passes.
 ///
 /// LibTorch 1.13's Linear on a 3-D input is a matmul and a separate bias add (its backward a
-/// separate sum), and GELU after it two more passes (forward and backward) through a kernel that
-/// allocates and faults in its output. linear() makes the product one addmm on the 2-D view
-/// (the bias is C of the GEMM); linear_gelu() is Linear + GELU as one autograd function: the
-/// product, then one pass that adds the bias and applies GELU; backward one pass for GELU's
-/// derivative and the bias gradient (gelu_kernels.hpp), then the two products. Equal to
-/// LibTorch's layers to float rounding (tests/model).
+/// separate sum), and GELU after it two more passes (forward and backward). linear() makes the
+/// product one addmm on the 2-D view (the bias is C of the GEMM); linear_gelu() is Linear + GELU
+/// as one autograd function: the product, then one pass that adds the bias and applies GELU;
+/// backward one pass for GELU's derivative and the bias gradient (gelu_kernels.hpp), then the
+/// two products. Equal to LibTorch's layers to float rounding (tests/model).
 #include <torch/torch.h>
 
 namespace moca::model::detail {
