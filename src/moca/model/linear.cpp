@@ -112,7 +112,6 @@ void set_cpu_kernels_enabled(bool enabled) {
 torch::Tensor linear(const torch::Tensor& x, torch::nn::Linear layer) {
   if (!cpu_route(x) || !layer->bias.defined()) return layer->forward(x);
   const auto& w = layer->weight;
-  if (x.dim() == 2) return torch::addmm(layer->bias, x, w.t());
   auto out_shape = x.sizes().vec();
   out_shape.back() = w.size(0);
   return torch::addmm(layer->bias, x.reshape({-1, x.size(-1)}), w.t()).view(out_shape);

@@ -22,7 +22,7 @@ void bias_gelu_rows(float* u, const float* bias, float* y, int64_t rows, int64_t
 void gelu_grad_rows(const float* u, const float* g, float* gu, float* bias_grad, int64_t rows,
                     int64_t cols);
 
-/// erf(x) and gelu(x) of one value, as the loops compute them (for tests and tails).
+/// erf(x) and gelu(x) of one value, as the loops compute them (for the tests).
 float gelu_erf(float x);
 float gelu_value(float x);
 
