@@ -18,7 +18,9 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
 if [[ "${1:-}" != "--no-torch" ]]; then
   # libgloo-dev: the Gloo headers that LibTorch's c10d ProcessGroupGloo.hpp includes
   # (data-parallel training, src/moca/model/distributed; the c10d symbols are in libtorch itself)
-  pkgs+=(libtorch-dev libgloo-dev)
+  # libdnnl-dev: oneDNN's headers; the model's CPU kernels run their products through its sgemm
+  # (libdnnl2 is already a dependency of libtorch; src/moca/model/detail/gemm.hpp)
+  pkgs+=(libtorch-dev libgloo-dev libdnnl-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

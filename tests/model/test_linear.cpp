@@ -121,24 +121,39 @@ TEST_CASE("linear and linear_gelu equal LibTorch's Linear and GELU, forward and 
   CHECK(torch::allclose(linear_gelu(xt, layer), torch::gelu(layer->forward(xt)), 1e-5, 1e-6));
 }
 
-TEST_CASE("linear_gelu: same bits for 1 and 2 threads; LibTorch's layers when switched off") {
+TEST_CASE("linear, linear_gelu: same bits for 1 and 2 threads; LibTorch's layers when off") {
   torch::manual_seed(8);
-  torch::nn::Linear layer(16, 48);
-  // 150 rows: several 32-row blocks of the bias gradient, split differently over 1 and 2 threads.
-  const auto x0 = torch::randn({150, 16});
-  const auto w = torch::randn({150, 48});
+  torch::nn::Linear layer(128, 96);
+  // 301 rows: several 32-row blocks of the bias gradient, split differently over 1 and 2 threads,
+  // and products large enough to be cut into one block per thread (detail/gemm.hpp).
+  const auto x0 = torch::randn({301, 128});
+  const auto w = torch::randn({301, 96});
   const int saved_threads = at::get_num_threads();
   std::vector<std::vector<torch::Tensor>> runs;
   for (int threads : {1, 2}) {
     at::set_num_threads(threads);
-    auto x = x0.clone().requires_grad_(true);
-    auto out = linear_gelu(x, layer);
-    auto g = grads_of(out, w, {x, layer->weight, layer->bias});
-    g.push_back(out.detach());
+    std::vector<torch::Tensor> g;
+    for (const bool gelu : {false, true}) {
+      auto x = x0.clone().requires_grad_(true);
+      auto out = gelu ? linear_gelu(x, layer) : linear(x, layer);
+      for (auto& t : grads_of(out, w, {x, layer->weight, layer->bias})) g.push_back(t);
+      g.push_back(out.detach());
+    }
     runs.push_back(g);
   }
   at::set_num_threads(saved_threads);
   for (size_t k = 0; k < runs[0].size(); ++k) CHECK(torch::equal(runs[0][k], runs[1][k]));
+
+  // A frozen layer (a probe's encoder): only the input's gradient, still LibTorch's to rounding.
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : layer->parameters()) p.set_requires_grad(false);
+  }
+  auto x = x0.clone().requires_grad_(true);
+  const auto gx = grads_of(linear_gelu(x, layer), w, {x})[0];
+  const auto rx = grads_of(torch::gelu(layer->forward(x)), w, {x})[0];
+  CHECK(max_rel(gx, rx) < 1e-5);
+  for (auto& p : layer->parameters()) p.set_requires_grad(true);
 
   moca::model::detail::set_fused_linear_enabled(false);
   CHECK(torch::equal(linear_gelu(x0, layer), torch::gelu(layer->forward(x0))));

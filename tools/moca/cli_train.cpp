@@ -21,10 +21,13 @@ extern "C" void on_signal(int sig) {
   std::signal(sig, SIG_DFL);  // a second signal ends the process at once
 }
 
-// SIGINT / SIGTERM ask pre-training to checkpoint and stop.
+// SIGINT / SIGTERM ask pre-training to checkpoint and stop. SA_ONSTACK: on the threads that run
+// oneDNN's GEMM kernels, which have an alternate signal stack, the handler must not run on the
+// interrupted stack (src/moca/model/gemm.cpp).
 void install_stop_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
+  sa.sa_flags = SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);

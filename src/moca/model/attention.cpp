@@ -7,14 +7,7 @@
 #include <vector>
 
 #include "moca/model/detail/attention.hpp"
-
-#ifdef MOCA_MODEL_HAVE_BLAS
-extern "C" {
-void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-            const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
-            const float* beta, float* c, const int* ldc);
-}
-#endif
+#include "moca/model/detail/gemm.hpp"
 
 namespace moca::model::detail {
 
@@ -35,19 +28,11 @@ torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double sc
   return out.transpose(1, 2).reshape({B, N, D});
 }
 
-#ifdef MOCA_MODEL_HAVE_BLAS
+#ifdef MOCA_MODEL_HAVE_SGEMM
 namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-// Row-major C (m x n, ldc) = alpha op(A) op(B) + beta C, op = transpose when the flag is set;
-// through column-major sgemm on the transposes: Cᵀ = op(B)ᵀ op(A)ᵀ.
-void gemm_rm(bool ta, bool tb, int m, int n, int k, float alpha, const float* A, int lda,
-             const float* B, int ldb, float beta, float* C, int ldc) {
-  const char a = ta ? 'T' : 'N', b = tb ? 'T' : 'N';
-  sgemm_(&b, &a, &n, &m, &k, &alpha, B, &ldb, A, &lda, &beta, C, &ldc);
-}
 
 struct Shape {
   int64_t B, N, D, H, hd;
@@ -84,7 +69,7 @@ struct CpuAttention : public torch::autograd::Function<CpuAttention> {
         const float* v = q + 2 * s.D;
         float* p = P + bh * s.N * s.N;
         // S = scale q kᵀ, then the row softmax in place
-        gemm_rm(false, true, N, N, hd, static_cast<float>(scale), q, ld3, k, ld3, 0.f, p, N);
+        sgemm_rm(false, true, N, N, hd, static_cast<float>(scale), q, ld3, k, ld3, 0.f, p, N);
         for (int i = 0; i < N; ++i) {
           float* row = p + static_cast<int64_t>(i) * N;
           float mx = row[0];
@@ -98,7 +83,7 @@ struct CpuAttention : public torch::autograd::Function<CpuAttention> {
           for (int j = 0; j < N; ++j) row[j] *= inv;
         }
         // O = P v, written as head h's columns of out
-        gemm_rm(false, false, N, hd, N, 1.f, p, N, v, ld3, 0.f, o + b * s.N * s.D + h * s.hd, ld);
+        sgemm_rm(false, false, N, hd, N, 1.f, p, N, v, ld3, 0.f, o + b * s.N * s.D + h * s.hd, ld);
       }
     });
     ctx->save_for_backward({qkv, probs});
@@ -133,8 +118,8 @@ struct CpuAttention : public torch::autograd::Function<CpuAttention> {
         const float* go = g + b * s.N * s.D + h * s.hd;
         // dv = Pᵀ dO; dP = dO vᵀ; dS = P (.) (dP - rowsum(dP (.) P)); dq = scale dS k;
         // dk = scale dSᵀ q
-        gemm_rm(true, false, N, hd, N, 1.f, p, N, go, ld, 0.f, dv, ld3);
-        gemm_rm(false, true, N, N, hd, 1.f, go, ld, v, ld3, 0.f, dS.data(), N);
+        sgemm_rm(true, false, N, hd, N, 1.f, p, N, go, ld, 0.f, dv, ld3);
+        sgemm_rm(false, true, N, N, hd, 1.f, go, ld, v, ld3, 0.f, dS.data(), N);
         for (int i = 0; i < N; ++i) {
           const float* pr = p + static_cast<int64_t>(i) * N;
           float* dr = dS.data() + static_cast<int64_t>(i) * N;
@@ -142,8 +127,8 @@ struct CpuAttention : public torch::autograd::Function<CpuAttention> {
           for (int j = 0; j < N; ++j) dot += dr[j] * pr[j];
           for (int j = 0; j < N; ++j) dr[j] = pr[j] * (dr[j] - dot);
         }
-        gemm_rm(false, false, N, hd, N, scale, dS.data(), N, k, ld3, 0.f, dq, ld3);
-        gemm_rm(true, false, N, hd, N, scale, dS.data(), N, q, ld3, 0.f, dk, ld3);
+        sgemm_rm(false, false, N, hd, N, scale, dS.data(), N, k, ld3, 0.f, dq, ld3);
+        sgemm_rm(true, false, N, hd, N, scale, dS.data(), N, q, ld3, 0.f, dk, ld3);
       }
     });
     return {dqkv, torch::Tensor(), torch::Tensor()};
@@ -165,7 +150,7 @@ bool cpu_attention_enabled() {
 }
 
 bool attention_cpu_supported(const torch::Tensor& qkv) {
-#ifdef MOCA_MODEL_HAVE_BLAS
+#ifdef MOCA_MODEL_HAVE_SGEMM
   return qkv.device().is_cpu() &&
          (qkv.scalar_type() == torch::kFloat || qkv.scalar_type() == torch::kBFloat16);
 #else
@@ -181,7 +166,7 @@ torch::Tensor attention_cpu(const torch::Tensor& qkv, int64_t heads, double scal
         std::string(qkv.device().str()) + ", " + std::string(c10::toString(qkv.scalar_type())) +
         ")");
   }
-#ifdef MOCA_MODEL_HAVE_BLAS
+#ifdef MOCA_MODEL_HAVE_SGEMM
   // bf16 (autocast's qkv) is widened: the products run in float32 and the result is float32.
   return CpuAttention::apply(qkv.scalar_type() == torch::kBFloat16 ? qkv.to(torch::kFloat) : qkv,
                              heads, scale);

@@ -4,17 +4,20 @@
 /// layers on CPU without LibTorch 1.13's extra passes.
 ///
 /// LibTorch 1.13's Linear on a 3-D input is a matmul and a separate bias add (its backward a
-/// separate sum), and GELU after it two more passes (forward and backward). linear() makes the
-/// product one addmm on the 2-D view (the bias is C of the GEMM); linear_gelu() is Linear + GELU
-/// as one autograd function: the product, then one pass that adds the bias and applies GELU;
-/// backward one pass for GELU's derivative and the bias gradient (gelu_kernels.hpp), then the
-/// two products. Equal to LibTorch's layers to float rounding (tests/model).
+/// separate sum), and GELU after it two more passes (forward and backward). In float32 on CPU,
+/// linear() is one autograd function whose products are detail::sgemm_rm (gemm.hpp: oneDNN where
+/// built with it), the bias copied into the output before the product adds to it; linear_gelu()
+/// is Linear + GELU as one autograd function: the product, then one pass that adds the bias and
+/// applies GELU; backward one pass for GELU's derivative and the bias gradient (gelu_kernels.hpp),
+/// then the two products. Under autocast linear() is one addmm on the 2-D view (the bias is C of
+/// the GEMM). Equal to LibTorch's layers to float rounding (tests/model).
 #include <torch/torch.h>
 
 namespace moca::model::detail {
 
-/// layer(x) for x of shape (..., in): on CPU (any dtype, autocast included) one addmm on the
-/// 2-D view; elsewhere, or with the fused layers switched off, layer->forward(x).
+/// layer(x) for x of shape (..., in): on CPU in float32 the autograd function above, under
+/// autocast (or in another dtype) one addmm on the 2-D view; deterministic for any thread count
+/// in float32. Elsewhere, or with the fused layers switched off, layer->forward(x).
 torch::Tensor linear(const torch::Tensor& x, torch::nn::Linear layer);
 
 /// gelu(layer(x)) (the exact, erf GELU). For a CPU float32 x outside autocast, one autograd

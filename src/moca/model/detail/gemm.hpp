@@ -1,0 +1,36 @@
+#pragma once
+/// \file gemm.hpp
+/// Internal (src/moca/model and the model tests): the single-precision matrix product behind the
+/// CPU kernels (attention, Linear, Linear + GELU), on raw row-major float blocks. No torch here.
+///
+/// The product is oneDNN's `dnnl_sgemm` when moca was built with oneDNN (Debian: libdnnl-dev; the
+/// library LibTorch already loads for its bf16 products), else the BLAS `sgemm_` LibTorch links.
+/// oneDNN picks its kernels from the CPU (AVX-512 where present; `ONEDNN_MAX_CPU_ISA` caps it);
+/// OpenBLAS's are fixed by its build and `OPENBLAS_CORETYPE`, which some machines pin to AVX2.
+///
+/// Threads: inside an OpenMP parallel region (the trainer's batch shards) the product runs on
+/// the calling thread. Outside one, with more than one OpenMP thread, a large product is cut
+/// into row (or column) blocks, one per thread, each a single-threaded call: every element of C
+/// is then computed by the same sequence of operations whatever the thread count (the blocks
+/// never split the reduction over k), so results are bit-identical across thread counts
+/// (tests/model/test_gemm.cpp). oneDNN's own threading may split k, which would not be.
+#include <cstdint>
+
+namespace moca::model::detail {
+
+/// Row-major C (m x n, leading dimension ldc) = alpha op(A) op(B) + beta C, where op(X) is X, or
+/// Xᵀ when the flag is set; A is m x k (k x m transposed) with leading dimension lda, B is k x n
+/// (n x k transposed) with ldb. beta = 0 never reads C. Throws std::runtime_error when the
+/// library reports an error.
+void sgemm_rm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, float alpha,
+              const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+              int64_t ldc);
+
+/// Whether sgemm_rm() has a library behind it (oneDNN or BLAS). Without one the CPU kernels are
+/// off and the model uses LibTorch's products.
+bool have_sgemm();
+
+/// The library behind sgemm_rm(), for benchmark output: "oneDNN x.y.z", "BLAS" or "none".
+const char* sgemm_library();
+
+}  // namespace moca::model::detail
