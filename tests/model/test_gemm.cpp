@@ -1,4 +1,4 @@
-#include "torch_test.hpp"  // first: see the note there
+#include <doctest/doctest.h>
 
 #include <omp.h>
 #include <pthread.h>
