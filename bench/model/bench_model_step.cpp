@@ -200,36 +200,40 @@ std::pair<double, double> time_optimizer(const BenchOptions& o, const torch::Dev
   return {median(ta), median(tb)};
 }
 
-// Matrix-multiply rate on the same threads (or device): n^3 fp32 products, median of 10.
-double matmul_rate(const torch::Device& device, int64_t n) {
-  const bool cuda = device.is_cuda();
-  auto a = torch::randn({n, n}).to(device), b2 = torch::randn({n, n}).to(device);
-  std::vector<double> mm;
-  for (int i = 0; i < 12; ++i) {
-    if (cuda) torch::cuda::synchronize();
-    const double t0 = now();
-    auto c = torch::mm(a, b2);
-    if (cuda) torch::cuda::synchronize();
-    const double t1 = now();
-    if (i >= 2) mm.push_back(2.0 * static_cast<double>(n * n) * static_cast<double>(n) / (t1 - t0));
-  }
-  return median(mm);
-}
-
-/// The n^3 rate of moca's own CPU product (detail::sgemm_rm, the one its kernels use), on the
-/// same threads.
-double kernel_matmul_rate(int64_t n) {
-  std::vector<float> a(static_cast<size_t>(n * n), 0.5f), b(a), c(a.size());
+// Rate of an n^3 fp32 product run by `product` (which synchronises the device itself): median
+// over 10 calls after 2 untimed ones.
+template <class Product>
+double median_rate(int64_t n, Product product) {
   std::vector<double> rates;
   for (int i = 0; i < 12; ++i) {
     const double t0 = now();
-    moca::model::detail::sgemm_rm(false, false, n, n, n, 1.f, a.data(), n, b.data(), n, 0.f,
-                                  c.data(), n);
+    product();
     const double t1 = now();
     if (i >= 2)
       rates.push_back(2.0 * static_cast<double>(n * n) * static_cast<double>(n) / (t1 - t0));
   }
   return median(rates);
+}
+
+// LibTorch's matrix-multiply rate on the same threads (or device).
+double matmul_rate(const torch::Device& device, int64_t n) {
+  const bool cuda = device.is_cuda();
+  auto a = torch::randn({n, n}).to(device), b2 = torch::randn({n, n}).to(device);
+  if (cuda) torch::cuda::synchronize();
+  return median_rate(n, [&] {
+    auto c = torch::mm(a, b2);
+    if (cuda) torch::cuda::synchronize();
+  });
+}
+
+/// The rate of moca's own CPU product (detail::sgemm_rm, the one its kernels use), on the same
+/// threads.
+double kernel_matmul_rate(int64_t n) {
+  std::vector<float> a(static_cast<size_t>(n * n), 0.5f), b(a), c(a.size());
+  return median_rate(n, [&] {
+    moca::model::detail::sgemm_rm(false, false, n, n, n, 1.f, a.data(), n, b.data(), n, 0.f,
+                                  c.data(), n);
+  });
 }
 
 int run_bench(const BenchOptions& o) {

@@ -9,11 +9,8 @@
 #include <string>
 
 #if defined(MOCA_MODEL_HAVE_DNNL)
-#include <unistd.h>
-#endif
-
-#if defined(MOCA_MODEL_HAVE_DNNL)
 #include <oneapi/dnnl/dnnl.h>
+#include <unistd.h>
 #elif defined(MOCA_MODEL_HAVE_BLAS)
 extern "C" {
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
@@ -43,11 +40,12 @@ class AltSignalStack {
     stack_t current{};
     if (sigaltstack(nullptr, &current) != 0 || !(current.ss_flags & SS_DISABLE)) return;
     const long min_size = sysconf(_SC_SIGSTKSZ);
-    size_ = std::max<size_t>(size_t{1} << 16, min_size > 0 ? static_cast<size_t>(min_size) : 0);
-    memory_ = std::make_unique<char[]>(size_);
+    const size_t size =
+        std::max<size_t>(size_t{1} << 16, min_size > 0 ? static_cast<size_t>(min_size) : 0);
+    memory_ = std::make_unique<char[]>(size);
     stack_t ss{};
     ss.ss_sp = memory_.get();
-    ss.ss_size = size_;
+    ss.ss_size = size;
     if (sigaltstack(&ss, nullptr) != 0) memory_.reset();
   }
   ~AltSignalStack() {
@@ -60,7 +58,6 @@ class AltSignalStack {
   AltSignalStack& operator=(const AltSignalStack&) = delete;
 
  private:
-  size_t size_ = 0;
   std::unique_ptr<char[]> memory_;
 };
 
@@ -139,7 +136,7 @@ void sgemm_rm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, co
 }
 
 bool have_sgemm() {
-#if defined(MOCA_MODEL_HAVE_DNNL) || defined(MOCA_MODEL_HAVE_BLAS)
+#ifdef MOCA_MODEL_HAVE_SGEMM
   return true;
 #else
   return false;
