@@ -22,6 +22,25 @@ Subcommand add_metrics_cli(CLI::App& app) {
           }};
 }
 
+Subcommand add_predict_cli(CLI::App& app) {
+  auto c = std::make_shared<PredictCommand>();
+  auto no_progress = std::make_shared<bool>(false);
+  auto* p = app.add_subcommand(
+      "predict", "apply a kept classifier (linprobe/finetune --save-model) to every window");
+  add_data_options(p, c->data);
+  add_runtime_options(p, c->runtime);
+  p->add_option("--model", c->model, "classifier checkpoint (--save-model)")->required();
+  p->add_option("--out", c->out_csv,
+                "CSV window,subject,predicted[,truth][,p_<class>...]; default: stdout");
+  p->add_flag("--proba", c->proba, "one probability column per class");
+  p->add_option("--json", c->json, "summary JSON file (metrics when the data has labels)");
+  add_no_progress(p, *no_progress);
+  return {p, [c] {
+            run_predict(*c, std::cout, std::cerr);
+            return 0;
+          }};
+}
+
 Subcommand add_impute_cli(CLI::App& app) {
   auto imp = std::make_shared<ImputeCommand>();
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, baselines

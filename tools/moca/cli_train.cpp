@@ -190,6 +190,11 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   s->add_option("--seed", o.seed)->capture_default_str();
   s->add_option("--json", c->json, "result JSON file");
   s->add_option("--predictions", c->predictions, "CSV fold,truth,predicted");
+  s->add_option("--save-model", c->save_model,
+                "keep the trained classifier for `moca predict` (k folds: fold 0's, each fold's "
+                "with '{fold}' in the name, or --refit)");
+  s->add_flag("--refit", c->refit,
+              "after scoring the folds, train the kept model on every labelled window");
   if (finetune) {
     s->add_option("--layer-decay", o.layer_decay)->capture_default_str();
     s->add_option("--label-smoothing", o.label_smoothing)->capture_default_str();

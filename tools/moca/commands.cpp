@@ -22,6 +22,7 @@
 #include "moca/data/windowing.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/classifier.hpp"
 #include "moca/model/distributed.hpp"
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/metrics.hpp"
@@ -225,6 +226,20 @@ void ClassifyCommand::validate() const {
     throw std::invalid_argument("ClassifyCommand: protocol (" + protocol +
                                 ") must be one of random, subject-kfold, loso, adl-loso");
   }
+  if (refit && save_model.empty()) {
+    throw std::invalid_argument(
+        "ClassifyCommand: --refit trains the model to keep; it needs --save-model FILE");
+  }
+  if (refit && options.checkpoint.find("{fold}") != std::string::npos) {
+    throw std::invalid_argument("ClassifyCommand: --refit with a per-fold checkpoint (" +
+                                options.checkpoint +
+                                ") would train on windows that pre-trained another fold's "
+                                "encoder; refit from one checkpoint");
+  }
+  if (refit && save_model.find("{fold}") != std::string::npos) {
+    throw std::invalid_argument("ClassifyCommand: --refit saves one model; --save-model (" +
+                                save_model + ") must not contain '{fold}'");
+  }
   if (protocol == "adl-loso" && !data.data.empty()) {
     throw std::invalid_argument(
         "ClassifyCommand: protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); "
@@ -335,17 +350,49 @@ struct ClassifyFolds {
   nlohmann::json json = nlohmann::json::array();
   FoldScores scores;
   std::ostringstream predictions;
+  nlohmann::json saved = nlohmann::json::array();  ///< classifiers kept: path, fold or refit
 };
+
+// The final model of --refit: trained on every labelled window (no test part), then saved.
+void refit_classifier(const ClassifyCommand& cmd, const data::Windows& all,
+                      const std::string& source, ClassifyFolds& folds, std::ostream& log) {
+  std::vector<int> rows;
+  for (int i = 0; i < all.size(); ++i)
+    if (all.labels(i) >= 0) rows.push_back(i);
+  model::DownstreamOptions o = cmd.options;
+  o.save_model = cmd.save_model;
+  o.provenance = {{"protocol", cmd.protocol}, {"refit", true}, {"data", source}};
+  log << "refit: training the kept model on all " << rows.size() << " labelled windows\n";
+  model::train_classifier(o, all.subset(rows), all.subset({}), log);
+  folds.saved.push_back({{"path", o.save_model}, {"refit", true}, {"train_windows", rows.size()}});
+}
 
 // Trains and tests one classifier per split (checkpoint '{fold}' replaced by the fold index);
 // a single split prints its confusion table on `out`.
 void run_classify_folds(const ClassifyCommand& cmd, const data::Windows& all,
-                        const std::vector<data::Split>& splits, ClassifyFolds& folds,
-                        std::ostream& out, std::ostream& log) {
+                        const std::vector<data::Split>& splits, const std::string& source,
+                        ClassifyFolds& folds, std::ostream& out, std::ostream& log) {
   folds.predictions << "fold,truth,predicted\n";
+  const bool each_fold = cmd.save_model.find("{fold}") != std::string::npos;
   for (size_t f = 0; f < splits.size(); ++f) {
     model::DownstreamOptions o = cmd.options;
     o.checkpoint = replace_fold(o.checkpoint, static_cast<int>(f));
+    if (!cmd.refit && (each_fold || f == 0)) {
+      o.save_model = replace_fold(cmd.save_model, static_cast<int>(f));
+      o.provenance = {{"protocol", cmd.protocol},
+                      {"fold", f},
+                      {"folds", splits.size()},
+                      {"data", source},
+                      {"test_windows", splits[f].test.size()}};
+      if (!o.save_model.empty()) {
+        folds.saved.push_back({{"path", o.save_model}, {"fold", f}});
+        if (splits.size() > 1 && !each_fold) {
+          log << "--save-model: keeping fold 0's model of " << splits.size()
+              << " (use --refit for one model on every window, or '{fold}' in the name for "
+                 "each fold's)\n";
+        }
+      }
+    }
     data::Windows train = all.subset(splits[f].train), test = all.subset(splits[f].test);
     log << cmd.protocol << " split " << f + 1 << "/" << splits.size() << ": " << train.size()
         << " train, " << test.size() << " test windows\n";
@@ -408,8 +455,10 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   j["data"]["source"] = source;
   j["options"] = cmd.options.to_json();
   ClassifyFolds folds;
-  run_classify_folds(cmd, all, splits, folds, out, log);
+  run_classify_folds(cmd, all, splits, source, folds, out, log);
+  if (cmd.refit) refit_classifier(cmd, all, source, folds, log);
   j["folds"] = folds.json;
+  if (!cmd.save_model.empty()) j["saved_models"] = folds.saved;
   j["summary"] = folds.scores.summary_json();
   write_json(cmd.json, j);
   if (!cmd.predictions.empty()) write_output_text(cmd.predictions, folds.predictions.str());
@@ -447,6 +496,100 @@ nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
         << " %, macro-F1 " << 100 * mf.mean << " +- " << 100 * mf.sd << " %, balanced accuracy "
         << 100 * b.mean << " +- " << 100 * b.sd << " %\n";
   }
+  return j;
+}
+
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+// A subject's printable name: its pid string, its id, or empty when unknown.
+std::string subject_text(const data::Windows& w, int i) {
+  const int s = w.subjects(i);
+  if (s < 0) return "";
+  if (s < static_cast<int>(w.subject_names.size())) return w.subject_names[static_cast<size_t>(s)];
+  return std::to_string(s);
+}
+
+// A CSV field: quoted when it holds a comma, quote or line break.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log) {
+  if (cmd.model.empty()) throw std::invalid_argument("run_predict(): --model is required");
+  cmd.runtime.validate();
+  const model::CheckpointInfo info = model::read_checkpoint_info(cmd.model);
+  const model::ClassifierSpec spec = model::classifier_spec(info);
+  const ModelGeometry geometry = checkpoint_geometry(cmd.model);
+  const data::Dataset ds = open_command_data(cmd.data, &geometry, log);
+  std::vector<std::string> notes;
+  const data::Windows w = model::prepare_windows(spec, ds.windows, &notes);
+  for (const auto& n : notes) log << "predict: " << n << "\n";
+  bool labelled = false;
+  for (int i = 0; i < w.size(); ++i) labelled = labelled || w.labels(i) >= 0;
+  const std::vector<int> truth =
+      labelled ? model::labels_as_classifier_ids(spec, w) : std::vector<int>{};
+  const model::Classifier clf(cmd.model, cmd.runtime);
+  const std::vector<int> pred = clf.predict(w);
+  const Eigen::MatrixXd proba = cmd.proba ? clf.predict_proba(w) : Eigen::MatrixXd();
+  std::ostringstream csv;
+  csv << "window,subject,predicted" << (labelled ? ",truth" : "");
+  if (cmd.proba)
+    for (const auto& c : spec.class_names) csv << "," << csv_field("p_" + c);
+  csv << "\n" << std::setprecision(9);
+  for (int i = 0; i < w.size(); ++i) {
+    csv << i << "," << csv_field(subject_text(w, i)) << ","
+        << csv_field(spec.class_names[static_cast<size_t>(pred[static_cast<size_t>(i)])]);
+    if (labelled) {
+      const int t = truth[static_cast<size_t>(i)];
+      csv << "," << (t >= 0 ? csv_field(spec.class_names[static_cast<size_t>(t)]) : "");
+    }
+    if (cmd.proba)
+      for (Eigen::Index k = 0; k < proba.cols(); ++k) csv << "," << proba(i, k);
+    csv << "\n";
+  }
+  std::ostream& report = cmd.out_csv.empty() ? log : out;
+  if (cmd.out_csv.empty()) {
+    out << csv.str();
+  } else {
+    write_output_text(cmd.out_csv, csv.str());
+  }
+  nlohmann::json j;
+  j["command"] = "predict";
+  j["model"] = cmd.model;
+  j["data"] = ds.to_json();
+  j["data"]["source"] = ds.spec.to_string();
+  j["windows"] = w.size();
+  j["class_names"] = spec.class_names;
+  j["input_channels"] = spec.input_channels;
+  j["notes"] = notes;
+  std::vector<long> counts(spec.class_names.size(), 0);
+  for (int p : pred) ++counts[static_cast<size_t>(p)];
+  j["predicted_counts"] = counts;
+  report << "predict: " << w.size() << " windows (" << ds.spec.to_string() << ") with "
+         << cmd.model << "\n";
+  std::vector<int> t_known, p_known;
+  for (size_t i = 0; i < truth.size(); ++i) {
+    if (truth[i] < 0) continue;
+    t_known.push_back(truth[i]);
+    p_known.push_back(pred[i]);
+  }
+  if (!t_known.empty()) {
+    const auto m = model::classification_metrics(t_known, p_known, clf.classes());
+    j["metrics"] = model::to_json(m);
+    report << model::confusion_table(m, spec.class_names);
+    report << std::fixed << std::setprecision(2) << "top-1 " << 100 * m.accuracy
+           << " %, macro-F1 " << 100 * m.macro_f1 << " %, balanced accuracy "
+           << 100 * m.balanced_accuracy << " % (" << m.n << " labelled windows)\n";
+  } else {
+    report << "predict: no labels in the data; predictions only\n";
+  }
+  write_json(cmd.json, j);
   return j;
 }
 

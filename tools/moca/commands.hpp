@@ -95,6 +95,11 @@ struct ClassifyCommand {
   std::string adl_classes = "paper";
   std::string json;         ///< result JSON; empty = none
   std::string predictions;  ///< CSV of fold,truth,predicted for `moca metrics`; empty = none
+  /// Keep the trained classifier (model/classifier.hpp): a single split's model; with several
+  /// folds each fold's when the name holds '{fold}', else fold 0's (the report says so), or with
+  /// `refit` one model trained on every labelled window after the folds were scored.
+  std::string save_model;
+  bool refit = false;  ///< train the saved model on every labelled window (needs save_model)
   void validate() const;
 };
 nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log);
@@ -106,6 +111,21 @@ struct MetricsCommand {
   std::string json;
 };
 nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out);
+
+/// moca predict: a kept classifier (linprobe/finetune --save-model) applied to every window of
+/// --data, prepared as its training windows were (rate and length of the checkpoint, its input
+/// channels by name). Labels are optional; when present the metrics of `moca metrics` follow.
+struct PredictCommand {
+  DataOptions data;
+  std::string model;  ///< classifier checkpoint
+  /// CSV window,subject,predicted[,truth][,p_<class>...]; empty = on `out` (the report then
+  /// goes to `log`).
+  std::string out_csv;
+  bool proba = false;  ///< one probability column per class
+  std::string json;    ///< summary JSON; empty = none
+  model::RuntimeOptions runtime;
+};
+nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log);
 
 /// moca impute
 struct ImputeCommand {

@@ -11,6 +11,7 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/classifier.hpp"
 #include "moca/model/detail/adamw.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/detail/option_checks.hpp"
@@ -90,6 +91,7 @@ struct ClassifierModel {
   MocaClassifier clf{nullptr};
   torch::Tensor pos_rows;  ///< the data's rows of the model's positions (undefined: identity)
   std::string channel_map;
+  std::vector<std::string> model_channels;  ///< the encoder's modalities (checkpoint or data)
   bool probe = false;  ///< frozen encoder, BatchNorm + linear head
 };
 
@@ -102,6 +104,7 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
     m.mo = preset(o.preset, train.channels, train.length, o.patch_length);
     m.mo.layout(o.layout).pos_embed(o.pos_embed);
     m.channel_map = "identity";
+    m.model_channels = train.channel_names;
   } else {
     ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
     m.mo = ck->info.model;
@@ -110,6 +113,7 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
                                   std::to_string(train.length) + " do not fit the model (length " +
                                   std::to_string(m.mo.length()) + ")");
     }
+    m.model_channels = ck->info.channel_names;
     m.pos_rows = detail::pos_rows_for_data(ck->info, train.channel_names, train.channels, device);
     if (!m.pos_rows.defined()) {
       m.channel_map = "identity";
@@ -305,7 +309,7 @@ void check_classifier_inputs(const DownstreamOptions& o, const data::Windows& tr
                              const data::Windows& test) {
   o.validate();
   train.validate("train_classifier(): training windows");
-  test.validate("train_classifier(): test windows");
+  if (test.size() > 0) test.validate("train_classifier(): test windows");
   check_labels(train, "training");
   check_labels(test, "test");
   if (train.channels != test.channels || train.length != test.length ||
@@ -324,15 +328,42 @@ void check_classifier_inputs(const DownstreamOptions& o, const data::Windows& tr
 int class_count(const DownstreamOptions& o, const data::Windows& train, const data::Windows& test) {
   int classes = o.classes;
   if (classes == 0) {
-    classes = std::max<int>(static_cast<int>(train.class_names.size()),
-                            std::max(train.labels.maxCoeff(), test.labels.maxCoeff()) + 1);
+    const int top = test.size() > 0 ? std::max(train.labels.maxCoeff(), test.labels.maxCoeff())
+                                    : train.labels.maxCoeff();
+    classes = std::max<int>(static_cast<int>(train.class_names.size()), top + 1);
     classes = std::max(classes, 2);
   }
-  if (train.labels.maxCoeff() >= classes || test.labels.maxCoeff() >= classes) {
+  if (train.labels.maxCoeff() >= classes || (test.size() > 0 && test.labels.maxCoeff() >= classes)) {
     throw std::invalid_argument("train_classifier(): a label exceeds classes - 1 (" +
                                 std::to_string(classes - 1) + ")");
   }
   return classes;
+}
+
+/// The saved classifier's metadata (classifier.hpp lists the fields).
+nlohmann::json classifier_meta(const DownstreamOptions& o, const ClassifierModel& m,
+                               const data::Windows& train, int classes) {
+  std::vector<std::string> class_names = train.class_names;
+  for (int k = static_cast<int>(class_names.size()); k < classes; ++k)
+    class_names.push_back(std::to_string(k));
+  class_names.resize(static_cast<size_t>(classes));
+  nlohmann::json meta;
+  meta["kind"] = "classifier";
+  meta["model"] = to_json(m.mo);
+  meta["channel_names"] = m.model_channels;
+  meta["input_channels"] = train.channel_names;
+  meta["class_names"] = class_names;
+  meta["classes"] = classes;
+  meta["head"] = m.probe ? "probe" : "linear";
+  meta["data"] = {{"sample_rate_hz", train.sample_rate_hz},
+                  {"length", train.length},
+                  {"normalisation", "none"},
+                  {"training_windows", train.size()},
+                  {"description", train.description}};
+  meta["training"] = o.to_json();
+  meta["provenance"] = o.provenance;
+  meta["channel_map"] = m.channel_map;
+  return meta;
 }
 
 }  // namespace
@@ -464,18 +495,31 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
   if (m.probe) {
     m.clf->eval();
     in.train_features = extract_features(m.clf, train, m.pos_rows, device);
-    in.test_features = extract_features(m.clf, test, m.pos_rows, device);
+    if (test.size() > 0) in.test_features = extract_features(m.clf, test, m.pos_rows, device);
   }
   loop.start = std::chrono::steady_clock::now();
   for (int epoch = 0; epoch < o.epochs; ++epoch) {
     result.history.push_back(run_classifier_epoch(o, m, in, loop, ranks, epoch, device));
   }
-  result.predicted = evaluate(o, m, in, device);
-  result.truth.assign(test.labels.data(), test.labels.data() + test.size());
-  result.test = classification_metrics(result.truth, result.predicted, result.classes);
+  if (test.size() > 0) {
+    result.predicted = evaluate(o, m, in, device);
+    result.truth.assign(test.labels.data(), test.labels.data() + test.size());
+    result.test = classification_metrics(result.truth, result.predicted, result.classes);
+  }
+  if (!o.save_model.empty() && ranks.rank == 0) {
+    detail::save_checkpoint(o.save_model, *m.clf, nullptr,
+                            classifier_meta(o, m, train, result.classes));
+    log << to_string(o.mode) << ": classifier saved to " << o.save_model << "\n";
+  }
   result.seconds = seconds_since(t0);
-  log << to_string(o.mode) << ": test accuracy " << result.test.accuracy << ", macro-F1 "
-      << result.test.macro_f1 << " (" << test.size() << " windows, " << result.seconds << " s)\n";
+  if (test.size() > 0) {
+    log << to_string(o.mode) << ": test accuracy " << result.test.accuracy << ", macro-F1 "
+        << result.test.macro_f1 << " (" << test.size() << " windows, " << result.seconds
+        << " s)\n";
+  } else {
+    log << to_string(o.mode) << ": trained on " << train.size() << " windows (no test windows, "
+        << result.seconds << " s)\n";
+  }
   return result;
 }
 

@@ -71,6 +71,11 @@ struct DownstreamOptions {
   RuntimeOptions runtime;
   DistOptions dist;      ///< data-parallel backend and timeout (used when WORLD_SIZE > 1)
   bool progress = true;  ///< progress bar on stderr
+  /// Where to keep the trained classifier (classifier.hpp; written atomically by rank 0 after
+  /// training); empty = not kept.
+  std::string save_model;
+  /// Written into the saved classifier's metadata as `provenance` (protocol, fold, data source).
+  nlohmann::json provenance = nlohmann::json::object();
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
   nlohmann::json to_json() const;
@@ -95,7 +100,8 @@ struct DownstreamResult {
   std::string channel_map;  ///< e.g. "acc_x->0 acc_y->1 acc_z->2" or "identity"
 };
 
-/// Trains on `train` and evaluates on `test` (labels >= 0 required in both). Data whose
+/// Trains on `train` and evaluates on `test` (labels >= 0 required in both; an empty `test`
+/// trains only, e.g. the final model of a k-fold protocol refitted on every window). Data whose
 /// channels are a named subset of the checkpoint's (e.g. accelerometer only into an acc+gyro
 /// model) use the matching modality rows of tokens and positions. Throws std::invalid_argument
 /// for invalid options, unlabelled windows, or data that does not fit the model;

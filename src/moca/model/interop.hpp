@@ -1,0 +1,85 @@
+#pragma once
+/// \file interop.hpp
+/// Weights exchanged with PyTorch in the MAE/timm layout of the authors' models (torch-free API).
+///
+/// Key names (moca -> PyTorch), for an MAE (kind "mae") and a classifier (kind "classifier"):
+///   encoder.patch_embed.{weight,bias}  -> patch_embed.proj.{weight,bias}  (weight reshaped to the
+///                                         Conv2d kernel D x Cin x 1 x Lp: Cin = 1 for the modality
+///                                         layout, the authors' `--alt`; Cin = C for stacked)
+///   encoder.cls_token, encoder.pos_embed -> cls_token, pos_embed
+///   encoder.blocks.k.{norm1,attn.qkv,attn.proj,norm2}.* -> blocks.k.(same).*
+///   encoder.blocks.k.fc1 / fc2         -> blocks.k.mlp.fc1 / mlp.fc2
+///   encoder.norm                       -> norm
+///   decoder.embed / mask_token / pos_embed -> decoder_embed / mask_token / decoder_pos_embed
+///   decoder.blocks.k.*                 -> decoder_blocks.k.* (fc1/fc2 under mlp.)
+///   decoder.norm / decoder.pred        -> decoder_norm / decoder_pred
+///   head.{weight,bias}                 -> head.{weight,bias}                  (fine-tuned ViT)
+///   head_norm.{running_mean,...} + head -> head.0.* + head.1.*               (linear probe, as
+///                                         MAE's Sequential(BatchNorm1d(affine=False), Linear))
+/// Positional tables travel as the tensors they are (moca's fixed sin-cos tables; the authors'
+/// pos_embed is a frozen Parameter of the same shape).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "moca/model/model_options.hpp"
+
+namespace moca::model {
+
+/// One tensor by name: shape and values (row-major). Integer buffers (BatchNorm's
+/// num_batches_tracked) travel as their value in `values`.
+struct NamedArray {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+/// The PyTorch (timm) name of a moca parameter or buffer; `probe` selects the linear probe's
+/// head names. std::invalid_argument for a name outside the table above.
+std::string pytorch_name(const std::string& moca_name, bool probe);
+
+/// Every parameter and buffer of a checkpoint's model under its moca name (CPU, float32).
+/// std::runtime_error for checkpoint problems.
+std::vector<NamedArray> checkpoint_arrays(const std::string& checkpoint);
+
+/// What an export or import did.
+struct InteropReport {
+  std::string kind;                ///< "mae" or "classifier"
+  bool probe = false;              ///< classifier head: BatchNorm + Linear
+  MocaOptions model;               ///< the architecture
+  std::vector<std::string> keys;   ///< PyTorch key names, in order
+  std::vector<std::string> notes;  ///< what was inferred or assumed, one line each
+};
+
+/// Writes `checkpoint` as a PyTorch file `out` (atomically): a pickled dict {'model': state_dict
+/// in the layout above, 'moca': {kind, head, model options, channel_names, class_names,
+/// input_channels, sample_rate_hz}} that `torch.load(out, weights_only=True)` reads and
+/// moca.torch_model's modules load with strict=True.
+InteropReport export_pytorch(const std::string& checkpoint, const std::string& out);
+
+/// What import_arrays() cannot read from the tensors' shapes.
+struct ImportOptions {
+  std::string kind = "auto";               ///< auto | mae | classifier (auto: from the keys)
+  std::vector<std::string> channel_names;  ///< C names (required: the model's modalities)
+  std::vector<std::string> input_channels;  ///< classifier: the head's data channels (default all)
+  std::vector<std::string> class_names;     ///< classifier: K names (default "0".."K-1", noted)
+  double sample_rate_hz = 0.0;              ///< the training windows' rate (required, > 0)
+  int num_heads = 0;          ///< 0 = embed_dim / 64 (every registered timm ViT, noted)
+  int decoder_num_heads = 0;  ///< 0 = decoder_embed_dim / 32 (every registered MAE decoder)
+  bool norm_pix_loss = false;                ///< training option of the source (authors' args)
+  LossScope loss_scope = LossScope::kAll;    ///< likewise
+  nlohmann::json source = nlohmann::json::object();  ///< recorded as meta.source
+};
+
+/// Builds a moca checkpoint `out` (atomically) from PyTorch-named tensors: infers the
+/// architecture from the shapes (layout from the patch kernel's input channels, C from
+/// channel_names, P from pos_embed, depth from the block count, MLP ratio from fc1, positional
+/// kind by comparing the table with moca's 1-D and 2-D codes), checks that every key the model
+/// needs is present once with its shape and that no other key is. std::invalid_argument naming
+/// the key (missing, extra, wrong shape), a missing option, or a kind mismatch (a classifier's
+/// keys where an MAE was asked for, and the reverse).
+InteropReport import_arrays(const std::vector<NamedArray>& tensors, const ImportOptions& options,
+                            const std::string& out);
+
+}  // namespace moca::model
