@@ -1,0 +1,275 @@
+// Kept classifiers (classifier.hpp) and the PyTorch weight exchange (interop.hpp).
+#include "torch_test.hpp"  // first: see the note there
+
+#include <torch/serialize.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "moca/common/random.hpp"
+#include "moca/model/checkpoint.hpp"
+#include "moca/model/classifier.hpp"
+#include "moca/model/downstream.hpp"
+#include "moca/model/interop.hpp"
+#include "test_support.hpp"
+
+using namespace moca::model;
+
+namespace {
+
+moca::data::Windows rows(const moca::data::Windows& w, int from, int to) {
+  std::vector<int> r;
+  for (int i = from; i < to; ++i) r.push_back(i);
+  return w.subset(r);
+}
+
+moca::data::Windows first_channels(const moca::data::Windows& w, int c) {
+  moca::data::Windows a = w;
+  a.channels = c;
+  a.channel_names.resize(static_cast<size_t>(c));
+  a.x = w.x.leftCols(static_cast<Eigen::Index>(c) * w.length);
+  return a;
+}
+
+DownstreamOptions quick(DownstreamMode mode, int epochs, const std::string& save) {
+  auto o = downstream_defaults(mode);
+  o.checkpoint = moca_test::shared_checkpoint();
+  o.epochs = epochs;
+  o.warmup_epochs = 0;
+  o.batch_size = 20;
+  o.progress = false;
+  o.runtime.threads = 1;
+  o.save_model = save;
+  return o;
+}
+
+std::vector<int> argmax_rows(const Eigen::MatrixXd& p) {
+  std::vector<int> out;
+  for (Eigen::Index i = 0; i < p.rows(); ++i) {
+    Eigen::Index k = 0;
+    p.row(i).maxCoeff(&k);
+    out.push_back(static_cast<int>(k));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a saved classifier repeats the test predictions printed at training time") {
+  const auto w = moca_test::small_windows(120, 31);
+  const auto train = rows(w, 0, 80), test = rows(w, 80, 120);
+  for (auto mode : {DownstreamMode::kLinearProbe, DownstreamMode::kFinetune}) {
+    CAPTURE(to_string(mode));
+    const std::string path = moca_test::temp_path("clf_" + to_string(mode) + ".pt");
+    std::ostringstream log;
+    const auto r = train_classifier(quick(mode, 3, path), train, test, log);
+    const Classifier clf(path);
+    CHECK(clf.info().kind == "classifier");
+    CHECK(clf.spec().probe == (mode == DownstreamMode::kLinearProbe));
+    CHECK(clf.spec().class_names == w.class_names);
+    CHECK(clf.spec().input_channels == w.channel_names);
+    CHECK(clf.spec().sample_rate_hz == w.sample_rate_hz);
+    CHECK(clf.predict(test) == r.predicted);
+    const Eigen::MatrixXd p = clf.predict_proba(test);
+    REQUIRE(p.rows() == 40);
+    REQUIRE(p.cols() == 7);
+    CHECK((p.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-12);
+    CHECK(p.minCoeff() >= 0.0);
+    CHECK(argmax_rows(p) == r.predicted);
+  }
+}
+
+TEST_CASE("shuffled-label control: a probe kept from permuted labels predicts at chance") {
+  const auto w = moca_test::small_windows(280, 21);
+  auto train = rows(w, 0, 196);
+  const auto test = rows(w, 196, 280);
+  auto o = quick(DownstreamMode::kLinearProbe, 30, moca_test::temp_path("real.pt"));
+  o.warmup_epochs = 3;
+  o.batch_size = 28;
+  std::ostringstream log;
+  train_classifier(o, train, test, log);
+  std::vector<int> perm(static_cast<size_t>(train.size()));
+  std::iota(perm.begin(), perm.end(), 0);
+  moca::Rng rng(5);
+  moca::shuffle(perm, rng);
+  const Eigen::VectorXi y = train.labels;
+  for (int i = 0; i < train.size(); ++i) train.labels(i) = y(perm[static_cast<size_t>(i)]);
+  o.save_model = moca_test::temp_path("shuffled.pt");
+  train_classifier(o, train, test, log);
+  auto accuracy = [&](const std::string& path) {
+    const auto pred = Classifier(path).predict(test);
+    int hits = 0;
+    for (int i = 0; i < test.size(); ++i) hits += pred[static_cast<size_t>(i)] == test.labels(i);
+    return static_cast<double>(hits) / test.size();
+  };
+  const double real = accuracy(moca_test::temp_path("real.pt"));
+  const double shuffled = accuracy(moca_test::temp_path("shuffled.pt"));
+  MESSAGE("kept probe accuracy " << real << ", shuffled-label control " << shuffled
+                                 << " (chance 1/7)");
+  CHECK(real > 2.0 / 7.0);
+  CHECK(shuffled < 0.3);
+}
+
+TEST_CASE("refit: an empty test part trains only, and the kept model loads") {
+  const auto w = moca_test::small_windows(60, 32);
+  const std::string path = moca_test::temp_path("refit.pt");
+  std::ostringstream log;
+  const auto r = train_classifier(quick(DownstreamMode::kLinearProbe, 2, path), w,
+                                  w.subset({}), log);
+  CHECK(r.predicted.empty());
+  CHECK(log.str().find("no test windows") != std::string::npos);
+  CHECK(Classifier(path).predict(w).size() == 60u);
+}
+
+TEST_CASE("prepare_windows: extra channels dropped, missing ones refused, order by name") {
+  const auto w = moca_test::small_windows(60, 33);
+  const auto acc = first_channels(w, 3);
+  const std::string path = moca_test::temp_path("acc_clf.pt");
+  std::ostringstream log;
+  train_classifier(quick(DownstreamMode::kLinearProbe, 2, path), rows(acc, 0, 40),
+                   rows(acc, 40, 60), log);
+  const Classifier clf(path);
+  CHECK(clf.spec().input_channels == std::vector<std::string>{"acc_x", "acc_y", "acc_z"});
+  CHECK(clf.info().channel_names == w.channel_names);
+  std::vector<std::string> notes;
+  const auto prepared = prepare_windows(clf.spec(), w, &notes);
+  REQUIRE(notes.size() == 1);
+  CHECK(prepared.x == acc.x);
+  CHECK(clf.predict(prepared) == clf.predict(acc));
+  // Reordered channels come back in the classifier's order.
+  auto rev = acc;
+  rev.channel_names = {"acc_z", "acc_y", "acc_x"};
+  for (int c = 0; c < 3; ++c)
+    rev.x.middleCols(c * w.length, w.length) = acc.x.middleCols((2 - c) * w.length, w.length);
+  CHECK(prepare_windows(clf.spec(), rev).x == acc.x);
+  // A classifier on acc+gyro refuses accelerometer-only data, naming the missing channel.
+  const std::string full = moca_test::temp_path("full_clf.pt");
+  train_classifier(quick(DownstreamMode::kLinearProbe, 1, full), rows(w, 0, 40), rows(w, 40, 60),
+                   log);
+  const Classifier six(full);
+  CHECK_THROWS_WITH_AS(prepare_windows(six.spec(), acc), doctest::Contains("'gyro_x' is missing"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(six.predict(acc), std::invalid_argument);
+  auto shorter = w;
+  shorter.length = 100;
+  shorter.x = w.x.leftCols(600);
+  CHECK_THROWS_WITH_AS(prepare_windows(six.spec(), shorter), doctest::Contains("length 200"),
+                       std::invalid_argument);
+  auto faster = w;
+  faster.sample_rate_hz = 100.0;
+  CHECK_THROWS_AS(prepare_windows(six.spec(), faster), std::invalid_argument);
+}
+
+TEST_CASE("labels are matched to the classifier's classes by name") {
+  ClassifierSpec spec;
+  spec.class_names = {"walk", "sit", "lay"};
+  moca::data::Windows w = first_channels(moca_test::small_windows(3, 1), 1);
+  w.class_names = {"lay", "walk", "sit"};
+  w.labels = Eigen::VectorXi(3);
+  w.labels << 0, 1, -1;
+  CHECK(labels_as_classifier_ids(spec, w) == std::vector<int>{2, 0, -1});
+  w.class_names = {"lay", "run", "sit"};
+  CHECK_THROWS_WITH_AS(labels_as_classifier_ids(spec, w), doctest::Contains("'run'"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("an MAE is not a classifier, and the reverse is refused where an MAE is needed") {
+  CHECK_THROWS_WITH_AS(Classifier(moca_test::shared_checkpoint()),
+                       doctest::Contains("not a classifier"), std::invalid_argument);
+  CHECK_THROWS_AS(Classifier(moca_test::temp_path("no_such_file.pt")), std::runtime_error);
+}
+
+TEST_CASE("PyTorch key names follow the MAE/timm layout") {
+  CHECK(pytorch_name("encoder.patch_embed.weight", false) == "patch_embed.proj.weight");
+  CHECK(pytorch_name("encoder.cls_token", false) == "cls_token");
+  CHECK(pytorch_name("encoder.pos_embed", false) == "pos_embed");
+  CHECK(pytorch_name("encoder.blocks.11.attn.qkv.bias", false) == "blocks.11.attn.qkv.bias");
+  CHECK(pytorch_name("encoder.blocks.3.fc1.weight", false) == "blocks.3.mlp.fc1.weight");
+  CHECK(pytorch_name("encoder.blocks.3.norm2.bias", false) == "blocks.3.norm2.bias");
+  CHECK(pytorch_name("encoder.norm.weight", false) == "norm.weight");
+  CHECK(pytorch_name("decoder.embed.weight", false) == "decoder_embed.weight");
+  CHECK(pytorch_name("decoder.mask_token", false) == "mask_token");
+  CHECK(pytorch_name("decoder.pos_embed", false) == "decoder_pos_embed");
+  CHECK(pytorch_name("decoder.blocks.0.fc2.bias", false) == "decoder_blocks.0.mlp.fc2.bias");
+  CHECK(pytorch_name("decoder.norm.bias", false) == "decoder_norm.bias");
+  CHECK(pytorch_name("decoder.pred.weight", false) == "decoder_pred.weight");
+  CHECK(pytorch_name("head.weight", false) == "head.weight");
+  CHECK(pytorch_name("head.weight", true) == "head.1.weight");
+  CHECK(pytorch_name("head_norm.running_var", true) == "head.0.running_var");
+  CHECK_THROWS_AS(pytorch_name("encoder.bogus", false), std::invalid_argument);
+}
+
+TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint") {
+  const std::string mae = moca_test::shared_checkpoint();
+  const std::string pth = moca_test::temp_path("mae.pth");
+  const auto rep = export_pytorch(mae, pth);
+  CHECK(rep.kind == "mae");
+  std::ifstream in(pth, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto top = torch::pickle_load(bytes).toGenericDict();
+  auto state = top.at("model").toGenericDict();
+  CHECK(state.size() == rep.keys.size());
+  const auto info = read_checkpoint_info(mae);
+  const auto pw = state.at("patch_embed.proj.weight").toTensor();
+  CHECK(pw.sizes().vec() == std::vector<int64_t>{info.model.embed_dim(), 1, 1, 20});
+  CHECK(state.at("pos_embed").toTensor().sizes().vec() ==
+        std::vector<int64_t>{1, info.model.tokens() + 1, info.model.embed_dim()});
+  // Back: the arrays by PyTorch name, imported, equal the original bit for bit.
+  std::vector<NamedArray> arrays;
+  for (const auto& kv : state) {
+    auto t = kv.value().toTensor().to(torch::kFloat32).contiguous();
+    NamedArray a;
+    a.name = kv.key().toStringRef();
+    a.shape = t.sizes().vec();
+    a.values.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    arrays.push_back(a);
+  }
+  ImportOptions o;
+  o.channel_names = info.channel_names;
+  o.sample_rate_hz = 50.0;
+  o.num_heads = info.model.num_heads();
+  o.decoder_num_heads = info.model.decoder_num_heads();
+  const std::string back = moca_test::temp_path("mae_back.pt");
+  const auto imp = import_arrays(arrays, o, back);
+  CHECK(to_json(imp.model) == to_json(info.model));
+  std::string why;
+  CHECK_MESSAGE(moca_test::same_model_parameters(mae, back, why), why);
+
+  SUBCASE("bad input names the key") {
+    auto missing = arrays;
+    missing.erase(std::find_if(missing.begin(), missing.end(),
+                               [](const NamedArray& a) { return a.name == "norm.bias"; }));
+    CHECK_THROWS_WITH_AS(import_arrays(missing, o, back), doctest::Contains("'norm.bias'"),
+                         std::invalid_argument);
+    auto extra = arrays;
+    extra.push_back({"blocks.0.attn.bonus", {1}, {0.f}});
+    CHECK_THROWS_WITH_AS(import_arrays(extra, o, back),
+                         doctest::Contains("'blocks.0.attn.bonus'"), std::invalid_argument);
+    auto wrong = arrays;
+    for (auto& a : wrong)
+      if (a.name == "blocks.1.attn.proj.bias") {
+        a.shape = {2, a.shape[0] / 2};
+      }
+    CHECK_THROWS_WITH_AS(import_arrays(wrong, o, back),
+                         doctest::Contains("'blocks.1.attn.proj.bias'"), std::invalid_argument);
+    auto asked = o;
+    asked.kind = "classifier";
+    CHECK_THROWS_WITH_AS(import_arrays(arrays, asked, back), doctest::Contains("holds an MAE"),
+                         std::invalid_argument);
+    auto unnamed = o;
+    unnamed.channel_names.clear();
+    CHECK_THROWS_WITH_AS(import_arrays(arrays, unnamed, back),
+                         doctest::Contains("channel_names"), std::invalid_argument);
+    auto three = o;
+    three.channel_names = {"a", "b", "c", "d", "e", "f", "g"};
+    CHECK_THROWS_AS(import_arrays(arrays, three, back), std::invalid_argument);
+    auto no_rate = o;
+    no_rate.sample_rate_hz = 0;
+    CHECK_THROWS_WITH_AS(import_arrays(arrays, no_rate, back), doctest::Contains("sample_rate_hz"),
+                         std::invalid_argument);
+  }
+}
