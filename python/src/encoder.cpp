@@ -7,7 +7,10 @@
 
 #include "core.hpp"
 #ifdef MOCA_PYTHON_WITH_TORCH
+#include "moca/model/classifier.hpp"
 #include "moca/model/encoder_features.hpp"
+#include "moca/model/imputation.hpp"
+#include "moca/model/interop.hpp"
 #endif
 
 namespace py = pybind11;
@@ -24,8 +27,143 @@ std::shared_ptr<const masking::FeatureMap> encoder_feature_map(const std::string
   return model::make_encoder_feature_map(checkpoint);
 }
 
+using Floats = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+model::RuntimeOptions runtime_of(const std::string& device, int threads) {
+  model::RuntimeOptions r;
+  r.device = device;
+  r.threads = threads;
+  r.validate();
+  return r;
+}
+
+// A kept classifier (linprobe/finetune --save-model) on NumPy windows in its input channels.
+void bind_classifier(py::module_& m) {
+  auto windows = [](const model::Classifier& c, const Floats& X) {
+    return make_windows(X, std::nullopt, std::nullopt, c.spec().input_channels,
+                        c.spec().sample_rate_hz);
+  };
+  py::class_<model::Classifier>(m, "Classifier")
+      .def(py::init([](const std::string& path, const std::string& device, int threads) {
+             const auto r = runtime_of(device, threads);
+             py::gil_scoped_release release;
+             return std::make_unique<model::Classifier>(path, r);
+           }),
+           py::arg("path"), py::arg("device") = "auto", py::arg("threads") = 0)
+      .def_property_readonly("class_names",
+                             [](const model::Classifier& c) { return c.spec().class_names; })
+      .def_property_readonly("input_channels",
+                             [](const model::Classifier& c) { return c.spec().input_channels; })
+      .def_property_readonly("channel_names",
+                             [](const model::Classifier& c) { return c.info().channel_names; })
+      .def_property_readonly("sample_rate",
+                             [](const model::Classifier& c) { return c.spec().sample_rate_hz; })
+      .def_property_readonly("length", [](const model::Classifier& c) { return c.spec().length; })
+      .def_property_readonly("probe", [](const model::Classifier& c) { return c.spec().probe; })
+      .def(
+          "predict",
+          [windows](const model::Classifier& c, const Floats& X) {
+            const data::Windows w = windows(c, X);
+            std::vector<int> p;
+            {
+              py::gil_scoped_release release;
+              p = c.predict(w);
+            }
+            return py::array_t<int>(static_cast<py::ssize_t>(p.size()), p.data());
+          },
+          py::arg("X"))
+      .def(
+          "predict_proba",
+          [windows](const model::Classifier& c, const Floats& X) {
+            const data::Windows w = windows(c, X);
+            py::gil_scoped_release release;
+            return c.predict_proba(w);
+          },
+          py::arg("X"));
+}
+
+// The PyTorch exchange (src/moca/model/interop.hpp) and the MAE's reconstruction.
+void bind_interop(py::module_& m) {
+  auto report = [](const model::InteropReport& r) {
+    py::dict d;
+    d["kind"] = r.kind;
+    d["probe"] = r.probe;
+    d["keys"] = r.keys;
+    d["notes"] = r.notes;
+    return d;
+  };
+  m.def(
+      "export_pytorch",
+      [report](const std::string& checkpoint, const std::string& out) {
+        model::InteropReport r;
+        {
+          py::gil_scoped_release release;
+          r = model::export_pytorch(checkpoint, out);
+        }
+        return report(r);
+      },
+      py::arg("checkpoint"), py::arg("out"));
+  m.def(
+      "import_arrays",
+      [report](const py::dict& tensors, const std::string& out, const std::string& kind,
+               const std::vector<std::string>& channel_names,
+               const std::vector<std::string>& input_channels,
+               const std::vector<std::string>& class_names, double sample_rate, int num_heads,
+               int decoder_num_heads, bool norm_pix_loss, const std::string& loss_scope,
+               const std::string& source) {
+        std::vector<model::NamedArray> arrays;
+        for (const auto& kv : tensors) {
+          const auto a = Floats::ensure(kv.second);
+          if (!a) throw std::invalid_argument("import_arrays(): a value is not a numeric array");
+          model::NamedArray na;
+          na.name = py::cast<std::string>(kv.first);
+          for (py::ssize_t i = 0; i < a.ndim(); ++i) na.shape.push_back(a.shape(i));
+          na.values.assign(a.data(), a.data() + a.size());
+          arrays.push_back(std::move(na));
+        }
+        model::ImportOptions o;
+        o.kind = kind;
+        o.channel_names = channel_names;
+        o.input_channels = input_channels;
+        o.class_names = class_names;
+        o.sample_rate_hz = sample_rate;
+        o.num_heads = num_heads;
+        o.decoder_num_heads = decoder_num_heads;
+        o.norm_pix_loss = norm_pix_loss;
+        o.loss_scope = model::parse_loss_scope(loss_scope);
+        o.source = {{"file", source}};
+        model::InteropReport r;
+        {
+          py::gil_scoped_release release;
+          r = model::import_arrays(arrays, o, out);
+        }
+        return report(r);
+      },
+      py::arg("tensors"), py::arg("out"), py::arg("kind"), py::arg("channel_names"),
+      py::arg("input_channels"), py::arg("class_names"), py::arg("sample_rate"),
+      py::arg("num_heads"), py::arg("decoder_num_heads"), py::arg("norm_pix_loss"),
+      py::arg("loss_scope"), py::arg("source"));
+  m.def(
+      "reconstruct",
+      [](const std::string& checkpoint, const Floats& X, const BoolArray& masks,
+         const std::vector<std::string>& channel_names) {
+        const data::Windows w = make_windows(X, std::nullopt, std::nullopt, channel_names, 0.0);
+        const std::vector<masking::Mask> ms = array_to_masks(masks, w.channels, w.size());
+        data::RowMatrixXf rec;
+        {
+          py::gil_scoped_release release;
+          rec = model::reconstruct_with_model(checkpoint, w, ms);
+        }
+        py::array_t<float> out({static_cast<py::ssize_t>(w.size()),
+                                static_cast<py::ssize_t>(w.channels),
+                                static_cast<py::ssize_t>(w.length)});
+        std::copy(rec.data(), rec.data() + rec.size(), out.mutable_data());
+        return out;
+      },
+      py::arg("checkpoint"), py::arg("X"), py::arg("masks"), py::arg("channel_names"));
+}
+
 void bind_encoder(py::module_& m) {
-  using Floats = py::array_t<float, py::array::c_style | py::array::forcecast>;
   py::class_<model::EncoderFeatures>(m, "EncoderFeatures")
       .def(py::init([](const std::string& checkpoint) {
              py::gil_scoped_release release;
@@ -57,6 +195,8 @@ void bind_encoder(py::module_& m) {
             return py::make_tuple(f.unmasked, f.masked);
           },
           py::arg("X"), py::arg("masks"), py::arg("channel_names"));
+  bind_classifier(m);
+  bind_interop(m);
 }
 
 #else

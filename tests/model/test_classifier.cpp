@@ -118,8 +118,8 @@ TEST_CASE("refit: an empty test part trains only, and the kept model loads") {
   const auto w = moca_test::small_windows(60, 32);
   const std::string path = moca_test::temp_path("refit.pt");
   std::ostringstream log;
-  const auto r = train_classifier(quick(DownstreamMode::kLinearProbe, 2, path), w,
-                                  w.subset({}), log);
+  const auto r =
+      train_classifier(quick(DownstreamMode::kLinearProbe, 2, path), w, w.subset({}), log);
   CHECK(r.predicted.empty());
   CHECK(log.str().find("no test windows") != std::string::npos);
   CHECK(Classifier(path).predict(w).size() == 60u);
@@ -247,8 +247,8 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
                          std::invalid_argument);
     auto extra = arrays;
     extra.push_back({"blocks.0.attn.bonus", {1}, {0.f}});
-    CHECK_THROWS_WITH_AS(import_arrays(extra, o, back),
-                         doctest::Contains("'blocks.0.attn.bonus'"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(import_arrays(extra, o, back), doctest::Contains("'blocks.0.attn.bonus'"),
+                         std::invalid_argument);
     auto wrong = arrays;
     for (auto& a : wrong)
       if (a.name == "blocks.1.attn.proj.bias") {
@@ -262,8 +262,8 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
                          std::invalid_argument);
     auto unnamed = o;
     unnamed.channel_names.clear();
-    CHECK_THROWS_WITH_AS(import_arrays(arrays, unnamed, back),
-                         doctest::Contains("channel_names"), std::invalid_argument);
+    CHECK_THROWS_WITH_AS(import_arrays(arrays, unnamed, back), doctest::Contains("channel_names"),
+                         std::invalid_argument);
     auto three = o;
     three.channel_names = {"a", "b", "c", "d", "e", "f", "g"};
     CHECK_THROWS_AS(import_arrays(arrays, three, back), std::invalid_argument);

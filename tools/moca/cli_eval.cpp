@@ -41,6 +41,21 @@ Subcommand add_predict_cli(CLI::App& app) {
           }};
 }
 
+Subcommand add_export_cli(CLI::App& app) {
+  auto c = std::make_shared<ExportCommand>();
+  auto no_progress = std::make_shared<bool>(false);
+  auto* e = app.add_subcommand(
+      "export", "a checkpoint as a PyTorch file (MAE/timm key names; docs/interop.md)");
+  e->add_option("--checkpoint", c->checkpoint, "moca checkpoint (MAE or kept classifier)")
+      ->required();
+  e->add_option("--out", c->out, "PyTorch file to write (.pth)")->required();
+  add_no_progress(e, *no_progress);
+  return {e, [c] {
+            run_export(*c, std::cout);
+            return 0;
+          }};
+}
+
 Subcommand add_impute_cli(CLI::App& app) {
   auto imp = std::make_shared<ImputeCommand>();
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, baselines

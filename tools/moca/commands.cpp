@@ -25,6 +25,7 @@
 #include "moca/model/classifier.hpp"
 #include "moca/model/distributed.hpp"
 #include "moca/model/encoder_features.hpp"
+#include "moca/model/interop.hpp"
 #include "moca/model/metrics.hpp"
 
 namespace moca::tools {
@@ -571,8 +572,8 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
   std::vector<long> counts(spec.class_names.size(), 0);
   for (int p : pred) ++counts[static_cast<size_t>(p)];
   j["predicted_counts"] = counts;
-  report << "predict: " << w.size() << " windows (" << ds.spec.to_string() << ") with "
-         << cmd.model << "\n";
+  report << "predict: " << w.size() << " windows (" << ds.spec.to_string() << ") with " << cmd.model
+         << "\n";
   std::vector<int> t_known, p_known;
   for (size_t i = 0; i < truth.size(); ++i) {
     if (truth[i] < 0) continue;
@@ -583,14 +584,24 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
     const auto m = model::classification_metrics(t_known, p_known, clf.classes());
     j["metrics"] = model::to_json(m);
     report << model::confusion_table(m, spec.class_names);
-    report << std::fixed << std::setprecision(2) << "top-1 " << 100 * m.accuracy
-           << " %, macro-F1 " << 100 * m.macro_f1 << " %, balanced accuracy "
-           << 100 * m.balanced_accuracy << " % (" << m.n << " labelled windows)\n";
+    report << std::fixed << std::setprecision(2) << "top-1 " << 100 * m.accuracy << " %, macro-F1 "
+           << 100 * m.macro_f1 << " %, balanced accuracy " << 100 * m.balanced_accuracy << " % ("
+           << m.n << " labelled windows)\n";
   } else {
     report << "predict: no labels in the data; predictions only\n";
   }
   write_json(cmd.json, j);
   return j;
+}
+
+nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out) {
+  if (cmd.checkpoint.empty() || cmd.out.empty()) {
+    throw std::invalid_argument("run_export(): --checkpoint and --out are required");
+  }
+  const model::InteropReport r = model::export_pytorch(cmd.checkpoint, cmd.out);
+  out << "export: " << r.kind << (r.probe ? " (linear probe)" : "") << ", " << r.keys.size()
+      << " tensors in the MAE/timm layout -> " << cmd.out << "\n";
+  return {{"command", "export"}, {"kind", r.kind}, {"keys", r.keys}, {"out", cmd.out}};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -127,6 +127,14 @@ struct PredictCommand {
 };
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log);
 
+/// moca export: a checkpoint (MAE or classifier) as a PyTorch file in the MAE/timm layout
+/// (model::export_pytorch; load it with moca.torch_model in Python).
+struct ExportCommand {
+  std::string checkpoint;
+  std::string out;
+};
+nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out);
+
 /// moca impute
 struct ImputeCommand {
   DataOptions data;

@@ -24,8 +24,9 @@ std::string joined(const std::vector<std::string>& v) {
 ClassifierSpec classifier_spec(const CheckpointInfo& info) {
   const std::string where = "checkpoint " + info.path;
   if (info.kind != "classifier") {
-    throw_invalid(where, "is an MAE checkpoint (pre-trained encoder and decoder), not a "
-                         "classifier; keep one with `moca linprobe|finetune --save-model FILE`");
+    throw_invalid(where,
+                  "is an MAE checkpoint (pre-trained encoder and decoder), not a "
+                  "classifier; keep one with `moca linprobe|finetune --save-model FILE`");
   }
   ClassifierSpec s;
   try {
@@ -66,9 +67,9 @@ data::Windows prepare_windows(const ClassifierSpec& spec, const data::Windows& w
   for (const auto& name : spec.input_channels) {
     auto it = std::find(w.channel_names.begin(), w.channel_names.end(), name);
     if (it == w.channel_names.end()) {
-      throw_invalid(where, "the classifier was trained on channels " +
-                               joined(spec.input_channels) + " and the data has " +
-                               joined(w.channel_names) + "; channel '" + name +
+      throw_invalid(where, "the classifier was trained on channels " + joined(spec.input_channels) +
+                               " and the data has " + joined(w.channel_names) + "; channel '" +
+                               name +
                                "' is missing (channels are matched by name: name them in "
                                "meta.json channel_names or with --modalities)");
     }
@@ -90,8 +91,7 @@ data::Windows prepare_windows(const ClassifierSpec& spec, const data::Windows& w
       out.x.row(i).segment(static_cast<Eigen::Index>(j) * w.length, w.length) =
           w.x.row(i).segment(static_cast<Eigen::Index>(pick[j]) * w.length, w.length);
   if (notes) {
-    notes->push_back("channels " + joined(w.channel_names) + " -> " +
-                     joined(spec.input_channels) +
+    notes->push_back("channels " + joined(w.channel_names) + " -> " + joined(spec.input_channels) +
                      " (the classifier's input channels, by name; others dropped)");
   }
   return out;
@@ -142,9 +142,9 @@ Classifier::Classifier(const std::string& path, const RuntimeOptions& runtime)
   detail::load_module(ck, *impl_->clf);
   impl_->clf->to(impl_->device);
   impl_->clf->eval();
-  impl_->pos_rows = detail::pos_rows_for_data(ck.info, impl_->spec.input_channels,
-                                              static_cast<int>(impl_->spec.input_channels.size()),
-                                              impl_->device);
+  impl_->pos_rows =
+      detail::pos_rows_for_data(ck.info, impl_->spec.input_channels,
+                                static_cast<int>(impl_->spec.input_channels.size()), impl_->device);
 }
 
 Classifier::~Classifier() = default;

@@ -92,7 +92,7 @@ struct ClassifierModel {
   torch::Tensor pos_rows;  ///< the data's rows of the model's positions (undefined: identity)
   std::string channel_map;
   std::vector<std::string> model_channels;  ///< the encoder's modalities (checkpoint or data)
-  bool probe = false;  ///< frozen encoder, BatchNorm + linear head
+  bool probe = false;                       ///< frozen encoder, BatchNorm + linear head
 };
 
 /// Builds the classifier from random initialisation (scratch) or with the checkpoint's encoder.
@@ -333,7 +333,8 @@ int class_count(const DownstreamOptions& o, const data::Windows& train, const da
     classes = std::max<int>(static_cast<int>(train.class_names.size()), top + 1);
     classes = std::max(classes, 2);
   }
-  if (train.labels.maxCoeff() >= classes || (test.size() > 0 && test.labels.maxCoeff() >= classes)) {
+  if (train.labels.maxCoeff() >= classes ||
+      (test.size() > 0 && test.labels.maxCoeff() >= classes)) {
     throw std::invalid_argument("train_classifier(): a label exceeds classes - 1 (" +
                                 std::to_string(classes - 1) + ")");
   }
@@ -514,8 +515,7 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
   result.seconds = seconds_since(t0);
   if (test.size() > 0) {
     log << to_string(o.mode) << ": test accuracy " << result.test.accuracy << ", macro-F1 "
-        << result.test.macro_f1 << " (" << test.size() << " windows, " << result.seconds
-        << " s)\n";
+        << result.test.macro_f1 << " (" << test.size() << " windows, " << result.seconds << " s)\n";
   } else {
     log << to_string(o.mode) << ": trained on " << train.size() << " windows (no test windows, "
         << result.seconds << " s)\n";

@@ -1,10 +1,11 @@
 // Weights exchanged with PyTorch in the MAE/timm layout (torch translation unit).
 #include "moca/model/interop.hpp"
 
-#include <torch/serialize.h>
+#include <caffe2/serialize/inline_container.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -144,10 +145,9 @@ PosEmbedKind detect_pos_embed(const NamedArray& pos, const MocaOptions& mo,
                     (kind == PosEmbedKind::kSinCos1d ? "the authors' 1 x T grid" : "2-D (c, p)") +
                     ")");
   } else {
-    notes.push_back("pos_embed: matches neither fixed sin-cos code (max difference " +
-                    std::to_string(best) +
-                    "; learned in fine-tuning?): kept as stored, recorded as '" +
-                    to_string(kind) + "'");
+    notes.push_back(
+        "pos_embed: matches neither fixed sin-cos code (max difference " + std::to_string(best) +
+        "; learned in fine-tuning?): kept as stored, recorded as '" + to_string(kind) + "'");
   }
   return kind;
 }
@@ -157,9 +157,9 @@ MocaOptions infer_options(const std::map<std::string, const NamedArray*>& by_nam
                           const ImportOptions& o, std::vector<std::string>& notes) {
   const std::string where = "import_arrays()";
   if (o.channel_names.empty()) {
-    throw_invalid(where, "channel_names",
-                  "''", "is required: the names of the model's C modalities in token-row order "
-                        "(the authors' UCI-HAR models: gyro_x,gyro_y,gyro_z,acc_x,acc_y,acc_z)");
+    throw_invalid(where, "channel_names", "''",
+                  "is required: the names of the model's C modalities in token-row order "
+                  "(the authors' UCI-HAR models: gyro_x,gyro_y,gyro_z,acc_x,acc_y,acc_z)");
   }
   const NamedArray& pw = find_array(by_name, "patch_embed.proj.weight");
   const int64_t D = dim_at(pw, 0, 4), cin = pw.shape[1], Lp = pw.shape[3];
@@ -207,8 +207,9 @@ MocaOptions infer_options(const std::map<std::string, const NamedArray*>& by_nam
     mo.num_heads(o.num_heads);
   } else {
     if (D % 64 != 0) {
-      throw_invalid(where, "num_heads", "0", "cannot be inferred for width " + std::to_string(D) +
-                                                 " (not a multiple of head dim 64); give it");
+      throw_invalid(where, "num_heads", "0",
+                    "cannot be inferred for width " + std::to_string(D) +
+                        " (not a multiple of head dim 64); give it");
     }
     mo.num_heads(static_cast<int>(D / 64));
     notes.push_back("num_heads " + std::to_string(D / 64) +
@@ -216,7 +217,8 @@ MocaOptions infer_options(const std::map<std::string, const NamedArray*>& by_nam
   }
   if (mae) {
     const int64_t Dd = dim_at(find_array(by_name, "decoder_embed.weight"), 0, 2);
-    mo.decoder_embed_dim(static_cast<int>(Dd)).decoder_depth(count_blocks(by_name, "decoder_blocks."));
+    mo.decoder_embed_dim(static_cast<int>(Dd))
+        .decoder_depth(count_blocks(by_name, "decoder_blocks."));
     if (o.decoder_num_heads > 0) {
       mo.decoder_num_heads(o.decoder_num_heads);
     } else {
@@ -236,6 +238,87 @@ MocaOptions infer_options(const std::map<std::string, const NamedArray*>& by_nam
   notes.push_back("architecture: " + to_json(mo).dump());
   return mo;
 }
+
+/// The pickle (protocol 2) of a torch.save file, written opcode by opcode with the globals that
+/// PyTorch's weights-only loader accepts (1.13's has no float opcode): dicts, strings, integers,
+/// tuples, tensors as
+/// torch._utils._rebuild_tensor_v2 over a persistent storage id, collections.OrderedDict.
+class PthPickle {
+ public:
+  PthPickle() { bytes_ = {'\x80', '\x02'}; }
+  void dict_begin() {
+    op('}');
+    op('(');
+  }
+  void dict_end() { op('u'); }
+  void str(const std::string& v) {
+    op('X');
+    u32(static_cast<std::uint32_t>(v.size()));
+    bytes_.insert(bytes_.end(), v.begin(), v.end());
+  }
+  void integer(int64_t v) {
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+      op('J');
+      u32(static_cast<std::uint32_t>(static_cast<int32_t>(v)));
+      return;
+    }
+    op('\x8a');  // LONG1: 8 little-endian two's-complement bytes
+    op('\x08');
+    for (int i = 0; i < 8; ++i) op(static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff));
+  }
+  void strings(const std::vector<std::string>& v) {
+    op(']');
+    if (v.empty()) return;
+    op('(');
+    for (const auto& x : v) str(x);
+    op('e');
+  }
+  void ints(const std::vector<int64_t>& v) {
+    op('(');
+    for (int64_t x : v) integer(x);
+    op('t');
+  }
+  /// A tensor whose storage is record data/<key> of `numel` elements of `storage_type`.
+  void tensor(const std::string& key, const std::string& storage_type,
+              const std::vector<int64_t>& shape, int64_t numel) {
+    global("torch._utils", "_rebuild_tensor_v2");
+    op('(');
+    op('(');
+    str("storage");
+    global("torch", storage_type);
+    str(key);
+    str("cpu");
+    integer(numel);
+    op('t');
+    op('Q');  // BINPERSID
+    integer(0);
+    ints(shape);
+    std::vector<int64_t> stride(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;) stride[i - 1] = stride[i] * shape[i];
+    ints(stride);
+    op('\x89');  // requires_grad False
+    global("collections", "OrderedDict");
+    op(')');
+    op('R');
+    op('t');
+    op('R');
+  }
+  const std::vector<char>& finish() {
+    op('.');
+    return bytes_;
+  }
+
+ private:
+  void op(char c) { bytes_.push_back(c); }
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) op(static_cast<char>((v >> (8 * i)) & 0xff));
+  }
+  void global(const std::string& module, const std::string& name) {
+    op('c');
+    for (char c : module + "\n" + name + "\n") op(c);
+  }
+  std::vector<char> bytes_;
+};
 
 }  // namespace
 
@@ -279,34 +362,65 @@ InteropReport export_pytorch(const std::string& checkpoint, const std::string& o
   r.kind = m.info.kind;
   r.probe = m.probe;
   r.model = m.info.model;
-  c10::Dict<std::string, at::Tensor> state;
+  // {'model': state_dict, 'moca': config} as torch.save writes it: a zip archive "archive/"
+  // holding data.pkl and one record data/<k> per tensor (little-endian raw values).
+  PthPickle pk;
+  std::vector<torch::Tensor> storages;
+  pk.dict_begin();
+  pk.str("model");
+  pk.dict_begin();
   for (const auto& kv : named_state(*m.module)) {
     const std::string key = pytorch_name(kv.first, m.probe);
-    auto t = kv.second.detach().to(torch::kCPU).contiguous().clone();
-    state.insert(key, t.reshape(pytorch_shape(kv.first, t, m.info.model)));
+    auto t = kv.second.detach().to(torch::kCPU).contiguous();
+    const bool integral = t.scalar_type() == torch::kInt64;
+    if (!integral) t = t.to(torch::kFloat32);
+    pk.str(key);
+    pk.tensor(std::to_string(storages.size()), integral ? "LongStorage" : "FloatStorage",
+              pytorch_shape(kv.first, t, m.info.model), t.numel());
+    storages.push_back(t);
     r.keys.push_back(key);
   }
-  c10::impl::GenericDict config(c10::StringType::get(), c10::AnyType::get());
-  config.insert("format", "moca-pytorch-1");
-  config.insert("kind", m.info.kind);
-  config.insert("model", to_json(m.info.model).dump());
-  config.insert("channel_names", c10::List<std::string>(m.info.channel_names));
+  pk.dict_end();
+  pk.str("moca");
+  pk.dict_begin();
+  pk.str("format");
+  pk.str("moca-pytorch-1");
+  pk.str("kind");
+  pk.str(m.info.kind);
+  pk.str("model");
+  pk.str(to_json(m.info.model).dump());
+  pk.str("channel_names");
+  pk.strings(m.info.channel_names);
   const auto& meta = m.info.meta;
   if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
-    config.insert("sample_rate_hz", meta.at("data").at("sample_rate_hz").get<double>());
+    // as text: PyTorch 1.13's weights-only loader has no float opcode
+    pk.str("sample_rate_hz");
+    pk.str(meta.at("data").at("sample_rate_hz").dump());
   }
   if (m.info.kind == "classifier") {
     const ClassifierSpec spec = classifier_spec(m.info);
-    config.insert("head", spec.probe ? "probe" : "linear");
-    config.insert("class_names", c10::List<std::string>(spec.class_names));
-    config.insert("input_channels", c10::List<std::string>(spec.input_channels));
+    pk.str("head");
+    pk.str(spec.probe ? "probe" : "linear");
+    pk.str("class_names");
+    pk.strings(spec.class_names);
+    pk.str("input_channels");
+    pk.strings(spec.input_channels);
   }
-  c10::impl::GenericDict top(c10::StringType::get(), c10::AnyType::get());
-  top.insert("model", state);
-  top.insert("moca", config);
-  const std::vector<char> bytes = torch::pickle_save(c10::IValue(top));
+  pk.dict_end();
+  pk.dict_end();
+  const std::vector<char>& pickle = pk.finish();
   write_output_file(out, [&](std::ostream& os) {
-    os.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, size_t n) {
+      os.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+      return n;
+    });
+    writer.writeRecord("data.pkl", pickle.data(), pickle.size());
+    for (size_t k = 0; k < storages.size(); ++k) {
+      const auto& t = storages[k];
+      writer.writeRecord("data/" + std::to_string(k), t.data_ptr(),
+                         static_cast<size_t>(t.numel()) * t.element_size());
+    }
+    writer.writeEndOfFile();
   });
   return r;
 }
@@ -325,8 +439,9 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
     }
   }
   if (by_name.count("fc_norm.weight")) {
-    throw_invalid(where, "key 'fc_norm.weight': a global-pool classifier (mean of tokens, then "
-                         "fc_norm); moca classifiers pool the cls token through 'norm'");
+    throw_invalid(where,
+                  "key 'fc_norm.weight': a global-pool classifier (mean of tokens, then "
+                  "fc_norm); moca classifiers pool the cls token through 'norm'");
   }
   const bool has_decoder = by_name.count("decoder_embed.weight") > 0;
   const bool has_head = by_name.count("head.weight") > 0 || by_name.count("head.1.weight") > 0;
@@ -405,9 +520,8 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
     }
   }
   meta["model"] = to_json(mo);
-  meta["data"] = {{"sample_rate_hz", o.sample_rate_hz},
-                  {"length", mo.length()},
-                  {"normalisation", "none"}};
+  meta["data"] = {
+      {"sample_rate_hz", o.sample_rate_hz}, {"length", mo.length()}, {"normalisation", "none"}};
   meta["source"] = o.source;
   meta["import_notes"] = r.notes;
   meta["finished"] = true;

@@ -54,21 +54,21 @@ struct InteropReport {
 
 /// Writes `checkpoint` as a PyTorch file `out` (atomically): a pickled dict {'model': state_dict
 /// in the layout above, 'moca': {kind, head, model options, channel_names, class_names,
-/// input_channels, sample_rate_hz}} that `torch.load(out, weights_only=True)` reads and
+/// input_channels, sample_rate_hz (as text)}} that `torch.load(out, weights_only=True)` reads and
 /// moca.torch_model's modules load with strict=True.
 InteropReport export_pytorch(const std::string& checkpoint, const std::string& out);
 
 /// What import_arrays() cannot read from the tensors' shapes.
 struct ImportOptions {
-  std::string kind = "auto";               ///< auto | mae | classifier (auto: from the keys)
-  std::vector<std::string> channel_names;  ///< C names (required: the model's modalities)
+  std::string kind = "auto";                ///< auto | mae | classifier (auto: from the keys)
+  std::vector<std::string> channel_names;   ///< C names (required: the model's modalities)
   std::vector<std::string> input_channels;  ///< classifier: the head's data channels (default all)
   std::vector<std::string> class_names;     ///< classifier: K names (default "0".."K-1", noted)
   double sample_rate_hz = 0.0;              ///< the training windows' rate (required, > 0)
-  int num_heads = 0;          ///< 0 = embed_dim / 64 (every registered timm ViT, noted)
-  int decoder_num_heads = 0;  ///< 0 = decoder_embed_dim / 32 (every registered MAE decoder)
-  bool norm_pix_loss = false;                ///< training option of the source (authors' args)
-  LossScope loss_scope = LossScope::kAll;    ///< likewise
+  int num_heads = 0;           ///< 0 = embed_dim / 64 (every registered timm ViT, noted)
+  int decoder_num_heads = 0;   ///< 0 = decoder_embed_dim / 32 (every registered MAE decoder)
+  bool norm_pix_loss = false;  ///< training option of the source (authors' args)
+  LossScope loss_scope = LossScope::kAll;            ///< likewise
   nlohmann::json source = nlohmann::json::object();  ///< recorded as meta.source
 };
 
