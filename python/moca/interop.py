@@ -256,6 +256,7 @@ def _state_dict(obj: Any, path: str) -> Tuple[Dict[str, np.ndarray], Dict[str, A
             import json
             cfg = json.loads(info["model"])      # an export of moca's: its input size
             args.setdefault("input_size", [cfg.get("channels"), cfg.get("length")])
+            args.setdefault("moca_heads", (cfg.get("num_heads"), cfg.get("decoder_num_heads")))
     else:
         sd = obj
     out: Dict[str, np.ndarray] = {}
@@ -295,6 +296,11 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
         if isinstance(size, (list, tuple)) and len(size) == 2 and size[0] != len(channel_names):
             raise ValueError(f"{path}: the file's input_size {list(size)} says {size[0]} "
                              f"channels, channel_names has {len(channel_names)}")
+    heads = args.get("moca_heads")
+    if heads:  # a moca export states its heads, which shapes do not show; arguments win
+        num_heads = num_heads or heads[0]
+        decoder_num_heads = decoder_num_heads or heads[1]
+        notes.append(f"heads {heads[0]}/{heads[1]} from the export's moca entry")
     arrays = {k: np.require(v, np.float32, "C") for k, v in tensors.items()}  # keeps 0-d
     r = dict(_core.import_arrays(
         arrays, os.fspath(out_checkpoint), kind, list(channel_names),

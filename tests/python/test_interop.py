@@ -381,3 +381,18 @@ def test_interop_command_line(models, tmp_path):
     a = torch.load(str(pth), weights_only=True)["model"]
     b = torch.load(str(tmp_path / "tool.pth"), weights_only=True)["model"]
     assert list(a) == list(b) and all(torch.equal(a[k], b[k]) for k in a)
+    # moca import (C++, LibTorch's unpickler) reads it back, heads from the export's moca entry
+    names = moca.Encoder.load(mae).channel_names
+    _moca("import", "--pth", tmp_path / "tool.pth", "--out", tmp_path / "t.pt",
+          "--channel-names", ",".join(names), "--sample-rate", "50")
+    x = np.random.default_rng(2).standard_normal((3, 6, 200)).astype(np.float32)
+    m = np.zeros((1, 6, 10), bool)
+    m[0, :, 5:] = True
+    np.testing.assert_array_equal(moca._core.reconstruct(str(tmp_path / "t.pt"), x, m, names),
+                                  moca._core.reconstruct(str(mae), x, m, names))
+    # ... but not an OrderedDict state dict (LibTorch's unpickler reads OrderedDict as None)
+    import collections
+    torch.save(collections.OrderedDict(a), str(tmp_path / "od.pth"))
+    p = _moca("import", "--pth", tmp_path / "od.pth", "--out", tmp_path / "od.pt",
+              "--channel-names", ",".join(names), "--sample-rate", "50", rc=1)
+    assert "moca.interop import" in p.stderr and not (tmp_path / "od.pt").exists()

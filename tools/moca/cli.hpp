@@ -35,6 +35,7 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune);
 Subcommand add_metrics_cli(CLI::App& app);
 Subcommand add_predict_cli(CLI::App& app);
 Subcommand add_export_cli(CLI::App& app);
+Subcommand add_import_cli(CLI::App& app);
 Subcommand add_impute_cli(CLI::App& app);
 Subcommand add_embed_cli(CLI::App& app);
 Subcommand add_reconstruct_cli(CLI::App& app);

@@ -56,6 +56,35 @@ Subcommand add_export_cli(CLI::App& app) {
           }};
 }
 
+Subcommand add_import_cli(CLI::App& app) {
+  auto c = std::make_shared<ImportCommand>();
+  auto no_progress = std::make_shared<bool>(false);
+  model::ImportOptions& o = c->options;
+  auto* i = app.add_subcommand(
+      "import", "a PyTorch state dict (MAE/timm layout) as a moca checkpoint (docs/interop.md)");
+  i->add_option("--pth", c->pth, "PyTorch file (bare state dict or {'model': ...})")->required();
+  i->add_option("--out", c->out, "moca checkpoint to write")->required();
+  i->add_option("--channel-names", o.channel_names,
+                "the model's modalities in token-row order (comma-separated)")
+      ->delimiter(',')
+      ->required();
+  i->add_option("--sample-rate", o.sample_rate_hz, "Hz of the windows the model was trained on")
+      ->required();
+  i->add_option("--class-names", o.class_names, "classifier: names of the head's classes")
+      ->delimiter(',');
+  i->add_option("--input-channels", o.input_channels, "classifier: the head's data channels")
+      ->delimiter(',');
+  i->add_option("--kind", c->kind, "auto | mae | classifier")->capture_default_str();
+  i->add_option("--num-heads", o.num_heads, "0 = width / 64")->capture_default_str();
+  i->add_option("--decoder-num-heads", o.decoder_num_heads, "0 = decoder width / 32")
+      ->capture_default_str();
+  add_no_progress(i, *no_progress);
+  return {i, [c] {
+            run_import(*c, std::cout, std::cerr);
+            return 0;
+          }};
+}
+
 Subcommand add_impute_cli(CLI::App& app) {
   auto imp = std::make_shared<ImputeCommand>();
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, baselines

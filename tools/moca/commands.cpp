@@ -604,6 +604,28 @@ nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out) {
   return {{"command", "export"}, {"kind", r.kind}, {"keys", r.keys}, {"out", cmd.out}};
 }
 
+nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostream& log) {
+  if (cmd.pth.empty() || cmd.out.empty()) {
+    throw std::invalid_argument("run_import(): --pth and --out are required");
+  }
+  model::ImportOptions o = cmd.options;
+  o.kind = cmd.kind;
+  o.source = {{"file", cmd.pth}};
+  model::MocaOptions exported;
+  exported.num_heads(0);
+  const auto arrays = model::read_pth_arrays(cmd.pth, &exported);
+  // A moca export states its heads; given flags win.
+  if (o.num_heads == 0 && exported.num_heads() > 0) o.num_heads = exported.num_heads();
+  if (o.decoder_num_heads == 0 && exported.num_heads() > 0) {
+    o.decoder_num_heads = exported.decoder_num_heads();
+  }
+  const model::InteropReport r = model::import_arrays(arrays, o, cmd.out);
+  for (const auto& n : r.notes) log << "import: " << n << "\n";
+  out << "import: " << r.kind << (r.probe ? " (linear probe)" : "") << ", " << r.keys.size()
+      << " tensors -> " << cmd.out << "\n";
+  return {{"command", "import"}, {"kind", r.kind}, {"notes", r.notes}, {"out", cmd.out}};
+}
+
 // ---------------------------------------------------------------------------------------------
 nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostream& log) {
   cmd.options.validate();

@@ -16,6 +16,7 @@
 #include "moca/data/windows.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/imputation.hpp"
+#include "moca/model/interop.hpp"
 #include "moca/model/pretrain.hpp"
 #include "moca/model/reconstruct.hpp"
 
@@ -134,6 +135,16 @@ struct ExportCommand {
   std::string out;
 };
 nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out);
+
+/// moca import: a PyTorch file (bare state dict, or {'model': ...}) as a moca checkpoint
+/// (model::read_pth_arrays + model::import_arrays).
+struct ImportCommand {
+  std::string pth;
+  std::string out;
+  model::ImportOptions options;
+  std::string kind = "auto";
+};
+nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostream& log);
 
 /// moca impute
 struct ImputeCommand {

@@ -2,6 +2,7 @@
 #include "moca/model/interop.hpp"
 
 #include <caffe2/serialize/inline_container.h>
+#include <torch/serialize.h>
 
 #include <algorithm>
 #include <cmath>
@@ -423,6 +424,64 @@ InteropReport export_pytorch(const std::string& checkpoint, const std::string& o
     writer.writeEndOfFile();
   });
   return r;
+}
+
+std::vector<NamedArray> read_pth_arrays(const std::string& path, MocaOptions* exported) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("read_pth_arrays(): cannot open " + path);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+  c10::IValue top;
+  try {
+    top = torch::pickle_load(bytes);
+  } catch (const std::exception& e) {
+    if (detail::error_message(e).find("got None") != std::string::npos) {
+      throw std::runtime_error(path +
+                               ": an OrderedDict state dict, which LibTorch's unpickler "
+                               "cannot read; use `python3 -m moca.interop import`, or "
+                               "save dict(state_dict)");
+    }
+    throw std::runtime_error(
+        path + ": LibTorch's unpickler cannot read it (" +
+        printable(detail::error_message(e), 160) +
+        "); use `python3 -m moca.interop import` (its reader skips entries such as the "
+        "authors' argparse args and never runs code)");
+  }
+  // LibTorch's unpickler turns every collections.OrderedDict into None (it expects them only as
+  // a tensor's empty backward hooks), so model.state_dict() saved as is cannot be read here.
+  const std::string ordered =
+      ": an OrderedDict state dict, which LibTorch's unpickler cannot read; use `python3 -m "
+      "moca.interop import`, or save dict(state_dict)";
+  if (top.isNone()) throw std::runtime_error(path + ordered);
+  if (!top.isGenericDict()) {
+    throw std::runtime_error(path + ": holds a " + top.tagKind() + ", not a state dict");
+  }
+  auto dict = top.toGenericDict();
+  if (exported && dict.contains("moca") && dict.at("moca").isGenericDict()) {
+    const auto cfg = dict.at("moca").toGenericDict();
+    if (cfg.contains("model") && cfg.at("model").isString()) {
+      *exported = moca_options_from_json(nlohmann::json::parse(cfg.at("model").toStringRef()));
+    }
+  }
+  if (dict.contains("model")) {
+    if (dict.at("model").isNone()) throw std::runtime_error(path + ordered);
+    if (dict.at("model").isGenericDict()) dict = dict.at("model").toGenericDict();
+  }
+  std::vector<NamedArray> out;
+  for (const auto& kv : dict) {
+    if (!kv.key().isString()) throw std::runtime_error(path + ": a key is not a string");
+    const std::string name = kv.key().toStringRef();
+    if (!kv.value().isTensor()) {
+      throw std::runtime_error(path + ": entry '" + name + "' of the weights is not a tensor");
+    }
+    auto t = kv.value().toTensor().detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    NamedArray a;
+    a.name = name;
+    a.shape = sizes_of(t);
+    a.values.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 InteropReport import_arrays(const std::vector<NamedArray>& tensors, const ImportOptions& o,

@@ -58,6 +58,15 @@ struct InteropReport {
 /// moca.torch_model's modules load with strict=True.
 InteropReport export_pytorch(const std::string& checkpoint, const std::string& out);
 
+/// The weights of a torch.save file read by LibTorch's own unpickler, which resolves only the
+/// globals of tensors and containers and runs no Python: a bare state dict, or the `model` entry
+/// of a checkpoint dictionary. Files it cannot read (the authors' checkpoints pickle `args` as an
+/// argparse.Namespace) give std::runtime_error naming the file and pointing to
+/// moca.interop.import_pytorch (Python), whose reader skips such entries. A file written by
+/// export_pytorch also gives its architecture in `exported` (when not null): the heads, which
+/// shapes do not show.
+std::vector<NamedArray> read_pth_arrays(const std::string& path, MocaOptions* exported = nullptr);
+
 /// What import_arrays() cannot read from the tensors' shapes.
 struct ImportOptions {
   std::string kind = "auto";                ///< auto | mae | classifier (auto: from the keys)
