@@ -22,6 +22,12 @@ moca::data::Windows small_windows(int n, std::uint64_t seed) {
   return moca::data::generate_synthetic(o);
 }
 
+moca::data::Windows rows(const moca::data::Windows& w, int from, int to) {
+  std::vector<int> r;
+  for (int i = from; i < to; ++i) r.push_back(i);
+  return w.subset(r);
+}
+
 std::string temp_path(const std::string& name) {
   return std::string(MOCA_BINARY_DIR) + "/test_model_" + name;
 }

@@ -18,14 +18,9 @@
 #include "test_support.hpp"
 
 using namespace moca::model;
+using moca_test::rows;
 
 namespace {
-
-moca::data::Windows rows(const moca::data::Windows& w, int from, int to) {
-  std::vector<int> r;
-  for (int i = from; i < to; ++i) r.push_back(i);
-  return w.subset(r);
-}
 
 moca::data::Windows first_channels(const moca::data::Windows& w, int c) {
   moca::data::Windows a = w;

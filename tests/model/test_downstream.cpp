@@ -12,14 +12,9 @@
 #include "test_support.hpp"
 
 using namespace moca::model;
+using moca_test::rows;
 
 namespace {
-
-moca::data::Windows rows(const moca::data::Windows& w, int from, int to) {
-  std::vector<int> r;
-  for (int i = from; i < to; ++i) r.push_back(i);
-  return w.subset(r);
-}
 
 moca::data::Windows accelerometer_only(const moca::data::Windows& w) {
   moca::data::Windows a = w;

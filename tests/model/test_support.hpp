@@ -13,6 +13,9 @@ bool same_model_parameters(const std::string& a, const std::string& b, std::stri
 /// A small synthetic window set (6 channels x 200 samples, 7 classes).
 moca::data::Windows small_windows(int n, std::uint64_t seed = 0);
 
+/// Windows from..to-1 of `w` (labels and subjects follow).
+moca::data::Windows rows(const moca::data::Windows& w, int from, int to);
+
 /// A fresh temporary path for test files (under the build tree).
 std::string temp_path(const std::string& name);
 
