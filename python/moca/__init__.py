@@ -11,7 +11,7 @@ See docs/python.md.
 """
 from . import _core, data
 from .encoder import Encoder
-from .estimators import CCA, KCCA
+from .estimators import CCA, KCCA, NotFittedError
 from .masking import Policy, policy, policy_names
 from .scoring import ScoreResult, compare, score
 
@@ -19,5 +19,5 @@ __version__: str = _core.__version__
 #: Whether the extension was built with LibTorch (``Encoder`` works).
 with_torch: bool = bool(_core.with_torch)
 
-__all__ = ["KCCA", "CCA", "Policy", "policy", "policy_names", "score", "compare",
+__all__ = ["KCCA", "CCA", "NotFittedError", "Policy", "policy", "policy_names", "score", "compare",
            "ScoreResult", "Encoder", "data", "with_torch", "__version__"]
