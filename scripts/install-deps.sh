@@ -13,6 +13,8 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       # the Python package (python/, MOCA_PYTHON) and its pytest suite (tests/python): sklearn and
       # scipy are the tests' independent references
       pybind11-dev python3-dev python3-numpy python3-pytest python3-sklearn python3-scipy
+      # `pip install .` offline (setup.py, --no-build-isolation) into a venv
+      python3-pip python3-venv python3-setuptools python3-wheel
       # CI's sanitizer + libFuzzer build (issue 13): clang 14, its runtimes and OpenMP.
       clang libclang-rt-14-dev libomp-dev)
 if [[ "${1:-}" != "--no-torch" ]]; then

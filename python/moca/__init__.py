@@ -15,7 +15,7 @@ See docs/python.md.
 from . import _core, data
 from .classifier import Classifier
 from .encoder import Encoder
-from .estimators import CCA, KCCA
+from .estimators import CCA, KCCA, NotFittedError
 from .masking import Policy, policy, policy_names
 from .scoring import ScoreResult, compare, score
 
@@ -32,5 +32,6 @@ def __getattr__(name: str):
 #: Whether the extension was built with LibTorch (``Encoder`` works).
 with_torch: bool = bool(_core.with_torch)
 
-__all__ = ["KCCA", "CCA", "Policy", "policy", "policy_names", "score", "compare",
-           "ScoreResult", "Encoder", "Classifier", "interop", "data", "with_torch", "__version__"]
+__all__ = ["KCCA", "CCA", "NotFittedError", "Policy", "policy", "policy_names", "score",
+           "compare", "ScoreResult", "Encoder", "Classifier", "interop", "data", "with_torch",
+           "__version__"]

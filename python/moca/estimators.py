@@ -1,30 +1,237 @@
-"""KCCA and linear CCA with scikit-learn conventions (options in the constructor, ``fit``
-returns ``self``, results end in ``_``). Both call the analysis of the ``kcca`` tool
-(tools/kcca): the same options give the same numbers as ``kcca --json``."""
+"""KCCA and linear CCA as scikit-learn estimators.
+
+Both classes implement scikit-learn's estimator contract themselves (scikit-learn is not needed
+to use them): every option is a keyword of ``__init__``, stored unchanged; ``get_params`` /
+``set_params`` (nested ``a__b`` keys too) make ``sklearn.base.clone``, ``GridSearchCV`` and
+pipelines work; ``fit(U, M)`` validates, returns ``self`` and sets attributes ending in ``_``;
+``transform`` maps new rows of either view; ``score`` is the held-out canonical correlation.
+The two views take scikit-learn's ``(X, y)`` places, as in ``sklearn.cross_decomposition``.
+Both call the analysis of the ``kcca`` tool (tools/kcca): the same options give the same
+numbers as ``kcca --json``."""
 from __future__ import annotations
 
+import inspect
 import json
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _core
 from ._checks import as_float_array, check_float, check_int
 
-__all__ = ["KCCA", "CCA"]
+__all__ = ["KCCA", "CCA", "NotFittedError"]
+
+try:  # scikit-learn's class when it is installed, so that check_is_fitted & co. recognise it
+    from sklearn.exceptions import NotFittedError
+except ImportError:  # pragma: no cover - exercised without scikit-learn only
+    class NotFittedError(ValueError, AttributeError):  # type: ignore[no-redef]
+        """An estimator's method was called before ``fit``."""
 
 
-def _views(U: Any, M: Any) -> Tuple[np.ndarray, np.ndarray]:
-    U = as_float_array(U, "U", 2)
-    M = as_float_array(M, "M", 2)
+def _as_view(a: Any, name: str, allow_1d: bool) -> np.ndarray:
+    """One view as a 2-d float array: any real dtype (integers and bools become float64;
+    object arrays are converted element by element), a 1-d array as one column when
+    ``allow_1d``. TypeError for sparse matrices and non-numeric data, ValueError for complex
+    data, a wrong rank, no rows or columns, NaN or Inf."""
+    if type(a).__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{name}: sparse input is not supported (pass a dense array, "
+                        "e.g. .toarray())")
+    try:
+        arr = np.asarray(a)
+    except Exception as e:  # ragged lists and the like
+        raise TypeError(f"{name}: not convertible to an array ({e})") from None
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise ValueError(f"{name}: Complex data not supported (dtype {arr.dtype})")
+    if kind in "iubO" or arr.dtype == np.float16:
+        arr = arr.astype(np.float64)  # object entries: TypeError from float() if not numbers
+    elif kind != "f":
+        raise TypeError(f"{name}: dtype {arr.dtype} is not supported (real numbers)")
+    if arr.ndim == 1:
+        if not allow_1d:
+            raise ValueError(f"{name}: must be a 2-d array, got shape {arr.shape} (Reshape your "
+                             "data: a.reshape(-1, 1) for one column, a.reshape(1, -1) for one "
+                             "row)")
+        arr = arr.reshape(-1, 1)
+    if arr.ndim == 2 and arr.shape[0] > 0 and arr.shape[1] == 0:
+        raise ValueError(f"{name}: 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
+                         "required.")
+    return as_float_array(arr, name, 2)
+
+
+def _fit_views(est: Any, U: Any, M: Any) -> Tuple[np.ndarray, np.ndarray]:
+    """The views of ``fit``: checked, the same number (>= 3) of rows; records
+    ``n_features_in_`` (columns of U) and ``n_features_m_`` (columns of M)."""
+    if M is None:
+        raise ValueError(f"M: {type(est).__name__} requires y to be passed, but the target y is "
+                         "None (fit takes two views, U and M)")
+    U = _as_view(U, "U", allow_1d=False)
+    M = _as_view(M, "M", allow_1d=True)
     if U.shape[0] != M.shape[0]:
         raise ValueError(
             f"U has {U.shape[0]} rows, M has {M.shape[0]} "
             "(the views must have the same number of rows)")
+    if U.shape[0] < 3:
+        n = U.shape[0]
+        raise ValueError(f"need at least 3 rows (got {n} sample{'' if n == 1 else 's'})")
+    est.n_features_in_ = U.shape[1]
+    est.n_features_m_ = M.shape[1]
     return U, M
 
 
-class KCCA:
+def _new_view(est: Any, X: Any, name: str, fitted: int) -> np.ndarray:
+    """New rows of one view for ``transform``: checked, with the fitted number of columns."""
+    X = _as_view(X, name, allow_1d=(name == "M"))
+    if X.shape[1] != fitted:
+        raise ValueError(f"{name} has {X.shape[1]} features, but {type(est).__name__} is "
+                         f"expecting {fitted} features as input.")
+    return X
+
+
+def _variate_correlations(Zu: np.ndarray, Zm: np.ndarray) -> np.ndarray:
+    """Pearson correlation of each column pair (0 where a column is constant)."""
+    a = Zu - Zu.mean(axis=0)
+    b = Zm - Zm.mean(axis=0)
+    den = np.sqrt((a * a).sum(axis=0) * (b * b).sum(axis=0))
+    num = (a * b).sum(axis=0)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+class _TwoViewEstimator:
+    """scikit-learn's estimator contract for the two-view estimators (parameters from the
+    ``__init__`` signature, get/set_params, repr, tags, transform of either view, score)."""
+
+    @classmethod
+    def _get_param_names(cls) -> List[str]:
+        sig = inspect.signature(cls.__init__)
+        return sorted(p.name for p in sig.parameters.values()
+                      if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+        """The constructor's parameters as stored; with ``deep`` also ``name__key`` entries of
+        parameters that are estimators themselves."""
+        out: Dict[str, Any] = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{k}", v) for k, v in value.get_params().items())
+            out[name] = value
+        return out
+
+    def set_params(self, **params: Any) -> "_TwoViewEstimator":
+        """Sets parameters (``name`` or nested ``name__key``) without validating them (``fit``
+        does); returns self. ValueError for a name the constructor does not take."""
+        valid = self._get_param_names()
+        nested: Dict[str, Dict[str, Any]] = {}
+        for key, value in params.items():
+            name, sep, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(f"Invalid parameter {name!r} for estimator {self!r}. Valid "
+                                 f"parameters are: {valid!r}.")
+            if sep:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {p.name: p.default for p in inspect.signature(type(self).__init__)
+                    .parameters.values()}
+        changed = []
+        for name in self._get_param_names():
+            value = getattr(self, name, None)
+            default = defaults.get(name, inspect.Parameter.empty)
+            same = value is default
+            if not same:
+                try:
+                    same = bool(value == default)
+                except Exception:  # arrays and the like
+                    same = False
+            if not same:
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _more_tags(self) -> Dict[str, Any]:
+        # scikit-learn's estimator tags: M is the "y" of fit and score
+        return {"requires_y": True, "X_types": ["2darray"], "preserves_dtype": [np.float64]}
+
+    def _check_fitted(self, method: str) -> None:
+        if not hasattr(self, "correlations_"):
+            raise NotFittedError(f"{type(self).__name__}.{method}(): this instance is not "
+                                 "fitted yet; call fit() first")
+
+    def _variates(self, X: np.ndarray, view: str) -> np.ndarray:
+        raise NotImplementedError  # each estimator maps its own views
+
+    def transform(self, U: Any = None, M: Any = None) -> Any:
+        """Canonical variates of new rows: of view u (``transform(U)``), of view m
+        (``transform(M=M)``) or of both (``transform(U, M)`` -> ``(Zu, Zm)``); each
+        (rows, n_components), float64. Needs ``fit``."""
+        self._check_fitted("transform")
+        if U is None and M is None:
+            raise ValueError(f"{type(self).__name__}.transform(): give U, M or both")
+        Zu = None if U is None else self._variates(
+            _new_view(self, U, "U", self.n_features_in_), "u")
+        Zm = None if M is None else self._variates(
+            _new_view(self, M, "M", self.n_features_m_), "m")
+        if Zu is not None and Zm is not None:
+            if Zu.shape[0] != Zm.shape[0]:
+                raise ValueError(f"U has {Zu.shape[0]} rows, M has {Zm.shape[0]} "
+                                 "(the views must have the same number of rows)")
+            return Zu, Zm
+        return Zu if Zm is None else Zm
+
+    def fit_transform(self, U: Any, M: Any = None, y: Any = None) -> Tuple[np.ndarray,
+                                                                           np.ndarray]:
+        """``fit(U, M).transform(U, M)``: the canonical variates ``(Zu, Zm)`` of the training
+        rows (a pair, as ``sklearn.cross_decomposition`` returns). ``y`` is scikit-learn's
+        keyword for the second view (some of its code passes M as ``y=``)."""
+        if y is not None:
+            if M is not None:
+                raise ValueError("fit_transform(): give the second view as M or y, not both")
+            M = y
+        return self.fit(U, M).transform(U, M)
+
+    def score(self, U: Any, M: Any) -> float:
+        """Held-out canonical correlation: with ``(Zu, Zm) = transform(U, M)`` the canonical
+        variates of the rows given (out-of-sample for rows not used in ``fit``),
+        ``score = mean_{i < n_components} corr(Zu[:, i], Zm[:, i])``, the mean over the fitted
+        components of the Pearson correlation of the pair-i variates (signed; a constant
+        variate counts 0). Larger is better, so ``GridSearchCV`` maximises it. On the training
+        rows of a linear CCA without ridge it equals ``correlations_.mean()``; for regularised
+        fits (KCCA, CCA with ridge) the training score exceeds it, the fitted correlations
+        carrying the regulariser in their denominators."""
+        self._check_fitted("score")
+        if M is None:
+            raise ValueError(f"M: {type(self).__name__}.score() needs both views")
+        Zu, Zm = self.transform(U, M)
+        return float(np.mean(_variate_correlations(Zu, Zm)))
+
+    def _significance(self, doc: Dict[str, Any]) -> None:
+        """The permutation p-values and bootstrap intervals of a fitted document (None when not
+        asked for)."""
+        perm = doc.get("permutation")
+        self.p_values_ = None if perm is None else np.asarray(perm["p_values"])
+        self.p_values_step_down_ = (None if perm is None
+                                    else np.asarray(perm["p_values_step_down"]))
+        boot = doc.get("bootstrap")
+        self.bootstrap_ci_ = None if boot is None else np.asarray(boot["intervals"])
+        self.bootstrap_std_error_ = None if boot is None else np.asarray(boot["std_errors"])
+
+
+_SIGNIFICANCE_DOC = """    permutations : permutations of the rows of M for a p-value of each correlation (0 = none):
+        ``p_values_[i] = (1 + #{rho*_i >= rho_i}) / (permutations + 1)``, each correlation
+        against its own permutation distribution (per component, uncorrected), and
+        ``p_values_step_down_``, family-wise adjusted by the step-down max-statistic rule
+        (Westfall & Young) over the components; the null is independence of the views.
+    bootstrap : bootstrap resamples of the rows for a 95% percentile interval of each
+        correlation (0 = none): ``bootstrap_ci_`` (n_components, 2), ``bootstrap_std_error_``.
+"""
+
+
+class KCCA(_TwoViewEstimator):
     """Regularised kernel CCA of two views (``kcca`` tool, docs/kcca.md).
 
     Parameters
@@ -39,19 +246,24 @@ class KCCA:
         ``solver_`` names the solver that ran
     rank : rank of the low-rank factors (method "lowrank"; default 300)
     degree, coef0 : polynomial kernel (k = (<x, y> + coef0)^degree)
-    seed : seed of the bandwidth subsample and the Nyström landmarks
-    coefficients : compute ``alpha_``/``beta_`` (needed by ``transform``). False skips the
-        singular vectors like the ``kcca`` tool does (about 2x faster for all correlations) and
-        then gives bit-identical correlations to ``kcca --json``; with True they agree to
-        rounding (~1e-16), the SVD taking another path.
-
+    seed : seed of the bandwidth subsample, the Nyström landmarks, the permutations and the
+        bootstrap resamples
+    coefficients : compute ``alpha_``/``beta_`` (needed by ``transform`` and ``score``). False
+        skips the singular vectors like the ``kcca`` tool does (about 2x faster for all
+        correlations) and then gives bit-identical correlations to ``kcca --json``; with True
+        they agree to rounding (~1e-16), the SVD taking another path.
+""" + _SIGNIFICANCE_DOC + """
     Attributes after ``fit``: ``correlations_`` (n_components, descending), ``alpha_`` and
     ``beta_`` (n x n_components dual coefficients; the canonical variate of view u is
-    ``K_u alpha``), ``status_`` ("success", "not-converged", "numerical-issue"), ``sigma_u_``,
-    ``sigma_m_``, ``result_`` (the tool's whole JSON document as a dict).
+    ``K_u alpha``), ``status_`` ("success", "not-converged", "numerical-issue"), ``solver_``,
+    ``sigma_u_``, ``sigma_m_``, ``p_values_``, ``p_values_step_down_``, ``bootstrap_ci_``,
+    ``bootstrap_std_error_`` (None unless asked for), ``n_features_in_`` / ``n_features_m_``
+    (columns of U / M), ``U_fit_``, ``M_fit_`` (the training rows, for ``transform``),
+    ``result_`` (the tool's whole JSON document as a dict).
 
-    Inputs are float32 or float64 arrays in C or F order; the solver keeps its own column-major
-    float64 copy (O(n d), small beside the O(n^2 d) Gram). The GIL is released during ``fit``.
+    Inputs are arrays of real numbers (integers are converted to float64), C or F order; M may
+    be 1-d (one column). The solver keeps its own column-major float64 copy (O(n d), small
+    beside the O(n^2 d) Gram). The GIL is released during ``fit``.
     """
 
     def __init__(self, kernel: str = "rbf", sigma: Union[str, float] = "auto",
@@ -59,7 +271,7 @@ class KCCA:
                  method: str = "auto", rank: Optional[int] = None, *,
                  gamma_u: Optional[float] = None, gamma_m: Optional[float] = None,
                  degree: int = 2, coef0: float = 1.0, seed: int = 0,
-                 coefficients: bool = True) -> None:
+                 coefficients: bool = True, permutations: int = 0, bootstrap: int = 0) -> None:
         self.kernel = kernel
         self.sigma = sigma
         self.gamma = gamma
@@ -73,19 +285,21 @@ class KCCA:
         self.coef0 = coef0
         self.seed = seed
         self.coefficients = coefficients
+        self.permutations = permutations
+        self.bootstrap = bootstrap
 
     def _sigma_text(self) -> str:
         if isinstance(self.sigma, str):
             return self.sigma
         return repr(check_float(self.sigma, "sigma"))
 
-    def fit(self, U: Any, M: Any) -> "KCCA":
-        """Fits KCCA to the rows of U (n x d_u) and M (n x d_m); returns self.
+    def fit(self, U: Any, M: Any = None) -> "KCCA":
+        """Fits KCCA to the rows of U (n x d_u) and M (n x d_m, or n); returns self.
 
         Raises ``ValueError`` for bad options or data (the ``kcca`` tool's messages, naming
         its flags) and ``TypeError`` for wrong types.
         """
-        U, M = _views(U, M)
+        U, M = _fit_views(self, U, M)
         gamma = check_float(self.gamma, "gamma")
         gu = gamma if self.gamma_u is None else check_float(self.gamma_u, "gamma_u")
         gm = gamma if self.gamma_m is None else check_float(self.gamma_m, "gamma_m")
@@ -97,7 +311,9 @@ class KCCA:
             gamma_u=gu, gamma_m=gm, center=bool(self.center),
             components=check_int(self.n_components, "n_components"), method=str(self.method),
             rank=300 if self.rank is None else check_int(self.rank, "rank"), pca=0, ridge=0.0,
-            bootstrap=0, seed=check_int(self.seed, "seed"), coefficients=bool(self.coefficients))
+            bootstrap=check_int(self.bootstrap, "bootstrap"),
+            permutations=check_int(self.permutations, "permutations"),
+            seed=check_int(self.seed, "seed"), coefficients=bool(self.coefficients))
         doc: Dict[str, Any] = json.loads(r["json"])
         self.result_ = doc
         self.correlations_ = np.asarray(doc["correlations"], dtype=np.float64)
@@ -107,34 +323,25 @@ class KCCA:
         self.solver_ = doc["solver"]
         self.sigma_u_ = doc.get("sigma_u")
         self.sigma_m_ = doc.get("sigma_m")
+        self._significance(doc)
         self._kernel_name = doc["options"]["kernel"]
-        self.U_fit_ = U
-        self.M_fit_ = M
+        self.U_fit_ = np.asarray(U, dtype=np.float64)
+        self.M_fit_ = np.asarray(M, dtype=np.float64)
         return self
 
-    def transform(self, U: Any, M: Any) -> Tuple[np.ndarray, np.ndarray]:
-        """Canonical variates of new rows: ``K(U, U_fit) alpha`` and ``K(M, M_fit) beta``,
-        with the kernels centred by the training Grams' statistics when ``center`` (needs
-        ``fit``; O(m n d + n^2 d)). Returns two (m, n_components) arrays."""
-        if not hasattr(self, "alpha_"):
-            raise RuntimeError("KCCA.transform(): call fit() first")
+    def _variates(self, X: np.ndarray, view: str) -> np.ndarray:
+        """``K(X, X_fit) alpha`` (view u) or ``K(X, M_fit) beta`` (view m), the kernel centred
+        by the training Gram's statistics when ``center`` (O(m n d + n^2 d))."""
         if self.alpha_.shape[1] == 0:
-            raise RuntimeError("KCCA.transform(): fitted with coefficients=False")
-        U, M = _views(U, M)
-        out = []
-        for X, train, coef, s in ((U, self.U_fit_, self.alpha_, self.sigma_u_),
-                                  (M, self.M_fit_, self.beta_, self.sigma_m_)):
-            out.append(_core.kernel_variates(
-                X, train, self._kernel_name, 1.0 if s is None else float(s), int(self.degree),
-                float(self.coef0), bool(self.center), coef))
-        return out[0], out[1]
-
-    def fit_transform(self, U: Any, M: Any) -> Tuple[np.ndarray, np.ndarray]:
-        """``fit(U, M).transform(U, M)``."""
-        return self.fit(U, M).transform(U, M)
+            raise ValueError("KCCA.transform(): fitted with coefficients=False (no alpha_, beta_)")
+        train, coef, s = ((self.U_fit_, self.alpha_, self.sigma_u_) if view == "u"
+                          else (self.M_fit_, self.beta_, self.sigma_m_))
+        return _core.kernel_variates(
+            X, train, self._kernel_name, 1.0 if s is None else float(s), int(self.degree),
+            float(self.coef0), bool(self.center), coef)
 
 
-class CCA:
+class CCA(_TwoViewEstimator):
     """Linear CCA, optionally after PCA of each view (``kcca --cca``, docs/kcca.md).
 
     Parameters
@@ -142,14 +349,18 @@ class CCA:
     n_components : correlations to report (>= 1, at most min(p, q))
     pca : principal components per view first (None = no PCA)
     ridge : ridge added to both covariances (>= 0)
-    weights : compute the canonical weights (needed by ``transform``). False skips them like the
-        ``kcca --cca`` tool does and then gives bit-identical correlations to ``kcca --json``;
-        with True the SVDs take another path and the correlations agree to rounding (~1e-15).
+    weights : compute the canonical weights (needed by ``transform`` and ``score``). False
+        skips them like the ``kcca --cca`` tool does and then gives bit-identical correlations
+        to ``kcca --json``; with True the SVDs take another path and the correlations agree to
+        rounding (~1e-15).
+""" + _SIGNIFICANCE_DOC + """    seed : seed of the permutations and the bootstrap resamples
 
     Attributes after ``fit``: ``correlations_``, ``null_level_`` (Wachter edge: sigma_1 of
     independent views of this size), ``p_``, ``q_`` (dimensions used), ``warning_``,
     ``bartlett_`` (``{"nonzero", "p_value_all_zero"}`` when ridge is 0 and n > p + q + 2, else
-    None), ``explained_variance_u_``/``_m_`` (with PCA), ``result_`` (the tool's JSON),
+    None), ``explained_variance_u_``/``_m_`` (with PCA), ``p_values_``,
+    ``p_values_step_down_``, ``bootstrap_ci_``, ``bootstrap_std_error_`` (None unless asked
+    for), ``n_features_in_`` / ``n_features_m_``, ``result_`` (the tool's JSON),
     ``weights_u_`` (d_u, n_components) and ``weights_m_`` (d_m, n_components): the canonical
     weights, normalised as R's ``cancor`` (``w.T (Uc.T Uc + ridge I) w = 1``, Uc the centred
     training view; within the PCA subspace with ``pca``), ``mean_u_``/``mean_m_`` (the
@@ -159,21 +370,27 @@ class CCA:
     """
 
     def __init__(self, n_components: int = 1, pca: Optional[int] = None,
-                 ridge: float = 0.0, *, weights: bool = True) -> None:
+                 ridge: float = 0.0, *, weights: bool = True, permutations: int = 0,
+                 bootstrap: int = 0, seed: int = 0) -> None:
         self.n_components = n_components
         self.pca = pca
         self.ridge = ridge
         self.weights = weights
+        self.permutations = permutations
+        self.bootstrap = bootstrap
+        self.seed = seed
 
-    def fit(self, U: Any, M: Any) -> "CCA":
-        """Fits linear CCA to the rows of U and M; returns self."""
-        U, M = _views(U, M)
+    def fit(self, U: Any, M: Any = None) -> "CCA":
+        """Fits linear CCA to the rows of U and M (n x d_m, or n); returns self."""
+        U, M = _fit_views(self, U, M)
         r = _core.kcca_analysis(
             U, M, cca=True, kernel="rbf", sigma="auto", degree=2, coef0=1.0, gamma_u=0.1,
             gamma_m=0.1, center=True, components=check_int(self.n_components, "n_components"),
             method="exact", rank=300, pca=0 if self.pca is None else check_int(self.pca, "pca"),
-            ridge=check_float(self.ridge, "ridge"), bootstrap=0, seed=0,
-            coefficients=bool(self.weights))
+            ridge=check_float(self.ridge, "ridge"),
+            bootstrap=check_int(self.bootstrap, "bootstrap"),
+            permutations=check_int(self.permutations, "permutations"),
+            seed=check_int(self.seed, "seed"), coefficients=bool(self.weights))
         doc: Dict[str, Any] = json.loads(r["json"])
         self.result_ = doc
         self.weights_u_ = np.asarray(r["weights_u"])
@@ -188,22 +405,14 @@ class CCA:
         self.bartlett_ = doc.get("bartlett")
         self.explained_variance_u_ = np.asarray(doc.get("explained_variance_u", []))
         self.explained_variance_m_ = np.asarray(doc.get("explained_variance_m", []))
+        self._significance(doc)
         return self
 
-    def transform(self, U: Any, M: Any) -> Tuple[np.ndarray, np.ndarray]:
-        """Canonical variates of rows of both views: ``(U - mean_u_) @ weights_u_`` and
-        ``(M - mean_m_) @ weights_m_`` (needs ``fit``). Returns two (m, n_components) arrays."""
-        if not hasattr(self, "weights_u_"):
-            raise RuntimeError("CCA.transform(): call fit() first")
+    def _variates(self, X: np.ndarray, view: str) -> np.ndarray:
+        """``(X - mean) @ weights`` of view u or m."""
         if self.weights_u_.size == 0:
-            raise RuntimeError("CCA.transform(): fitted with weights=False")
-        U, M = _views(U, M)
-        for X, w, name in ((U, self.weights_u_, "U"), (M, self.weights_m_, "M")):
-            if X.shape[1] != w.shape[0]:
-                raise ValueError(f"CCA.transform(): {name} has {X.shape[1]} columns, the fitted "
-                                 f"view had {w.shape[0]}")
-        return (U - self.mean_u_) @ self.weights_u_, (M - self.mean_m_) @ self.weights_m_
-
-    def fit_transform(self, U: Any, M: Any) -> Tuple[np.ndarray, np.ndarray]:
-        """``fit(U, M).transform(U, M)``."""
-        return self.fit(U, M).transform(U, M)
+            raise ValueError("CCA.transform(): fitted with weights=False (no weights_u_, "
+                             "weights_m_)")
+        if view == "u":
+            return (X - self.mean_u_) @ self.weights_u_
+        return (X - self.mean_m_) @ self.weights_m_

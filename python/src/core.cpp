@@ -226,7 +226,7 @@ void bind_kcca(py::module_& m) {
       [](const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, bool cca, const std::string& kernel,
          const std::string& sigma, int degree, double coef0, double gamma_u, double gamma_m,
          bool center, int components, const std::string& method, int rank, int pca, double ridge,
-         int bootstrap, std::uint64_t seed, bool coefficients) {
+         int bootstrap, int permutations, std::uint64_t seed, bool coefficients) {
         tools::KccaToolOptions o;
         o.u_path = "<array U>";
         o.m_path = "<array M>";
@@ -244,6 +244,7 @@ void bind_kcca(py::module_& m) {
         o.pca = pca;
         o.ridge = ridge;
         o.bootstrap = bootstrap;
+        o.permutations = permutations;
         o.seed = seed;
         o.coefficients = coefficients;
         tools::KccaAnalysis a;
@@ -262,7 +263,8 @@ void bind_kcca(py::module_& m) {
       py::arg("U"), py::arg("M"), py::arg("cca"), py::arg("kernel"), py::arg("sigma"),
       py::arg("degree"), py::arg("coef0"), py::arg("gamma_u"), py::arg("gamma_m"),
       py::arg("center"), py::arg("components"), py::arg("method"), py::arg("rank"), py::arg("pca"),
-      py::arg("ridge"), py::arg("bootstrap"), py::arg("seed"), py::arg("coefficients"),
+      py::arg("ridge"), py::arg("bootstrap"), py::arg("permutations"), py::arg("seed"),
+      py::arg("coefficients"),
       "tools::kcca_analysis on two views (the kcca tool's JSON) plus alpha, beta (KCCA) or the "
       "canonical weights weights_u, weights_m (CCA).");
 

@@ -130,6 +130,27 @@ TEST_CASE("kcca tool: JSON result on CSV and NPY input matches the library") {
   const nlohmann::json bj = nlohmann::json::parse(bs.out);
   CHECK(bj["bootstrap"]["lower"].get<double>() <= bj["bootstrap"]["upper"].get<double>());
   CHECK(run(io + " --bootstrap 20 --seed 4 --json").out.substr(0, 200) == bs.out.substr(0, 200));
+  // Permutations and a per-component bootstrap of 2 correlations, in the JSON and the text.
+  const std::string sig = io + " --components 2 --bootstrap 20 --permutations 19 --seed 4";
+  const Run pj = run(sig + " --json");
+  REQUIRE(pj.code == 0);
+  const nlohmann::json p = nlohmann::json::parse(pj.out);
+  REQUIRE(p["permutation"]["p_values"].size() == 2);
+  REQUIRE(p["bootstrap"]["intervals"].size() == 2);
+  CHECK(p["options"]["permutations"] == 19);
+  CHECK(p["permutation"]["p_values"][0].get<double>() == doctest::Approx(0.05));  // planted U^2
+  for (int k = 0; k < 2; ++k) {
+    const double pk = p["permutation"]["p_values"][k].get<double>();
+    CHECK(p["permutation"]["p_values_step_down"][k].get<double>() >= pk);
+    CHECK(pk * 20.0 == doctest::Approx(std::round(pk * 20.0)));  // (1 + count) / (P + 1)
+    CHECK(p["bootstrap"]["intervals"][k][0].get<double>() <=
+          p["bootstrap"]["intervals"][k][1].get<double>());
+  }
+  const Run pt = run(sig);
+  REQUIRE(pt.code == 0);
+  CHECK(pt.out.find("permutation p-values (19 permutations), per component: 0.05") !=
+        std::string::npos);
+  CHECK(pt.out.find("95% bootstrap CIs (20 resamples): [") != std::string::npos);
 }
 
 TEST_CASE("kcca tool: bad input gives a clear error and exit code 2 or 1") {
@@ -162,6 +183,7 @@ TEST_CASE("kcca tool: bad input gives a clear error and exit code 2 or 1") {
       {"--u " + g + " --m " + g + " --method fast", 2},
       {"--u " + g + " --m " + g + " --sigma -2", 2},
       {"--u " + g + " --m " + g + " --bootstrap 1", 2},
+      {"--u " + g + " --m " + g + " --permutations -1", 2},
       {"--u " + g + " --m " + g + " --pca 2", 2},  // --pca without --cca
       {"--u " + g + " --m " + g + " --frobnicate", 2},
       {"--u " + g, 2},

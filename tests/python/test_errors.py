@@ -45,18 +45,31 @@ def test_kcca_bad_arrays(UM):
     bad[3, 1] = np.inf
     with pytest.raises(ValueError, match="U: contains NaN or Inf"):
         moca.CCA().fit(bad, M)
-    with pytest.raises(TypeError, match="U: dtype int64 is not supported"):
-        moca.KCCA().fit(U.astype(np.int64), M)
-    with pytest.raises(TypeError, match="M: dtype complex128 is not supported"):
+    with pytest.raises(ValueError, match=r"M: Complex data not supported \(dtype complex128\)"):
         moca.KCCA().fit(U, M.astype(complex))
+    with pytest.raises(TypeError, match="U: dtype <U3 is not supported"):
+        moca.KCCA().fit(np.full((30, 2), "abc"), M)
+    with pytest.raises(TypeError, match="U: sparse input is not supported"):
+        import scipy.sparse
+        moca.CCA().fit(scipy.sparse.csr_matrix(U), M)
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        moca.KCCA().fit(U)
+    with pytest.raises(ValueError, match=r"--permutations \(-1\) must be >= 0"):
+        moca.KCCA(permutations=-1).fit(U, M)
+    with pytest.raises(ValueError, match=r"--bootstrap \(1\) must be 0 \(none\) or >= 2"):
+        moca.CCA(bootstrap=1).fit(U, M)
     with pytest.raises(ValueError, match=r"U: must be a 2-d array, got shape \(30,\)"):
         moca.KCCA().fit(U[:, 0], M)
     with pytest.raises(ValueError, match="need at least 3 rows"):
         moca.KCCA().fit(U[:2], M[:2])
     with pytest.raises(ValueError, match="linear_cca|variance"):
         moca.CCA().fit(np.ones((30, 2)), M)
-    with pytest.raises(RuntimeError, match="call fit"):
+    with pytest.raises(moca.NotFittedError, match="call fit"):
         moca.KCCA().transform(U, M)
+    with pytest.raises(ValueError, match="U has 2 features, but KCCA is expecting 3"):
+        moca.KCCA().fit(U, M).transform(U[:, :2])
+    with pytest.raises(ValueError, match="fitted with coefficients=False"):
+        moca.KCCA(coefficients=False).fit(U, M).score(U, M)
 
 
 def test_cca_bad_options(UM):

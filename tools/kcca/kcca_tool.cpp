@@ -96,6 +96,9 @@ void validate_kcca_tool_options(const KccaToolOptions& o) {
   if (o.bootstrap < 0 || o.bootstrap == 1) {
     throw_invalid("", "--bootstrap", std::to_string(o.bootstrap), "must be 0 (none) or >= 2");
   }
+  if (o.permutations < 0) {
+    throw_invalid("", "--permutations", std::to_string(o.permutations), "must be >= 0");
+  }
 }
 
 nlohmann::json kcca_analysis(const KccaToolOptions& o) {
@@ -125,15 +128,36 @@ void check_views(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M) {
     throw_invalid("", "need at least 3 rows (got " + std::to_string(U.rows()) + ")");
 }
 
-/// The "bootstrap" JSON object: the 95% percentile CI of `stat` over `o.bootstrap` resamples.
-json bootstrap_json(Eigen::Index n, const kcca::RowStatistic& stat, const KccaToolOptions& o) {
-  const kcca::BootstrapResult b =
-      kcca::bootstrap(n, stat, o.bootstrap, 0.95, derive_seed(o.seed, 2));
+/// The "bootstrap" JSON object: 95% percentile CIs of the correlations `stat` returns over
+/// `o.bootstrap` resamples ("lower", "upper", "std_error": rho_1's; "intervals", "std_errors":
+/// every correlation's).
+json bootstrap_json(Eigen::Index n, const kcca::RowStatistics& stat, const KccaToolOptions& o) {
+  const std::vector<kcca::BootstrapResult> b =
+      kcca::bootstrap_each(n, stat, o.bootstrap, 0.95, derive_seed(o.seed, 2));
+  json intervals = json::array();
+  json errors = json::array();
+  for (const kcca::BootstrapResult& r : b) {
+    intervals.push_back({r.lower, r.upper});
+    errors.push_back(r.std_error);
+  }
   return {{"resamples", o.bootstrap},
           {"level", 0.95},
-          {"lower", b.lower},
-          {"upper", b.upper},
-          {"std_error", b.std_error}};
+          {"lower", b.front().lower},
+          {"upper", b.front().upper},
+          {"std_error", b.front().std_error},
+          {"intervals", intervals},
+          {"std_errors", errors}};
+}
+
+/// The "permutation" JSON object: `o.permutations` permutations of the rows of view m, each
+/// correlation's p-value against its permutation distribution ("p_values", per component) and
+/// the family-wise step-down max-statistic adjustment ("p_values_step_down").
+json permutation_json(Eigen::Index n, const kcca::RowStatistics& stat, const KccaToolOptions& o) {
+  const kcca::PermutationTestEach p =
+      kcca::permutation_test_each(n, stat, o.permutations, derive_seed(o.seed, 3));
+  return {{"permutations", o.permutations},
+          {"p_values", to_vector(p.p_values)},
+          {"p_values_step_down", to_vector(p.p_values_step_down)}};
 }
 
 /// Linear CCA (--cca): checks --pca and --components against the views, solves, fills the
@@ -180,14 +204,19 @@ Eigen::VectorXd linear_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd&
         r.p, r.q);
     j["bartlett"] = {{"nonzero", b.nonzero}, {"p_value_all_zero", b.steps.front().p_value}};
   }
+  kcca::LinearCcaOptions b = lo;  // the resampled statistic: the correlations only
+  b.weights = false;
   if (o.bootstrap > 0) {
-    const kcca::RowStatistic stat = [&](const std::vector<Eigen::Index>& rows) {
-      kcca::LinearCcaOptions b = lo;
-      b.components = 1;
-      b.weights = false;
-      return kcca::linear_cca(rows_of(U, rows), rows_of(M, rows), b).correlations(0);
+    const kcca::RowStatistics stat = [&](const std::vector<Eigen::Index>& rows) {
+      return kcca::linear_cca(rows_of(U, rows), rows_of(M, rows), b).correlations;
     };
     j["bootstrap"] = bootstrap_json(n, stat, o);
+  }
+  if (o.permutations > 0) {
+    const kcca::RowStatistics stat = [&](const std::vector<Eigen::Index>& rows) {
+      return kcca::linear_cca(U, rows_of(M, rows), b).correlations;
+    };
+    j["permutation"] = permutation_json(n, stat, o);
   }
   return r.correlations;
 }
@@ -246,38 +275,56 @@ void kcca_options_json(const KccaToolOptions& o, const kcca::Kernel& ku, const k
   if (ko.method == kcca::KccaMethod::kLowRank) opts["rank"] = o.rank;
 }
 
-/// Solves KCCA (low-rank, or dense on the n x n Grams) and, with --bootstrap, resamples rho_1
-/// (into j["bootstrap"]) while the Grams are still held.
+/// Solves KCCA (low-rank, or dense on the n x n Grams) and, with --bootstrap or --permutations,
+/// resamples or permutes the rows (into j["bootstrap"], j["permutation"]) while the Grams are
+/// still held.
 kcca::KccaResult solve_kcca(const KccaToolOptions& o, const Eigen::MatrixXd& U,
                             const Eigen::MatrixXd& M, const kcca::Kernel& ku,
                             const kcca::Kernel& km, const kcca::KccaOptions& ko, json& j) {
   const Eigen::Index n = U.rows();
-  kcca::KccaOptions b = ko;  // the bootstrap statistic: rho_1 only
-  b.components = 1;
+  kcca::KccaOptions b = ko;  // the resampled statistic: the correlations only
+  b.coefficients = false;
   if (ko.method == kcca::KccaMethod::kLowRank) {
     kcca::KccaResult r = kcca::kcca_low_rank(U, M, ku, km, ko);
     j["approximation_bound"] = r.approximation_bound;
     if (o.bootstrap > 0) {
-      const kcca::RowStatistic stat = [&](const std::vector<Eigen::Index>& rows) {
-        return kcca::kcca_low_rank(rows_of(U, rows), rows_of(M, rows), ku, km, b).correlations(0);
+      const kcca::RowStatistics stat = [&](const std::vector<Eigen::Index>& rows) {
+        return kcca::kcca_low_rank(rows_of(U, rows), rows_of(M, rows), ku, km, b).correlations;
       };
       j["bootstrap"] = bootstrap_json(n, stat, o);
+    }
+    if (o.permutations > 0) {
+      const kcca::RowStatistics stat = [&](const std::vector<Eigen::Index>& rows) {
+        return kcca::kcca_low_rank(U, rows_of(M, rows), ku, km, b).correlations;
+      };
+      j["permutation"] = permutation_json(n, stat, o);
     }
     return r;
   }
   kcca::check_dense_kcca_memory(n, ko.method);  // before the n x n Grams
   Eigen::MatrixXd Ku = kcca::gram(U, ku);
   Eigen::MatrixXd Km = kcca::gram(M, km);
-  if (o.bootstrap == 0) return kcca::kcca(std::move(Ku), std::move(Km), ko);  // no n x n copies
+  if (o.bootstrap == 0 && o.permutations == 0) {
+    return kcca::kcca(std::move(Ku), std::move(Km), ko);  // no n x n copies
+  }
   kcca::KccaResult r = kcca::kcca(Ku, Km, ko);  // the resamples read Ku, Km
-  const kcca::RowStatistic stat = [&](const std::vector<Eigen::Index>& rows) {
-    kcca::KccaOptions s = b;
-    if (s.method == kcca::KccaMethod::kIterative && rows.size() < 4) {
-      s.method = kcca::KccaMethod::kExact;
-    }
-    return kcca::kcca(sub_gram(Ku, rows), sub_gram(Km, rows), s).correlations(0);
-  };
-  j["bootstrap"] = bootstrap_json(n, stat, o);
+  if (o.bootstrap > 0) {
+    const kcca::RowStatistics stat = [&](const std::vector<Eigen::Index>& rows) {
+      kcca::KccaOptions s = b;
+      if (s.method == kcca::KccaMethod::kIterative &&
+          static_cast<Eigen::Index>(rows.size()) < s.components + 3) {
+        s.method = kcca::KccaMethod::kExact;
+      }
+      return kcca::kcca(sub_gram(Ku, rows), sub_gram(Km, rows), s).correlations;
+    };
+    j["bootstrap"] = bootstrap_json(n, stat, o);
+  }
+  if (o.permutations > 0) {  // permuting the rows of M permutes both axes of its Gram
+    const kcca::RowStatistics stat = [&](const std::vector<Eigen::Index>& rows) {
+      return kcca::kcca(Ku, sub_gram(Km, rows), b).correlations;
+    };
+    j["permutation"] = permutation_json(n, stat, o);
+  }
   return r;
 }
 
@@ -321,7 +368,10 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
   json& j = out.json;
   j["tool"] = "kcca";
   j["inputs"] = {{"n", U.rows()}, {"d_u", U.cols()}, {"d_m", M.cols()}};
-  json opts = {{"components", o.components}, {"seed", o.seed}, {"bootstrap", o.bootstrap}};
+  json opts = {{"components", o.components},
+               {"seed", o.seed},
+               {"bootstrap", o.bootstrap},
+               {"permutations", o.permutations}};
   const Eigen::VectorXd correlations =
       o.cca ? linear_cca_part(o, U, M, out, opts) : kernel_cca_part(o, U, M, out, opts);
   j["correlations"] = to_vector(correlations);
@@ -363,9 +413,23 @@ int run_kcca(const KccaToolOptions& options, std::ostream& out) {
   for (const auto& v : j["correlations"]) out << " " << format_number(v.get<double>(), 12);
   out << "\n";
   if (j.contains("bootstrap")) {
-    out << "rho_1 95% bootstrap CI (" << j["bootstrap"]["resamples"] << " resamples): ["
-        << format_number(j["bootstrap"]["lower"].get<double>(), 12) << ", "
-        << format_number(j["bootstrap"]["upper"].get<double>(), 12) << "]\n";
+    out << "95% bootstrap CIs (" << j["bootstrap"]["resamples"] << " resamples):";
+    for (const auto& ci : j["bootstrap"]["intervals"]) {
+      out << " [" << format_number(ci[0].get<double>(), 12) << ", "
+          << format_number(ci[1].get<double>(), 12) << "]";
+    }
+    out << "\n";
+  }
+  if (j.contains("permutation")) {
+    out << "permutation p-values (" << j["permutation"]["permutations"]
+        << " permutations), per component:";
+    for (const auto& p : j["permutation"]["p_values"])
+      out << " " << format_number(p.get<double>(), 6);
+    out << "; step-down (family-wise):";
+    for (const auto& p : j["permutation"]["p_values_step_down"]) {
+      out << " " << format_number(p.get<double>(), 6);
+    }
+    out << "\n";
   }
   return 0;
 }

@@ -32,10 +32,11 @@ struct KccaToolOptions {
   bool cca = false;             ///< --cca: linear CCA instead of KCCA
   int pca = 0;                  ///< --pca K: PCA to K components per view first (--cca only)
   double ridge = 0.0;           ///< --ridge: linear CCA ridge (>= 0)
-  int bootstrap = 0;            ///< --bootstrap B: percentile CI of rho_1 (0 = none, else >= 2)
-  std::uint64_t seed = 0;       ///< --seed: bandwidth subsample, Nyström, bootstrap
-  bool json = false;            ///< --json: JSON on stdout instead of text
-  std::string output;           ///< --output FILE: also write the JSON there (atomically)
+  int bootstrap = 0;     ///< --bootstrap B: percentile CI of each correlation (0 = none, else >= 2)
+  int permutations = 0;  ///< --permutations P: permutation p-value of each correlation (0 = none)
+  std::uint64_t seed = 0;  ///< --seed: bandwidth subsample, Nyström, bootstrap, permutations
+  bool json = false;       ///< --json: JSON on stdout instead of text
+  std::string output;      ///< --output FILE: also write the JSON there (atomically)
   /// Library callers (the Python package): also compute the KCCA coefficients alpha, beta
   /// (KccaResult::alpha, beta), or with `cca` the canonical weights. The tool reports
   /// correlations only (false).

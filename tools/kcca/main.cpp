@@ -36,9 +36,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ridge", o.ridge, "with --cca: ridge added to both covariances")
       ->capture_default_str();
-  app.add_option("--bootstrap", o.bootstrap, "bootstrap resamples for a CI of rho_1 (0 = none)")
+  app.add_option("--bootstrap", o.bootstrap,
+                 "bootstrap resamples for a 95% percentile CI of each correlation (0 = none)")
       ->capture_default_str();
-  app.add_option("--seed", o.seed, "seed (bandwidth subsample, Nystrom, bootstrap)")
+  app.add_option("--permutations", o.permutations,
+                 "permutations of view m's rows for each correlation's p-value, per component "
+                 "and step-down family-wise (0 = none)")
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "seed (bandwidth subsample, Nystrom, bootstrap, permutations)")
       ->capture_default_str();
   app.add_flag("--json", o.json, "print JSON instead of text");
   app.add_option("--output", o.output, "also write the JSON result to this file");

@@ -1,12 +1,16 @@
 #include "run_cli.hpp"
 
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/memory.hpp"
@@ -72,19 +76,184 @@ int run_program(const std::string& tool, const std::function<int()>& body) {
   return status;
 }
 
+namespace {
+
+/// One `key = value` line of a config file.
+struct ConfigKey {
+  int line = 0;
+  std::string key;
+};
+
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+/// The FILE of --config FILE / --config=FILE in argv ("" if none).
+std::string config_path(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) return argv[i + 1];
+    if (a.rfind("--config=", 0) == 0) return a.substr(9);
+  }
+  return "";
+}
+
+/// Whether argv gives --key itself (the command line overrides the file).
+bool on_command_line(const std::string& key, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--" + key || a.rfind("--" + key + "=", 0) == 0) return true;
+  }
+  return false;
+}
+
+/// The option a config key names (a top-level key, or `section.key` / a [section] key of a
+/// subcommand), or nullptr.
+const CLI::Option* config_option(const CLI::App& app, const std::string& key) {
+  const size_t dot = key.find('.');
+  if (dot != std::string::npos) {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == key.substr(0, dot)) return config_option(*sub, key.substr(dot + 1));
+    }
+    return nullptr;
+  }
+  const CLI::Option* o = app.get_option_no_throw("--" + key);
+  if (o == nullptr && key.size() == 1) o = app.get_option_no_throw("-" + key);
+  return o != nullptr && o->get_configurable() ? o : nullptr;
+}
+
+/// Subcommands (at any depth) hand the options they do not know to their parent, so that
+/// `tool command --config F` and `tool command --print-config` reach the app's.
+void fall_through(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->fallthrough();
+    fall_through(*sub);
+  }
+}
+
+/// The keys of a config file, each checked against the program's options: an unknown key is
+/// std::invalid_argument naming the file, line and key. A file that cannot be read is left to
+/// CLI11 (its own error).
+std::vector<ConfigKey> scan_config(const CLI::App& app, const std::string& path) {
+  std::vector<ConfigKey> keys;
+  std::ifstream in(path);
+  std::string text, section;
+  for (int line = 1; std::getline(in, text); ++line) {
+    text = trimmed(text);
+    if (text.empty() || text[0] == '#' || text[0] == ';') continue;
+    if (text.front() == '[' && text.back() == ']') {
+      section = trimmed(text.substr(1, text.size() - 2));
+      continue;
+    }
+    std::string key = trimmed(text.substr(0, text.find('=')));
+    if (key.size() >= 2 && (key.front() == '"' || key.front() == '\'') &&
+        key.back() == key.front()) {
+      key = key.substr(1, key.size() - 2);
+    }
+    if (!section.empty()) key = section + "." + key;
+    if (config_option(app, key) == nullptr) {
+      throw std::invalid_argument(path + ":" + std::to_string(line) + ": unknown key '" + key +
+                                  "' (not an option of this program; --print-config lists them)");
+    }
+    keys.push_back({line, key});
+  }
+  return keys;
+}
+
+/// `message` prefixed with FILE:LINE: key 'K': when it names the option of a key the config
+/// file set (and the command line did not).
+std::string locate(const std::string& message, const std::string& path,
+                   const std::vector<ConfigKey>& keys, int argc, char** argv) {
+  for (const ConfigKey& k : keys) {
+    const std::string flag = "--" + k.key.substr(k.key.rfind('.') + 1);
+    for (size_t at = message.find(flag); at != std::string::npos; at = message.find(flag, at + 1)) {
+      const size_t end = at + flag.size();
+      const bool whole =
+          end == message.size() || !(std::isalnum(static_cast<unsigned char>(message[end])) ||
+                                     message[end] == '-' || message[end] == '_');
+      if (whole && !on_command_line(k.key, argc, argv)) {
+        return path + ":" + std::to_string(k.line) + ": key '" + k.key + "': " + message;
+      }
+    }
+  }
+  return message;
+}
+
+/// The value of one option as a TOML value: what was given (command line or file), else its
+/// default; "" to leave it out (an unset flag or an option without a default).
+std::string config_value(const CLI::Option& o) {
+  if (o.count() > 0) return CLI::detail::ini_join(o.reduced_results(), ',', '[', ']', '"', '\'');
+  const std::string d = o.get_default_str();
+  if (o.get_expected_min() == 0 || d.empty()) return "";
+  if (o.get_items_expected_max() > 1 && d.size() >= 2 && d.front() == '[' && d.back() == ']') {
+    if (d.size() == 2) return "";  // an empty list: left out, its default
+    return CLI::detail::ini_join(CLI::detail::split(d.substr(1, d.size() - 2), ','), ',', '[', ']',
+                                 '"', '\'');
+  }
+  return CLI::detail::convert_arg_for_ini(d);
+}
+
+/// The effective options of `app` and its parsed subcommands as TOML: every configurable option
+/// that was given, and every other one with a default unless a given option excludes it.
+void write_config(const CLI::App& app, const std::string& prefix, std::ostream& out) {
+  for (const CLI::Option* o : app.get_options({})) {
+    if (!o->get_configurable() || o->get_single_name().empty()) continue;
+    bool excluded = false;
+    for (const CLI::Option* x : o->get_excludes()) excluded = excluded || x->count() > 0;
+    if (o->count() == 0 && excluded) continue;
+    const std::string v = config_value(*o);
+    if (!v.empty()) out << prefix << o->get_single_name() << " = " << v << "\n";
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    write_config(*sub, prefix + sub->get_name() + ".", out);
+  }
+}
+
+}  // namespace
+
 int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
             const std::function<int()>& body) {
+  app.set_config("--config", "",
+                 "read options from this TOML file (`key = value`, keys are the long flag "
+                 "names; the command line overrides it)");
+  bool print_config = false;
+  app.add_flag("--print-config", print_config,
+               "print the effective options (given and defaults) as a --config file, then exit")
+      ->configurable(false);
+  app.allow_config_extras(CLI::config_extras_mode::error);
+  fall_through(app);
+  const std::string path = config_path(argc, argv);
+  std::vector<ConfigKey> keys;
   try {
+    if (!path.empty()) keys = scan_config(app, path);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    std::cerr << tool << ": " << locate(e.what(), path, keys, argc, argv) << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
     std::cerr << tool << ": " << e.what() << "\n";
     return 2;
   }
-  return run_program(tool, body);
+  if (print_config) {
+    return run_program(tool, [&] {
+      write_config(app, "", std::cout);
+      return 0;
+    });
+  }
+  if (keys.empty()) return run_program(tool, body);
+  return run_program(tool, [&] {
+    try {
+      return body();
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(locate(e.what(), path, keys, argc, argv));
+    }
+  });
 }
 
 }  // namespace moca::tools

@@ -21,6 +21,12 @@ namespace moca::tools {
 int run_program(const std::string& tool, const std::function<int()>& body);
 
 /// Parses `argv` with `app` (--help prints the help and returns 0), then run_program(body).
+/// Adds to `app` `--config FILE` (a TOML file of the long flag names; subcommands' keys as
+/// `[command]` sections or `command.key`; the command line overrides it) and `--print-config`
+/// (prints the effective options, given and defaults, in that format and returns 0 without
+/// running `body`). An unknown key in the file, or a bad value of a key it sets, is a usage
+/// error `FILE:LINE: ...` naming the key. Subcommands pass options they do not know to their
+/// parent, so `tool command --config FILE` works.
 int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
             const std::function<int()>& body);
 

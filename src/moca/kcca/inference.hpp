@@ -51,12 +51,22 @@ struct BootstrapResult {
 /// bootstrap resample, a permutation for a permutation test).
 using RowStatistic = std::function<double(const std::vector<Eigen::Index>& rows)>;
 
+/// Several statistics of one sample (the canonical correlations of a resample or permutation),
+/// always of the same length.
+using RowStatistics = std::function<Eigen::VectorXd(const std::vector<Eigen::Index>& rows)>;
+
 /// Nonparametric bootstrap: B resamples of n rows with replacement (seeded, portable), the
 /// statistic on each, and the percentile interval at `level`. Throws std::invalid_argument
 /// unless n >= 2, B >= 2 and level in (0, 1); std::runtime_error if the statistic returns a
 /// non-finite value.
 BootstrapResult bootstrap(Eigen::Index n, const RowStatistic& statistic, int resamples,
                           double level, std::uint64_t seed);
+
+/// bootstrap() of each entry of a vector statistic over the same resamples (one result per
+/// entry, in order). bootstrap() is this with a statistic of length 1: the same seed draws the
+/// same resamples. Same exceptions, and std::runtime_error if the statistic's length changes.
+std::vector<BootstrapResult> bootstrap_each(Eigen::Index n, const RowStatistics& statistics,
+                                            int resamples, double level, std::uint64_t seed);
 
 /// Result of a permutation test.
 struct PermutationResult {
@@ -70,5 +80,28 @@ struct PermutationResult {
 /// Throws std::invalid_argument unless n >= 2 and P >= 1.
 PermutationResult permutation_test(Eigen::Index n, const RowStatistic& statistic, int permutations,
                                    std::uint64_t seed);
+
+/// Result of permutation_test_each().
+struct PermutationTestEach {
+  Eigen::VectorXd observed;  ///< the statistics with the rows aligned
+  /// Per-entry p-values (1 + #{T*_k >= T_k}) / (P + 1): each entry against its own permutation
+  /// distribution, no correction for testing several.
+  Eigen::VectorXd p_values;
+  /// Family-wise adjusted p-values: the step-down max-statistic rule of Westfall & Young (1993,
+  /// Algorithm 4.1). With the entries ordered by observed value, T_(1) >= ... >= T_(K), entry
+  /// (j)'s count compares T_(j) with max_{l >= j} T*_(l) of each permutation; the adjusted
+  /// p-values are then made non-decreasing along that order. Controls the family-wise error
+  /// rate under the complete null (subset pivotality).
+  Eigen::VectorXd p_values_step_down;
+  int permutations = 0;  ///< P
+};
+
+/// permutation_test() of a vector statistic: every entry sees the same P permutations of the
+/// second view's rows; per-entry and step-down adjusted p-values. permutation_test() is this
+/// with a statistic of length 1 (same seed, same permutations, same p-value). Throws
+/// std::invalid_argument unless n >= 2 and P >= 1; std::runtime_error if the statistic's length
+/// changes or a value is NaN.
+PermutationTestEach permutation_test_each(Eigen::Index n, const RowStatistics& statistics,
+                                          int permutations, std::uint64_t seed);
 
 }  // namespace moca::kcca
