@@ -110,6 +110,13 @@ def test_classifier_bad_input(models):
         clf.predict(X[:, :, :100])
     p = _moca("predict", "--model", mae, "--synthetic-windows", "60", rc=2)
     assert "not a classifier" in p.stderr
+    # and the reverse: a classifier where an MAE is needed
+    m = np.zeros((1, 6, 10), bool)
+    m[0, :, 5:] = True
+    with pytest.raises(ValueError, match="needs an MAE"):
+        moca._core.reconstruct(str(clfs["linprobe"]), X[:2], m, clf.channel_names)
+    p = _moca("impute", "--checkpoint", clfs["linprobe"], "--synthetic-windows", "60", rc=2)
+    assert "classifier" in p.stderr
 
 
 def test_export_matches_moca_outputs(models):
@@ -396,3 +403,40 @@ def test_interop_command_line(models, tmp_path):
     p = _moca("import", "--pth", tmp_path / "od.pth", "--out", tmp_path / "od.pt",
               "--channel-names", ",".join(names), "--sample-rate", "50", rc=1)
     assert "moca.interop import" in p.stderr and not (tmp_path / "od.pt").exists()
+
+
+def test_predict_bridges_rate_and_refuses_missing_channels(models, tmp_path):
+    """moca predict on an .npy folder at 100 Hz (resampled to the classifier's 50 Hz, with a
+    note), unlabelled; accelerometer-only data on an acc+gyro classifier is refused by name."""
+    import json
+    d, _, clfs, X, _ = models
+    rng = np.random.default_rng(3)
+    t50 = np.arange(200) / 50.0
+    t100 = np.arange(400) / 100.0
+    # smooth signals, so that resampling 100 -> 50 Hz gives back the 50 Hz windows closely
+    freqs = rng.uniform(0.2, 2.0, (10, 6, 1))
+    phase = rng.uniform(0, 2 * np.pi, (10, 6, 1))
+    w50 = np.sin(2 * np.pi * freqs * t50 + phase).astype(np.float32)
+    w100 = np.sin(2 * np.pi * freqs * t100 + phase).astype(np.float32)
+    names = ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z"]
+    folder = tmp_path / "hz100"
+    folder.mkdir()
+    np.save(folder / "X.npy", w100)
+    (folder / "meta.json").write_text(json.dumps({"sample_rate": 100, "channel_names": names}))
+    out = tmp_path / "p.csv"
+    p = _moca("predict", "--model", clfs["finetune"], "--data", f"npy:{folder}", "--out", out,
+              "--proba")
+    assert "no labels" in p.stdout
+    assert "resampl" in p.stderr           # the loader says what it did
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == 10 and "truth" not in rows[0]
+    clf = moca.Classifier.load(clfs["finetune"])
+    p100 = np.array([[float(r[f"p_{c}"]) for c in clf.classes_] for r in rows])
+    assert np.abs(p100 - clf.predict_proba(w50)).max() < 0.02
+    # accelerometer only on an acc+gyro classifier: refused, naming the missing channel
+    acc = tmp_path / "acc"
+    acc.mkdir()
+    np.save(acc / "X.npy", w50[:, :3])
+    (acc / "meta.json").write_text(json.dumps({"sample_rate": 50, "channel_names": names[:3]}))
+    p = _moca("predict", "--model", clfs["finetune"], "--data", f"npy:{acc}", rc=2)
+    assert "'gyro_x' is missing" in p.stderr
