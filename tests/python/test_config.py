@@ -89,3 +89,33 @@ def test_config_errors_name_file_line_and_key(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("kcca: missing.toml was not readable")
     r = _run("kcca_score", "--config", "bad.toml", cwd=tmp_path)
     assert r.returncode == 2 and "bad.toml:1: unknown key 'u'" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["linprobe", "predict"])
+def test_print_config_then_config_repeats_moca_classifier_runs(tmp_path, command):
+    """The kept-classifier commands too: linprobe --save-model, then predict with the model."""
+    ck = tmp_path / "m.pt"
+    r = _run("moca", "pretrain", "--preset", "cpu-small", "--synthetic-windows", "40", "--split",
+             "all", "--epochs", "1", "--warmup-epochs", "0", "--batch", "20", "--threads", "1",
+             "--no-progress", "--checkpoint", str(ck), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lp = ["linprobe", "--checkpoint", "m.pt", "--synthetic-windows", "40", "--epochs", "2",
+          "--warmup-epochs", "0", "--batch", "10", "--threads", "1", "--no-progress",
+          "--save-model", "clf.pt"]
+    flags = lp + ["--json", "out.json"]
+    if command == "predict":
+        r = _run("moca", *lp, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        flags = ["predict", "--model", "clf.pt", "--synthetic-windows", "40", "--threads", "1",
+                 "--out", "p.csv", "--proba", "--json", "out.json"]
+    first = _run("moca", *flags, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    doc = json.loads((tmp_path / "out.json").read_text())
+    (tmp_path / "out.json").unlink()
+    p = _run("moca", *flags, "--print-config", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "out.json").exists()
+    (tmp_path / "run.toml").write_text(p.stdout)
+    again = _run("moca", command, "--config", "run.toml", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr + p.stdout
+    assert _strip(json.loads((tmp_path / "out.json").read_text())) == _strip(doc)
