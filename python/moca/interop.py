@@ -12,7 +12,8 @@ Loading never runs code from the file. :func:`load_pth` is a restricted unpickle
 of PyTorch's ``weights_only`` loading, written here so that it behaves the same without PyTorch
 and under PyTorch 1.13 and 2.x: the only globals it resolves are tensors' storages and rebuild
 functions, ``collections.OrderedDict`` and ``argparse.Namespace`` (read as a plain dict, nothing
-called); every other global becomes an inert placeholder. A placeholder inside the weights makes
+called); every other global is refused: what the file would build from it stays inert. Such a
+refused global inside the weights makes
 the whole file refused, naming the global; inside ``args``, ``optimizer`` or another entry that
 entry is skipped with a note. The legacy (pre-1.6, non-zip) format is refused.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import collections
 import io
+import json
 import os
 import pickle
 import sys
@@ -72,8 +74,9 @@ class _StorageType:
         self.dtype = _STORAGE_DTYPES[name]
 
 
-class _Placeholder:
-    """Stands for a global the reader refuses to resolve; calling or building it runs nothing."""
+class _RefusedGlobal:
+    """An instance stands where the file would have called a refused global: building it runs
+    nothing, and load_pth reports where it stands."""
     origin = "?"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -86,8 +89,9 @@ class _Placeholder:
         return f"<refused {self.origin}>"
 
 
-def _placeholder(module: str, name: str) -> type:
-    return type("Refused", (_Placeholder,), {"origin": f"{module}.{name}"})
+def _refused_global(module: str, name: str) -> type:
+    """A class standing for the global module.name, which the reader does not resolve."""
+    return type("Refused", (_RefusedGlobal,), {"origin": f"{module}.{name}"})
 
 
 class _Namespace(dict):
@@ -100,10 +104,10 @@ class _Namespace(dict):
 
 def _reconstructor(cls: Any, base: Any, state: Any = None) -> Any:
     """copyreg._reconstructor for the classes the reader itself provides; anything else is an
-    inert placeholder."""
-    if isinstance(cls, type) and issubclass(cls, (_Namespace, _Placeholder)):
+    refused global."""
+    if isinstance(cls, type) and issubclass(cls, (_Namespace, _RefusedGlobal)):
         return cls()
-    return _placeholder("copyreg", "_reconstructor")()
+    return _refused_global("copyreg", "_reconstructor")()
 
 
 def _bf16_to_f32(raw: bytes) -> np.ndarray:
@@ -114,7 +118,7 @@ def _bf16_to_f32(raw: bytes) -> np.ndarray:
 def _rebuild_tensor(storage: Any, offset: int, size: Sequence[int], stride: Sequence[int],
                     *_rest: Any) -> np.ndarray:
     if not isinstance(storage, np.ndarray):
-        return _placeholder("torch._utils", "_rebuild_tensor_v2")()
+        return _refused_global("torch._utils", "_rebuild_tensor_v2")()
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if not size:
         return storage[offset:offset + 1].reshape(()).copy()
@@ -160,7 +164,7 @@ class _Reader(pickle.Unpickler):
         if module == "torch" and name in _STORAGE_DTYPES:
             return _StorageType(name)
         self.refused.append(f"{module}.{name}")
-        return _placeholder(module, name)
+        return _refused_global(module, name)
 
     def persistent_load(self, pid: Any) -> Any:
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"):
@@ -181,15 +185,15 @@ class _Reader(pickle.Unpickler):
         return self._storages[key]
 
 
-def _find_placeholders(obj: Any, path: str, out: List[Tuple[str, str]]) -> None:
-    if isinstance(obj, _Placeholder):
+def _find_refused(obj: Any, path: str, out: List[Tuple[str, str]]) -> None:
+    if isinstance(obj, _RefusedGlobal):
         out.append((path, obj.origin))
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            _find_placeholders(v, f"{path}.{k}" if path else str(k), out)
+            _find_refused(v, f"{path}.{k}" if path else str(k), out)
     elif isinstance(obj, (list, tuple)):
         for i, v in enumerate(obj):
-            _find_placeholders(v, f"{path}[{i}]", out)
+            _find_refused(v, f"{path}[{i}]", out)
 
 
 def load_pth(path: PathLike) -> Tuple[Any, List[str]]:
@@ -219,7 +223,7 @@ def load_pth(path: PathLike) -> Tuple[Any, List[str]]:
             raise ValueError(f"{path}: unreadable pickle ({type(e).__name__}: {e})") from None
     notes: List[str] = []
     found: List[Tuple[str, str]] = []
-    _find_placeholders(obj, "", found)
+    _find_refused(obj, "", found)
     if isinstance(obj, dict) and found:
         weights_key = "model" if "model" in obj else None
         for where, origin in found:
@@ -241,22 +245,22 @@ def load_pth(path: PathLike) -> Tuple[Any, List[str]]:
 
 # --- import ----------------------------------------------------------------------------------
 
-def _state_dict(obj: Any, path: str) -> Tuple[Dict[str, np.ndarray], Dict[str, Any]]:
-    """The weights and the authors' args (or {}) of a loaded .pth."""
+def _state_dict(obj: Any, path: str) -> Tuple[Dict[str, np.ndarray], Dict[str, Any],
+                                               Dict[str, Any]]:
+    """The weights, the authors' args (or {}) and a moca export's architecture (or {}) of a
+    loaded .pth."""
     if not isinstance(obj, dict):
         raise ValueError(f"{path}: holds a {type(obj).__name__}, not a state dict or a "
                          "checkpoint dictionary")
     args: Dict[str, Any] = {}
+    exported: Dict[str, Any] = {}
     if "model" in obj and isinstance(obj["model"], dict):
         sd = obj["model"]
         if isinstance(obj.get("args"), dict):
             args = dict(obj["args"])
         info = obj.get("moca")
         if isinstance(info, dict) and isinstance(info.get("model"), str):
-            import json
-            cfg = json.loads(info["model"])      # an export of moca's: its input size
-            args.setdefault("input_size", [cfg.get("channels"), cfg.get("length")])
-            args.setdefault("moca_heads", (cfg.get("num_heads"), cfg.get("decoder_num_heads")))
+            exported = json.loads(info["model"])
     else:
         sd = obj
     out: Dict[str, np.ndarray] = {}
@@ -265,7 +269,7 @@ def _state_dict(obj: Any, path: str) -> Tuple[Dict[str, np.ndarray], Dict[str, A
             raise ValueError(f"{path}: entry '{k}' of the weights is a {type(v).__name__}, "
                              "not a tensor")
         out[str(k)] = v
-    return out, args
+    return out, args, exported
 
 
 def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
@@ -287,20 +291,20 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
     _need_torch_build("import_pytorch")
     path = os.fspath(path)
     obj, notes = load_pth(path)
-    tensors, args = _state_dict(obj, path)
+    tensors, args, exported = _state_dict(obj, path)
     norm_pix = bool(args.get("norm_pix_loss", False))
     loss_scope = "masked" if args.get("loss_type") == "masked" else "all"
     if args:
         notes.append(f"args read: norm_pix_loss={norm_pix}, loss_type={loss_scope}")
-        size = args.get("input_size")
-        if isinstance(size, (list, tuple)) and len(size) == 2 and size[0] != len(channel_names):
-            raise ValueError(f"{path}: the file's input_size {list(size)} says {size[0]} "
-                             f"channels, channel_names has {len(channel_names)}")
-    heads = args.get("moca_heads")
-    if heads:  # a moca export states its heads, which shapes do not show; arguments win
-        num_heads = num_heads or heads[0]
-        decoder_num_heads = decoder_num_heads or heads[1]
-        notes.append(f"heads {heads[0]}/{heads[1]} from the export's moca entry")
+    size = args.get("input_size")
+    if exported:  # a moca export states its input size and heads; arguments win
+        size = [exported.get("channels"), exported.get("length")]
+        num_heads = num_heads or exported.get("num_heads")
+        decoder_num_heads = decoder_num_heads or exported.get("decoder_num_heads")
+        notes.append(f"heads {num_heads}/{decoder_num_heads} (the export's moca entry or given)")
+    if isinstance(size, (list, tuple)) and len(size) == 2 and size[0] != len(channel_names):
+        raise ValueError(f"{path}: the file's input_size {list(size)} says {size[0]} "
+                         f"channels, channel_names has {len(channel_names)}")
     arrays = {k: np.require(v, np.float32, "C") for k, v in tensors.items()}  # keeps 0-d
     r = dict(_core.import_arrays(
         arrays, os.fspath(out_checkpoint), kind, list(channel_names),

@@ -179,13 +179,13 @@ def test_round_trip_pth_to_moca(models):
                                           moca.Classifier.load(path).predict_proba(X))
 
 
-def _timm_mae(C=6, L=200, Lp=20, D=128, depth=2, heads=2, Dd=64, ddepth=1, dheads=2):
+def _timm_mae(C=6, L=200, Lp=20, D=128, depth=2, Dd=64, ddepth=1):
     """A state dict in the authors' layout made from PyTorch's own layers (not moca's code):
     conv patch embedding, timm-style blocks, 1-D sin-cos positions on the 1 x T grid."""
     torch.manual_seed(0)
     T = C * (L // Lp)
 
-    def block(dim, h):
+    def block(dim):
         return {"norm1": torch.nn.LayerNorm(dim, eps=1e-6),
                 "attn.qkv": torch.nn.Linear(dim, 3 * dim), "attn.proj": torch.nn.Linear(dim, dim),
                 "norm2": torch.nn.LayerNorm(dim, eps=1e-6),
@@ -199,28 +199,29 @@ def _timm_mae(C=6, L=200, Lp=20, D=128, depth=2, heads=2, Dd=64, ddepth=1, dhead
         return torch.from_numpy(np.concatenate([np.zeros((1, dim)), emb])[None].astype(np.float32))
 
     sd = {}
-    conv = torch.nn.Conv2d(1, D, (1, Lp), (1, Lp))
-    sd["patch_embed.proj.weight"], sd["patch_embed.proj.bias"] = conv.weight, conv.bias
+
+    def put(prefix, module):  # a PyTorch layer's parameters under its timm name
+        for pn, pv in module.named_parameters():
+            sd[f"{prefix}.{pn}"] = pv
+
+    def put_blocks(prefix, n, dim):
+        for k in range(n):
+            for name, mod in block(dim).items():
+                put(f"{prefix}.{k}.{name}", mod)
+
+    put("patch_embed.proj", torch.nn.Conv2d(1, D, (1, Lp), (1, Lp)))
     sd["cls_token"] = torch.randn(1, 1, D) * 0.02
     sd["pos_embed"] = pos(D)
-    for k in range(depth):
-        for n, mod in block(D, heads).items():
-            for pn, pv in mod.named_parameters():
-                sd[f"blocks.{k}.{n}.{pn}"] = pv
+    put_blocks("blocks", depth, D)
     ln = torch.nn.LayerNorm(D, eps=1e-6)
     torch.nn.init.normal_(ln.weight)
-    sd["norm.weight"], sd["norm.bias"] = ln.weight, ln.bias
-    de = torch.nn.Linear(D, Dd)
-    sd["decoder_embed.weight"], sd["decoder_embed.bias"] = de.weight, de.bias
+    put("norm", ln)
+    put("decoder_embed", torch.nn.Linear(D, Dd))
     sd["mask_token"] = torch.randn(1, 1, Dd) * 0.02
     sd["decoder_pos_embed"] = pos(Dd)
-    for k in range(ddepth):
-        for n, mod in block(Dd, dheads).items():
-            for pn, pv in mod.named_parameters():
-                sd[f"decoder_blocks.{k}.{n}.{pn}"] = pv
-    dn, dp = torch.nn.LayerNorm(Dd, eps=1e-6), torch.nn.Linear(Dd, Lp)
-    sd["decoder_norm.weight"], sd["decoder_norm.bias"] = dn.weight, dn.bias
-    sd["decoder_pred.weight"], sd["decoder_pred.bias"] = dp.weight, dp.bias
+    put_blocks("decoder_blocks", ddepth, Dd)
+    put("decoder_norm", torch.nn.LayerNorm(Dd, eps=1e-6))
+    put("decoder_pred", torch.nn.Linear(Dd, Lp))
     return {k: v.detach().clone() for k, v in sd.items()}
 
 

@@ -74,7 +74,7 @@ Subcommand add_import_cli(CLI::App& app) {
       ->delimiter(',');
   i->add_option("--input-channels", o.input_channels, "classifier: the head's data channels")
       ->delimiter(',');
-  i->add_option("--kind", c->kind, "auto | mae | classifier")->capture_default_str();
+  i->add_option("--kind", o.kind, "auto | mae | classifier")->capture_default_str();
   i->add_option("--num-heads", o.num_heads, "0 = width / 64")->capture_default_str();
   i->add_option("--decoder-num-heads", o.decoder_num_heads, "0 = decoder width / 32")
       ->capture_default_str();

@@ -523,10 +523,9 @@ std::string csv_field(const std::string& v) {
 
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log) {
   if (cmd.model.empty()) throw std::invalid_argument("run_predict(): --model is required");
-  cmd.runtime.validate();
-  const model::CheckpointInfo info = model::read_checkpoint_info(cmd.model);
-  const model::ClassifierSpec spec = model::classifier_spec(info);
-  const ModelGeometry geometry = checkpoint_geometry(cmd.model);
+  const model::Classifier clf(cmd.model, cmd.runtime);
+  const model::ClassifierSpec& spec = clf.spec();
+  const ModelGeometry geometry{spec.length, spec.sample_rate_hz};
   const data::Dataset ds = open_command_data(cmd.data, &geometry, log);
   std::vector<std::string> notes;
   const data::Windows w = model::prepare_windows(spec, ds.windows, &notes);
@@ -535,9 +534,8 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
   for (int i = 0; i < w.size(); ++i) labelled = labelled || w.labels(i) >= 0;
   const std::vector<int> truth =
       labelled ? model::labels_as_classifier_ids(spec, w) : std::vector<int>{};
-  const model::Classifier clf(cmd.model, cmd.runtime);
-  const std::vector<int> pred = clf.predict(w);
-  const Eigen::MatrixXd proba = cmd.proba ? clf.predict_proba(w) : Eigen::MatrixXd();
+  Eigen::MatrixXd proba;
+  const std::vector<int> pred = clf.predict(w, cmd.proba ? &proba : nullptr);
   std::ostringstream csv;
   csv << "window,subject,predicted" << (labelled ? ",truth" : "");
   if (cmd.proba)
@@ -608,18 +606,7 @@ nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostr
   if (cmd.pth.empty() || cmd.out.empty()) {
     throw std::invalid_argument("run_import(): --pth and --out are required");
   }
-  model::ImportOptions o = cmd.options;
-  o.kind = cmd.kind;
-  o.source = {{"file", cmd.pth}};
-  model::MocaOptions exported;
-  exported.num_heads(0);
-  const auto arrays = model::read_pth_arrays(cmd.pth, &exported);
-  // A moca export states its heads; given flags win.
-  if (o.num_heads == 0 && exported.num_heads() > 0) o.num_heads = exported.num_heads();
-  if (o.decoder_num_heads == 0 && exported.num_heads() > 0) {
-    o.decoder_num_heads = exported.decoder_num_heads();
-  }
-  const model::InteropReport r = model::import_arrays(arrays, o, cmd.out);
+  const model::InteropReport r = model::import_pytorch(cmd.pth, cmd.options, cmd.out);
   for (const auto& n : r.notes) log << "import: " << n << "\n";
   out << "import: " << r.kind << (r.probe ? " (linear probe)" : "") << ", " << r.keys.size()
       << " tensors -> " << cmd.out << "\n";

@@ -142,7 +142,6 @@ struct ImportCommand {
   std::string pth;
   std::string out;
   model::ImportOptions options;
-  std::string kind = "auto";
 };
 nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostream& log);
 

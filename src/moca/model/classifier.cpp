@@ -203,14 +203,13 @@ Eigen::MatrixXd Classifier::predict_proba(const data::Windows& windows) const {
   return detail::to_eigen(torch::softmax(logits.to(torch::kDouble), 1));
 }
 
-std::vector<int> Classifier::predict(const data::Windows& windows) const {
+std::vector<int> Classifier::predict(const data::Windows& windows, Eigen::MatrixXd* proba) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   auto logits = classifier_logits(impl_->clf, impl_->spec, impl_->pos_rows, windows, impl_->device);
+  if (proba) *proba = detail::to_eigen(torch::softmax(logits.to(torch::kDouble), 1));
   auto a = logits.argmax(1).to(torch::kInt64).contiguous();
-  std::vector<int> out(static_cast<size_t>(a.size(0)));
-  for (int64_t i = 0; i < a.size(0); ++i)
-    out[static_cast<size_t>(i)] = static_cast<int>(a[i].item<int64_t>());
-  return out;
+  const int64_t* ids = a.data_ptr<int64_t>();
+  return std::vector<int>(ids, ids + a.size(0));
 }
 
 }  // namespace moca::model

@@ -58,8 +58,9 @@ class Classifier {
   /// std::invalid_argument when they do not fit.
   Eigen::MatrixXd predict_proba(const data::Windows& windows) const;
   /// The predicted class id of every window: argmax of the logits (the rule train_classifier
-  /// uses for its test predictions, so a saved model repeats them exactly).
-  std::vector<int> predict(const data::Windows& windows) const;
+  /// uses for its test predictions, so a saved model repeats them exactly). When `proba` is not
+  /// null it receives predict_proba()'s matrix from the same forward pass.
+  std::vector<int> predict(const data::Windows& windows, Eigen::MatrixXd* proba = nullptr) const;
 
  private:
   struct Impl;

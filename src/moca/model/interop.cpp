@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -343,20 +344,6 @@ std::string pytorch_name(const std::string& n, bool probe) {
   throw_invalid("pytorch_name()", "'" + n + "' is not a parameter of a moca model");
 }
 
-std::vector<NamedArray> checkpoint_arrays(const std::string& checkpoint) {
-  LoadedModel m = load_model(checkpoint);
-  std::vector<NamedArray> out;
-  for (const auto& kv : named_state(*m.module)) {
-    auto t = kv.second.detach().to(torch::kCPU, torch::kFloat32).contiguous();
-    NamedArray a;
-    a.name = kv.first;
-    a.shape = sizes_of(t);
-    a.values.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-    out.push_back(std::move(a));
-  }
-  return out;
-}
-
 InteropReport export_pytorch(const std::string& checkpoint, const std::string& out) {
   LoadedModel m = load_model(checkpoint);
   InteropReport r;
@@ -426,7 +413,8 @@ InteropReport export_pytorch(const std::string& checkpoint, const std::string& o
   return r;
 }
 
-std::vector<NamedArray> read_pth_arrays(const std::string& path, MocaOptions* exported) {
+std::vector<NamedArray> read_pth_arrays(const std::string& path,
+                                        std::optional<MocaOptions>* exported) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("read_pth_arrays(): cannot open " + path);
   const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
@@ -586,6 +574,19 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
   meta["finished"] = true;
   detail::save_checkpoint(out, *module, nullptr, meta);
   return r;
+}
+
+InteropReport import_pytorch(const std::string& path, ImportOptions options,
+                             const std::string& out) {
+  std::optional<MocaOptions> exported;
+  const auto arrays = read_pth_arrays(path, &exported);
+  // A moca export states its heads; options given win.
+  if (exported && options.num_heads == 0) options.num_heads = exported->num_heads();
+  if (exported && options.decoder_num_heads == 0) {
+    options.decoder_num_heads = exported->decoder_num_heads();
+  }
+  options.source = {{"file", path}};
+  return import_arrays(arrays, options, out);
 }
 
 }  // namespace moca::model

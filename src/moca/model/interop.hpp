@@ -20,6 +20,7 @@
 /// pos_embed is a frozen Parameter of the same shape).
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,6 @@ struct NamedArray {
 /// The PyTorch (timm) name of a moca parameter or buffer; `probe` selects the linear probe's
 /// head names. std::invalid_argument for a name outside the table above.
 std::string pytorch_name(const std::string& moca_name, bool probe);
-
-/// Every parameter and buffer of a checkpoint's model under its moca name (CPU, float32).
-/// std::runtime_error for checkpoint problems.
-std::vector<NamedArray> checkpoint_arrays(const std::string& checkpoint);
 
 /// What an export or import did.
 struct InteropReport {
@@ -63,9 +60,10 @@ InteropReport export_pytorch(const std::string& checkpoint, const std::string& o
 /// of a checkpoint dictionary. Files it cannot read (the authors' checkpoints pickle `args` as an
 /// argparse.Namespace) give std::runtime_error naming the file and pointing to
 /// moca.interop.import_pytorch (Python), whose reader skips such entries. A file written by
-/// export_pytorch also gives its architecture in `exported` (when not null): the heads, which
-/// shapes do not show.
-std::vector<NamedArray> read_pth_arrays(const std::string& path, MocaOptions* exported = nullptr);
+/// export_pytorch also gives its architecture in `exported` (when not null; empty otherwise):
+/// the heads, which shapes do not show.
+std::vector<NamedArray> read_pth_arrays(const std::string& path,
+                                        std::optional<MocaOptions>* exported = nullptr);
 
 /// What import_arrays() cannot read from the tensors' shapes.
 struct ImportOptions {
@@ -90,5 +88,10 @@ struct ImportOptions {
 /// keys where an MAE was asked for, and the reverse).
 InteropReport import_arrays(const std::vector<NamedArray>& tensors, const ImportOptions& options,
                             const std::string& out);
+
+/// `moca import`: read_pth_arrays(path), then import_arrays(). The heads a moca export states
+/// fill options.num_heads / decoder_num_heads where those are 0; options.source names the file.
+InteropReport import_pytorch(const std::string& path, ImportOptions options,
+                             const std::string& out);
 
 }  // namespace moca::model
