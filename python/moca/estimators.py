@@ -324,7 +324,7 @@ class KCCA(_TwoViewEstimator):
         self.sigma_u_ = doc.get("sigma_u")
         self.sigma_m_ = doc.get("sigma_m")
         self._significance(doc)
-        self._kernel_name = doc["options"]["kernel"]
+        self._kernel_name = doc["settings"]["kernel"]
         self.U_fit_ = np.asarray(U, dtype=np.float64)
         self.M_fit_ = np.asarray(M, dtype=np.float64)
         return self

@@ -20,7 +20,9 @@ class ScoreResult:
     ``schemes`` (one dict per policy: scheme, spec, score, std_error, ci, null_level, draws,
     values, null_values, masked_fraction, warning, seconds), ``comparisons`` (paired
     differences of every pair: a, b (the specs), difference, std_error, ci, p_value, test, draws),
-    ``options``, ``data``, ``seed``, ``seconds``.
+    ``settings`` (the scoring as it ran: features, estimator, pca, draws, mask_mode, grid, ...),
+    ``data``, ``seed``, ``seconds``. (The tool's JSON also has ``options``, its flags as
+    ``--print-config`` writes them; a call from Python has keyword arguments instead.)
     """
 
     def __init__(self, doc: Dict[str, Any]) -> None:
@@ -28,7 +30,7 @@ class ScoreResult:
 
     schemes = property(lambda self: self._doc["schemes"], doc="per-policy scores")
     comparisons = property(lambda self: self._doc["comparisons"], doc="paired differences")
-    options = property(lambda self: self._doc["options"], doc="options as the tool reports them")
+    settings = property(lambda self: self._doc["settings"], doc="the scoring as it ran")
     data = property(lambda self: self._doc["data"], doc="what the windows were")
     seed = property(lambda self: self._doc["seed"], doc="seed of the mask draws")
     seconds = property(lambda self: self._doc["seconds"], doc="wall time of the scoring")

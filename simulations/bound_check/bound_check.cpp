@@ -140,7 +140,7 @@ nlohmann::json run_bound_check(const BoundCheckOptions& options, std::ostream& o
   json doc = {
       {"study", "bound_check"},
       {"data", split.description},
-      {"options",
+      {"settings",
        {{"checkpoint", options.checkpoint},
         {"policies", options.policies},
         {"c", options.c},
@@ -150,6 +150,7 @@ nlohmann::json run_bound_check(const BoundCheckOptions& options, std::ostream& o
       {"model", info.meta.value("model", json::object())},
       {"policies", rows},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("bound_check", app, argc, argv, [&] {
+    o.recorded_options = moca::tools::config_json(app);
     o.policies = moca::masking::split_spec_list(policies, "--policies");
     moca::sim::run_bound_check(o, std::cout, std::cerr);
     return 0;

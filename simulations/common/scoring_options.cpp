@@ -2,10 +2,10 @@
 
 namespace moca::sim {
 
-nlohmann::json scoring_options_json(const std::vector<std::string>& schemes, double ratio,
-                                    const std::vector<std::string>& features,
-                                    const masking::ScoreOptions& score, int patch_length,
-                                    bool cross_modal) {
+nlohmann::json scoring_settings_json(const std::vector<std::string>& schemes, double ratio,
+                                     const std::vector<std::string>& features,
+                                     const masking::ScoreOptions& score, int patch_length,
+                                     bool cross_modal) {
   return {{"schemes", schemes},
           {"ratio", ratio},
           {"features", features},

@@ -83,10 +83,10 @@ json verdicts_of(const std::vector<std::string>& series_order,
   return verdicts;
 }
 
-/// The JSON document's "options" object.
-json sweep_options_json(const CouplingSweepOptions& options) {
-  json j = scoring_options_json(options.schemes, options.ratio, options.features, options.score,
-                                options.patch_length, options.cross_modal);
+/// The JSON document's "settings" object: the study as it ran.
+json sweep_settings_json(const CouplingSweepOptions& options) {
+  json j = scoring_settings_json(options.schemes, options.ratio, options.features, options.score,
+                                 options.patch_length, options.cross_modal);
   j["couplings"] = options.couplings;
   j["samples"] = options.samples;
   j["data_seed"] = options.data_seed;
@@ -209,11 +209,12 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
         {"length", 200},
         {"seed", options.data_seed},
         {"note", "same generator seed at every coupling"}}},
-      {"options", sweep_options_json(options)},
+      {"settings", sweep_settings_json(options)},
       {"seed", options.score.seed},
       {"points", results.points},
       {"verdicts", verdicts},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("coupling_sweep", app, argc, argv, [&] {
+    o.recorded_options = moca::tools::config_json(app);
     o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "seed")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
+    o.recorded_options = moca::tools::config_json(app);
     o.png = !no_png;
     o.only = moca::masking::split_spec_list(only, "--only");
     moca::sim::run_paper_experiments(o, std::cout, std::cerr);

@@ -139,19 +139,21 @@ struct Runner {
 };
 
 json common_json(const PaperExperimentsOptions& o, const json& data) {
-  return {{"data", data},
-          {"setting",
-           {{"preset", o.preset},
-            {"epochs", o.epochs},
-            {"batch_size", o.batch_size},
-            {"lr", o.lr},
-            {"warmup_epochs", o.warmup_epochs},
-            {"probe_epochs", o.probe_epochs},
-            {"finetune_epochs", o.finetune_epochs},
-            {"patch_length", o.patch_length},
-            {"ratio", o.ratio},
-            {"device", "cpu"}}},
-          {"seed", o.seed}};
+  json doc = {{"data", data},
+              {"setting",
+               {{"preset", o.preset},
+                {"epochs", o.epochs},
+                {"batch_size", o.batch_size},
+                {"lr", o.lr},
+                {"warmup_epochs", o.warmup_epochs},
+                {"probe_epochs", o.probe_epochs},
+                {"finetune_epochs", o.finetune_epochs},
+                {"patch_length", o.patch_length},
+                {"ratio", o.ratio},
+                {"device", "cpu"}}},
+              {"seed", o.seed}};
+  if (!o.recorded_options.empty()) doc["options"] = o.recorded_options;
+  return doc;
 }
 
 /// The study's two pre-training policies at options.ratio.

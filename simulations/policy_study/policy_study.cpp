@@ -692,7 +692,9 @@ void open_study(const PolicyStudyOptions& options, const PolicyStudyData& d, Led
                 std::ostream& log) {
   const json settings = options.settings_json();
   if (ledger.records().empty()) {
-    ledger.append({{"kind", "study"}, {"settings", settings}, {"data", d.description}});
+    json study = {{"kind", "study"}, {"settings", settings}, {"data", d.description}};
+    if (!options.recorded_options.empty()) study["options"] = options.recorded_options;
+    ledger.append(study);
     return;
   }
   const json& first = ledger.records().front();

@@ -28,7 +28,10 @@ std::vector<std::string> default_study_policies();
 /// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_runs` and the
 /// worker fields is a setting: it is stored in the ledger and must match on resume.
 struct PolicyStudyOptions {
-  std::string out;               ///< output folder (required)
+  std::string out;  ///< output folder (required)
+  /// The program's effective options (tools::config_json: the keys of --print-config), recorded
+  /// as "options" in its JSON (not compared when resuming: --jobs may change).
+  nlohmann::json recorded_options;
   std::string data;              ///< open_dataset spec; empty: $MOCA_HAPT_DIR, else the generator
   data::DatasetOptions dataset;  ///< the --data-* flags (format, modalities, rate, classes, ...)
   int generator_windows = 1400;  ///< generator: windows generated (10 subjects)

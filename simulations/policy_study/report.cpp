@@ -465,6 +465,8 @@ nlohmann::json build_policy_study_report(const std::string& dir, std::ostream& o
                  {"data", L.data},
                  {"runs", L.n_runs},
                  {"records", L.records.size()}};
+  // the options of the invocation that started the study (resumed ones may differ in --jobs)
+  if (L.records.front().contains("options")) report["options"] = L.records.front().at("options");
   report["policies"] = table.policies;
   report["seed_noise_median_sd"] = table.noise;
   report["correlations"] = corr.records;

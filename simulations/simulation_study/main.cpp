@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
+    o.recorded_options = moca::tools::config_json(app);
     o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
     o.leak_checks = !no_leak_checks;

@@ -153,20 +153,20 @@ json score_ratio_sweep(const data::Windows& w, const masking::Grid& grid,
   return sweep;
 }
 
-/// The JSON document's "options" object.
-json study_options_json(const SimulationStudyOptions& options) {
-  json options_json =
-      scoring_options_json(options.schemes, options.ratio, options.features, options.score,
-                           options.patch_length, options.cross_modal);
-  options_json["leak_checks"] = options.leak_checks;
-  options_json["samples"] = options.data.samples;
-  options_json["split_seed"] = options.data.split_seed;
-  options_json["data_seed"] = options.data.seed;
-  options_json["coupling"] = options.data.coupling;
-  options_json["ratio_sweep"] = options.ratio_sweep;
-  options_json["mask_mode"] = "per-window";
-  if (!options.encoder_source.empty()) options_json["encoder"] = options.encoder_source;
-  return options_json;
+/// The JSON document's "settings" object: the study as it ran.
+json study_settings_json(const SimulationStudyOptions& options) {
+  json settings_json =
+      scoring_settings_json(options.schemes, options.ratio, options.features, options.score,
+                            options.patch_length, options.cross_modal);
+  settings_json["leak_checks"] = options.leak_checks;
+  settings_json["samples"] = options.data.samples;
+  settings_json["split_seed"] = options.data.split_seed;
+  settings_json["data_seed"] = options.data.seed;
+  settings_json["coupling"] = options.data.coupling;
+  settings_json["ratio_sweep"] = options.ratio_sweep;
+  settings_json["mask_mode"] = "per-window";
+  if (!options.encoder_source.empty()) settings_json["encoder"] = options.encoder_source;
+  return settings_json;
 }
 
 }  // namespace
@@ -200,11 +200,11 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
   out << table.str();
   out << "paper (encoder features, PCA 50, 1000 transitions): cross 0.925, sync 0.835\n";
 
-  const json options_json = study_options_json(options);
+  const json settings_json = study_settings_json(options);
   json doc = {
       {"study", "simulation_study"},
       {"data", data.description},
-      {"options", options_json},
+      {"settings", settings_json},
       {"seed", options.score.seed},
       {"paper",
        {{"cross", kPaperSigmaCross},
@@ -216,6 +216,7 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
       {"results", results},
       {"ratio_sweep", sweep},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("theory_vs_training", app, argc, argv, [&] {
+    o.recorded_options = moca::tools::config_json(app);
     if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
     moca::sim::run_theory_vs_training(o, std::cout, std::cerr);
     return 0;

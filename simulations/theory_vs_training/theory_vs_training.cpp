@@ -243,8 +243,8 @@ void print_results(const std::vector<PolicyResult>& results, const std::vector<A
   }
 }
 
-/// The JSON document's "options" object.
-nlohmann::json study_options_json(const TheoryVsTrainingOptions& options) {
+/// The JSON document's "settings" object: the study as it ran.
+nlohmann::json study_settings_json(const TheoryVsTrainingOptions& options) {
   return {{"policies", options.policies},
           {"features", options.features},
           {"pca", options.pca},
@@ -310,7 +310,7 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
 
   json doc = {{"study", "theory_vs_training"},
               {"data", split.description},
-              {"options", study_options_json(options)},
+              {"settings", study_settings_json(options)},
               {"seed", options.seed},
               {"policies", rows},
               {"rank_correlations",
@@ -322,6 +322,7 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
                 {"score_vs_common_mse", "negative"},
                 {"score_vs_probe_accuracy", "positive"}}},
               {"seconds", elapsed()}};
+  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }

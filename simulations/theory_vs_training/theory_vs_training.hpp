@@ -51,6 +51,9 @@ struct TheoryVsTrainingOptions {
   int resamples = 2000;                             ///< bootstrap resamples, >= 100
   std::uint64_t seed = 0;                           ///< masks, weights, bootstrap
   std::string json;                                 ///< output file; empty = none
+  /// The program's effective options (tools::config_json: the keys of --print-config),
+  /// recorded as the JSON's "options"; the study reports how it ran as "settings".
+  nlohmann::json recorded_options;
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
 };

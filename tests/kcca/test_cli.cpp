@@ -87,10 +87,16 @@ TEST_CASE("kcca tool: JSON result on CSV and NPY input matches the library") {
   CHECK(j["correlations"][0].get<double>() >= j["correlations"][1].get<double>());
   CHECK(j["correlations"][1].get<double>() >= j["correlations"][2].get<double>());
   CHECK(j["status"] == "success");
+  // "options": the flags as --print-config writes them (--gamma excludes --gamma-u/-m);
+  // "settings": what the analysis ran with.
   CHECK(j["options"]["method"] == "auto");
+  CHECK(j["options"]["gamma"] == 0.2);
+  CHECK(!j["options"].contains("gamma-u"));
+  CHECK(j["options"]["sigma"] == 1.5);
+  CHECK(j["settings"]["method"] == "auto");
   CHECK(j["solver"] == "exact");  // n = 60 < 200: auto solves exactly
-  CHECK(j["options"]["gamma_u"] == 0.2);
-  CHECK(j["options"]["center"] == true);
+  CHECK(j["settings"]["gamma_u"] == 0.2);
+  CHECK(j["settings"]["center"] == true);
   CHECK(j.contains("seconds"));
   CHECK(j["inputs"]["n"] == 60);
   // Same numbers as the library.
@@ -138,6 +144,7 @@ TEST_CASE("kcca tool: JSON result on CSV and NPY input matches the library") {
   REQUIRE(p["permutation"]["p_values"].size() == 2);
   REQUIRE(p["bootstrap"]["intervals"].size() == 2);
   CHECK(p["options"]["permutations"] == 19);
+  CHECK(p["settings"]["permutations"] == 19);
   CHECK(p["permutation"]["p_values"][0].get<double>() == doctest::Approx(0.05));  // planted U^2
   for (int k = 0; k < 2; ++k) {
     const double pk = p["permutation"]["p_values"][k].get<double>();

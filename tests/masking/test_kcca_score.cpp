@@ -72,25 +72,25 @@ TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the b
   std::ostringstream out, log;
   CHECK(o.auto_mask_mode);
   CHECK(moca::tools::effective_mask_mode(o) == MaskMode::kPerWindow);
-  CHECK(run_kcca_score(o, out, log)["options"]["mask_mode"] == "per-window");
+  CHECK(run_kcca_score(o, out, log)["settings"]["mask_mode"] == "per-window");
   o.feature_map = moca::masking::make_feature_map("patch-mean");
   CHECK(moca::tools::effective_mask_mode(o) == MaskMode::kShared);
   const auto shared = run_kcca_score(o, out, log);
-  CHECK(shared["options"]["mask_mode"] == "shared");
+  CHECK(shared["settings"]["mask_mode"] == "shared");
   moca::tools::set_mask_mode(o, "shared");  // the same run as an explicit shared
   CHECK_FALSE(o.auto_mask_mode);
   const auto explicit_shared = run_kcca_score(o, out, log);
   CHECK(explicit_shared["schemes"][0]["values"] == shared["schemes"][0]["values"]);
   moca::tools::set_mask_mode(o, "per-window");  // an explicit choice wins, with other numbers
   const auto per_window = run_kcca_score(o, out, log);
-  CHECK(per_window["options"]["mask_mode"] == "per-window");
+  CHECK(per_window["settings"]["mask_mode"] == "per-window");
   CHECK(per_window["schemes"][0]["values"] != shared["schemes"][0]["values"]);
   CHECK_THROWS_WITH_AS(moca::tools::set_mask_mode(o, "sometimes"),
                        "mask mode (sometimes) must be one of: per-window, shared",
                        std::invalid_argument);
   moca::tools::set_mask_mode(o, "auto");
   CHECK(o.auto_mask_mode);
-  CHECK(run_kcca_score(o, out, log)["options"]["mask_mode"] == "shared");
+  CHECK(run_kcca_score(o, out, log)["settings"]["mask_mode"] == "shared");
 }
 
 TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
@@ -144,7 +144,7 @@ TEST_CASE("kcca_score binary: a good run writes the JSON") {
   CHECK(r.out.find("cross:ratio=0.75") != std::string::npos);
   const auto doc = nlohmann::json::parse(slurp(json));
   CHECK(doc["schemes"].size() == 2u);
-  CHECK(doc["options"]["draws"] == 2);
+  CHECK(doc["settings"]["draws"] == 2);
 }
 
 TEST_CASE("kcca_score binary: --json to a full device, a symlink, a FIFO, - and /dev/stdout") {
@@ -302,8 +302,8 @@ TEST_CASE("kcca_score --features encoder scores with a pre-trained encoder (shar
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto doc = nlohmann::json::parse(slurp(json));
-  CHECK(doc["options"]["features"] == "encoder");
-  CHECK(doc["options"]["mask_mode"] == "shared");  // the leak-free default for encoder features
+  CHECK(doc["settings"]["features"] == "encoder");
+  CHECK(doc["settings"]["mask_mode"] == "shared");  // the leak-free default for encoder features
   for (const auto& s : doc["schemes"]) {
     CHECK(s["score"].get<double>() > 0.0);
     CHECK(s["score"].get<double>() <= 1.0 + 1e-9);

@@ -187,8 +187,8 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   CHECK(doc.at("data").at("modalities") == "acc=0-2,gyro=3-5,mag=6-8");
   CHECK(doc.at("data").at("scored") == "windows");
   CHECK(doc.at("data").at("scored_windows") == 60);
-  CHECK(doc.at("options").at("grid").at("channels") == 9);
-  CHECK(doc.at("options").at("grid").at("patches") == 10);
+  CHECK(doc.at("settings").at("grid").at("channels") == 9);
+  CHECK(doc.at("settings").at("grid").at("patches") == 10);
   CHECK(doc.at("schemes")[1].at("spec").get<std::string>().find("groups=0-2/3-5/6-8") !=
         std::string::npos);
   CHECK(log.str().find("resampled 25 -> 50 Hz") != std::string::npos);

@@ -32,7 +32,7 @@ def test_kcca_equals_cli(tmp_path, views, args, kw):
     # coefficients=False is the tool's own computation: every digit of the JSON
     m = moca.KCCA(coefficients=False, **kw).fit(U, M)
     assert m.correlations_.tolist() == cli["correlations"]
-    for key in ("status", "sigma_u", "sigma_m", "rank_u", "rank_m", "iterations", "options"):
+    for key in ("status", "sigma_u", "sigma_m", "rank_u", "rank_m", "iterations", "settings"):
         assert m.result_.get(key) == cli.get(key), key
     # the default also computes alpha, beta (another SVD path): the 12 digits the tool prints
     text = run_tool("kcca", "--u", str(tmp_path / "U.npy"), "--m", str(tmp_path / "M.npy"),
@@ -86,7 +86,7 @@ def test_score_equals_cli(tmp_path, extra, kw):
     assert [strip(s) for s in r.schemes] == [strip(s) for s in cli["schemes"]]
     assert r.comparisons == cli["comparisons"]
     for key in ("estimator", "features", "pca", "draws", "mask_mode", "grid", "null_level"):
-        assert r.options[key] == cli["options"][key], key
+        assert r.settings[key] == cli["settings"][key], key
     d = moca.compare(X, *(kw.get("schemes") or ["cross", "sync"]), seed=seed, draws=draws,
                      pca=10, **{k: v for k, v in kw.items() if k != "schemes"})
     assert d == cli["comparisons"][0]

@@ -58,7 +58,7 @@ def test_encoder_as_feature_map_and_bad_checkpoint(checkpoint, tmp_path):
     X = moca.data.load("generator", windows=60, seed=0).X
     r = moca.score(X, ["cross", "sync"], features=moca.Encoder.load(ck), mask_mode="shared",
                    draws=2, pca=5)
-    assert r.options["features"] == "encoder"
+    assert r.settings["features"] == "encoder"
     assert all(0 <= s["score"] <= 1 for s in r.schemes)
     bad = tmp_path / "bad.pt"
     bad.write_text("not a model")

@@ -50,6 +50,11 @@ std::map<std::string, json> ledger_map(const std::string& dir) {
     const std::string k = r.at("kind").get<std::string>() + "|" + r.value("key", "");
     CHECK_MESSAGE(!m.count(k), "duplicate ledger record " << k);
     m[k] = without_times(r);
+    // the study record's "options" are the starting invocation's flags (--out, --max-runs ...)
+    if (r.at("kind") == "study") {
+      CHECK(r.contains("options"));
+      m[k].erase("options");
+    }
   }
   return m;
 }

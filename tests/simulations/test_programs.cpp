@@ -159,7 +159,8 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
   const bool torch = fs::exists(b + "/paper_experiments");
 
   const json sim = read_json(out / "simulation_study.json");
-  require_keys(sim, {"study", "data", "options", "seed", "paper", "results", "ratio_sweep"},
+  require_keys(sim,
+               {"study", "data", "options", "settings", "seed", "paper", "results", "ratio_sweep"},
                "simulation_study.json");
   for (const auto& res : sim["results"]) {
     require_keys(res, {"features", "part", "schemes", "comparisons"}, "simulation_study result");
@@ -170,7 +171,8 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
   }
   check_no_null(sim, "simulation_study");
   const json sweep = read_json(out / "coupling_sweep.json");
-  require_keys(sweep, {"study", "options", "points", "verdicts"}, "coupling_sweep.json");
+  require_keys(sweep, {"study", "options", "settings", "points", "verdicts"},
+               "coupling_sweep.json");
   check_no_null(sweep, "coupling_sweep");
 
   std::vector<std::string> pngs = {"sigma1_by_scheme", "sigma1_vs_ratio", "coupling_sweep"};
@@ -179,7 +181,7 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
     for (const auto& res : sim["results"]) encoder = encoder || res["features"] == "encoder";
     CHECK(encoder);
     const json t1 = read_json(out / "table1.json");
-    require_keys(t1, {"data", "setting", "seed", "rows"}, "table1.json");
+    require_keys(t1, {"data", "setting", "options", "seed", "rows"}, "table1.json");
     CHECK(t1["rows"].size() >= 3);
     for (const auto& row : t1["rows"]) {
       require_keys(row, {"model", "finetune", "paper"}, "table1 row");
@@ -187,11 +189,11 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
     }
     check_no_null(t1, "table1");
     const json imp = read_json(out / "imputation.json");
-    require_keys(imp, {"table", "paper", "paper_columns"}, "imputation.json");
+    require_keys(imp, {"table", "paper", "paper_columns", "options"}, "imputation.json");
     check_no_null(imp["table"], "imputation");
     for (const char* f : {"ablation_mask_ratio.json", "ablation_patch_length.json"}) {
       const json a = read_json(out / f);
-      require_keys(a, {"experiment", "rows", "paper"}, f);
+      require_keys(a, {"experiment", "rows", "paper", "options"}, f);
       CHECK(a["rows"].size() >= 2);
       check_no_null(a, f);
     }
@@ -202,10 +204,11 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
       CHECK(fs::exists(out / row["csv"].get<std::string>()));
     }
     const json tvt = read_json(out / "theory_vs_training.json");
-    require_keys(tvt, {"policies", "rank_correlations", "prediction"}, "theory_vs_training.json");
+    require_keys(tvt, {"policies", "rank_correlations", "prediction", "options", "settings"},
+                 "theory_vs_training.json");
     check_no_null(tvt, "theory_vs_training");
     const json bc = read_json(out / "bound_check.json");
-    require_keys(bc, {"policies", "options", "data"}, "bound_check.json");
+    require_keys(bc, {"policies", "options", "settings", "data"}, "bound_check.json");
     for (const auto& p : bc["policies"]) {
       require_keys(p, {"loss", "alignment", "eps", "xi", "bound", "holds"}, "bound_check row");
     }

@@ -38,7 +38,7 @@ TEST_CASE("simulation_study: JSON shape, paper values, reproducibility") {
   o.ratio_sweep = {0.5};
   std::ostringstream out, log;
   const auto doc = moca::sim::run_simulation_study(o, out, log);
-  for (const char* key : {"study", "data", "options", "seed", "paper", "results", "ratio_sweep"}) {
+  for (const char* key : {"study", "data", "settings", "seed", "paper", "results", "ratio_sweep"}) {
     CHECK(doc.contains(key));
   }
   CHECK(doc["paper"]["cross"] == 0.925);

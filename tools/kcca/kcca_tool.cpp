@@ -161,9 +161,9 @@ json permutation_json(Eigen::Index n, const kcca::RowStatistics& stat, const Kcc
 }
 
 /// Linear CCA (--cca): checks --pca and --components against the views, solves, fills the
-/// result's JSON, `opts` and the weights in `out`; returns the correlations.
+/// result's JSON, `settings` and the weights in `out`; returns the correlations.
 Eigen::VectorXd linear_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd& U,
-                                const Eigen::MatrixXd& M, KccaAnalysis& out, json& opts) {
+                                const Eigen::MatrixXd& M, KccaAnalysis& out, json& settings) {
   const Eigen::Index n = U.rows();
   kcca::LinearCcaOptions lo;
   lo.pca = o.pca;
@@ -187,8 +187,8 @@ Eigen::VectorXd linear_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd&
   out.cca_weights_m = r.weights_m;
   json& j = out.json;
   j["analysis"] = "cca";
-  opts["pca"] = o.pca;
-  opts["ridge"] = o.ridge;
+  settings["pca"] = o.pca;
+  settings["ridge"] = o.ridge;
   j["status"] = "success";
   j["null_level"] = r.null_level;
   j["warning"] = r.warning;
@@ -254,25 +254,25 @@ kcca::KccaOptions kcca_options(const KccaToolOptions& o, Eigen::Index n) {
   return ko;
 }
 
-/// The KCCA entries of the "options" object (and the bandwidths used, into `j`).
-void kcca_options_json(const KccaToolOptions& o, const kcca::Kernel& ku, const kcca::Kernel& km,
-                       const kcca::KccaOptions& ko, json& opts, json& j) {
-  opts["kernel"] = kcca::kernel_type_name(ku.type);
+/// The KCCA entries of the "settings" object (and the bandwidths used, into `j`).
+void kcca_settings_json(const KccaToolOptions& o, const kcca::Kernel& ku, const kcca::Kernel& km,
+                        const kcca::KccaOptions& ko, json& settings, json& j) {
+  settings["kernel"] = kcca::kernel_type_name(ku.type);
   if (ku.type == kcca::KernelType::kGaussian || ku.type == kcca::KernelType::kLaplacian) {
-    opts["sigma"] = o.sigma;
+    settings["sigma"] = o.sigma;
     j["sigma_u"] = ku.sigma;
     j["sigma_m"] = km.sigma;
   }
   if (ku.type == kcca::KernelType::kPolynomial) {
-    opts["degree"] = o.degree;
-    opts["coef0"] = o.coef0;
+    settings["degree"] = o.degree;
+    settings["coef0"] = o.coef0;
   }
-  opts["gamma_u"] = ko.gamma_u;
-  opts["gamma_m"] = ko.gamma_m;
-  opts["center"] = o.center;
-  opts["method"] = kcca::to_string(ko.method);  // as asked; "solver" says which one ran
-  opts["regularizer"] = "paper";
-  if (ko.method == kcca::KccaMethod::kLowRank) opts["rank"] = o.rank;
+  settings["gamma_u"] = ko.gamma_u;
+  settings["gamma_m"] = ko.gamma_m;
+  settings["center"] = o.center;
+  settings["method"] = kcca::to_string(ko.method);  // as asked; "solver" says which one ran
+  settings["regularizer"] = "paper";
+  if (ko.method == kcca::KccaMethod::kLowRank) settings["rank"] = o.rank;
 }
 
 /// Solves KCCA (low-rank, or dense on the n x n Grams) and, with --bootstrap or --permutations,
@@ -328,10 +328,10 @@ kcca::KccaResult solve_kcca(const KccaToolOptions& o, const Eigen::MatrixXd& U,
   return r;
 }
 
-/// KCCA: kernels, solver options, the solve; fills the result's JSON, `opts` and `out`'s
+/// KCCA: kernels, solver options, the solve; fills the result's JSON, `settings` and `out`'s
 /// solver result and kernels; returns the correlations.
 Eigen::VectorXd kernel_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd& U,
-                                const Eigen::MatrixXd& M, KccaAnalysis& out, json& opts) {
+                                const Eigen::MatrixXd& M, KccaAnalysis& out, json& settings) {
   const Eigen::Index n = U.rows();
   if (o.components > n) {
     throw_invalid("", "--components", std::to_string(o.components),
@@ -342,7 +342,7 @@ Eigen::VectorXd kernel_cca_part(const KccaToolOptions& o, const Eigen::MatrixXd&
   const kcca::KccaOptions ko = kcca_options(o, n);
   json& j = out.json;
   j["analysis"] = "kcca";
-  kcca_options_json(o, ku, km, ko, opts, j);
+  kcca_settings_json(o, ku, km, ko, settings, j);
   const kcca::KccaResult r = solve_kcca(o, U, M, ku, km, ko, j);
   out.kcca = r;
   out.kernel_u = ku;
@@ -368,20 +368,21 @@ KccaAnalysis kcca_analysis(const KccaToolOptions& o, const Eigen::MatrixXd& U,
   json& j = out.json;
   j["tool"] = "kcca";
   j["inputs"] = {{"n", U.rows()}, {"d_u", U.cols()}, {"d_m", M.cols()}};
-  json opts = {{"components", o.components},
-               {"seed", o.seed},
-               {"bootstrap", o.bootstrap},
-               {"permutations", o.permutations}};
+  json settings = {{"components", o.components},
+                   {"seed", o.seed},
+                   {"bootstrap", o.bootstrap},
+                   {"permutations", o.permutations}};
   const Eigen::VectorXd correlations =
-      o.cca ? linear_cca_part(o, U, M, out, opts) : kernel_cca_part(o, U, M, out, opts);
+      o.cca ? linear_cca_part(o, U, M, out, settings) : kernel_cca_part(o, U, M, out, settings);
   j["correlations"] = to_vector(correlations);
-  j["options"] = opts;
+  j["settings"] = settings;
   j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 
 int run_kcca(const KccaToolOptions& options, std::ostream& out) {
-  const nlohmann::json j = kcca_analysis(options);
+  nlohmann::json j = kcca_analysis(options);
+  if (!options.recorded_options.empty()) j["options"] = options.recorded_options;
   if (!options.output.empty()) write_output_text(options.output, j.dump(2) + "\n");
   if (options.json) {
     out << j.dump(2) << "\n";
@@ -391,20 +392,21 @@ int run_kcca(const KccaToolOptions& options, std::ostream& out) {
       << j["inputs"]["d_u"] << " columns) and " << options.m_path << " (" << j["inputs"]["d_m"]
       << " columns), n = " << j["inputs"]["n"] << "\n";
   if (j["analysis"] == "kcca") {
-    out << "kernel " << j["options"]["kernel"].get<std::string>();
+    out << "kernel " << j["settings"]["kernel"].get<std::string>();
     if (j.contains("sigma_u")) out << " sigma_u " << j["sigma_u"] << " sigma_m " << j["sigma_m"];
-    out << ", gamma_u " << j["options"]["gamma_u"] << " gamma_m " << j["options"]["gamma_m"] << ", "
-        << (j["centered"].get<bool>() ? "centred" : "uncentred") << ", method "
-        << j["options"]["method"].get<std::string>();
-    if (j["options"]["method"] != j["solver"]) out << " (" << j["solver"].get<std::string>() << ")";
+    out << ", gamma_u " << j["settings"]["gamma_u"] << " gamma_m " << j["settings"]["gamma_m"]
+        << ", " << (j["centered"].get<bool>() ? "centred" : "uncentred") << ", method "
+        << j["settings"]["method"].get<std::string>();
+    if (j["settings"]["method"] != j["solver"])
+      out << " (" << j["solver"].get<std::string>() << ")";
     out << ", status " << j["status"].get<std::string>() << "\n";
     if (j.contains("message")) out << "solver: " << j["message"].get<std::string>() << "\n";
     if (j.contains("approximation_bound")) {
       out << "low-rank bound on |rho^2 - rho~^2|: " << j["approximation_bound"] << "\n";
     }
   } else {
-    out << "pca " << j["options"]["pca"] << ", ridge " << j["options"]["ridge"] << ", p " << j["p"]
-        << ", q " << j["q"] << ", null level (Wachter edge) " << j["null_level"] << "\n";
+    out << "pca " << j["settings"]["pca"] << ", ridge " << j["settings"]["ridge"] << ", p "
+        << j["p"] << ", q " << j["q"] << ", null level (Wachter edge) " << j["null_level"] << "\n";
     if (!j["warning"].get<std::string>().empty()) {
       out << "warning: " << j["warning"].get<std::string>() << "\n";
     }

@@ -37,6 +37,9 @@ struct KccaToolOptions {
   std::uint64_t seed = 0;  ///< --seed: bandwidth subsample, Nyström, bootstrap, permutations
   bool json = false;       ///< --json: JSON on stdout instead of text
   std::string output;      ///< --output FILE: also write the JSON there (atomically)
+  /// The program's effective options (tools::config_json: the keys of --print-config), recorded
+  /// as the result's "options" by run_kcca; the analysis itself reports "settings".
+  nlohmann::json recorded_options;
   /// Library callers (the Python package): also compute the KCCA coefficients alpha, beta
   /// (KccaResult::alpha, beta), or with `cca` the canonical weights. The tool reports
   /// correlations only (false).

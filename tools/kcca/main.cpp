@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--json", o.json, "print JSON instead of text");
   app.add_option("--output", o.output, "also write the JSON result to this file");
-  return moca::tools::run_cli("kcca", app, argc, argv,
-                              [&] { return moca::tools::run_kcca(o, std::cout); });
+  return moca::tools::run_cli("kcca", app, argc, argv, [&] {
+    o.recorded_options = moca::tools::config_json(app);
+    return moca::tools::run_kcca(o, std::cout);
+  });
 }

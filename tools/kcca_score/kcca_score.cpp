@@ -147,6 +147,7 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   LoadedWindows loaded = load_windows(options, log);
   json doc = score_windows(loaded.windows, std::move(loaded.data_json), options, out, log);
   doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
   if (!options.json.empty()) write_output_text(options.json, doc.dump(2) + "\n");
   return doc;
 }
@@ -270,8 +271,8 @@ void print_comparisons(std::ostream& out, const std::vector<masking::PairedCompa
   }
 }
 
-/// The JSON document's "options" object.
-json options_json(const ScoreSetup& setup, const KccaScoreOptions& options) {
+/// The JSON document's "settings" object: the scoring as it ran (features, estimator, grid, ...).
+json settings_json(const ScoreSetup& setup, const KccaScoreOptions& options) {
   const masking::Grid& grid = setup.grid;
   const masking::ScoreOptions& so = setup.so;
   return {{"schemes", options.schemes},
@@ -326,7 +327,7 @@ nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_j
 
   json doc;
   doc["data"] = data_json;
-  doc["options"] = options_json(setup, options);
+  doc["settings"] = settings_json(setup, options);
   doc["seed"] = setup.so.seed;
   doc["schemes"] = json::array();
   for (const auto& s : scores) doc["schemes"].push_back(to_json(s));

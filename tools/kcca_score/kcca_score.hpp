@@ -48,7 +48,10 @@ struct KccaScoreOptions {
   /// mask pattern from both views, docs/masking.md), per-window otherwise. false = use
   /// `score.mask_mode` as given.
   bool auto_mask_mode = true;
-  std::string json;                 ///< JSON output file; empty = none
+  std::string json;  ///< JSON output file; empty = none
+  /// The program's effective options (tools::config_json: the keys of --print-config), recorded
+  /// as the JSON's "options" by run_kcca_score; score_windows reports what ran as "settings".
+  nlohmann::json recorded_options;
   double coupling = 0.8;            ///< generator: cross-modal coupling in [0, 1]
   int patch_length = 20;            ///< Lp; must divide the window length (dataset.length)
   std::uint64_t split_seed = 1004;  ///< HAPT: seed of the random 7:3 split (upstream's 1004)

@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
     text.apply(o);
+    o.recorded_options = moca::tools::config_json(app);
     moca::tools::run_kcca_score(o, std::cout, std::cerr);
     return 0;
   });

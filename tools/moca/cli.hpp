@@ -5,6 +5,7 @@
 /// of commands.hpp that the callback owns). main() only collects these and runs the parsed one.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "commands.hpp"
@@ -22,10 +23,11 @@ void add_dist_options(CLI::App* app, model::DistOptions& d);
 /// --no-progress (every subcommand accepts it).
 void add_no_progress(CLI::App* app, bool& no_progress);
 
-/// A subcommand and what to run when it was parsed (returns the exit status).
+/// A subcommand and what to run when it was parsed (returns the exit status), given the
+/// program's effective options (config_json) that a command's JSON records as "options".
 struct Subcommand {
   CLI::App* app = nullptr;
-  std::function<int()> run;
+  std::function<int(const nlohmann::json& options)> run;
 };
 
 Subcommand add_pretrain_cli(CLI::App& app);
@@ -43,6 +45,6 @@ Subcommand add_reconstruct_cli(CLI::App& app);
 Subcommand add_data_cli(CLI::App& app);
 
 /// Runs the first parsed subcommand of `subs` (0 when none was).
-int run_parsed(const std::vector<Subcommand>& subs);
+int run_parsed(const CLI::App& app, const std::vector<Subcommand>& subs);
 
 }  // namespace moca::tools

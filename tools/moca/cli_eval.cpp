@@ -16,7 +16,8 @@ Subcommand add_metrics_cli(CLI::App& app) {
   m->add_option("--classes", met->classes, "0 = max id + 1")->capture_default_str();
   m->add_option("--json", met->json, "result JSON file");
   add_no_progress(m, *no_progress);
-  return {m, [met] {
+  return {m, [met](const nlohmann::json& options) {
+            met->recorded_options = options;
             run_metrics(*met, std::cout);
             return 0;
           }};
@@ -35,7 +36,8 @@ Subcommand add_predict_cli(CLI::App& app) {
   p->add_flag("--proba", c->proba, "one probability column per class");
   p->add_option("--json", c->json, "summary JSON file (metrics when the data has labels)");
   add_no_progress(p, *no_progress);
-  return {p, [c] {
+  return {p, [c](const nlohmann::json& options) {
+            c->recorded_options = options;
             run_predict(*c, std::cout, std::cerr);
             return 0;
           }};
@@ -50,7 +52,7 @@ Subcommand add_export_cli(CLI::App& app) {
       ->required();
   e->add_option("--out", c->out, "PyTorch file to write (.pth)")->required();
   add_no_progress(e, *no_progress);
-  return {e, [c] {
+  return {e, [c](const nlohmann::json&) {
             run_export(*c, std::cout);
             return 0;
           }};
@@ -79,7 +81,7 @@ Subcommand add_import_cli(CLI::App& app) {
   i->add_option("--decoder-num-heads", o.decoder_num_heads, "0 = decoder width / 32")
       ->capture_default_str();
   add_no_progress(i, *no_progress);
-  return {i, [c] {
+  return {i, [c](const nlohmann::json&) {
             run_import(*c, std::cout, std::cerr);
             return 0;
           }};
@@ -106,7 +108,8 @@ Subcommand add_impute_cli(CLI::App& app) {
   i->add_option("--seed", o.seed)->capture_default_str();
   i->add_option("--json", imp->json, "result JSON file");
   add_no_progress(i, flags->first);
-  return {i, [imp, flags] {
+  return {i, [imp, flags](const nlohmann::json& options) {
+            imp->recorded_options = options;
             imp->options.baselines = !flags->second;
             run_impute(*imp, std::cout, std::cerr);
             return 0;
@@ -126,7 +129,8 @@ Subcommand add_embed_cli(CLI::App& app) {
   e->add_option("--max-windows", emb->max_windows, "first N test windows (0 = all)")
       ->capture_default_str();
   add_no_progress(e, *no_progress);
-  return {e, [emb] {
+  return {e, [emb](const nlohmann::json& options) {
+            emb->recorded_options = options;
             run_embed(*emb, std::cout, std::cerr);
             return 0;
           }};
@@ -146,7 +150,8 @@ Subcommand add_reconstruct_cli(CLI::App& app) {
   r->add_option("--out", o.out, "output prefix")->capture_default_str();
   r->add_flag("--no-png", flags->second, "CSV only");
   add_no_progress(r, flags->first);
-  return {r, [rec, flags] {
+  return {r, [rec, flags](const nlohmann::json& options) {
+            rec->recorded_options = options;
             rec->options.png = !flags->second;
             run_reconstruct(*rec, std::cout, std::cerr);
             return 0;
@@ -172,7 +177,8 @@ Subcommand add_data_cli(CLI::App& app) {
   de->add_option("--seed", exp->seed, "seed of the transitions")->capture_default_str();
   add_no_progress(di, *no_progress);
   add_no_progress(de, *no_progress);
-  return {dat, [ins, exp, di] {
+  return {dat, [ins, exp, di](const nlohmann::json& options) {
+            ins->recorded_options = options;
             if (di->parsed()) {
               run_data_inspect(*ins, std::cout, std::cerr);
             } else {

@@ -1,6 +1,7 @@
 // The flag groups of the `moca` subcommands and the dispatch of the parsed one (cli.hpp).
 #include "cli.hpp"
 #include "data_flags.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
@@ -51,9 +52,9 @@ void add_no_progress(CLI::App* app, bool& no_progress) {
                 "no progress bar (commands without one accept it and ignore it)");
 }
 
-int run_parsed(const std::vector<Subcommand>& subs) {
+int run_parsed(const CLI::App& app, const std::vector<Subcommand>& subs) {
   for (const Subcommand& s : subs) {
-    if (s.app->parsed()) return s.run();
+    if (s.app->parsed()) return s.run(config_json(app));
   }
   return 0;
 }

@@ -129,7 +129,8 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   p->add_option("--json", pre->json, "summary JSON file");
   add_dist_options(p, t.dist);
   add_no_progress(p, text->no_progress);
-  return {p, [pre, text] {
+  return {p, [pre, text](const nlohmann::json& options) {
+            pre->recorded_options = options;
             text->apply(pre->train);
             install_stop_handlers();
             // Data-parallel: only rank 0 logs (rank errors still reach stderr through run_cli).
@@ -154,7 +155,7 @@ Subcommand add_launch_cli(CLI::App& app) {
                  "seconds the other ranks get to exit after one fails, then SIGKILL")
       ->capture_default_str();
   la->add_option("command", lau->command, "-- then the moca command and its options")->required();
-  return {la, [lau] { return run_launch(*lau, std::cerr); }};
+  return {la, [lau](const nlohmann::json&) { return run_launch(*lau, std::cerr); }};
 }
 
 Subcommand add_classify_cli(CLI::App& app, bool finetune) {
@@ -206,7 +207,8 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
     text->architecture.add_flags(s, "for --from-scratch", "for --from-scratch");
   }
   add_no_progress(s, text->no_progress);
-  return {s, [c, text] {
+  return {s, [c, text](const nlohmann::json& options) {
+            c->recorded_options = options;
             text->apply(*c);
             run_classify_rank(*c);
             return 0;

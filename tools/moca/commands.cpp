@@ -32,7 +32,10 @@ namespace moca::tools {
 
 namespace {
 
-void write_json(const std::string& path, const nlohmann::json& j) {
+/// Records the program's options in `j` (as "options": the keys of --print-config; a library
+/// caller has none) and writes `j` to `path` (none when empty).
+void write_json(const std::string& path, nlohmann::json& j, const nlohmann::json& options) {
+  if (!options.empty()) j["options"] = options;
   if (!path.empty()) write_output_text(path, j.dump(2) + "\n");
 }
 
@@ -172,9 +175,9 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
   nlohmann::json j;
   j["command"] = "pretrain";
   j["data"] = d.to_json();
-  j["options"] = cmd.train.training_json();
-  j["options"]["checkpoint"] = cmd.train.checkpoint;
-  j["options"]["metrics"] = cmd.train.metrics_path();
+  j["settings"] = cmd.train.training_json();
+  j["settings"]["checkpoint"] = cmd.train.checkpoint;
+  j["settings"]["metrics"] = cmd.train.metrics_path();
   j["model"] = model::to_json(r.model);
   j["device"] = r.device;
   j["threads"] = r.threads;
@@ -193,7 +196,7 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
                                                 cmd.train.batch_size / r.loop_seconds
                                           : 0.0;
   if (r.rank != 0) return j;  // data-parallel: rank 0 alone reports
-  write_json(cmd.json, j);
+  write_json(cmd.json, j, cmd.recorded_options);
   out << "pretrain: " << r.history.size() << "/" << cmd.train.epochs << " epochs, " << r.iterations
       << " iterations on " << d.train.size() << " windows (" << d.source << "), " << r.device
       << " x" << r.threads << " threads"
@@ -454,14 +457,14 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   j["protocol"] = cmd.protocol;
   j["data"] = ds.to_json();
   j["data"]["source"] = source;
-  j["options"] = cmd.options.to_json();
+  j["settings"] = cmd.options.to_json();
   ClassifyFolds folds;
   run_classify_folds(cmd, all, splits, source, folds, out, log);
   if (cmd.refit) refit_classifier(cmd, all, source, folds, log);
   j["folds"] = folds.json;
   if (!cmd.save_model.empty()) j["saved_models"] = folds.saved;
   j["summary"] = folds.scores.summary_json();
-  write_json(cmd.json, j);
+  write_json(cmd.json, j, cmd.recorded_options);
   if (!cmd.predictions.empty()) write_output_text(cmd.predictions, folds.predictions.str());
   print_classify_result(out, cmd, splits.size(), source, folds.scores);
   return j;
@@ -485,7 +488,7 @@ nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
   }
   j["folds"] = folds;
   j["summary"] = scores.summary_json();
-  write_json(cmd.json, j);
+  write_json(cmd.json, j, cmd.recorded_options);
   out << model::confusion_table(pooled);
   const auto a = model::mean_sd(scores.accuracy), mf = model::mean_sd(scores.macro_f1),
              b = model::mean_sd(scores.balanced_accuracy);
@@ -588,7 +591,7 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
   } else {
     report << "predict: no labels in the data; predictions only\n";
   }
-  write_json(cmd.json, j);
+  write_json(cmd.json, j, cmd.recorded_options);
   return j;
 }
 
@@ -646,7 +649,7 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
                {"ridge", cmd.options.mice.ridge},
                {"posterior", cmd.options.mice.posterior}};
   j["table"] = table.to_json();
-  write_json(cmd.json, j);
+  write_json(cmd.json, j, cmd.recorded_options);
   out << "imputation error on masked samples (" << test.size() << " test windows, " << d.source
       << ")\n"
       << table.to_text();
@@ -699,7 +702,7 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   j["features"] =
       "mean of the encoder outputs (final norm, cls excluded) over each view's tokens; the "
       "unmasked view feeds the visible tokens, the masked view the masked tokens";
-  write_json(cmd.out_dir + "/embed.json", j);
+  write_json(cmd.out_dir + "/embed.json", j, cmd.recorded_options);
   out << "embed: " << test.size() << " windows x " << enc.dim() << " features per view ("
       << policy->spec() << ") -> " << cmd.out_dir << "/Z_U.npy, Z_M.npy\n";
   return j;
@@ -723,7 +726,7 @@ nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out,
   j["mse_masked"] = r.mse_masked;
   j["csv"] = r.csv;
   j["png"] = r.png;
-  write_json(cmd.options.out + ".json", j);
+  write_json(cmd.options.out + ".json", j, cmd.recorded_options);
   out << "reconstruct: test window " << cmd.options.window << " (label "
       << d.test.labels(cmd.options.window) << "), masked MAE " << r.mae_masked << ", MSE "
       << r.mse_masked << "\n"
@@ -854,8 +857,8 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
   (void)log;
   print_data_overview(out, d, refuse_nonfinite);
   print_program_uses(out, d);
-  const nlohmann::json j = inspect_json(d);
-  write_json(cmd.json, j);
+  nlohmann::json j = inspect_json(d);
+  write_json(cmd.json, j, cmd.recorded_options);
   return j;
 }
 

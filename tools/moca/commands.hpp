@@ -75,7 +75,8 @@ LoadedData load_data(const DataOptions& options, std::ostream& log,
 struct PretrainCommand {
   DataOptions data;
   model::PretrainOptions train;
-  std::string json;  ///< summary JSON file; empty = none
+  std::string json;                 ///< summary JSON file; empty = none
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::ostream& log,
                             const std::atomic<bool>* stop = nullptr);
@@ -102,6 +103,7 @@ struct ClassifyCommand {
   std::string save_model;
   bool refit = false;  ///< train the saved model on every labelled window (needs save_model)
   void validate() const;
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -110,6 +112,7 @@ struct MetricsCommand {
   std::string predictions;
   int classes = 0;  ///< 0 = max id + 1
   std::string json;
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out);
 
@@ -125,6 +128,7 @@ struct PredictCommand {
   bool proba = false;  ///< one probability column per class
   std::string json;    ///< summary JSON; empty = none
   model::RuntimeOptions runtime;
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -151,6 +155,7 @@ struct ImputeCommand {
   model::ImputeOptions options;
   int max_windows = 0;  ///< evaluate on the first N test windows; 0 = all
   std::string json;
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -164,6 +169,7 @@ struct EmbedCommand {
   std::string out_dir = "embed";
   int max_windows = 0;  ///< 0 = all test windows
   model::InferenceOptions inference;
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -171,6 +177,7 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
 struct ReconstructCommand {
   DataOptions data;
   model::ReconstructOptions options;
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -179,6 +186,7 @@ struct DataInspectCommand {
   DataOptions data;
   std::string checkpoint;  ///< optional: open at this model's length and rate
   std::string json;
+  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
                                 std::ostream& log);

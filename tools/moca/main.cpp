@@ -28,5 +28,5 @@ int main(int argc, char** argv) {
       add_classify_cli(app, true), add_metrics_cli(app),     add_predict_cli(app),
       add_export_cli(app),         add_import_cli(app),      add_impute_cli(app),
       add_embed_cli(app),          add_reconstruct_cli(app), add_data_cli(app)};
-  return run_cli("moca", app, argc, argv, [&] { return run_parsed(subs); });
+  return run_cli("moca", app, argc, argv, [&] { return run_parsed(app, subs); });
 }

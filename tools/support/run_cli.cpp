@@ -2,12 +2,14 @@
 
 #include <cctype>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -181,37 +183,80 @@ std::string locate(const std::string& message, const std::string& path,
   return message;
 }
 
-/// The value of one option as a TOML value: what was given (command line or file), else its
-/// default; "" to leave it out (an unset flag or an option without a default).
-std::string config_value(const CLI::Option& o) {
-  if (o.count() > 0) return CLI::detail::ini_join(o.reduced_results(), ',', '[', ']', '"', '\'');
+/// The values of one option as the config file records them: what was given (command line or
+/// file), else its default; nullopt to leave it out (an unset flag or an option without a
+/// default, or an empty list default).
+std::optional<std::vector<std::string>> config_items(const CLI::Option& o) {
+  if (o.count() > 0) return o.reduced_results();
   const std::string d = o.get_default_str();
-  if (o.get_expected_min() == 0 || d.empty()) return "";
+  if (o.get_expected_min() == 0 || d.empty()) return std::nullopt;
   if (o.get_items_expected_max() > 1 && d.size() >= 2 && d.front() == '[' && d.back() == ']') {
-    if (d.size() == 2) return "";  // an empty list: left out, its default
-    return CLI::detail::ini_join(CLI::detail::split(d.substr(1, d.size() - 2), ','), ',', '[', ']',
-                                 '"', '\'');
+    if (d.size() == 2) return std::nullopt;
+    return CLI::detail::split(d.substr(1, d.size() - 2), ',');
   }
-  return CLI::detail::convert_arg_for_ini(d);
+  return std::vector<std::string>{d};
+}
+
+/// Whether `o` is written to the config: configurable, named, and not excluded by a given option.
+bool recorded(const CLI::Option& o) {
+  if (!o.get_configurable() || o.get_single_name().empty()) return false;
+  if (o.count() > 0) return true;
+  for (const CLI::Option* x : o.get_excludes()) {
+    if (x->count() > 0) return false;
+  }
+  return true;
 }
 
 /// The effective options of `app` and its parsed subcommands as TOML: every configurable option
 /// that was given, and every other one with a default unless a given option excludes it.
 void write_config(const CLI::App& app, const std::string& prefix, std::ostream& out) {
   for (const CLI::Option* o : app.get_options({})) {
-    if (!o->get_configurable() || o->get_single_name().empty()) continue;
-    bool excluded = false;
-    for (const CLI::Option* x : o->get_excludes()) excluded = excluded || x->count() > 0;
-    if (o->count() == 0 && excluded) continue;
-    const std::string v = config_value(*o);
-    if (!v.empty()) out << prefix << o->get_single_name() << " = " << v << "\n";
+    if (!recorded(*o)) continue;
+    if (const auto items = config_items(*o)) {
+      out << prefix << o->get_single_name() << " = "
+          << CLI::detail::ini_join(*items, ',', '[', ']', '"', '\'') << "\n";
+    }
   }
   for (const CLI::App* sub : app.get_subcommands()) {
     write_config(*sub, prefix + sub->get_name() + ".", out);
   }
 }
 
+/// One config value as JSON, typed as a TOML reader types what write_config writes (CLI11's
+/// convert_arg_for_ini): true/false, a number (an integer when it is one), else a string.
+nlohmann::json json_item(const std::string& arg) {
+  if (arg == "true" || arg == "false") return arg == "true";
+  const bool hex = arg.size() > 1 && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
+  double value = 0;
+  if (!arg.empty() && !hex && CLI::detail::lexical_cast(arg, value)) {
+    std::int64_t whole = 0;
+    if (arg.find_first_of(".eEnN") == std::string::npos && CLI::detail::lexical_cast(arg, whole)) {
+      return whole;
+    }
+    return value;
+  }
+  return arg;
+}
+
 }  // namespace
+
+nlohmann::json config_json(const CLI::App& app) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const CLI::Option* o : app.get_options({})) {
+    if (!recorded(*o)) continue;
+    if (const auto items = config_items(*o)) {
+      nlohmann::json& v = j[o->get_single_name()];
+      if (items->size() == 1) {
+        v = json_item(items->front());
+      } else {
+        v = nlohmann::json::array();
+        for (const std::string& item : *items) v.push_back(json_item(item));
+      }
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands()) j[sub->get_name()] = config_json(*sub);
+  return j;
+}
 
 int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
             const std::function<int()>& body) {

@@ -13,6 +13,7 @@
 /// standard output is flushed at the end and a failure to write it (e.g. a full disk) is exit 1.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace moca::tools {
@@ -29,6 +30,11 @@ int run_program(const std::string& tool, const std::function<int()>& body);
 /// parent, so `tool command --config FILE` works.
 int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
             const std::function<int()>& body);
+
+/// The effective options of a parsed `app` as JSON, the same keys and values --print-config
+/// writes as TOML (a subcommand's options as an object under its name): what every program
+/// records as its result JSON's "options", so a result tells how to repeat it.
+nlohmann::json config_json(const CLI::App& app);
 
 /// True when MOCA_DEBUG=1: error messages keep LibTorch's backtrace.
 bool debug_errors();
