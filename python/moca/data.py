@@ -34,7 +34,8 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, data_format: str = "
          modalities: Optional[str] = None, sample_rate: Optional[float] = None,
          rate: Optional[float] = None, length: Optional[int] = None,
          drop_nonfinite: bool = False, keep_classes: Optional[Sequence[str]] = None,
-         npy_layout: str = "auto", windows: int = 1000, coupling: float = 0.8,
+         npy_layout: str = "auto", channel_names: Optional[Sequence[str]] = None,
+         segment: Optional[str] = None, windows: int = 1000, coupling: float = 0.8,
          seed: int = 0) -> Dataset:
     """Loads what the tools' ``--data`` takes, through the same library call they make
     (``moca::data::open_dataset``; rules in docs/data.md).
@@ -46,8 +47,12 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, data_format: str = "
     Keyword arguments mirror the tools' flags: ``data_format`` (``--data-format``),
     ``modalities`` (``--modalities``, e.g. ``"acc=0-2,gyro=3-5"``), ``sample_rate``
     (``--sample-rate``, the input's rate), ``drop_nonfinite``, ``keep_classes`` (names, in the new
-    label order), ``npy_layout`` (``"auto"``, ``"NCL"``, ``"NLC"``); ``windows``, ``coupling``
-    and ``seed`` set the generator (its spec keys override them).
+    label order), ``npy_layout`` (``"auto"``, ``"NCL"``, ``"NLC"``), ``channel_names``
+    (``--channel-names``: the input's names in order), ``segment`` (``--segment``,
+    ``"SECONDS[:STRIDE]"``: sub-windows keeping label and subject; needs the input's rate);
+    ``windows``, ``coupling`` and ``seed`` set the generator (its spec keys override them).
+    A ``.npy`` folder without a stated rate (``sample_rate`` or meta.json) is an error when its
+    windows must be resampled or segmented; kept as stored, it is labelled with ``rate``.
 
     ``rate`` and ``length`` are the model's rate and window length. Left ``None``, a ``.npy``
     folder's windows come back as stored (no resampling, cropping or padding) and the other
@@ -69,12 +74,15 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, data_format: str = "
         if isinstance(keep_classes, str):
             raise TypeError("keep_classes must be a sequence of class names, not a string")
         classes = ",".join(str(c) for c in keep_classes)
+    if isinstance(channel_names, str):
+        raise TypeError("channel_names must be a sequence of names, not a string")
+    names = [str(c) for c in channel_names] if channel_names is not None else []
     return _dataset(_core.open_dataset(
         os.fspath(spec), str(data_format), modalities or "",
         0.0 if sample_rate is None else check_float(sample_rate, "sample_rate"),
         50.0 if rate is None else check_float(rate, "rate"),
         200 if length is None else check_int(length, "length"),
-        keep, bool(drop_nonfinite), classes, str(npy_layout),
+        keep, bool(drop_nonfinite), classes, str(npy_layout), names, segment or "",
         check_int(windows, "windows"), check_float(coupling, "coupling"), check_int(seed, "seed")))
 
 

@@ -294,8 +294,11 @@ void bind_data(py::module_& m) {
       [](const std::string& spec, const std::string& format, const std::string& modalities,
          double sample_rate, double rate, int length, bool keep_rate_and_length,
          bool drop_nonfinite, const std::string& keep_classes, const std::string& npy_layout,
-         int windows, double coupling, std::uint64_t seed) {
+         const std::vector<std::string>& channel_names, const std::string& segment, int windows,
+         double coupling, std::uint64_t seed) {
         data::DatasetOptions o;
+        o.channel_names = channel_names;
+        o.segment = segment;
         o.format = format;
         o.modalities = modalities;
         o.sample_rate_hz = sample_rate;
@@ -330,8 +333,9 @@ void bind_data(py::module_& m) {
       },
       py::arg("spec"), py::arg("format"), py::arg("modalities"), py::arg("sample_rate"),
       py::arg("rate"), py::arg("length"), py::arg("keep_rate_and_length"),
-      py::arg("drop_nonfinite"), py::arg("keep_classes"), py::arg("npy_layout"), py::arg("windows"),
-      py::arg("coupling"), py::arg("seed"),
+      py::arg("drop_nonfinite"), py::arg("keep_classes"), py::arg("npy_layout"),
+      py::arg("channel_names"), py::arg("segment"), py::arg("windows"), py::arg("coupling"),
+      py::arg("seed"),
       "data::open_dataset (the programs' --data): windows and metadata.");
   m.def(
       "synthetic_transitions",

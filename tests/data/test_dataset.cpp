@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/npy_windows.hpp"
 #include "moca/data/resample.hpp"
@@ -280,6 +281,10 @@ TEST_CASE("open_dataset: bad .npy input gives a clear error naming the file") {
   write_raw_npy(d + "/pid.npy", "<i8", "(1,)", bytes_of(std::vector<std::int64_t>{0}));
   err("subject ids has 1 entries, X has N = 2");  // ... and pid
   write_raw_npy(d + "/pid.npy", "<i8", "(2,)", bytes_of(std::vector<std::int64_t>{0, 1}));
+  // an unstated rate, where the windows must be brought to the model's: an error naming the flag
+  err("sample rate unknown (no --sample-rate, no sample_rate in meta.json); state it with "
+      "--sample-rate HZ");
+  o.sample_rate_hz = 50;
   CHECK(open_dataset("npy:" + d, o).windows.size() == 2);
   write_raw_npy(x, "|O", "(2, 2, 3)", std::string(96, '\0'));
   err("object array");
@@ -324,4 +329,112 @@ TEST_CASE("open_dataset: bad .npy input gives a clear error naming the file") {
   moca::data::test::write_text(d + "/meta.json", "{\"sample_rate\": 25}");
   o.sample_rate_hz = -1;
   CHECK_THROWS_AS(open_dataset("npy:" + d, o), std::invalid_argument);
+}
+
+// Issue 31: data sets as benchmark releases ship them (ssl-wearables: X.npy, Y.npy, pid.npy,
+// no channel names, sometimes no meta.json at all).
+TEST_CASE("open_dataset: channel names, names from modality groups, meta.json's unknown keys") {
+  const std::string d = moca::data::test::scratch_dir("ds_names");
+  std::vector<float> x(2 * 6 * 30);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 17);
+  write_raw_npy(d + "/X.npy", "<f4", "(2, 6, 30)", bytes_of(x));
+  DatasetOptions o;
+  o.use_env = false;
+  o.keep_rate_and_length = true;
+  o.sample_rate_hz = 30;
+  // no names anywhere: the reader's stand-ins, one group by prefix, nothing renamed
+  Dataset plain = open_dataset("npy:" + d, o);
+  CHECK(plain.windows.channel_names ==
+        std::vector<std::string>{"ch0", "ch1", "ch2", "ch3", "ch4", "ch5"});
+  // modality groups name them: a group of three is x, y, z; any other size is numbered
+  o.modalities = "acc=0-2,gyro=3-5";
+  CHECK(open_dataset("npy:" + d, o).windows.channel_names ==
+        std::vector<std::string>{"acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z"});
+  o.modalities = "acc=0-2,ppg=4-5";  // channel 3 dropped by --modalities
+  const Dataset two = open_dataset("npy:" + d, o);
+  CHECK(two.windows.channel_names ==
+        std::vector<std::string>{"acc_x", "acc_y", "acc_z", "ppg_0", "ppg_1"});
+  CHECK(contains(two.notes.back(), "channels named from their modality groups: acc_x,"));
+  // --channel-names wins, in order; wrong count or a repeated name is a clear error
+  o.modalities.clear();
+  o.channel_names = {"a_x", "a_y", "a_z", "g_x", "g_y", "g_z"};
+  const Dataset named = open_dataset("npy:" + d, o);
+  CHECK(named.windows.channel_names == o.channel_names);
+  CHECK(format_modalities(named.windows.modalities) == "a=0-2,g=3-5");  // groups by prefix
+  o.channel_names = {"ax", "ay"};
+  CHECK(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }) ==
+        "--channel-names: 2 names for the data's 6 channels (npy:" + d + ")");
+  o.channel_names = {"a_x", "a_y", "a_x", "g_x", "g_y", "g_z"};
+  CHECK(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }) ==
+        "--channel-names: 'a_x' is named twice");
+  o.channel_names.clear();
+  // meta.json keys the reader does not know: a warning naming the nearest known key
+  moca::write_output_text(d + "/meta.json",
+                          R"({"classes": ["a", "b"], "sample_rate": 30, "fs": 30})");
+  const Dataset warned = open_dataset("npy:" + d, o);
+  std::string notes;
+  for (const auto& n : warned.notes) notes += n + "\n";
+  CHECK(contains(notes, "unknown key 'classes' ignored (nearest known key: 'class_names')"));
+  CHECK(contains(notes, "unknown key 'fs' ignored"));
+  CHECK(!contains(notes, "'sample_rate' ignored"));
+}
+
+TEST_CASE("open_dataset --segment: sub-windows that concatenate back to the window") {
+  const std::string d = moca::data::test::scratch_dir("ds_segment");
+  const int n = 3, c = 2, len = 300;  // 10-s windows at 30 Hz
+  std::vector<float> x(static_cast<size_t>(n * c * len));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.01 * i) + i % 7);
+  write_raw_npy(d + "/X.npy", "<f4", "(3, 2, 300)", bytes_of(x));
+  write_raw_npy(d + "/Y.npy", "<i8", "(3,)", bytes_of(std::vector<std::int64_t>{2, 0, 1}));
+  write_raw_npy(d + "/pid.npy", "<i8", "(3,)", bytes_of(std::vector<std::int64_t>{7, 7, 9}));
+  DatasetOptions o;
+  o.use_env = false;
+  o.keep_rate_and_length = true;
+  o.sample_rate_hz = 30;
+  o.segment = "5";  // 10 s -> two 5-s windows, nothing left over
+  const Dataset whole = open_dataset("npy:" + d, [&] {
+    DatasetOptions w = o;
+    w.segment.clear();
+    return w;
+  }());
+  const Dataset s = open_dataset("npy:" + d, o);
+  REQUIRE(s.windows.size() == 2 * n);
+  CHECK(s.windows.length == 150);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < 2; ++k) {
+      CHECK(s.windows.labels[2 * i + k] == whole.windows.labels[i]);
+      CHECK(s.windows.subjects[2 * i + k] == whole.windows.subjects[i]);
+    }
+    RowMatrixXf joined(c, len);
+    joined << s.windows.window(2 * i), s.windows.window(2 * i + 1);
+    CHECK(joined == whole.windows.window(i));  // bit for bit
+  }
+  // 4 s every 3 s: floor((300 - 120) / 90) + 1 = 3 sub-windows, none left; 4 s alone: 2 and a
+  // 60-sample tail, dropped and said
+  o.segment = "4:3";
+  CHECK(open_dataset("npy:" + d, o).windows.size() == 3 * n);
+  o.segment = "4";
+  const Dataset tail = open_dataset("npy:" + d, o);
+  CHECK(tail.windows.size() == 2 * n);
+  CHECK(contains(tail.notes.front(), "the last 60 samples of each dropped"));
+  CHECK(tail.windows.window(1) == whole.windows.window(0).middleCols(120, 120));
+  // a segment longer than the window, a malformed one, and a segment without a rate
+  o.segment = "11";
+  CHECK(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }) ==
+        "--segment (11) is 330 samples at 30 Hz, longer than the windows (300 samples)");
+  o.segment = "5:x";
+  CHECK(contains(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }),
+                 "--segment (5:x) must be SECONDS[:STRIDE]"));
+  o.segment = "5";
+  o.sample_rate_hz = 0;
+  CHECK(contains(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }),
+                 "sample rate unknown"));
+  // brought to the model's 50 Hz and 5 s after segmenting: 250 samples per sub-window
+  o.sample_rate_hz = 30;
+  o.keep_rate_and_length = false;
+  o.length = 250;
+  const Dataset model = open_dataset("npy:" + d, o);
+  CHECK(model.windows.size() == 2 * n);
+  CHECK(model.windows.length == 250);
+  CHECK(model.windows.sample_rate_hz == 50.0);
 }

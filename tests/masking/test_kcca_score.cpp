@@ -252,12 +252,15 @@ TEST_CASE("kcca_score on a .npy folder: bad input exits 2 and writes nothing, th
   CHECK(doc.at("data").at("scored") == "windows");
   CHECK(doc.at("data").at("modalities") == "all=0-5");
   // One group: the cross-modal score says it needs two; --modalities gives them.
-  r = run_tool("--data " + dir + " --drop-nonfinite --cross-modal --draws 2 --pca 3");
+  r = run_tool("--data " + dir +
+               " --drop-nonfinite --sample-rate 10 --cross-modal --draws 2 --pca 3");
   CHECK(r.code == 2);
   CHECK(r.err.find("--cross-modal needs >= 2 modality groups; the data has 1 (all=0-5)") !=
         std::string::npos);
-  r = run_tool("--data " + dir +
-               " --drop-nonfinite --modalities a=0-2,b=3-5 --cross-modal --draws 2 --pca 3");
+  r = run_tool(
+      "--data " + dir +
+      " --drop-nonfinite --sample-rate 10 --modalities a=0-2,b=3-5 --cross-modal --draws 2 "
+      "--pca 3");
   CHECK(r.code == 0);
   CHECK(r.out.find("unmasked channels 0,1,2 vs masked channels 3,4,5") != std::string::npos);
 }

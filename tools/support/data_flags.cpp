@@ -24,6 +24,15 @@ void add_data_flags(CLI::App* app, std::string& spec, data::DatasetOptions& o) {
   app->add_option("--keep-classes", o.keep_classes,
                   "keep only these classes, comma-separated names, relabelled in that order")
       ->group("Data");
+  app->add_option("--channel-names", o.channel_names,
+                  "the input's channel names in order, comma-separated (default: meta.json's; a "
+                  ".npy folder without names is named from its modality groups: acc_x, acc_y, ...)")
+      ->delimiter(',')
+      ->group("Data");
+  app->add_option("--segment", o.segment,
+                  "SECONDS[:STRIDE]: cut each window into sub-windows (label and subject kept; "
+                  "samples after the last whole one dropped), e.g. 5 for 10-s windows -> two")
+      ->group("Data");
   app->add_option("--npy-layout", o.npy_layout, "X.npy axis order: auto | NCL | NLC")
       ->capture_default_str()
       ->group("Data");

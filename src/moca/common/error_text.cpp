@@ -1,5 +1,6 @@
 #include "moca/common/error_text.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace moca {
@@ -45,6 +46,32 @@ void throw_invalid(const std::string& where, const std::string& field, const std
 
 void throw_invalid(const std::string& where, const std::string& message) {
   throw std::invalid_argument(where.empty() ? message : where + ": " + message);
+}
+
+std::string nearest_name(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string best;
+  long best_score = 0;
+  for (const std::string& c : candidates) {
+    std::vector<std::size_t> row(c.size() + 1);  // Levenshtein, one row at a time
+    for (std::size_t j = 0; j <= c.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= name.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= c.size(); ++j) {
+        const std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (name[i - 1] != c[j - 1])});
+        diagonal = up;
+      }
+    }
+    std::size_t prefix = 0;
+    while (prefix < name.size() && prefix < c.size() && name[prefix] == c[prefix]) ++prefix;
+    const long score = static_cast<long>(row[c.size()]) - 2 * static_cast<long>(prefix);
+    if (best.empty() || score < best_score) {
+      best = c;
+      best_score = score;
+    }
+  }
+  return best;
 }
 
 }  // namespace moca

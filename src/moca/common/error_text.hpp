@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace moca {
 
@@ -26,5 +27,10 @@ std::string printable(const std::string& bytes, std::size_t max_length = 80);
 /// Throws std::invalid_argument("where: message") for errors that name no single value
 /// ("x has 5 columns, expected C*L = 6"); an empty `where` throws `message` alone.
 [[noreturn]] void throw_invalid(const std::string& where, const std::string& message);
+
+/// The candidate nearest to `name`, for "did you mean" messages: the smallest edit distance
+/// (Levenshtein) less twice the length of the common prefix, so `classes` -> `class_names`
+/// rather than `channels`; ties go to the earlier candidate. "" when there are none.
+std::string nearest_name(const std::string& name, const std::vector<std::string>& candidates);
 
 }  // namespace moca

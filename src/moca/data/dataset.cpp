@@ -346,6 +346,14 @@ void DatasetOptions::validate() const {
                                 ") must be >= 2");
   }
   parse_npy_layout(npy_layout);
+  std::set<std::string> seen;
+  for (const std::string& name : channel_names) {
+    if (name.empty()) throw std::invalid_argument("--channel-names: an empty name");
+    if (!seen.insert(name).second) {
+      throw std::invalid_argument("--channel-names: '" + name + "' is named twice");
+    }
+  }
+  if (!segment.empty()) parse_segment(segment, 1e6, "--segment");  // the form; lengths later
 }
 
 namespace {
@@ -411,7 +419,9 @@ Windows read_source(Dataset& d, const DatasetOptions& o) {
       NpyReadOptions no;
       no.layout = parse_npy_layout(o.npy_layout);
       no.drop_nonfinite = o.drop_nonfinite;
-      Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite);
+      std::vector<std::string> warnings;
+      Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite, &warnings);
+      for (const std::string& line : warnings) d.notes.push_back("warning: " + line);
       if (d.dropped_nonfinite > 0) {
         d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
                           " windows holding non-finite values (--drop-nonfinite)");
@@ -433,12 +443,80 @@ void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
     w.sample_rate_hz = o.sample_rate_hz;
   }
   if (!(w.sample_rate_hz > 0)) {
+    // Resampling or segmenting needs the rate: a guess would play a 30 Hz set 1.7x too fast.
+    if (!o.keep_rate_and_length || !o.segment.empty()) {
+      throw std::invalid_argument(
+          d.spec.to_string() +
+          ": sample rate unknown (no --sample-rate, no sample_rate in meta.json); state it with "
+          "--sample-rate HZ");
+    }
     w.sample_rate_hz = o.target_rate_hz;
     d.notes.push_back(
-        "sample rate unknown (no --sample-rate, no sample_rate in meta.json): "
-        "taken as the model's " +
+        "sample rate unknown (no sample_rate in meta.json): kept as stored, labelled " +
         format_number(o.target_rate_hz, 6) + " Hz");
   }
+}
+
+/// --channel-names: the input's channels renamed in order.
+void settle_channel_names(Windows& w, Dataset& d, const DatasetOptions& o) {
+  if (o.channel_names.empty()) return;
+  if (static_cast<int>(o.channel_names.size()) != w.channels) {
+    throw std::invalid_argument("--channel-names: " + std::to_string(o.channel_names.size()) +
+                                " names for the data's " + std::to_string(w.channels) +
+                                " channels (" + d.spec.to_string() + ")");
+  }
+  w.channel_names = o.channel_names;
+  d.notes.push_back("channels named by --channel-names");
+}
+
+/// Whether `w` has the .npy reader's stand-in names ch0, ch1, ... (a folder that names none).
+bool unnamed_channels(const Windows& w) {
+  for (const std::string& n : w.channel_names) {
+    if (n.size() < 3 || n.compare(0, 2, "ch") != 0 ||
+        n.find_first_not_of("0123456789", 2) != std::string::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A .npy folder without channel names: its channels named from its stated modality groups
+/// (meta.json's or --modalities; groups guessed from the stand-in names name nothing).
+void names_from_groups(Windows& w, Dataset& d) {
+  if (d.spec.format != DataFormat::kNpy || !unnamed_channels(w) || w.modalities.empty()) return;
+  bool named = false;
+  for (const ModalityGroup& g : w.modalities) {
+    static const char* const xyz[] = {"_x", "_y", "_z"};
+    for (size_t k = 0; k < g.channels.size(); ++k) {
+      w.channel_names[static_cast<size_t>(g.channels[k])] =
+          g.name + (g.channels.size() == 3 ? xyz[k] : "_" + std::to_string(k));
+      named = true;
+    }
+  }
+  if (!named) return;
+  std::string list;
+  for (const std::string& n : w.channel_names) list += (list.empty() ? "" : ",") + n;
+  d.notes.push_back("channels named from their modality groups: " + list);
+}
+
+/// --segment: sub-windows at the input's rate.
+void settle_segments(Windows& w, Dataset& d, const DatasetOptions& o) {
+  if (o.segment.empty()) return;
+  const auto [length, stride] = parse_segment(o.segment, w.sample_rate_hz, "--segment");
+  if (length > w.length) {
+    throw std::invalid_argument("--segment (" + o.segment + ") is " + std::to_string(length) +
+                                " samples at " + format_number(w.sample_rate_hz, 6) +
+                                " Hz, longer than the windows (" + std::to_string(w.length) +
+                                " samples)");
+  }
+  const int n = w.size(), per = (w.length - length) / stride + 1;
+  const int tail = w.length - ((per - 1) * stride + length);
+  w = segment_windows(w, length, stride);
+  d.notes.push_back(
+      "--segment " + o.segment + ": " + std::to_string(n) + " windows -> " +
+      std::to_string(w.size()) + " sub-windows of " + std::to_string(length) + " samples every " +
+      std::to_string(stride) +
+      (tail > 0 ? "; the last " + std::to_string(tail) + " samples of each dropped" : ""));
 }
 
 /// Modality groups: --modalities (dropping the channels it does not name), else the data's,
@@ -501,9 +579,13 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   Windows w = read_source(d, o);
   d.source_channels = w.channels;
   d.source_length = w.length;
+  settle_channel_names(w, d, o);
   settle_rate(w, d, o);
   d.source_rate_hz = w.sample_rate_hz;
+  settle_segments(w, d, o);
+  const bool stated_groups = !o.modalities.empty() || !w.modalities.empty();
   settle_modalities(w, d, o);
+  if (stated_groups) names_from_groups(w, d);
   if (!o.keep_classes.empty()) w = keep_classes(w, o.keep_classes, d.notes);
   fit_to_model(w, d, o);
   w.validate("open_dataset(" + d.spec.to_string() + ")");

@@ -77,7 +77,17 @@ struct DatasetOptions {
   /// all).
   std::string keep_classes;
   std::string npy_layout = "auto";  ///< --npy-layout: auto | NCL | NLC
-  bool use_env = true;              ///< an empty spec reads $MOCA_HAPT_DIR when set
+  /// --channel-names: the input's C channel names in order (any source; distinct; before
+  /// --modalities selects). Empty: the source's (meta.json's for .npy); a .npy folder without
+  /// names gets them from its modality groups (group acc of 3 channels: acc_x, acc_y, acc_z,
+  /// otherwise acc_0, acc_1, ...), else ch0, ch1, ...
+  std::vector<std::string> channel_names;
+  /// --segment SECONDS[:STRIDE]: cut each window into sub-windows of SECONDS every STRIDE
+  /// seconds (default SECONDS) at the input's rate, before resampling to the model's; each keeps
+  /// the window's label and subject; samples after the last whole sub-window are dropped. Empty
+  /// = whole windows.
+  std::string segment;
+  bool use_env = true;  ///< an empty spec reads $MOCA_HAPT_DIR when set
   /// Keep a .npy folder's windows at their own rate and length (no resampling, cropping or
   /// padding; an unknown rate stays the model's rate). The Python package's default: NumPy users
   /// see the windows as stored. Other sources are cut at the model's rate and length as always.

@@ -52,6 +52,7 @@ bool file_exists(const std::string& p) {
 
 struct Meta {
   bool present = false;
+  std::vector<std::string> warnings;  ///< unknown keys, with the nearest known one
   NpyLayout layout = NpyLayout::kAuto;
   std::vector<std::string> channel_names, class_names, subject_names;
   double sample_rate_hz = 0.0;
@@ -67,6 +68,14 @@ Meta read_meta(const std::string& path) {
   try {
     in >> j;
     m.present = true;
+    if (!j.is_object()) throw std::invalid_argument("not a JSON object");
+    for (const auto& item : j.items()) {
+      const auto& known = npy_meta_keys();
+      if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
+      m.warnings.push_back(path + ": unknown key '" + item.key() +
+                           "' ignored (nearest known key: '" + nearest_name(item.key(), known) +
+                           "')");
+    }
     if (j.contains("layout")) m.layout = parse_npy_layout(j.at("layout").get<std::string>());
     if (j.contains("channel_names"))
       m.channel_names = j.at("channel_names").get<decltype(m.channel_names)>();
@@ -310,8 +319,16 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
 
 }  // namespace
 
+const std::vector<std::string>& npy_meta_keys() {
+  static const std::vector<std::string> keys = {"layout",        "channel_names",  "class_names",
+                                                "subject_names", "sample_rate_hz", "sample_rate",
+                                                "description",   "modalities",     "windows",
+                                                "channels",      "length",         "x_dtype"};
+  return keys;
+}
+
 Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options,
-                         std::int64_t* dropped_windows) {
+                         std::int64_t* dropped_windows, std::vector<std::string>* warnings) {
   const std::string x = dir + "/X.npy";
   if (!file_exists(x)) {
     throw std::runtime_error("read_windows_npy(): no X.npy in '" + dir + "'");
@@ -323,7 +340,10 @@ Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options,
     y = dir + "/y.npy";
   }
   const std::string pid = file_exists(dir + "/pid.npy") ? dir + "/pid.npy" : "";
-  return read_impl(x, y, pid, options, read_meta(dir + "/meta.json"), dropped_windows);
+  const Meta meta = read_meta(dir + "/meta.json");
+  if (warnings != nullptr)
+    warnings->insert(warnings->end(), meta.warnings.begin(), meta.warnings.end());
+  return read_impl(x, y, pid, options, meta, dropped_windows);
 }
 
 Windows read_windows_npy_files(const std::string& x_path, const std::string& y_path,

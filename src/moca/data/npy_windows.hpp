@@ -64,9 +64,15 @@ struct NpyWriteOptions {
 /// first one's window, channel and sample; unless drop_nonfinite), modalities out of range or
 /// overlapping, non-integer numeric labels or subject ids,
 /// labels / subjects whose length is not N, or channel_names of the wrong size.
-/// `dropped_windows` (if not null) receives the number of windows dropped for non-finite values.
+/// `dropped_windows` (if not null) receives the number of windows dropped for non-finite values;
+/// `warnings` (if not null) one line per meta.json key this reader does not know (ignored), with
+/// the nearest known key (e.g. `classes` -> `class_names`).
 Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options = {},
-                         std::int64_t* dropped_windows = nullptr);
+                         std::int64_t* dropped_windows = nullptr,
+                         std::vector<std::string>* warnings = nullptr);
+
+/// The meta.json keys read_windows_npy knows (read, or written by write_windows_npy).
+const std::vector<std::string>& npy_meta_keys();
 
 /// Reads explicit files: `x_path` required, `y_path` / `pid_path` may be "" (absent). No
 /// meta.json is consulted. Same errors as above.

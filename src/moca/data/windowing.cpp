@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <stdexcept>
+
+#include "moca/common/number_text.hpp"
 
 namespace moca::data {
 
@@ -162,6 +166,57 @@ std::string class_count_table(const Windows& windows) {
   std::snprintf(buf, sizeof buf, "total  %-16s %8ld  (%zu subjects)\n", "", total, subjects.size());
   out += buf;
   return out;
+}
+
+Windows segment_windows(const Windows& w, int length, int stride) {
+  if (length < 1 || length > w.length) {
+    throw std::invalid_argument("segment_windows(): length (" + std::to_string(length) +
+                                ") must be in [1, " + std::to_string(w.length) +
+                                "], the windows' length");
+  }
+  if (stride < 1) {
+    throw std::invalid_argument("segment_windows(): stride (" + std::to_string(stride) +
+                                ") must be >= 1");
+  }
+  const int per = (w.length - length) / stride + 1;
+  Windows out = w;
+  out.length = length;
+  out.x.resize(static_cast<Eigen::Index>(w.size()) * per,
+               static_cast<Eigen::Index>(w.channels) * length);
+  out.labels.resize(out.x.rows());
+  out.subjects.resize(out.x.rows());
+  for (int i = 0; i < w.size(); ++i) {
+    for (int k = 0; k < per; ++k) {
+      const Eigen::Index row = static_cast<Eigen::Index>(i) * per + k;
+      out.window(static_cast<int>(row)) =
+          w.window(i).middleCols(static_cast<Eigen::Index>(k) * stride, length);
+      out.labels[row] = w.labels[i];
+      out.subjects[row] = w.subjects[i];
+    }
+  }
+  return out;
+}
+
+std::pair<int, int> parse_segment(const std::string& text, double rate_hz,
+                                  const std::string& what) {
+  const size_t colon = text.find(':');
+  const auto seconds = [&](const std::string& part) {
+    char* end = nullptr;
+    const double v = std::strtod(part.c_str(), &end);
+    if (part.empty() || end != part.c_str() + part.size() || !(v > 0) || !std::isfinite(v)) {
+      throw std::invalid_argument(what + " (" + text +
+                                  ") must be SECONDS[:STRIDE] with seconds > 0, e.g. 5 or 5:2.5");
+    }
+    const long samples = std::lround(v * rate_hz);
+    if (samples < 1) {
+      throw std::invalid_argument(what + " (" + text + ") is under one sample at " +
+                                  format_number(rate_hz, 6) + " Hz");
+    }
+    return static_cast<int>(samples);
+  };
+  const int length = seconds(text.substr(0, colon));
+  const int stride = colon == std::string::npos ? length : seconds(text.substr(colon + 1));
+  return {length, stride};
 }
 
 }  // namespace moca::data

@@ -18,6 +18,7 @@
 ///   3. otherwise the class is that id: 1 walking, 2 upstairs, 3 downstairs, 4 sitting,
 ///      5 standing, 6 laying.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "moca/data/hapt.hpp"
@@ -55,6 +56,18 @@ Windows make_windows(const std::vector<Recording>& recordings, const WindowingOp
 
 /// read_hapt_recordings(dir) followed by make_windows(…, options).
 Windows load_hapt_windows(const std::string& dir, const WindowingOptions& options = {});
+
+/// Sub-windows of `length` samples every `stride` samples (both >= 1, length <= the windows'),
+/// starting at sample 0 of each window: window i gives floor((L - length) / stride) + 1
+/// sub-windows, in order, each keeping its label and subject (rows i*k .. i*k + k - 1). The tail
+/// rule: samples after the last whole sub-window are dropped (none when stride divides
+/// L - length). std::invalid_argument naming `length`/`stride` otherwise.
+Windows segment_windows(const Windows& windows, int length, int stride);
+
+/// "SECONDS[:STRIDE]" (e.g. "5" or "5:2.5", seconds > 0) as sub-window length and stride in
+/// samples at `rate_hz` (rounded to the nearest sample; stride defaults to the length).
+/// std::invalid_argument naming `what`, the text and the rule.
+std::pair<int, int> parse_segment(const std::string& text, double rate_hz, const std::string& what);
 
 /// Number of windows per class id 0..K-1 (K = max(class_names.size(), max label + 1)); labels
 /// < 0 are not counted.

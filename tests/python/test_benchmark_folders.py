@@ -1,0 +1,84 @@
+"""Data sets as benchmark releases ship them (issue 31): an ssl-wearables folder (X.npy, Y.npy,
+pid.npy, no meta.json) through the programs: an unstated rate is an error naming the flag (exit 2,
+nothing written) for every program that brings windows to the model's rate; --channel-names,
+names from --modalities groups and --segment as `moca data inspect` reports them."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import bin_dir
+
+
+def _run(tool, *args, cwd):
+    exe = os.path.join(bin_dir(), tool)
+    if not os.path.exists(exe):
+        pytest.skip(f"{exe} not built")
+    env = dict(os.environ)
+    env.pop("MOCA_HAPT_DIR", None)
+    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """Six 10-s windows at 30 Hz, six channels, three classes, three subjects; no meta.json."""
+    rng = np.random.default_rng(3)
+    d = tmp_path / "ssl"
+    d.mkdir()
+    np.save(d / "X.npy", rng.standard_normal((6, 6, 300)).astype(np.float32))
+    np.save(d / "Y.npy", np.array(["walk", "sit", "stand"] * 2))
+    np.save(d / "pid.npy", np.array([1, 1, 2, 2, 3, 3]))
+    return d
+
+
+@pytest.mark.parametrize("tool,args", [
+    ("moca", ["data", "inspect"]),
+    ("kcca_score", ["--draws", "2", "--pca", "3"]),
+    ("moca", ["pretrain", "--preset", "tiny", "--epochs", "1", "--warmup-epochs", "0", "--checkpoint", "m.pt"]),
+])
+def test_an_unstated_rate_is_an_error_naming_the_flag(tmp_path, folder, tool, args):
+    r = _run(tool, *args, "--data", f"npy:{folder}", "--json", "out.json", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == (f"{tool}: npy:{folder}: sample rate unknown (no --sample-rate, no "
+                        "sample_rate in meta.json); state it with --sample-rate HZ\n")
+    assert not (tmp_path / "out.json").exists() and not (tmp_path / "m.pt").exists()
+
+
+def test_channel_names_groups_and_segments(tmp_path, folder):
+    def inspect(*flags):
+        r = _run("moca", "data", "inspect", "--data", f"npy:{folder}", "--sample-rate", "30",
+                 *flags, "--json", "out.json", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return json.loads((tmp_path / "out.json").read_text()), r.stdout
+
+    doc, _ = inspect("--modalities", "acc=0-2,gyro=3-5")
+    assert doc["channels"] == ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z"]
+    doc, _ = inspect("--channel-names", "a_x,a_y,a_z,g_x,g_y,g_z")
+    assert doc["channels"] == ["a_x", "a_y", "a_z", "g_x", "g_y", "g_z"]
+    assert doc["modalities"] == "a=0-2,g=3-5"
+    # 10-s windows -> two 5-s sub-windows each (then brought to the model's 50 Hz, 4 s)
+    whole, _ = inspect()
+    doc, text = inspect("--segment", "5")
+    assert doc["windows"] == 2 * whole["windows"] == 12
+    assert "--segment 5: 6 windows -> 12 sub-windows of 150 samples every 150" in text
+    r = _run("moca", "data", "inspect", "--data", f"npy:{folder}", "--sample-rate", "30",
+             "--segment", "12", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "--segment (12) is 360 samples at 30 Hz, longer than the windows (300 samples)" in r.stderr
+    r = _run("moca", "data", "inspect", "--data", f"npy:{folder}", "--sample-rate", "30",
+             "--channel-names", "a,b", cwd=tmp_path)
+    assert r.returncode == 2 and "--channel-names: 2 names for the data's 6 channels" in r.stderr
+
+
+def test_python_load_takes_the_same_rules(folder):
+    import moca
+    d = moca.data.load(f"npy:{folder}", sample_rate=30, segment="5",
+                       channel_names=[f"{m}_{a}" for m in ("acc", "gyro") for a in "xyz"])
+    assert d.X.shape == (12, 6, 150)  # kept as stored: 5 s at 30 Hz
+    X = np.load(folder / "X.npy")
+    assert np.array_equal(np.concatenate([d.X[0], d.X[1]], axis=1), X[0])
+    assert d.meta["channel_names"][3] == "gyro_x"
+    with pytest.raises(ValueError, match="sample rate unknown"):
+        moca.data.load(f"npy:{folder}", rate=50, length=200)
