@@ -27,6 +27,7 @@
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/interop.hpp"
 #include "moca/model/metrics.hpp"
+#include "moca/model/protocol.hpp"
 
 namespace moca::tools {
 
@@ -58,19 +59,6 @@ std::pair<data::Windows, data::Windows> split_windows(const data::Windows& all,
   const auto folds = data::subject_kfold(all.subjects, o.folds, o.split_seed);
   const auto& s = folds[static_cast<size_t>(fold)];
   return {all.subset(s.train), all.subset(s.test)};
-}
-
-nlohmann::json summary_json(const std::vector<double>& v) {
-  const auto ms = model::mean_sd(v);
-  return {{"mean", ms.mean}, {"sd", ms.sd}, {"n", ms.n}, {"values", v}};
-}
-
-std::string replace_fold(std::string s, int fold) {
-  const std::string key = "{fold}";
-  for (size_t p = s.find(key); p != std::string::npos; p = s.find(key)) {
-    s.replace(p, key.size(), std::to_string(fold));
-  }
-  return s;
 }
 
 /// The first `n` windows of `w` (all of them when n is 0 or at least w.size()).
@@ -230,20 +218,6 @@ void ClassifyCommand::validate() const {
     throw std::invalid_argument("ClassifyCommand: protocol (" + protocol +
                                 ") must be one of random, subject-kfold, loso, adl-loso");
   }
-  if (refit && save_model.empty()) {
-    throw std::invalid_argument(
-        "ClassifyCommand: --refit trains the model to keep; it needs --save-model FILE");
-  }
-  if (refit && options.checkpoint.find("{fold}") != std::string::npos) {
-    throw std::invalid_argument("ClassifyCommand: --refit with a per-fold checkpoint (" +
-                                options.checkpoint +
-                                ") would train on windows that pre-trained another fold's "
-                                "encoder; refit from one checkpoint");
-  }
-  if (refit && save_model.find("{fold}") != std::string::npos) {
-    throw std::invalid_argument("ClassifyCommand: --refit saves one model; --save-model (" +
-                                save_model + ") must not contain '{fold}'");
-  }
   if (protocol == "adl-loso" && !data.data.empty()) {
     throw std::invalid_argument(
         "ClassifyCommand: protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); "
@@ -274,157 +248,12 @@ data::Dataset open_classify_data(const ClassifyCommand& cmd, const ModelGeometry
   return open_command_data(dopts, geometry, log);
 }
 
-// A classifier needs labelled windows of >= 2 classes.
-void require_two_classes(const data::Windows& all, model::DownstreamMode mode) {
-  std::vector<int> classes;
-  for (int i = 0; i < all.size(); ++i)
-    if (all.labels(i) >= 0 &&
-        std::find(classes.begin(), classes.end(), all.labels(i)) == classes.end())
-      classes.push_back(all.labels(i));
-  if (classes.size() >= 2) return;
-  throw std::invalid_argument(
-      "run_classify(): " + model::to_string(mode) + " needs labels of >= 2 classes; " +
-      (classes.empty() ? std::string("the data has no labels (Y.npy)")
-                       : "every labelled window has class " +
-                             (classes[0] < static_cast<int>(all.class_names.size())
-                                  ? "'" + all.class_names[static_cast<size_t>(classes[0])] + "'"
-                                  : std::to_string(classes[0]))));
-}
-
-// Every data channel must be one of the checkpoint's (matched by name).
-void require_model_channels(const std::string& checkpoint, const data::Windows& all) {
-  const model::CheckpointInfo info = model::read_checkpoint_info(checkpoint);
-  for (const auto& name : all.channel_names) {
-    if (std::find(info.channel_names.begin(), info.channel_names.end(), name) !=
-        info.channel_names.end())
-      continue;
-    std::string model_ch, data_ch;
-    for (const auto& c : info.channel_names) model_ch += (model_ch.empty() ? "" : ",") + c;
-    for (const auto& c : all.channel_names) data_ch += (data_ch.empty() ? "" : ",") + c;
-    throw std::invalid_argument(
-        "run_classify(): the checkpoint " + info.path + " was trained on " +
-        std::to_string(info.channel_names.size()) + " channels (" + model_ch +
-        ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
-        name +
-        "' is not one of the model's, which cannot be bridged (channels are matched by name: "
-        "name them in meta.json channel_names or select them with --modalities)");
-  }
-}
-
-// The train/test splits of `protocol` (random | subject-kfold | loso) over `all`.
-std::vector<data::Split> classify_splits(const ClassifyCommand& cmd, const std::string& protocol,
-                                         const data::Windows& all) {
-  if (protocol == "random") {
-    return {data::random_split(all.size(), cmd.data.train_fraction, cmd.data.split_seed)};
-  }
-  require_subjects(all, "protocol " + cmd.protocol);
-  return protocol == "loso"
-             ? data::leave_one_subject_out(all.subjects)
-             : data::subject_kfold(all.subjects, cmd.data.folds, cmd.data.split_seed);
-}
-
-// Per-fold accuracy, macro-F1 and balanced accuracy, and their summary (mean, sd, n, values).
-struct FoldScores {
-  std::vector<double> accuracy, macro_f1, balanced_accuracy;
-  void add(const model::ClassificationMetrics& m) {
-    accuracy.push_back(m.accuracy);
-    macro_f1.push_back(m.macro_f1);
-    balanced_accuracy.push_back(m.balanced_accuracy);
-  }
-  nlohmann::json summary_json() const {
-    return {{"accuracy", tools::summary_json(accuracy)},
-            {"macro_f1", tools::summary_json(macro_f1)},
-            {"balanced_accuracy", tools::summary_json(balanced_accuracy)}};
-  }
-};
-
-// The subjects of `test` in order of first appearance.
-std::vector<int> subjects_of(const data::Windows& test) {
-  std::vector<int> subj;
-  for (int i = 0; i < test.size(); ++i) {
-    if (std::find(subj.begin(), subj.end(), test.subjects(i)) == subj.end()) {
-      subj.push_back(test.subjects(i));
-    }
-  }
-  return subj;
-}
-
-// The folds' JSON, scores and predictions CSV (fold,truth,predicted).
-struct ClassifyFolds {
-  nlohmann::json json = nlohmann::json::array();
-  FoldScores scores;
-  std::ostringstream predictions;
-  nlohmann::json saved = nlohmann::json::array();  ///< classifiers kept: path, fold or refit
-};
-
-// The final model of --refit: trained on every labelled window (no test part), then saved.
-void refit_classifier(const ClassifyCommand& cmd, const data::Windows& all,
-                      const std::string& source, ClassifyFolds& folds, std::ostream& log) {
-  std::vector<int> rows;
-  for (int i = 0; i < all.size(); ++i)
-    if (all.labels(i) >= 0) rows.push_back(i);
-  model::DownstreamOptions o = cmd.options;
-  o.save_model = cmd.save_model;
-  o.provenance = {{"protocol", cmd.protocol}, {"refit", true}, {"data", source}};
-  log << "refit: training the kept model on all " << rows.size() << " labelled windows\n";
-  model::train_classifier(o, all.subset(rows), all.subset({}), log);
-  folds.saved.push_back({{"path", o.save_model}, {"refit", true}, {"train_windows", rows.size()}});
-}
-
-// Trains and tests one classifier per split (checkpoint '{fold}' replaced by the fold index);
-// a single split prints its confusion table on `out`.
-void run_classify_folds(const ClassifyCommand& cmd, const data::Windows& all,
-                        const std::vector<data::Split>& splits, const std::string& source,
-                        ClassifyFolds& folds, std::ostream& out, std::ostream& log) {
-  folds.predictions << "fold,truth,predicted\n";
-  const bool each_fold = cmd.save_model.find("{fold}") != std::string::npos;
-  for (size_t f = 0; f < splits.size(); ++f) {
-    model::DownstreamOptions o = cmd.options;
-    o.checkpoint = replace_fold(o.checkpoint, static_cast<int>(f));
-    if (!cmd.refit && (each_fold || f == 0)) {
-      o.save_model = replace_fold(cmd.save_model, static_cast<int>(f));
-      o.provenance = {{"protocol", cmd.protocol},
-                      {"fold", f},
-                      {"folds", splits.size()},
-                      {"data", source},
-                      {"test_windows", splits[f].test.size()}};
-      if (!o.save_model.empty()) {
-        folds.saved.push_back({{"path", o.save_model}, {"fold", f}});
-        if (splits.size() > 1 && !each_fold) {
-          log << "--save-model: keeping fold 0's model of " << splits.size()
-              << " (use --refit for one model on every window, or '{fold}' in the name for "
-                 "each fold's)\n";
-        }
-      }
-    }
-    data::Windows train = all.subset(splits[f].train), test = all.subset(splits[f].test);
-    log << cmd.protocol << " split " << f + 1 << "/" << splits.size() << ": " << train.size()
-        << " train, " << test.size() << " test windows\n";
-    const auto r = model::train_classifier(o, train, test, log);
-    folds.scores.add(r.test);
-    nlohmann::json fj = {{"fold", f},
-                         {"train_windows", train.size()},
-                         {"test_windows", test.size()},
-                         {"checkpoint", o.checkpoint},
-                         {"channel_map", r.channel_map},
-                         {"device", r.device},
-                         {"seconds", r.seconds},
-                         {"metrics", model::to_json(r.test)},
-                         {"history", r.history}};
-    if (cmd.protocol != "random") fj["test_subjects"] = subjects_of(test);
-    folds.json.push_back(fj);
-    for (size_t i = 0; i < r.truth.size(); ++i) {
-      folds.predictions << f << "," << r.truth[i] << "," << r.predicted[i] << "\n";
-    }
-    if (splits.size() == 1) out << model::confusion_table(r.test, all.class_names);
-  }
-}
-
 // The one-line result: mean (+- sd over folds) of top-1, macro-F1 and balanced accuracy.
-void print_classify_result(std::ostream& out, const ClassifyCommand& cmd, size_t splits,
-                           const std::string& source, const FoldScores& scores) {
-  const auto a = model::mean_sd(scores.accuracy), m = model::mean_sd(scores.macro_f1),
-             b = model::mean_sd(scores.balanced_accuracy);
+void print_classify_result(std::ostream& out, const ClassifyCommand& cmd, const std::string& source,
+                           const model::ProtocolResult& r) {
+  const auto a = model::mean_sd(r.scores.accuracy), m = model::mean_sd(r.scores.macro_f1),
+             b = model::mean_sd(r.scores.balanced_accuracy);
+  const size_t splits = r.folds.size();
   out << std::fixed << std::setprecision(2) << model::to_string(cmd.options.mode) << " ("
       << cmd.protocol << ", " << splits << (splits == 1 ? " split" : " splits") << ", " << source
       << "): top-1 " << 100 * a.mean;
@@ -444,29 +273,35 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   // resampled and cropped/padded to it (open_dataset says so).
   ModelGeometry geometry;
   const bool scratch = cmd.options.mode == model::DownstreamMode::kScratch;
-  if (!scratch) geometry = checkpoint_geometry(replace_fold(cmd.options.checkpoint, 0));
+  if (!scratch) geometry = checkpoint_geometry(model::replace_fold(cmd.options.checkpoint, 0));
   std::string protocol = cmd.protocol;
   const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, protocol, log);
-  const data::Windows& all = ds.windows;
   const std::string source = ds.spec.to_string();
-  require_two_classes(all, cmd.options.mode);
-  if (!scratch) require_model_channels(replace_fold(cmd.options.checkpoint, 0), all);
-  const std::vector<data::Split> splits = classify_splits(cmd, protocol, all);
+  model::ProtocolOptions po;
+  po.downstream = cmd.options;
+  po.protocol = parse_enum(model::kProtocolNames, protocol, "--protocol");
+  po.protocol_name = cmd.protocol;
+  po.train_fraction = cmd.data.train_fraction;
+  po.folds = cmd.data.folds;
+  po.split_seed = cmd.data.split_seed;
+  po.source = source;
+  po.save_model = cmd.save_model;
+  po.refit = cmd.refit;
+  const model::ProtocolResult r = model::run_protocol(po, ds.windows, log);
+  if (r.folds.size() == 1)
+    out << model::confusion_table(r.folds[0].result.test, ds.windows.class_names);
   nlohmann::json j;
   j["command"] = model::to_string(cmd.options.mode);
   j["protocol"] = cmd.protocol;
   j["data"] = ds.to_json();
   j["data"]["source"] = source;
   j["settings"] = cmd.options.to_json();
-  ClassifyFolds folds;
-  run_classify_folds(cmd, all, splits, source, folds, out, log);
-  if (cmd.refit) refit_classifier(cmd, all, source, folds, log);
-  j["folds"] = folds.json;
-  if (!cmd.save_model.empty()) j["saved_models"] = folds.saved;
-  j["summary"] = folds.scores.summary_json();
+  j["folds"] = r.folds_json();
+  if (!cmd.save_model.empty()) j["saved_models"] = r.saved_json();
+  j["summary"] = r.scores.summary_json();
   write_json(cmd.json, j, cmd.recorded_options);
-  if (!cmd.predictions.empty()) write_output_text(cmd.predictions, folds.predictions.str());
-  print_classify_result(out, cmd, splits.size(), source, folds.scores);
+  if (!cmd.predictions.empty()) write_output_text(cmd.predictions, r.predictions_csv());
+  print_classify_result(out, cmd, source, r);
   return j;
 }
 
@@ -480,7 +315,7 @@ nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
   nlohmann::json j;
   j["predictions"] = cmd.predictions;
   j["pooled"] = model::to_json(pooled);
-  FoldScores scores;
+  model::FoldScores scores;
   nlohmann::json folds = nlohmann::json::array();
   for (size_t f = 0; f < pm.folds.size(); ++f) {
     scores.add(pm.folds[f]);

@@ -1,0 +1,229 @@
+#include "moca/model/protocol.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "moca/data/splits.hpp"
+#include "moca/model/checkpoint.hpp"
+
+namespace moca::model {
+
+void ProtocolOptions::validate() const {
+  downstream.validate();
+  const std::string where = "ProtocolOptions::validate(): ";
+  if (protocol == Protocol::kRandom && !(train_fraction > 0.0 && train_fraction < 1.0)) {
+    throw std::invalid_argument(where + "train_fraction (" + std::to_string(train_fraction) +
+                                ") must be in (0, 1)");
+  }
+  if (protocol == Protocol::kSubjectKfold && folds < 2) {
+    throw std::invalid_argument(where + "folds (" + std::to_string(folds) + ") must be >= 2");
+  }
+  if (refit && save_model.empty()) {
+    throw std::invalid_argument(where + "refit trains the model to keep; it needs save_model");
+  }
+  if (refit && downstream.checkpoint.find("{fold}") != std::string::npos) {
+    throw std::invalid_argument(where + "refit with a per-fold checkpoint (" +
+                                downstream.checkpoint +
+                                ") would train on windows that pre-trained another fold's "
+                                "encoder; refit from one checkpoint");
+  }
+  if (refit && save_model.find("{fold}") != std::string::npos) {
+    throw std::invalid_argument(where + "refit saves one model; save_model (" + save_model +
+                                ") must not contain '{fold}'");
+  }
+}
+
+nlohmann::json summary_json(const std::vector<double>& v) {
+  const auto ms = mean_sd(v);
+  return {{"mean", ms.mean}, {"sd", ms.sd}, {"n", ms.n}, {"values", v}};
+}
+
+std::string replace_fold(std::string s, int fold) {
+  const std::string key = "{fold}";
+  for (size_t p = s.find(key); p != std::string::npos; p = s.find(key)) {
+    s.replace(p, key.size(), std::to_string(fold));
+  }
+  return s;
+}
+
+void FoldScores::add(const ClassificationMetrics& m) {
+  accuracy.push_back(m.accuracy);
+  macro_f1.push_back(m.macro_f1);
+  balanced_accuracy.push_back(m.balanced_accuracy);
+}
+
+nlohmann::json FoldScores::summary_json() const {
+  return {{"accuracy", model::summary_json(accuracy)},
+          {"macro_f1", model::summary_json(macro_f1)},
+          {"balanced_accuracy", model::summary_json(balanced_accuracy)}};
+}
+
+nlohmann::json ProtocolResult::folds_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const FoldResult& f : folds) {
+    const DownstreamResult& r = f.result;
+    nlohmann::json fj = {{"fold", f.fold},
+                         {"train_windows", f.train_windows},
+                         {"test_windows", f.test_windows},
+                         {"checkpoint", f.checkpoint},
+                         {"channel_map", r.channel_map},
+                         {"device", r.device},
+                         {"seconds", r.seconds},
+                         {"metrics", to_json(r.test)},
+                         {"history", r.history}};
+    if (protocol != "random") fj["test_subjects"] = f.test_subjects;
+    out.push_back(fj);
+  }
+  return out;
+}
+
+nlohmann::json ProtocolResult::saved_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const SavedModel& s : saved) {
+    if (s.fold >= 0) {
+      out.push_back({{"path", s.path}, {"fold", s.fold}});
+    } else {
+      out.push_back({{"path", s.path}, {"refit", true}, {"train_windows", s.train_windows}});
+    }
+  }
+  return out;
+}
+
+std::string ProtocolResult::predictions_csv() const {
+  std::string csv = "fold,truth,predicted\n";
+  for (const FoldResult& f : folds) {
+    for (size_t i = 0; i < f.result.truth.size(); ++i) {
+      csv += std::to_string(f.fold) + "," + std::to_string(f.result.truth[i]) + "," +
+             std::to_string(f.result.predicted[i]) + "\n";
+    }
+  }
+  return csv;
+}
+
+namespace {
+
+// A classifier needs labelled windows of >= 2 classes.
+void require_two_classes(const data::Windows& all, DownstreamMode mode) {
+  std::vector<int> classes;
+  for (int i = 0; i < all.size(); ++i)
+    if (all.labels(i) >= 0 &&
+        std::find(classes.begin(), classes.end(), all.labels(i)) == classes.end())
+      classes.push_back(all.labels(i));
+  if (classes.size() >= 2) return;
+  throw std::invalid_argument(
+      "run_classify(): " + to_string(mode) + " needs labels of >= 2 classes; " +
+      (classes.empty() ? std::string("the data has no labels (Y.npy)")
+                       : "every labelled window has class " +
+                             (classes[0] < static_cast<int>(all.class_names.size())
+                                  ? "'" + all.class_names[static_cast<size_t>(classes[0])] + "'"
+                                  : std::to_string(classes[0]))));
+}
+
+// Every data channel must be one of the checkpoint's (matched by name).
+void require_model_channels(const std::string& checkpoint, const data::Windows& all) {
+  const CheckpointInfo info = read_checkpoint_info(checkpoint);
+  for (const auto& name : all.channel_names) {
+    if (std::find(info.channel_names.begin(), info.channel_names.end(), name) !=
+        info.channel_names.end())
+      continue;
+    std::string model_ch, data_ch;
+    for (const auto& c : info.channel_names) model_ch += (model_ch.empty() ? "" : ",") + c;
+    for (const auto& c : all.channel_names) data_ch += (data_ch.empty() ? "" : ",") + c;
+    throw std::invalid_argument(
+        "run_classify(): the checkpoint " + info.path + " was trained on " +
+        std::to_string(info.channel_names.size()) + " channels (" + model_ch +
+        ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
+        name +
+        "' is not one of the model's, which cannot be bridged (channels are matched by name: "
+        "name them with --channel-names or meta.json channel_names, or select them with "
+        "--modalities)");
+  }
+}
+
+// The train/test splits of the protocol over `all`.
+std::vector<data::Split> protocol_splits(const ProtocolOptions& o, const std::string& name,
+                                         const data::Windows& all) {
+  if (o.protocol == Protocol::kRandom) {
+    return {data::random_split(all.size(), o.train_fraction, o.split_seed)};
+  }
+  bool subjects = false;
+  for (int i = 0; i < all.size() && !subjects; ++i) subjects = all.subjects(i) >= 0;
+  if (!subjects) {
+    throw std::invalid_argument("protocol " + name +
+                                " needs subject ids (pid.npy in a .npy folder); the data has none");
+  }
+  return o.protocol == Protocol::kLoso ? data::leave_one_subject_out(all.subjects)
+                                       : data::subject_kfold(all.subjects, o.folds, o.split_seed);
+}
+
+// The subjects of `test` in order of first appearance.
+std::vector<int> subjects_of(const data::Windows& test) {
+  std::vector<int> subj;
+  for (int i = 0; i < test.size(); ++i) {
+    if (std::find(subj.begin(), subj.end(), test.subjects(i)) == subj.end()) {
+      subj.push_back(test.subjects(i));
+    }
+  }
+  return subj;
+}
+
+}  // namespace
+
+ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& all, std::ostream& log) {
+  o.validate();
+  ProtocolResult out;
+  out.protocol = o.protocol_name.empty() ? to_string(o.protocol) : o.protocol_name;
+  require_two_classes(all, o.downstream.mode);
+  if (o.downstream.mode != DownstreamMode::kScratch) {
+    require_model_channels(replace_fold(o.downstream.checkpoint, 0), all);
+  }
+  const std::vector<data::Split> splits = protocol_splits(o, out.protocol, all);
+  const bool each_fold = o.save_model.find("{fold}") != std::string::npos;
+  for (size_t f = 0; f < splits.size(); ++f) {
+    const int fold = static_cast<int>(f);
+    DownstreamOptions d = o.downstream;
+    d.checkpoint = replace_fold(d.checkpoint, fold);
+    if (!o.refit && (each_fold || f == 0)) {
+      d.save_model = replace_fold(o.save_model, fold);
+      d.provenance = {{"protocol", out.protocol},
+                      {"fold", f},
+                      {"folds", splits.size()},
+                      {"data", o.source},
+                      {"test_windows", splits[f].test.size()}};
+      if (!d.save_model.empty()) {
+        out.saved.push_back({d.save_model, fold, 0});
+        if (splits.size() > 1 && !each_fold) {
+          log << "--save-model: keeping fold 0's model of " << splits.size()
+              << " (use --refit for one model on every window, or '{fold}' in the name for "
+                 "each fold's)\n";
+        }
+      }
+    }
+    const data::Windows train = all.subset(splits[f].train), test = all.subset(splits[f].test);
+    log << out.protocol << " split " << f + 1 << "/" << splits.size() << ": " << train.size()
+        << " train, " << test.size() << " test windows\n";
+    FoldResult fr;
+    fr.fold = fold;
+    fr.train_windows = train.size();
+    fr.test_windows = test.size();
+    fr.checkpoint = d.checkpoint;
+    fr.test_subjects = subjects_of(test);
+    fr.result = train_classifier(d, train, test, log);
+    out.scores.add(fr.result.test);
+    out.folds.push_back(std::move(fr));
+  }
+  if (o.refit) {  // the kept model, trained on every labelled window (no test part)
+    std::vector<int> rows;
+    for (int i = 0; i < all.size(); ++i)
+      if (all.labels(i) >= 0) rows.push_back(i);
+    DownstreamOptions d = o.downstream;
+    d.save_model = o.save_model;
+    d.provenance = {{"protocol", out.protocol}, {"refit", true}, {"data", o.source}};
+    log << "refit: training the kept model on all " << rows.size() << " labelled windows\n";
+    train_classifier(d, all.subset(rows), all.subset({}), log);
+    out.saved.push_back({d.save_model, -1, static_cast<int>(rows.size())});
+  }
+  return out;
+}
+
+}  // namespace moca::model

@@ -1,0 +1,106 @@
+#pragma once
+/// \file protocol.hpp
+/// The classification protocol of `moca linprobe` / `finetune` (and of the transfer study and
+/// Python): labelled windows -> train/test splits (a random split, subject-wise k folds or leave
+/// one subject out) -> one classifier per split (train_classifier) -> per-fold metrics and their
+/// mean ± sd; optionally the trained classifiers kept (one fold's, each fold's, or one refitted
+/// on every labelled window). One call from options + windows to a result struct.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moca/common/enum_names.hpp"
+#include "moca/data/windows.hpp"
+#include "moca/model/downstream.hpp"
+#include "moca/model/metrics.hpp"
+
+namespace moca::model {
+
+/// How the labelled windows are split into training and test parts.
+enum class Protocol {
+  kRandom,        ///< one random split (train_fraction, split_seed)
+  kSubjectKfold,  ///< subject-wise k folds (folds, split_seed): every fold, mean ± sd
+  kLoso,          ///< leave one subject out: one fold per subject
+};
+inline constexpr EnumName<Protocol> kProtocolNames[] = {{Protocol::kRandom, "random"},
+                                                        {Protocol::kSubjectKfold, "subject-kfold"},
+                                                        {Protocol::kLoso, "loso"}};
+inline std::string to_string(Protocol p) {
+  return enum_name(kProtocolNames, p);
+}
+
+/// Options of run_protocol.
+struct ProtocolOptions {
+  /// The classifier's training: mode, checkpoint ('{fold}' is replaced by the fold index, so
+  /// each fold may use an encoder pre-trained without its test subjects), epochs, ...
+  DownstreamOptions downstream;
+  Protocol protocol = Protocol::kRandom;
+  std::string protocol_name;     ///< as reported ("" = to_string(protocol); e.g. "adl-loso")
+  double train_fraction = 0.7;   ///< kRandom: training share
+  int folds = 5;                 ///< kSubjectKfold: k (>= 2)
+  std::uint64_t split_seed = 0;  ///< kRandom / kSubjectKfold: seed of the split
+  std::string source;            ///< what the data is (recorded with kept models)
+  /// Keep the trained classifier: a single split's model; with several folds each fold's when
+  /// the name holds '{fold}', else fold 0's (the log says so), or with `refit` one model trained
+  /// on every labelled window after the folds were scored.
+  std::string save_model;
+  bool refit = false;
+  /// Throws std::invalid_argument naming the field, its value and the rule.
+  void validate() const;
+};
+
+/// One split's outcome.
+struct FoldResult {
+  int fold = 0;
+  int train_windows = 0, test_windows = 0;
+  std::string checkpoint;          ///< the encoder it started from ('{fold}' replaced)
+  std::vector<int> test_subjects;  ///< subject-wise protocols: the held-out subjects
+  DownstreamResult result;
+};
+
+/// A kept classifier.
+struct SavedModel {
+  std::string path;
+  int fold = -1;          ///< -1: the refitted model
+  int train_windows = 0;  ///< the refitted model's training windows
+};
+
+/// Per-fold top-1, macro-F1 and balanced accuracy, and their summary.
+struct FoldScores {
+  std::vector<double> accuracy, macro_f1, balanced_accuracy;  ///< one per fold
+  void add(const ClassificationMetrics& m);
+  /// {"accuracy"|"macro_f1"|"balanced_accuracy": {mean, sd, n, values}}
+  nlohmann::json summary_json() const;
+};
+
+/// Every fold, their scores and the kept models.
+struct ProtocolResult {
+  std::string protocol;  ///< as reported (ProtocolOptions::protocol_name or the enum's name)
+  std::vector<FoldResult> folds;
+  std::vector<SavedModel> saved;
+  FoldScores scores;
+  /// The folds as JSON (fold, windows, checkpoint, channel map, device, seconds, metrics,
+  /// history, test_subjects for subject-wise protocols).
+  nlohmann::json folds_json() const;
+  /// The kept models as JSON (path and fold, or refit and train_windows).
+  nlohmann::json saved_json() const;
+  /// "fold,truth,predicted" lines of every fold, for `moca metrics`.
+  std::string predictions_csv() const;
+};
+
+/// {mean, sd, n, values} of per-fold values.
+nlohmann::json summary_json(const std::vector<double>& values);
+
+/// `text` with every "{fold}" replaced by `fold`.
+std::string replace_fold(std::string text, int fold);
+
+/// Runs the protocol on `all` (labels -1 are left out of training and testing). Checks first
+/// that the windows hold >= 2 classes, that a pre-trained checkpoint knows every channel (by
+/// name) and that a subject-wise protocol has subject ids (std::invalid_argument naming the
+/// rule). Progress goes to `log`.
+ProtocolResult run_protocol(const ProtocolOptions& options, const data::Windows& all,
+                            std::ostream& log);
+
+}  // namespace moca::model
