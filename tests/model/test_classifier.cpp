@@ -268,3 +268,71 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
                          std::invalid_argument);
   }
 }
+
+// Issue 31: a 4-s model takes 5-s windows (whole patches: 240 samples, 12 patches of 20 where the
+// checkpoint has 10). The fixed sin-cos positions are evaluated at the new patch indices; the
+// encoder's weights are the checkpoint's.
+TEST_CASE("another window length: same encoder weights, positions at the new patch indices") {
+  const moca::data::Windows w200 = moca_test::small_windows(60, 31);
+  moca::data::Windows w = w200;  // 240 samples: each channel's 200, then its first 40 again
+  w.length = 240;
+  w.x.resize(w200.x.rows(), 6 * 240);
+  for (int i = 0; i < w.size(); ++i) {
+    w.window(i).leftCols(200) = w200.window(i);
+    w.window(i).rightCols(40) = w200.window(i).leftCols(40);
+  }
+  const std::string save = moca_test::temp_path("length240.pt");
+  std::ostringstream log;
+  const auto r = train_classifier(quick(DownstreamMode::kLinearProbe, 2, save), rows(w, 0, 40),
+                                  rows(w, 40, 60), log);
+  CHECK(r.test.n == 20);
+  auto saved = moca::model::detail::open_checkpoint(save);
+  auto own = moca::model::detail::open_checkpoint(moca_test::shared_checkpoint());
+  REQUIRE(saved.info.model.length() == 240);
+  REQUIRE(own.info.model.length() == 200);
+  REQUIRE(saved.info.model.pos_embed() == PosEmbedKind::kSinCos2d);
+  MocaEncoder e240(saved.info.model), e200(own.info.model);
+  moca::model::detail::load_module(saved, *e240, {"encoder"});
+  moca::model::detail::load_module(own, *e200, {"encoder"});
+  const auto p200 = e200->named_parameters(true);
+  for (const auto& p : e240->named_parameters(true)) {  // a probe leaves the encoder as it was
+    CHECK_MESSAGE(torch::equal(p.value(), p200[p.key()]), p.key());
+  }
+  // The table by hand: row 1 + c * P + p = [sin(p w_k), cos(p w_k), sin(c w_k), cos(c w_k)],
+  // w_k = 10000^(-k / (D/4)), k < D/4.
+  const torch::Tensor t240 = e240->named_buffers(false)["pos_embed"][0];
+  const torch::Tensor t200 = e200->named_buffers(false)["pos_embed"][0];
+  const int D = saved.info.model.embed_dim(), q = D / 4;
+  REQUIRE(t240.size(0) == 1 + 6 * 12);
+  double worst = 0.0;
+  for (int c = 0; c < 6; ++c) {
+    for (int p = 0; p < 12; ++p) {
+      for (int k = 0; k < q; ++k) {
+        const double wk = std::pow(10000.0, -static_cast<double>(k) / q);
+        const double want[4] = {std::sin(p * wk), std::cos(p * wk), std::sin(c * wk),
+                                std::cos(c * wk)};
+        for (int part = 0; part < 4; ++part) {
+          const double got = t240[1 + c * 12 + p][part * q + k].item<double>();
+          worst = std::max(worst, std::abs(got - want[part]));
+        }
+      }
+      if (p < 10) {  // the positions the checkpoint knows are its own rows
+        CHECK(torch::equal(t240[1 + c * 12 + p], t200[1 + c * 10 + p]));
+      }
+    }
+  }
+  CHECK(worst < 1e-6);
+  // The kept classifier predicts 240-sample windows and refuses the model's old length.
+  const Classifier clf(save);
+  CHECK(clf.predict(rows(w, 40, 60)).size() == 20);
+  CHECK_THROWS_AS(clf.predict(rows(w200, 40, 60)), std::invalid_argument);
+  // A length that is not whole patches is refused, naming the rule.
+  moca::data::Windows w230 = w;
+  w230.length = 230;
+  w230.x.resize(w.x.rows(), 6 * 230);
+  for (int i = 0; i < w.size(); ++i) w230.window(i) = w.window(i).leftCols(230);
+  CHECK_THROWS_WITH_AS(train_classifier(quick(DownstreamMode::kLinearProbe, 1, ""),
+                                        rows(w230, 0, 40), rows(w230, 40, 60), log),
+                       doctest::Contains("not a whole number of the model's patches"),
+                       std::invalid_argument);
+}

@@ -82,3 +82,29 @@ def test_python_load_takes_the_same_rules(folder):
     assert d.meta["channel_names"][3] == "gyro_x"
     with pytest.raises(ValueError, match="sample rate unknown"):
         moca.data.load(f"npy:{folder}", rate=50, length=200)
+
+
+def test_a_4s_model_probed_on_a_30hz_10s_folder_cut_into_5s_windows(tmp_path, folder):
+    """The paper's transfer path end to end: channels named from --modalities, 10-s windows cut
+    into 5-s ones, resampled to the checkpoint's 50 Hz and taken whole-patch (240 samples) by a
+    model pre-trained on 4-s windows; leave-one-subject-out; the kept model's length is 240."""
+    r = _run("moca", "pretrain", "--preset", "cpu-small", "--synthetic-windows", "40", "--split",
+             "all", "--epochs", "1", "--warmup-epochs", "0", "--batch", "20", "--threads", "1",
+             "--no-progress", "--checkpoint", "m.pt", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = _run("moca", "linprobe", "--checkpoint", "m.pt", "--data", f"npy:{folder}",
+             "--sample-rate", "30", "--modalities", "acc=0-2,gyro=3-5", "--segment", "5",
+             "--input-seconds", "5", "--protocol", "loso", "--epochs", "1", "--warmup-epochs",
+             "0", "--batch", "4", "--threads", "1", "--no-progress", "--save-model", "clf.pt",
+             "--json", "out.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert ("--input-seconds 5: 250 samples at 50 Hz -> 240 (12 patches of 20 per modality; "
+            "windows centre-cropped to whole patches; the model's own length is 200)") in r.stderr
+    doc = json.loads((tmp_path / "out.json").read_text())
+    assert len(doc["folds"]) == 3 and doc["data"]["windows"] == 12
+    assert doc["data"]["channels"] == ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z"]
+    r = _run("moca", "predict", "--model", "clf.pt", "--data", f"npy:{folder}", "--sample-rate",
+             "30", "--modalities", "acc=0-2,gyro=3-5", "--segment", "5", "--json", "p.json",
+             cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "p.json").read_text())["data"]["length"] == 240

@@ -13,6 +13,7 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
@@ -112,6 +113,7 @@ ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
   const model::CheckpointInfo info = model::read_checkpoint_info(checkpoint);
   ModelGeometry g;
   g.length = info.model.length();
+  g.patch_length = info.model.patch_length();
   const auto& meta = info.meta;
   if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
     g.sample_rate_hz = meta.at("data").at("sample_rate_hz").get<double>();
@@ -218,6 +220,15 @@ void ClassifyCommand::validate() const {
     throw std::invalid_argument("ClassifyCommand: protocol (" + protocol +
                                 ") must be one of random, subject-kfold, loso, adl-loso");
   }
+  if (!(input_seconds >= 0.0 && std::isfinite(input_seconds))) {
+    throw std::invalid_argument("ClassifyCommand: --input-seconds (" +
+                                std::to_string(input_seconds) + ") must be >= 0");
+  }
+  if (input_seconds > 0 && options.mode == model::DownstreamMode::kScratch) {
+    throw std::invalid_argument(
+        "ClassifyCommand: --input-seconds sets a pre-trained encoder's input length; "
+        "--from-scratch takes --window-length");
+  }
   if (protocol == "adl-loso" && !data.data.empty()) {
     throw std::invalid_argument(
         "ClassifyCommand: protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); "
@@ -274,6 +285,23 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   ModelGeometry geometry;
   const bool scratch = cmd.options.mode == model::DownstreamMode::kScratch;
   if (!scratch) geometry = checkpoint_geometry(model::replace_fold(cmd.options.checkpoint, 0));
+  if (cmd.input_seconds > 0) {
+    const long samples = std::lround(cmd.input_seconds * geometry.sample_rate_hz);
+    const long length = samples / geometry.patch_length * geometry.patch_length;
+    if (length < geometry.patch_length) {
+      throw std::invalid_argument("--input-seconds (" + moca::format_number(cmd.input_seconds, 6) +
+                                  ") is shorter than one patch (" +
+                                  std::to_string(geometry.patch_length) + " samples at " +
+                                  moca::format_number(geometry.sample_rate_hz, 6) + " Hz)");
+    }
+    data_log(log) << "--input-seconds " << moca::format_number(cmd.input_seconds, 6) << ": "
+                  << samples << " samples at " << moca::format_number(geometry.sample_rate_hz, 6)
+                  << " Hz -> " << length << " (" << length / geometry.patch_length << " patches of "
+                  << geometry.patch_length << " per modality"
+                  << (length < samples ? "; windows centre-cropped to whole patches" : "")
+                  << "; the model's own length is " << geometry.length << ")\n";
+    geometry.length = static_cast<int>(length);
+  }
   std::string protocol = cmd.protocol;
   const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, protocol, log);
   const std::string source = ds.spec.to_string();

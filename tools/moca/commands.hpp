@@ -57,6 +57,7 @@ struct LoadedData {
 struct ModelGeometry {
   int length = 200;
   double sample_rate_hz = 50.0;
+  int patch_length = 20;
 };
 /// Reads `checkpoint`'s geometry (std::runtime_error if it cannot be read).
 ModelGeometry checkpoint_geometry(const std::string& checkpoint);
@@ -102,6 +103,9 @@ struct ClassifyCommand {
   /// `refit` one model trained on every labelled window after the folds were scored.
   std::string save_model;
   bool refit = false;  ///< train the saved model on every labelled window (needs save_model)
+  /// > 0: windows of this many seconds at the checkpoint's rate instead of its own length
+  /// (rounded down to whole patches; the fixed sin-cos positions at the new patch indices).
+  double input_seconds = 0.0;
   void validate() const;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };

@@ -95,6 +95,29 @@ struct ClassifierModel {
   bool probe = false;                       ///< frozen encoder, BatchNorm + linear head
 };
 
+/// Loads the checkpoint's encoder into `encoder`, built for another window length: through an
+/// encoder at the checkpoint's own length, whose every parameter and buffer is copied but the
+/// positional table (the new encoder's own, the same sin-cos code at its patch indices).
+/// std::runtime_error when the checkpoint's table is not the fixed sin-cos one (a learned table
+/// would need interpolating; moca never writes one).
+void load_encoder_at_length(detail::OpenCheckpoint& ck, MocaEncoderImpl& encoder) {
+  MocaEncoder own(ck.info.model);
+  const torch::Tensor fixed = own->named_buffers(false)["pos_embed"].clone();
+  detail::load_module(ck, *own, {"encoder"});
+  if (!torch::allclose(own->named_buffers(false)["pos_embed"], fixed, 0.0, 1e-6)) {
+    throw std::runtime_error("checkpoint " + ck.info.path +
+                             ": its positional table is not the fixed sin-cos one, so the model "
+                             "cannot take another window length");
+  }
+  torch::NoGradGuard no_grad;
+  const auto from = own->named_parameters(true);
+  for (auto& p : encoder.named_parameters(true)) p.value().copy_(from[p.key()]);
+  const auto buffers = own->named_buffers(true);
+  for (auto& b : encoder.named_buffers(true)) {
+    if (b.key() != "pos_embed") b.value().copy_(buffers[b.key()]);
+  }
+}
+
 /// Builds the classifier from random initialisation (scratch) or with the checkpoint's encoder.
 ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows& train, int classes,
                                 const torch::Device& device) {
@@ -109,12 +132,22 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
     ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
     m.mo = ck->info.model;
     if (train.length != m.mo.length()) {
-      throw std::invalid_argument("train_classifier(): windows of length " +
-                                  std::to_string(train.length) + " do not fit the model (length " +
-                                  std::to_string(m.mo.length()) + ")");
+      // Another length: the same weights on P' = L' / Lp patches per modality; the fixed
+      // sin-cos positions are evaluated at the new patch indices (load_encoder checks that the
+      // checkpoint's table is that fixed one).
+      if (train.length % m.mo.patch_length() != 0) {
+        throw std::invalid_argument(
+            "train_classifier(): windows of length " + std::to_string(train.length) +
+            " are not a whole number of the model's patches (patch_length " +
+            std::to_string(m.mo.patch_length()) + "; the model's own length is " +
+            std::to_string(m.mo.length()) + ")");
+      }
+      m.mo.length(train.length);
     }
     m.model_channels = ck->info.channel_names;
-    m.pos_rows = detail::pos_rows_for_data(ck->info, train.channel_names, train.channels, device);
+    CheckpointInfo at_length = ck->info;
+    at_length.model = m.mo;
+    m.pos_rows = detail::pos_rows_for_data(at_length, train.channel_names, train.channels, device);
     if (!m.pos_rows.defined()) {
       m.channel_map = "identity";
     } else {
@@ -128,7 +161,11 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
   torch::manual_seed(o.seed);
   m.probe = o.mode == DownstreamMode::kLinearProbe;
   m.clf = MocaClassifier(m.mo, classes, m.probe ? 0.0 : o.drop_path, m.probe);
-  if (ck) detail::load_module(*ck, *m.clf->encoder, {"encoder"});
+  if (ck && m.mo.length() == ck->info.model.length()) {
+    detail::load_module(*ck, *m.clf->encoder, {"encoder"});
+  } else if (ck) {
+    load_encoder_at_length(*ck, *m.clf->encoder);
+  }
   m.clf->to(device);
   return m;
 }
