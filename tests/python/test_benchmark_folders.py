@@ -108,3 +108,29 @@ def test_a_4s_model_probed_on_a_30hz_10s_folder_cut_into_5s_windows(tmp_path, fo
              cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert json.loads((tmp_path / "p.json").read_text())["data"]["length"] == 240
+
+
+def test_match_channels_by_position(tmp_path, folder):
+    """Channels named otherwise than the model's: refused by name, taken in order by position."""
+    r = _run("moca", "pretrain", "--preset", "cpu-small", "--synthetic-windows", "40", "--split",
+             "all", "--epochs", "1", "--warmup-epochs", "0", "--batch", "20", "--threads", "1",
+             "--no-progress", "--checkpoint", "m.pt", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    probe = ["moca", "linprobe", "--checkpoint", "m.pt", "--data", f"npy:{folder}",
+             "--sample-rate", "30", "--channel-names", "a,b,c,d,e,f", "--protocol", "loso",
+             "--epochs", "1", "--warmup-epochs", "0", "--batch", "4", "--threads", "1",
+             "--no-progress", "--save-model", "clf.pt"]
+    r = _run(*probe, cwd=tmp_path)
+    assert r.returncode == 2 and "channel 'a' is not one of the model's" in r.stderr
+    r = _run(*probe, "--match-channels", "position", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert ("channels matched by position: a->acc_x b->acc_y c->acc_z d->gyro_x e->gyro_y "
+            "f->gyro_z") in r.stderr
+    # three channels only: the model's first three (accelerometer), by position
+    r = _run("moca", "predict", "--model", "clf.pt", "--data", f"npy:{folder}", "--sample-rate",
+             "30", "--modalities", "x=0-2", "--match-channels", "position", "--out", "p.csv",
+             cwd=tmp_path)
+    assert r.returncode == 2 and "'gyro_x' is missing" in r.stderr  # a probe on six needs six
+    r = _run("moca", "predict", "--model", "clf.pt", "--data", f"npy:{folder}", "--sample-rate",
+             "30", "--match-channels", "bad", cwd=tmp_path)
+    assert r.returncode == 2 and "--match-channels (bad) must be one of: name, position" in r.stderr

@@ -34,6 +34,10 @@ Subcommand add_predict_cli(CLI::App& app) {
   p->add_option("--out", c->out_csv,
                 "CSV window,subject,predicted[,truth][,p_<class>...]; default: stdout");
   p->add_flag("--proba", c->proba, "one probability column per class");
+  p->add_option("--match-channels", c->match_channels,
+                "name (the classifier's input channels by name) | position (the data's channel "
+                "i is the classifier's input channel i)")
+      ->capture_default_str();
   p->add_option("--json", c->json, "summary JSON file (metrics when the data has labels)");
   add_no_progress(p, *no_progress);
   return {p, [c](const nlohmann::json& options) {

@@ -196,6 +196,10 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
                 "with '{fold}' in the name, or --refit)");
   s->add_flag("--refit", c->refit,
               "after scoring the folds, train the kept model on every labelled window");
+  s->add_option("--match-channels", c->match_channels,
+                "name (channels matched to the checkpoint's by name) | position (the data's "
+                "channel i is the model's channel i)")
+      ->capture_default_str();
   s->add_option("--input-seconds", c->input_seconds,
                 "windows of this many seconds at the checkpoint's rate instead of its own length "
                 "(whole patches; 0 = the checkpoint's)")

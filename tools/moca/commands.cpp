@@ -315,6 +315,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   po.source = source;
   po.save_model = cmd.save_model;
   po.refit = cmd.refit;
+  po.match_channels = parse_enum(model::kChannelMatchNames, cmd.match_channels, "--match-channels");
   const model::ProtocolResult r = model::run_protocol(po, ds.windows, log);
   if (r.folds.size() == 1)
     out << model::confusion_table(r.folds[0].result.test, ds.windows.class_names);
@@ -394,7 +395,13 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
   const ModelGeometry geometry{spec.length, spec.sample_rate_hz};
   const data::Dataset ds = open_command_data(cmd.data, &geometry, log);
   std::vector<std::string> notes;
-  const data::Windows w = model::prepare_windows(spec, ds.windows, &notes);
+  const bool by_position = parse_enum(model::kChannelMatchNames, cmd.match_channels,
+                                      "--match-channels") == model::ChannelMatch::kPosition;
+  const data::Windows w = model::prepare_windows(
+      spec,
+      by_position ? model::channels_by_position(ds.windows, spec.input_channels, &notes)
+                  : ds.windows,
+      &notes);
   for (const auto& n : notes) log << "predict: " << n << "\n";
   bool labelled = false;
   for (int i = 0; i < w.size(); ++i) labelled = labelled || w.labels(i) >= 0;

@@ -106,6 +106,7 @@ struct ClassifyCommand {
   /// > 0: windows of this many seconds at the checkpoint's rate instead of its own length
   /// (rounded down to whole patches; the fixed sin-cos positions at the new patch indices).
   double input_seconds = 0.0;
+  std::string match_channels = "name";  ///< name | position (model::ChannelMatch)
   void validate() const;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
@@ -129,8 +130,9 @@ struct PredictCommand {
   /// CSV window,subject,predicted[,truth][,p_<class>...]; empty = on `out` (the report then
   /// goes to `log`).
   std::string out_csv;
-  bool proba = false;  ///< one probability column per class
-  std::string json;    ///< summary JSON; empty = none
+  bool proba = false;                   ///< one probability column per class
+  std::string match_channels = "name";  ///< name | position (model::ChannelMatch)
+  std::string json;                     ///< summary JSON; empty = none
   model::RuntimeOptions runtime;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };

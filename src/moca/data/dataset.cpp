@@ -119,29 +119,6 @@ std::string format_channels(const std::vector<int>& ch) {
   return s;
 }
 
-// Groups by the channel-name prefix before the last '_' (acc_x -> acc); one group "all" when a
-// name has no '_'.
-std::vector<ModalityGroup> groups_from_names(const std::vector<std::string>& names) {
-  std::vector<ModalityGroup> g;
-  for (size_t c = 0; c < names.size(); ++c) {
-    const auto us = names[c].rfind('_');
-    if (us == std::string::npos || us == 0) {
-      std::vector<int> all(names.size());
-      for (size_t k = 0; k < names.size(); ++k) all[k] = static_cast<int>(k);
-      return {ModalityGroup{"all", all}};
-    }
-    const std::string prefix = names[c].substr(0, us);
-    auto it =
-        std::find_if(g.begin(), g.end(), [&](const ModalityGroup& m) { return m.name == prefix; });
-    if (it == g.end()) {
-      g.push_back({prefix, {}});
-      it = g.end() - 1;
-    }
-    it->channels.push_back(static_cast<int>(c));
-  }
-  return g;
-}
-
 // Keeps the channels of `groups` (in group order) and re-indexes the groups.
 Windows select_channels(const Windows& w, std::vector<ModalityGroup> groups) {
   std::vector<int> keep;
@@ -288,6 +265,27 @@ DataSpec parse_data_spec(const std::string& text, const std::string& format) {
         text + ")");
   }
   return s;
+}
+
+std::vector<ModalityGroup> groups_from_names(const std::vector<std::string>& names) {
+  std::vector<ModalityGroup> g;
+  for (size_t c = 0; c < names.size(); ++c) {
+    const auto us = names[c].rfind('_');
+    if (us == std::string::npos || us == 0) {
+      std::vector<int> all(names.size());
+      for (size_t k = 0; k < names.size(); ++k) all[k] = static_cast<int>(k);
+      return {ModalityGroup{"all", all}};
+    }
+    const std::string prefix = names[c].substr(0, us);
+    auto it =
+        std::find_if(g.begin(), g.end(), [&](const ModalityGroup& m) { return m.name == prefix; });
+    if (it == g.end()) {
+      g.push_back({prefix, {}});
+      it = g.end() - 1;
+    }
+    it->channels.push_back(static_cast<int>(c));
+  }
+  return g;
 }
 
 std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels) {

@@ -62,6 +62,9 @@ DataSpec parse_data_spec(const std::string& text, const std::string& format = "a
 /// std::invalid_argument for a malformed item, an empty or repeated name, a channel out of
 /// [0, channels) or in two groups.
 std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels);
+/// Groups from channel names `prefix_suffix` by prefix (acc_x, acc_y, gyro_x -> acc=0-1,
+/// gyro=2); one group `all` of every channel when a name has no such prefix.
+std::vector<ModalityGroup> groups_from_names(const std::vector<std::string>& names);
 /// Canonical text of groups (`acc=0-2,gyro=3-5`), parsed back by parse_modalities().
 std::string format_modalities(const std::vector<ModalityGroup>& groups);
 

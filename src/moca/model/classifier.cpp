@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/data/dataset.hpp"
 #include "moca/model/detail/torch_util.hpp"
 #include "moca/model/moca_model.hpp"
 
@@ -48,6 +49,26 @@ ClassifierSpec classifier_spec(const CheckpointInfo& info) {
   }
   match_channels(info.channel_names, s.input_channels);  // each a model channel, none twice
   return s;
+}
+
+data::Windows channels_by_position(const data::Windows& windows,
+                                   const std::vector<std::string>& model_channels,
+                                   std::vector<std::string>* notes) {
+  if (windows.channels > static_cast<int>(model_channels.size())) {
+    throw std::invalid_argument("channels matched by position: the data has " +
+                                std::to_string(windows.channels) + " channels, the model " +
+                                std::to_string(model_channels.size()));
+  }
+  data::Windows out = windows;
+  std::string map;
+  for (int c = 0; c < windows.channels; ++c) {
+    const std::string& to = model_channels[static_cast<size_t>(c)];
+    map += (map.empty() ? "" : " ") + windows.channel_names[static_cast<size_t>(c)] + "->" + to;
+    out.channel_names[static_cast<size_t>(c)] = to;
+  }
+  out.modalities = data::groups_from_names(out.channel_names);  // as open_dataset names them
+  if (notes != nullptr) notes->push_back("channels matched by position: " + map);
+  return out;
 }
 
 data::Windows prepare_windows(const ClassifierSpec& spec, const data::Windows& w,

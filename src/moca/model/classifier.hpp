@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/runtime.hpp"
@@ -70,6 +71,21 @@ class Classifier {
 /// Reads the classifier part of a checkpoint's metadata (torch-free). Throws
 /// std::invalid_argument when `info` is not a classifier or the metadata lacks a field.
 ClassifierSpec classifier_spec(const CheckpointInfo& info);
+
+/// How a data set's channels are matched to a model's.
+enum class ChannelMatch {
+  kName,      ///< by name (the default: a checkpoint knows its channels' names)
+  kPosition,  ///< the data's channel i is the model's channel i (the user asserts the order)
+};
+inline constexpr EnumName<ChannelMatch> kChannelMatchNames[] = {
+    {ChannelMatch::kName, "name"}, {ChannelMatch::kPosition, "position"}};
+
+/// `windows` with its channels renamed to the first C of `model_channels`, in order (C = the
+/// data's channel count; std::invalid_argument when the model has fewer). The modality groups
+/// follow the new names. `notes` (if not null) receives the map, e.g. "a->acc_x b->acc_y".
+data::Windows channels_by_position(const data::Windows& windows,
+                                   const std::vector<std::string>& model_channels,
+                                   std::vector<std::string>* notes = nullptr);
 
 /// Brings `windows` to a classifier's input channels: every input channel must be in the data
 /// (matched by name; otherwise std::invalid_argument naming the missing channel and both lists),

@@ -169,8 +169,23 @@ std::vector<int> subjects_of(const data::Windows& test) {
 
 }  // namespace
 
-ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& all, std::ostream& log) {
+ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windows,
+                            std::ostream& log) {
   o.validate();
+  data::Windows renamed;
+  if (o.match_channels == ChannelMatch::kPosition) {
+    if (o.downstream.mode == DownstreamMode::kScratch) {
+      throw std::invalid_argument(
+          "ProtocolOptions::validate(): match_channels position needs a checkpoint (a model "
+          "from scratch takes the data's channels)");
+    }
+    std::vector<std::string> notes;
+    renamed = channels_by_position(
+        windows, read_checkpoint_info(replace_fold(o.downstream.checkpoint, 0)).channel_names,
+        &notes);
+    for (const auto& n : notes) log << n << "\n";
+  }
+  const data::Windows& all = o.match_channels == ChannelMatch::kPosition ? renamed : windows;
   ProtocolResult out;
   out.protocol = o.protocol_name.empty() ? to_string(o.protocol) : o.protocol_name;
   require_two_classes(all, o.downstream.mode);

@@ -13,6 +13,7 @@
 
 #include "moca/common/enum_names.hpp"
 #include "moca/data/windows.hpp"
+#include "moca/model/classifier.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/metrics.hpp"
 
@@ -42,6 +43,9 @@ struct ProtocolOptions {
   int folds = 5;                 ///< kSubjectKfold: k (>= 2)
   std::uint64_t split_seed = 0;  ///< kRandom / kSubjectKfold: seed of the split
   std::string source;            ///< what the data is (recorded with kept models)
+  /// kPosition: the data's channels are the checkpoint's first C, in order (renamed to them
+  /// before anything is matched); kName: matched by name.
+  ChannelMatch match_channels = ChannelMatch::kName;
   /// Keep the trained classifier: a single split's model; with several folds each fold's when
   /// the name holds '{fold}', else fold 0's (the log says so), or with `refit` one model trained
   /// on every labelled window after the folds were scored.
