@@ -15,6 +15,7 @@
 #include "moca/model/classifier.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/interop.hpp"
+#include "moca/model/protocol.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;
@@ -335,4 +336,30 @@ TEST_CASE("another window length: same encoder weights, positions at the new pat
                                         rows(w230, 0, 40), rows(w230, 40, 60), log),
                        doctest::Contains("not a whole number of the model's patches"),
                        std::invalid_argument);
+}
+
+TEST_CASE("label fraction: per class, at least one each, seeded, never an unlabelled window") {
+  moca::data::Windows w = moca_test::small_windows(16, 3);
+  const int labels[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, -1, -1};
+  for (int i = 0; i < 16; ++i) w.labels(i) = labels[i];
+  auto count = [&](const std::vector<int>& rows, int c) {
+    return std::count_if(rows.begin(), rows.end(), [&](int r) { return w.labels(r) == c; });
+  };
+  const std::vector<int> tenth = label_subset(w, 0.1, 7);
+  CHECK(tenth.size() == 3);  // round(1), round(0.3) -> 1, round(0.1) -> 1
+  CHECK(count(tenth, 0) == 1);
+  CHECK(count(tenth, 1) == 1);
+  CHECK(count(tenth, 2) == 1);
+  const std::vector<int> half = label_subset(w, 0.5, 7);
+  CHECK(count(half, 0) == 5);
+  CHECK(count(half, 1) == 2);  // round(1.5) = 2
+  CHECK(count(half, 2) == 1);
+  CHECK(count(half, -1) == 0);
+  CHECK(std::is_sorted(half.begin(), half.end()));
+  CHECK(label_subset(w, 0.5, 7) == half);  // same seed, same rows
+  bool differs = false;
+  for (std::uint64_t seed = 8; seed < 12 && !differs; ++seed)
+    differs = label_subset(w, 0.5, seed) != half;
+  CHECK(differs);
+  CHECK(label_subset(w, 1.0, 7).size() == 14);  // every labelled window
 }

@@ -122,8 +122,13 @@ def test_match_channels_by_position(tmp_path, folder):
              "--no-progress", "--save-model", "clf.pt"]
     r = _run(*probe, cwd=tmp_path)
     assert r.returncode == 2 and "channel 'a' is not one of the model's" in r.stderr
-    r = _run(*probe, "--match-channels", "position", cwd=tmp_path)
+    r = _run(*probe, "--match-channels", "position", "--label-fraction", "0.5", "--batch", "2",
+             cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+    # LOSO, fold 1: subjects 2 and 3 train: stand x2, walk, sit -> one of each kept
+    assert "label fraction 0.5: 3 of 4 training windows (per class, at least one each)" in r.stderr
+    bad = _run(*probe, "--label-fraction", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "label_fraction (0.000000) must be in (0, 1]" in bad.stderr
     assert ("channels matched by position: a->acc_x b->acc_y c->acc_z d->gyro_x e->gyro_y "
             "f->gyro_z") in r.stderr
     # three channels only: the model's first three (accelerometer), by position

@@ -200,6 +200,10 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
                 "name (channels matched to the checkpoint's by name) | position (the data's "
                 "channel i is the model's channel i)")
       ->capture_default_str();
+  s->add_option("--label-fraction", c->label_fraction,
+                "train each fold on this share of its labelled windows, per class (at least one "
+                "each), seeded by --split-seed")
+      ->capture_default_str();
   s->add_option("--input-seconds", c->input_seconds,
                 "windows of this many seconds at the checkpoint's rate instead of its own length "
                 "(whole patches; 0 = the checkpoint's)")

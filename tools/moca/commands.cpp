@@ -315,6 +315,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   po.source = source;
   po.save_model = cmd.save_model;
   po.refit = cmd.refit;
+  po.label_fraction = cmd.label_fraction;
   po.match_channels = parse_enum(model::kChannelMatchNames, cmd.match_channels, "--match-channels");
   const model::ProtocolResult r = model::run_protocol(po, ds.windows, log);
   if (r.folds.size() == 1)
@@ -325,6 +326,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   j["data"] = ds.to_json();
   j["data"]["source"] = source;
   j["settings"] = cmd.options.to_json();
+  j["label_fraction"] = cmd.label_fraction;
   j["folds"] = r.folds_json();
   if (!cmd.save_model.empty()) j["saved_models"] = r.saved_json();
   j["summary"] = r.scores.summary_json();

@@ -107,6 +107,7 @@ struct ClassifyCommand {
   /// (rounded down to whole patches; the fixed sin-cos positions at the new patch indices).
   double input_seconds = 0.0;
   std::string match_channels = "name";  ///< name | position (model::ChannelMatch)
+  double label_fraction = 1.0;          ///< ProtocolOptions::label_fraction
   void validate() const;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };

@@ -1,8 +1,11 @@
 #include "moca/model/protocol.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <stdexcept>
 
+#include "moca/common/random.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/model/checkpoint.hpp"
 
@@ -18,6 +21,10 @@ void ProtocolOptions::validate() const {
   if (protocol == Protocol::kSubjectKfold && folds < 2) {
     throw std::invalid_argument(where + "folds (" + std::to_string(folds) + ") must be >= 2");
   }
+  if (!(label_fraction > 0.0 && label_fraction <= 1.0)) {
+    throw std::invalid_argument(where + "label_fraction (" + std::to_string(label_fraction) +
+                                ") must be in (0, 1]");
+  }
   if (refit && save_model.empty()) {
     throw std::invalid_argument(where + "refit trains the model to keep; it needs save_model");
   }
@@ -31,6 +38,26 @@ void ProtocolOptions::validate() const {
     throw std::invalid_argument(where + "refit saves one model; save_model (" + save_model +
                                 ") must not contain '{fold}'");
   }
+}
+
+std::vector<int> label_subset(const data::Windows& train, double fraction, std::uint64_t seed) {
+  std::map<int, std::vector<int>> by_class;
+  for (int i = 0; i < train.size(); ++i)
+    if (train.labels(i) >= 0) by_class[train.labels(i)].push_back(i);
+  Rng rng(seed);
+  std::vector<int> keep;
+  for (auto& [label, rows] : by_class) {  // classes in id order: the draws are reproducible
+    const auto n = static_cast<std::int64_t>(rows.size());
+    const std::int64_t k =
+        std::max<std::int64_t>(1, std::llround(fraction * static_cast<double>(n)));
+    for (std::int64_t i = 0; i < k; ++i) {  // partial Fisher-Yates: the first k of a shuffle
+      std::swap(rows[static_cast<size_t>(i)],
+                rows[static_cast<size_t>(uniform_int(rng, i, n - 1))]);
+    }
+    keep.insert(keep.end(), rows.begin(), rows.begin() + k);
+  }
+  std::sort(keep.begin(), keep.end());
+  return keep;
 }
 
 nlohmann::json summary_json(const std::vector<double>& v) {
@@ -214,9 +241,16 @@ ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windo
         }
       }
     }
-    const data::Windows train = all.subset(splits[f].train), test = all.subset(splits[f].test);
+    data::Windows train = all.subset(splits[f].train);
+    const data::Windows test = all.subset(splits[f].test);
     log << out.protocol << " split " << f + 1 << "/" << splits.size() << ": " << train.size()
         << " train, " << test.size() << " test windows\n";
+    if (o.label_fraction < 1.0) {
+      const int before = train.size();
+      train = train.subset(label_subset(train, o.label_fraction, o.split_seed + f));
+      log << "label fraction " << o.label_fraction << ": " << train.size() << " of " << before
+          << " training windows (per class, at least one each)\n";
+    }
     FoldResult fr;
     fr.fold = fold;
     fr.train_windows = train.size();

@@ -46,6 +46,10 @@ struct ProtocolOptions {
   /// kPosition: the data's channels are the checkpoint's first C, in order (renamed to them
   /// before anything is matched); kName: matched by name.
   ChannelMatch match_channels = ChannelMatch::kName;
+  /// In (0, 1]: each fold trains on this share of its training windows, drawn per class
+  /// (round(fraction * n_c) of class c's n_c, at least one: a class the fold has keeps one
+  /// example), seeded by split_seed and the fold; the test part is whole.
+  double label_fraction = 1.0;
   /// Keep the trained classifier: a single split's model; with several folds each fold's when
   /// the name holds '{fold}', else fold 0's (the log says so), or with `refit` one model trained
   /// on every labelled window after the folds were scored.
@@ -93,6 +97,10 @@ struct ProtocolResult {
   /// "fold,truth,predicted" lines of every fold, for `moca metrics`.
   std::string predictions_csv() const;
 };
+
+/// The rows of `train` that a label fraction keeps (ProtocolOptions::label_fraction's rule),
+/// ascending; labels < 0 are never kept. Deterministic for `seed`.
+std::vector<int> label_subset(const data::Windows& train, double fraction, std::uint64_t seed);
 
 /// {mean, sd, n, values} of per-fold values.
 nlohmann::json summary_json(const std::vector<double>& values);
