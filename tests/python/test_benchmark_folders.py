@@ -118,12 +118,11 @@ def test_match_channels_by_position(tmp_path, folder):
     assert r.returncode == 0, r.stderr
     probe = ["moca", "linprobe", "--checkpoint", "m.pt", "--data", f"npy:{folder}",
              "--sample-rate", "30", "--channel-names", "a,b,c,d,e,f", "--protocol", "loso",
-             "--epochs", "1", "--warmup-epochs", "0", "--batch", "4", "--threads", "1",
+             "--epochs", "1", "--warmup-epochs", "0", "--batch", "2", "--threads", "1",
              "--no-progress", "--save-model", "clf.pt"]
     r = _run(*probe, cwd=tmp_path)
     assert r.returncode == 2 and "channel 'a' is not one of the model's" in r.stderr
-    r = _run(*probe, "--match-channels", "position", "--label-fraction", "0.5", "--batch", "2",
-             cwd=tmp_path)
+    r = _run(*probe, "--match-channels", "position", "--label-fraction", "0.5", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     # LOSO, fold 1: subjects 2 and 3 train: stand x2, walk, sit -> one of each kept
     assert "label fraction 0.5: 3 of 4 training windows (per class, at least one each)" in r.stderr
