@@ -52,7 +52,9 @@ TEST_CASE("exact_knn equals brute force, for any thread count") {
       const std::vector<int> want = nearest(x, i, 5);
       for (int c = 0; c < 5; ++c) {
         CHECK(g.index(i, c) == want[static_cast<size_t>(c)]);
-        CHECK(g.distance(i, c) == doctest::Approx((x.row(i) - x.row(want[static_cast<size_t>(c)])).norm()).epsilon(1e-9));
+        CHECK(
+            g.distance(i, c) ==
+            doctest::Approx((x.row(i) - x.row(want[static_cast<size_t>(c)])).norm()).epsilon(1e-9));
       }
     }
   }
@@ -103,7 +105,8 @@ TEST_CASE("UMAP keeps three well-separated 50-D clusters apart; seeded; thread-i
   CHECK(y.allFinite());
   int foreign = 0;
   for (Eigen::Index i = 0; i < y.rows(); ++i)
-    for (int j : nearest(y, i, 10)) foreign += label[static_cast<size_t>(j)] != label[static_cast<size_t>(i)];
+    for (int j : nearest(y, i, 10))
+      foreign += label[static_cast<size_t>(j)] != label[static_cast<size_t>(i)];
   CHECK(foreign == 0);
   // Same seed -> the same coordinates, also with another thread count.
   o.threads = 3;

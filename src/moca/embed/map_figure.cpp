@@ -43,8 +43,7 @@ MapFigureFiles write_map_figure(const std::vector<MapPanel>& panels, const std::
   f.script = prefix + ".gp";
   std::ostringstream dat;
   dat.precision(9);
-  dat << "# x\ty\t(one block per map and class: index = map * " << classes.size()
-      << " + class)\n";
+  dat << "# x\ty\t(one block per map and class: index = map * " << classes.size() << " + class)\n";
   std::vector<std::vector<bool>> drawn(panels.size());  // (map, class) blocks with points
   for (size_t m = 0; m < panels.size(); ++m) {
     const MapPanel& p = panels[m];

@@ -8,7 +8,8 @@
 namespace moca::embed {
 
 Eigen::MatrixXd pca_layout(const Eigen::MatrixXd& x, int dims) {
-  if (x.rows() < 2) throw_invalid("pca_layout()", "points", std::to_string(x.rows()), "must be >= 2");
+  if (x.rows() < 2)
+    throw_invalid("pca_layout()", "points", std::to_string(x.rows()), "must be >= 2");
   if (dims < 1 || dims > x.cols()) {
     throw_invalid("pca_layout()", "dims", std::to_string(dims),
                   "must be in [1, " + std::to_string(x.cols()) + "] (the data's dimension)");

@@ -152,8 +152,7 @@ std::vector<FuzzyEdge> fuzzy_simplicial_set(const KnnGraph& knn) {
 CurveParams fit_curve(double spread, double min_dist) {
   if (!(spread > 0.0) || !(min_dist >= 0.0)) {
     throw_invalid("fit_curve()", "spread, min_dist",
-                  std::to_string(spread) + ", " + std::to_string(min_dist),
-                  "must be > 0 and >= 0");
+                  std::to_string(spread) + ", " + std::to_string(min_dist), "must be > 0 and >= 0");
   }
   constexpr int kPoints = 300;
   std::vector<double> xs(kPoints), ys(kPoints);
@@ -217,7 +216,8 @@ Eigen::MatrixXd umap_layout(const Eigen::MatrixXd& x, const UmapOptions& o) {
   }
   if (!x.allFinite()) throw_invalid(kWhere, "the points contain NaN or Inf");
 
-  const std::vector<FuzzyEdge> edges = fuzzy_simplicial_set(exact_knn(x, o.neighbors - 1, o.threads));
+  const std::vector<FuzzyEdge> edges =
+      fuzzy_simplicial_set(exact_knn(x, o.neighbors - 1, o.threads));
   const CurveParams ab = fit_curve(o.spread, o.min_dist);
   const int epochs = o.epochs > 0 ? o.epochs : (n <= 10000 ? 500 : 200);
 
