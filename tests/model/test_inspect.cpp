@@ -17,6 +17,7 @@
 
 using namespace moca::model;
 using moca::masking::Mask;
+namespace md = moca::model::detail;
 
 namespace {
 
@@ -31,9 +32,9 @@ Mask random_mask(std::uint64_t seed, int masked) {
 }
 
 MocaEncoder load_encoder(const std::string& path) {
-  auto ck = detail::open_checkpoint(path);
+  auto ck = md::open_checkpoint(path);
   MocaEncoder enc(ck.info.model);
-  detail::load_module(ck, *enc, {"encoder"});
+  md::load_module(ck, *enc, {"encoder"});
   enc->eval();
   return enc;
 }
@@ -98,7 +99,8 @@ TEST_CASE("inspection pass: rows sum to 1 and equal a direct softmax(QK^T/sqrt(d
       rows.push_back(1 + t);
     }
     if (!masked) keep.clear();
-    const auto ref = direct_attention(enc, detail::windows_tensor(w, {2}, torch::kCPU), keep);
+    const auto ref = direct_attention(enc, md::windows_tensor(w, {2}, torch::kCPU), keep);
+    const auto r = ref.accessor<double, 4>();
     double worst = 0.0, worst_sum = 0.0;
     for (int l = 0; l < a.layers; ++l)
       for (int h = 0; h < a.heads; ++h)
@@ -108,8 +110,7 @@ TEST_CASE("inspection pass: rows sum to 1 and equal a direct softmax(QK^T/sqrt(d
             const double v = a.weight(l, h, rows[i], rows[j]);
             s += v;
             worst = std::max(
-                worst, std::abs(v - ref[l][h][static_cast<int64_t>(i)][static_cast<int64_t>(j)]
-                                        .item<double>()));
+                worst, std::abs(v - r[l][h][static_cast<int64_t>(i)][static_cast<int64_t>(j)]));
           }
           worst_sum = std::max(worst_sum, std::abs(s - 1.0));
         }
@@ -141,14 +142,14 @@ TEST_CASE("inspection pass gives exactly the model's encoder outputs (kernels on
     moca::model::detail::set_cpu_kernels_enabled(kernels);
     const EncoderInspector ins(ck);
     torch::NoGradGuard ng;
-    auto x = patchify(detail::windows_tensor(w, {1}, torch::kCPU), TokenLayout::kModality, 20);
+    auto x = patchify(md::windows_tensor(w, {1}, torch::kCPU), TokenLayout::kModality, 20);
     auto full = enc->forward(x);
     auto ids = to_tensors(mask_indices({m}, TokenLayout::kModality, 6, 10), torch::kCPU);
     auto part = enc->forward(x, ids.ids_keep);
     const auto a = ins.attention(w, 1);
     const auto b = ins.attention(w, 1, &m);
-    const Eigen::MatrixXf ref_full = detail::to_eigen(full[0]).cast<float>();
-    const Eigen::MatrixXf ref_part = detail::to_eigen(part[0]).cast<float>();
+    const Eigen::MatrixXf ref_full = md::to_eigen(full[0]).cast<float>();
+    const Eigen::MatrixXf ref_part = md::to_eigen(part[0]).cast<float>();
     CHECK(a.output == ref_full);  // bit for bit
     CHECK(b.output == ref_part);
     CHECK(b.output.rows() == 16);
@@ -194,10 +195,10 @@ TEST_CASE("pooled embeddings: cls = the encoder's row 0, mean = the token mean")
   const auto w = moca_test::small_windows(7, 54);
   const Eigen::MatrixXd cls = ins.embed(w, Pool::kCls), mean = ins.embed(w, Pool::kMean);
   torch::NoGradGuard ng;
-  auto h = enc->forward(patchify(detail::windows_tensor(w, {0, 1, 2, 3, 4, 5, 6}, torch::kCPU),
+  auto h = enc->forward(patchify(md::windows_tensor(w, {0, 1, 2, 3, 4, 5, 6}, torch::kCPU),
                                  TokenLayout::kModality, 20));
-  const Eigen::MatrixXd rc = detail::to_eigen(h.select(1, 0));
-  const Eigen::MatrixXd rm = detail::to_eigen(h.slice(1, 1).mean(1));
+  const Eigen::MatrixXd rc = md::to_eigen(h.select(1, 0));
+  const Eigen::MatrixXd rm = md::to_eigen(h.slice(1, 1).mean(1));
   CHECK((cls - rc).cwiseAbs().maxCoeff() < 1e-5);
   CHECK((mean - rm).cwiseAbs().maxCoeff() < 1e-5);
   CHECK((cls - mean).cwiseAbs().maxCoeff() > 1e-2);  // control: the poolings differ
