@@ -1,5 +1,6 @@
 #include "inspect_commands.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -175,8 +176,11 @@ nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std:
     out << "embed: " << name << ": " << test.size() << " windows x " << z.cols() << " ("
         << model::pool_name(pool) << " pooling)";
     if (!cmd.map.empty()) {
+      const auto t0 = std::chrono::steady_clock::now();
       const Eigen::MatrixXd y =
           cmd.map == "umap" ? embed::umap_layout(z, cmd.umap) : embed::pca_layout(z, 2);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       save_matrix(cmd.out_dir + "/map_" + name + ".npy", y);
       std::ostringstream csv;
       csv.precision(17);
@@ -188,7 +192,8 @@ nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std:
       write_output_text(cmd.out_dir + "/map_" + name + ".csv", csv.str());
       mj["map"] = {"map_" + name + ".csv", "map_" + name + ".npy"};
       panels.push_back({name, y, classes});
-      out << " -> " << cmd.map << " map";
+      mj["map_seconds"] = seconds;
+      out << " -> " << cmd.map << " map (" << seconds << " s)";
     }
     out << "\n";
     j["models"].push_back(mj);
