@@ -161,6 +161,7 @@ Subcommand add_reconstruct_cli(CLI::App& app) {
   r->add_option("--seed", o.seed)->capture_default_str();
   r->add_option("--out", o.out, "output prefix")->capture_default_str();
   r->add_flag("--no-png", flags->second, "CSV only");
+  r->add_flag("--baselines", o.baselines, "also linear, nearest and MICE on the same mask");
   add_no_progress(r, flags->first);
   return {r, [rec, flags] {
             rec->options.png = !flags->second;

@@ -5,15 +5,9 @@
 
 #include "moca/common/gnuplot.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/model/reconstruct.hpp"
 
 namespace moca::model {
-
-std::vector<std::string> channel_labels(const data::Windows& w) {
-  std::vector<std::string> names = w.channel_names;
-  for (int c = static_cast<int>(names.size()); c < w.channels; ++c)
-    names.push_back("ch" + std::to_string(c));
-  return names;
-}
 
 std::string class_label(const data::Windows& w, int row) {
   const int y = w.labels(row);

@@ -23,9 +23,6 @@ nlohmann::json write_attention_report(const WindowAttention& a, const data::Wind
                                       int row, const std::string& prefix, const std::string& title,
                                       bool png);
 
-/// The names of the channels of `w` (its channel_names, "ch<c>" for any without one).
-std::vector<std::string> channel_labels(const data::Windows& w);
-
 /// The class name of window `row` (its label id when the windows carry no names; "" unlabelled).
 std::string class_label(const data::Windows& w, int row);
 
