@@ -431,6 +431,7 @@ std::string inspect(Runner& run, const StudySplit& split) {
   io.runtime.device = "cpu";
   io.runtime.threads = o.threads;
   embed::UmapOptions uo;
+  uo.neighbors = std::max(2, std::min(uo.neighbors, test.size()));  // tiny (smoke) test sets
   uo.seed = o.seed;
   uo.threads = o.threads;
   json rows = json::array();
@@ -445,6 +446,7 @@ std::string inspect(Runner& run, const StudySplit& split) {
                                 model::class_label(split.test, w);
       json a = model::write_attention_report(ins.attention(split.test, w), split.test, w,
                                              adir + "/window_" + std::to_string(w), title, o.png);
+      for (auto& f : a["files"]) f = f.get<std::string>().substr(o.out.size() + 1);  // relative
       a["window"] = w;
       a["class"] = model::class_label(split.test, w);
       att.push_back(a);

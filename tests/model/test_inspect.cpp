@@ -33,10 +33,7 @@ Mask random_mask(std::uint64_t seed, int masked) {
 
 MocaEncoder load_encoder(const std::string& path) {
   auto ck = md::open_checkpoint(path);
-  MocaEncoder enc(ck.info.model);
-  md::load_module(ck, *enc, {"encoder"});
-  enc->eval();
-  return enc;
+  return md::load_encoder(ck, torch::kCPU);
 }
 
 // Per layer and head softmax(q k^T / sqrt(d)) of window x (1 x C x L) computed here from the

@@ -12,14 +12,23 @@
 
 using namespace moca::model;
 
-TEST_CASE("reconstruct writes a CSV (and a PNG) whose errors match the report") {
-  const auto w = moca_test::small_windows(5, 51);
+namespace {
+// Window `window` under temporal masking at 0.5 into temp file `name` (PNG when gnuplot is
+// installed).
+ReconstructOptions temporal_options(int window, const std::string& name) {
   ReconstructOptions o;
   o.checkpoint = moca_test::shared_checkpoint();
-  o.window = 2;
+  o.window = window;
   o.policy = "temporal:ratio=0.5";
-  o.out = moca_test::temp_path("recon");
+  o.out = moca_test::temp_path(name);
   o.png = std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("reconstruct writes a CSV (and a PNG) whose errors match the report") {
+  const auto w = moca_test::small_windows(5, 51);
+  ReconstructOptions o = temporal_options(2, "recon");
   std::ostringstream log;
   const auto r = reconstruct_window(o, w, log);
   CHECK(r.masked_samples == 6L * 5 * 20);
@@ -57,12 +66,7 @@ TEST_CASE("reconstruct writes a CSV (and a PNG) whose errors match the report") 
 
 TEST_CASE("reconstruct --baselines: linear, nearest and MICE beside the model on the same mask") {
   const auto w = moca_test::small_windows(3, 52);
-  ReconstructOptions o;
-  o.checkpoint = moca_test::shared_checkpoint();
-  o.window = 1;
-  o.policy = "temporal:ratio=0.5";
-  o.out = moca_test::temp_path("recon_baselines");
-  o.png = std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  ReconstructOptions o = temporal_options(1, "recon_baselines");
   o.baselines = true;
   o.mice.iterations = 2;
   o.mice.draws = 1;

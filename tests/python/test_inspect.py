@@ -3,27 +3,18 @@ exported weights, an independent implementation written from the docs), and the 
 `moca embed --map` judged by scikit-learn's trustworthiness, seeds and a shuffled-label control."""
 import csv
 import os
-import subprocess
 
 import numpy as np
 import pytest
 
 import moca
-from conftest import bin_dir
+from conftest import run_tool
 
 pytestmark = pytest.mark.skipif(not moca.with_torch, reason="moca built without LibTorch")
 
 
 def _moca(*args, rc=0):
-    exe = os.path.join(bin_dir(), "moca")
-    if not os.path.exists(exe):
-        pytest.skip("moca tool not built")
-    env = {k: v for k, v in os.environ.items() if k != "MOCA_HAPT_DIR"}
-    env["OMP_WAIT_POLICY"] = "passive"
-    p = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, env=env,
-                       check=False)
-    assert p.returncode == rc, p.stderr
-    return p
+    return run_tool("moca", *args, rc=rc)
 
 
 @pytest.fixture(scope="module")
