@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -124,10 +125,14 @@ TEST_CASE("paper_figures on hand-made results: PNGs, data files, malformed input
   CHECK(fs::exists(dir / "figures" / "coupling_sweep.dat"));
   CHECK(fs::exists(dir / "figures" / "coupling_sweep.gp"));
   CHECK(slurp((dir / "figures" / "coupling_sweep.dat").string()).find("0.05") != std::string::npos);
-  CHECK(r["skipped"].size() == 5);
+  CHECK(r["skipped"].size() == 6);
+  // example_window needs no input: 200 samples of the 6 generator channels.
+  const std::string ex = slurp((dir / "figures" / "example_window.dat").string());
+  CHECK(std::count(ex.begin(), ex.end(), '\n') == 201);
   if (have_gnuplot) {
-    REQUIRE(r["figures"].size() == 1);
+    REQUIRE(r["figures"].size() == 2);  // coupling_sweep, example_window
     CHECK(is_png(dir / r["figures"][0].get<std::string>()));
+    CHECK(is_png(dir / r["figures"][1].get<std::string>()));
   }
   std::ofstream(dir / "table1.json") << "{\"rows\": [{\"model\": \"x\", \"finetune\": {}}]}";
   CHECK_THROWS_AS(moca::sim::run_paper_figures(o, log), std::runtime_error);
