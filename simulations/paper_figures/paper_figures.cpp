@@ -314,7 +314,8 @@ void example_window(Figures& f) {
        << w.channels << " x " << grid.patches
        << " grid of (modality, time patch) tokens (Lp = " << kLp
        << "); grey: one cross-modality mask, ratio 0.75'\n"
-       << "set termoption noenhanced\nset key off\nset lmargin 10\nset xrange [0:" << w.length - 1 << "]\n"
+       << "set termoption noenhanced\nset key off\nset lmargin 10\nset xrange [0:" << w.length - 1
+       << "]\n"
        << "set xtics " << kLp << " format ''\nset grid xtics lt 1 lc rgb '#808080' lw 0.6\n";
   for (int c = 0; c < w.channels; ++c) {
     plot << "unset object\n";
