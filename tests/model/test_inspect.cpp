@@ -3,12 +3,14 @@
 #include "torch_test.hpp"
 // (torch_test.hpp first: doctest's CHECK after glog's)
 #include <cmath>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "inspect_commands.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/random.hpp"
+#include "moca/model/attention_report.hpp"
 #include "moca/model/detail/attention.hpp"
 #include "moca/model/detail/cpu_kernels.hpp"
 #include "moca/model/inspect.hpp"
@@ -257,4 +259,40 @@ TEST_CASE("moca attention and moca embed --map: files, seeds, and errors") {
   e.map = "pca";
   CHECK_THROWS_WITH_AS(run_embed_map(e, out, log), doctest::Contains("points (1) must be >= 2"),
                        std::invalid_argument);
+}
+
+TEST_CASE("write_attention_report: the token table and the matrices as written") {
+  const EncoderInspector ins(moca_test::shared_checkpoint());
+  const auto w = moca_test::small_windows(2, 56);
+  const Mask m = random_mask(10, 30);
+  const WindowAttention a = ins.attention(w, 1, &m);
+  const std::string prefix = moca_test::temp_path("report");
+  const auto j = write_attention_report(a, w, 1, prefix, "test", false);
+  CHECK(j["files"].size() == 4);
+  CHECK(j["cls_attention_rollout"].size() == 6);
+  std::ifstream tokens(prefix + "_tokens.csv");
+  std::string line;
+  std::getline(tokens, line);
+  CHECK(line.rfind("token,channel,patch,visible,cls_l0,received_l0,", 0) == 0);
+  const Eigen::MatrixXd last = a.head_mean(3);
+  int rows = 0;
+  while (std::getline(tokens, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    REQUIRE(f.size() == 4 + 2 * 4 + 1);
+    const int t = std::stoi(f[0]);
+    CHECK(f[1] == w.channel_names[static_cast<size_t>(t / 10)]);
+    CHECK(std::stoi(f[2]) == t % 10);
+    CHECK(std::stoi(f[3]) == (m.masked(t) ? 0 : 1));
+    CHECK(std::abs(std::stod(f[10]) - last(0, 1 + t)) < 1e-8);  // cls_l3
+    CHECK(std::abs(std::stod(f[12]) - a.rollout(0, 1 + t)) < 1e-8);
+    ++rows;
+  }
+  CHECK(rows == 60);
+  // The long table holds every (layer, head, query, key) of the cls and the 30 visible tokens.
+  std::ifstream att(prefix + "_attention.csv");
+  long lines = 0;
+  while (std::getline(att, line)) ++lines;
+  CHECK(lines == 1 + 4L * 4 * 31 * 31);
 }
