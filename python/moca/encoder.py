@@ -15,9 +15,10 @@ __all__ = ["Encoder"]
 
 
 class Encoder:
-    """The encoder of a checkpoint. ``embed`` gives the features of both views of each window
-    under masks (Phi(x^U), Phi(x^M): mean of the encoder outputs over the view's tokens,
-    src/moca/model/encoder_features.hpp). Pass it as ``features=`` to :func:`moca.score`."""
+    """The encoder of a checkpoint (MAE or classifier). ``embed`` gives the features of both
+    views of each window under masks (Phi(x^U), Phi(x^M): mean of the encoder outputs over the
+    view's tokens, src/moca/model/encoder_features.hpp). Pass it as ``features=`` to
+    :func:`moca.score`. ``attention`` and ``pooled`` show what the encoder learned."""
 
     def __init__(self, checkpoint: Union[str, os.PathLike]) -> None:
         if not _core.with_torch:
@@ -58,3 +59,49 @@ class Encoder:
         names = list(channel_names) if channel_names is not None else (
             self.channel_names if X.shape[1] == self.channels else [])
         return self._core.view_features(X, masks, names)
+
+    def _names(self, X: np.ndarray, channel_names: Optional[List[str]]) -> List[str]:
+        return list(channel_names) if channel_names is not None else (
+            self.channel_names if X.shape[1] == self.channels else [])
+
+    def _inspector(self) -> Any:
+        if getattr(self, "_inspect", None) is None:
+            self._inspect = _core.EncoderInspector(self.checkpoint)
+        return self._inspect
+
+    def attention(self, X: Any, policy: Union[None, str, Policy, np.ndarray] = None, *,
+                  seed: int = 0, channel_names: Optional[List[str]] = None) -> dict:
+        """Attention of windows ``X`` (N, C, L) from an explicit inspection pass
+        (src/moca/model/inspect.hpp), for MAE and classifier checkpoints alike.
+
+        Without ``policy`` every token enters the encoder; with a spec, :class:`Policy` (one mask
+        per window drawn with ``seed``) or (1 or N, C, P) bool masks only the visible tokens do,
+        as in pre-training. Returns a dict of float64 arrays over the full token grid, index 0 =
+        the cls token, 1 + t = token t (t = c * P + p in the modality layout):
+
+        * ``weights`` (N, layers, heads, 1 + T, 1 + T): softmax(q k^T / sqrt(d)) per head, rows =
+          queries; rows and columns of masked tokens are 0, the other rows sum to 1;
+        * ``cls`` (N, layers, heads, T): the cls token's row (every moca encoder has one);
+        * ``rollout`` (N, 1 + T, 1 + T): attention rollout (Abnar & Zuidema 2020) of the head
+          means, 0.5 I + 0.5 A per layer;
+        * ``visible`` (N, T) bool: the tokens that entered the encoder.
+        """
+        X = as_float_array(X, "X", 3, np.float32)
+        masks = None
+        if isinstance(policy, np.ndarray):
+            masks = policy
+        elif policy is not None:
+            p = policy if isinstance(policy, Policy) else make_policy(
+                policy, channels=X.shape[1], length=X.shape[2], patch_length=self.patch_length)
+            masks = p.sample(X.shape[0], check_int(seed, "seed"))
+        d = dict(self._inspector().attention(X, masks, self._names(X, channel_names)))
+        d["cls"] = d["weights"][:, :, :, 0, 1:]
+        return d
+
+    def pooled(self, X: Any, pool: str = "mean", *,
+               channel_names: Optional[List[str]] = None) -> np.ndarray:
+        """One embedding per window of ``X`` (N, C, L) with every token in the encoder: the cls
+        row of the final norm (``pool="cls"``, what classifiers read) or the mean of the token
+        rows (``"mean"``). Returns (N, D) float64 (``moca embed --pool``)."""
+        X = as_float_array(X, "X", 3, np.float32)
+        return self._inspector().pooled(X, pool, self._names(X, channel_names))

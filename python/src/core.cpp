@@ -453,4 +453,5 @@ PYBIND11_MODULE(_core, m) {
   bind_policies(m);
   bind_scoring(m);
   bind_encoder(m);
+  bind_inspector(m);
 }

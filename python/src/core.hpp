@@ -43,5 +43,7 @@ std::shared_ptr<const masking::FeatureMap> encoder_feature_map(const std::string
 
 /// Adds the Encoder class (or nothing without LibTorch) to the module.
 void bind_encoder(pybind11::module_& m);
+/// moca.Encoder.attention / pooled (inspect.cpp): EncoderInspector.
+void bind_inspector(pybind11::module_& m);
 
 }  // namespace moca::python

@@ -10,10 +10,11 @@
 
 int main(int argc, char** argv) {
   moca::sim::PaperExperimentsOptions o;
-  std::string only = "table1,imputation,mask_ratio,patch_length,reconstruct";
+  std::string only = "table1,imputation,mask_ratio,patch_length,reconstruct,inspect";
   CLI::App app{
       "paper_experiments: Table 1, the imputation table, the mask-ratio and "
-      "patch-length ablations and reconstruction examples at CPU scale"};
+      "patch-length ablations, reconstruction examples, attention and embedding maps at CPU "
+      "scale"};
   moca::sim::add_study_data_flags(&app, o.data, "training windows cap (test: 3/7 of it)");
   app.add_option("--out", o.out, "output folder")->capture_default_str();
   app.add_option("--workdir", o.workdir, "checkpoint folder (default <out>/checkpoints)");
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
   app.add_option("--mice-iterations", o.mice_iterations, "MICE sweeps")->capture_default_str();
   app.add_option("--mice-draws", o.mice_draws, "MICE chains")->capture_default_str();
   bool no_png = false;
-  app.add_flag("--no-png", no_png, "skip gnuplot PNGs of the reconstructions");
+  app.add_flag("--no-png", no_png, "skip gnuplot PNGs (reconstructions, attention, maps)");
   app.add_option("--seed", o.seed, "seed")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {

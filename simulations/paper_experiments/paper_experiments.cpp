@@ -10,9 +10,14 @@
 #include <stdexcept>
 
 #include "moca/common/file_lock.hpp"
+#include "moca/common/output_file.hpp"
+#include "moca/embed/map_figure.hpp"
+#include "moca/embed/umap.hpp"
 #include "moca/masking/policy_spec.hpp"
+#include "moca/model/attention_report.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/imputation.hpp"
+#include "moca/model/inspect.hpp"
 #include "moca/model/pretrain.hpp"
 #include "moca/model/reconstruct.hpp"
 #include "study_training.hpp"
@@ -20,8 +25,8 @@
 namespace moca::sim {
 
 namespace {
-const std::vector<std::string> kExperiments = {"table1", "imputation", "mask_ratio", "patch_length",
-                                               "reconstruct"};
+const std::vector<std::string> kExperiments = {"table1",       "imputation",  "mask_ratio",
+                                               "patch_length", "reconstruct", "inspect"};
 using masking::format_number;
 }  // namespace
 
@@ -34,9 +39,9 @@ void PaperExperimentsOptions::validate() const {
   need(!out.empty(), "out is empty");
   need(!only.empty(), "only is empty");
   for (const auto& e : only) {
-    need(
-        std::find(kExperiments.begin(), kExperiments.end(), e) != kExperiments.end(),
-        "only (" + e + ") is not one of table1, imputation, mask_ratio, patch_length, reconstruct");
+    need(std::find(kExperiments.begin(), kExperiments.end(), e) != kExperiments.end(),
+         "only (" + e +
+             ") is not one of table1, imputation, mask_ratio, patch_length, reconstruct, inspect");
   }
   need(ratio > 0 && ratio < 1, "ratio (" + format_number(ratio) + ") must be in (0, 1)");
   need(epochs >= 1, "epochs (" + std::to_string(epochs) + ") must be >= 1");
@@ -69,6 +74,7 @@ struct Runner {
   std::ostream& log;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   std::map<std::string, json> pretrained{};  // checkpoint path -> pretrain summary
+  std::map<std::string, json> finetunes{};   // kept classifier path -> fine-tune summary
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -106,9 +112,11 @@ struct Runner {
     return ckpt;
   }
 
-  json classify(model::DownstreamMode mode, const std::string& ckpt, int lp) {
+  json classify(model::DownstreamMode mode, const std::string& ckpt, int lp,
+                const std::string& save = "") {
     model::DownstreamOptions d = model::downstream_defaults(mode);
     d.checkpoint = ckpt;
+    d.save_model = save;
     d.patch_length = lp;
     d.preset = o.preset;
     d.epochs = mode == model::DownstreamMode::kLinearProbe ? o.probe_epochs : o.finetune_epochs;
@@ -135,6 +143,20 @@ struct Runner {
             {"epochs", d.epochs},
             {"confusion", cm},
             {"seconds", r.seconds}};
+  }
+
+  /// The fine-tuned classifier of `policy`'s pre-trained model (empty policy: the supervised
+  /// model from random initialisation) at options.patch_length without augmentation, trained
+  /// once and kept as a checkpoint; returns its path (its summary is finetunes[path]).
+  std::string finetuned(const std::string& policy) {
+    const int lp = o.patch_length;
+    const std::string path =
+        workdir + "/finetuned_" + (policy.empty() ? "scratch" : name_of(policy, lp, false)) + ".pt";
+    if (finetunes.count(path)) return path;
+    finetunes[path] = policy.empty() ? classify(model::DownstreamMode::kScratch, "", lp, path)
+                                     : classify(model::DownstreamMode::kFinetune,
+                                                pretrain(policy, lp, false), lp, path);
+    return path;
   }
 };
 
@@ -193,12 +215,13 @@ std::string table1(Runner& run, const json& description, std::ostream& out) {
                  double paper_lp) {
     json row = {{"model", model}, {"policy", policy}, {"augment", aug}};
     if (policy.empty()) {
-      row["finetune"] = run.classify(model::DownstreamMode::kScratch, "", lp);
+      row["finetune"] = run.finetunes[run.finetuned("")];
     } else {
       const std::string ckpt = run.pretrain(policy, lp, aug);
       row["pretrain"] = run.pretrained[ckpt];
       row["linear_probe"] = run.classify(model::DownstreamMode::kLinearProbe, ckpt, lp);
-      row["finetune"] = run.classify(model::DownstreamMode::kFinetune, ckpt, lp);
+      row["finetune"] = aug ? run.classify(model::DownstreamMode::kFinetune, ckpt, lp)
+                            : run.finetunes[run.finetuned(policy)];
     }
     row["paper"] = {{"finetune", paper_ft}, {"linear_probe", paper_lp}};
     rows.push_back(row);
@@ -340,11 +363,18 @@ std::string reconstructions(Runner& run, const StudySplit& split) {
     ro.seed = o.seed;
     ro.out = o.out + "/reconstructions/" + name;
     ro.png = o.png;
+    ro.baselines = true;
+    ro.mice.iterations = o.mice_iterations;
+    ro.mice.draws = o.mice_draws;
     ro.inference.runtime.device = "cpu";
     ro.inference.runtime.threads = o.threads;
     std::ostringstream rlog;
     const model::ReconstructResult r = model::reconstruct_window(ro, split.test, rlog);
-    rows.push_back({{"task", name},
+    json baselines = json::object();
+    for (const auto& [method, e] : r.baselines)
+      baselines[method] = {{"mae_masked", e.mae}, {"mse_masked", e.mse}};
+    rows.push_back({{"baselines", baselines},
+                    {"task", name},
                     {"policy", spec},
                     {"csv", "reconstructions/" + name + ".csv"},
                     {"png", o.png ? "reconstructions/" + name + ".png" : ""},
@@ -358,6 +388,108 @@ std::string reconstructions(Runner& run, const StudySplit& split) {
   doc["rows"] = rows;
   write_json(o.out + "/reconstructions.json", doc);
   return "reconstructions.json";
+}
+
+/// The first test window of each class in `names` (classes the data lacks are skipped).
+std::vector<int> first_of_classes(const data::Windows& w, const std::vector<std::string>& names) {
+  std::vector<int> rows;
+  for (const auto& n : names) {
+    const auto it = std::find(w.class_names.begin(), w.class_names.end(), n);
+    if (it == w.class_names.end()) continue;
+    const int id = static_cast<int>(it - w.class_names.begin());
+    for (int i = 0; i < w.size(); ++i) {
+      if (w.labels(i) == id) {
+        rows.push_back(i);
+        break;
+      }
+    }
+  }
+  if (rows.empty()) rows.push_back(0);
+  return rows;
+}
+
+/// What the fine-tuned cross, sync and from-scratch models learned: attention maps of a walking
+/// and a laying test window (inspect/attention_<model>/window_<i>*), and a UMAP map of their
+/// class-token embeddings of the test windows side by side (inspect/class_token_umap.png).
+/// Writes inspect.json.
+std::string inspect(Runner& run, const StudySplit& split) {
+  const PaperExperimentsOptions& o = run.o;
+  const std::string dir = o.out + "/inspect";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, std::string>> models = {
+      {"cross", run.finetuned(cross_policy(o))},
+      {"sync", run.finetuned(sync_policy(o))},
+      {"scratch", run.finetuned("")}};
+  const std::vector<int> windows = first_of_classes(split.test, {"walking", "laying"});
+  data::Windows test = split.test;
+  if (test.size() > embed::kUmapMaxPoints) {
+    std::vector<int> rows(static_cast<size_t>(embed::kUmapMaxPoints));
+    for (int i = 0; i < embed::kUmapMaxPoints; ++i) rows[static_cast<size_t>(i)] = i;
+    test = test.subset(rows);
+  }
+  std::vector<std::string> classes;
+  for (int i = 0; i < test.size(); ++i) classes.push_back(model::class_label(test, i));
+  model::InferenceOptions io;
+  io.runtime.device = "cpu";
+  io.runtime.threads = o.threads;
+  embed::UmapOptions uo;
+  uo.neighbors = std::max(2, std::min(uo.neighbors, test.size()));  // tiny (smoke) test sets
+  uo.seed = o.seed;
+  uo.threads = o.threads;
+  json rows = json::array();
+  std::vector<embed::MapPanel> panels;
+  for (const auto& [name, ckpt] : models) {
+    const model::EncoderInspector ins(ckpt, io);
+    const std::string adir = dir + "/attention_" + name;
+    std::filesystem::create_directories(adir);
+    json att = json::array();
+    for (int w : windows) {
+      const std::string title = name + " (fine-tuned), test window " + std::to_string(w) + " - " +
+                                model::class_label(split.test, w);
+      json a = model::write_attention_report(ins.attention(split.test, w), split.test, w,
+                                             adir + "/window_" + std::to_string(w), title, o.png);
+      for (auto& f : a["files"]) f = f.get<std::string>().substr(o.out.size() + 1);  // relative
+      a["window"] = w;
+      a["class"] = model::class_label(split.test, w);
+      att.push_back(a);
+    }
+    const Eigen::MatrixXd z = ins.embed(test, model::Pool::kCls);
+    const Eigen::MatrixXd y = embed::umap_layout(z, uo);
+    std::ostringstream csv;
+    csv.precision(17);
+    csv << "window,label,class,x,y\n";
+    for (int i = 0; i < test.size(); ++i) {
+      csv << i << "," << test.labels(i) << "," << classes[static_cast<size_t>(i)] << "," << y(i, 0)
+          << "," << y(i, 1) << "\n";
+    }
+    write_output_text(dir + "/class_token_umap_" + name + ".csv", csv.str());
+    panels.push_back({name, y, classes});
+    rows.push_back({{"model", name},
+                    {"checkpoint", ckpt},
+                    {"finetune", run.finetunes[ckpt]},
+                    {"attention", att},
+                    {"map", "inspect/class_token_umap_" + name + ".csv"}});
+    run.log << "paper_experiments: inspected " << name << " (total " << run.elapsed() << " s)\n";
+  }
+  embed::write_map_figure(panels, dir + "/class_token_umap",
+                          "UMAP of class-token embeddings of the fine-tuned encoders (" +
+                              std::to_string(test.size()) + " test windows, seed " +
+                              std::to_string(o.seed) + ")",
+                          o.png);
+  json doc = common_json(o, split.description);
+  doc["experiment"] = "inspect";
+  doc["windows"] = windows;
+  doc["rows"] = rows;
+  doc["map"] = {
+      {"png", o.png ? "inspect/class_token_umap.png" : ""},
+      {"script", "inspect/class_token_umap.gp"},
+      {"umap", {{"neighbors", uo.neighbors}, {"min_dist", uo.min_dist}, {"seed", uo.seed}}}};
+  doc["definitions"] =
+      "attention: per layer/head softmax(q k^T / sqrt(d)) of an explicit inspection pass, every "
+      "token visible; heat maps shade each patch by the cls row of the attention rollout "
+      "(Abnar & Zuidema 2020); map: UMAP of the cls row of the final norm";
+  write_json(o.out + "/inspect.json", doc);
+  return "inspect.json";
 }
 
 }  // namespace
@@ -383,6 +515,7 @@ json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream&
   if (wants("mask_ratio")) files.push_back(mask_ratio_ablation(run, split.description, out));
   if (wants("patch_length")) files.push_back(patch_length_ablation(run, split.description, out));
   if (wants("reconstruct")) files.push_back(reconstructions(run, split));
+  if (wants("inspect")) files.push_back(inspect(run, split));
   return {{"files", files}, {"seconds", run.elapsed()}};
 }
 

@@ -9,7 +9,11 @@
 /// * `ablation_mask_ratio.json`: cross masking at several ratios -> linear-probe accuracy;
 /// * `ablation_patch_length.json`: cross masking at several patch lengths -> linear probe;
 /// * `reconstructions/<task>.{csv,png}` + `reconstructions.json`: one held-out window per task
-///   reconstructed by the cross model.
+///   reconstructed by the cross model, beside the baselines (linear, nearest, MICE) on the same
+///   mask;
+/// * `inspect/` + `inspect.json`: the fine-tuned cross, sync and from-scratch classifiers (kept
+///   as `<workdir>/finetuned_*.pt`): attention maps of a walking and a laying test window and a
+///   UMAP map of their class-token embeddings side by side.
 /// Every model has the same preset, epochs, optimiser and seed; only the studied factor changes.
 /// Reported accuracies are those of the final epoch (no selection on the test set).
 #include <cstdint>
@@ -30,9 +34,9 @@ struct PaperExperimentsOptions {
   /// as "options" in its JSON (not compared when resuming: --jobs may change).
   nlohmann::json recorded_options;
   std::string workdir;  ///< checkpoints; empty = <out>/checkpoints
-  /// Experiments to run: table1, imputation, mask_ratio, patch_length, reconstruct.
-  std::vector<std::string> only = {"table1", "imputation", "mask_ratio", "patch_length",
-                                   "reconstruct"};
+  /// Experiments to run: table1, imputation, mask_ratio, patch_length, reconstruct, inspect.
+  std::vector<std::string> only = {"table1",       "imputation",  "mask_ratio",
+                                   "patch_length", "reconstruct", "inspect"};
   std::string preset = "cpu-small";  ///< model preset
   int patch_length = 20;             ///< Lp of all but the patch-length ablation
   double ratio = 0.75;               ///< mask ratio of table 1 / imputation / patch ablation

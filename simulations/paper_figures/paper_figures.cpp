@@ -1,5 +1,6 @@
 #include "paper_figures.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,9 @@
 #include <stdexcept>
 
 #include "moca/common/output_file.hpp"
+#include "moca/common/random.hpp"
+#include "moca/data/synthetic.hpp"
+#include "moca/masking/make_policy.hpp"
 
 namespace moca::sim {
 
@@ -233,6 +237,102 @@ void ablation(Figures& f, const json& j, const std::string& name, const std::str
              "linespoints pt 5 title 'fine-tune'\n");
 }
 
+/// The imputation table (imputation.json) as grouped bars: masked-sample MAE per task and method.
+void imputation_bars(Figures& f, const json& j) {
+  std::vector<std::string> tasks, methods;
+  std::map<std::pair<std::string, std::string>, double> mae;
+  for (const auto& c : j.at("table").at("cells")) {
+    const auto task = c.at("task").get<std::string>(), method = c.at("method").get<std::string>();
+    if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) tasks.push_back(task);
+    if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
+      methods.push_back(method);
+    }
+    mae[{task, method}] = c.at("applicable").get<bool>() ? c.at("mae").get<double>() : -1.0;
+  }
+  std::ostringstream dat, plot;
+  dat << "# task";
+  for (const auto& m : methods) dat << "\t" << quote(m);
+  dat << "\n";
+  for (const auto& t : tasks) {
+    dat << quote(t.substr(0, t.find(':')));
+    for (const auto& m : methods) {
+      const auto it = mae.find({t, m});
+      if (it == mae.end() || it->second < 0) {
+        dat << "\tNaN";
+      } else {
+        dat << "\t" << it->second;
+      }
+    }
+    dat << "\n";
+  }
+  plot << "set title 'imputation: masked-sample MAE per task (models beside the baselines, same "
+          "masks)'\nset ylabel 'MAE'\nset style data histograms\nset style histogram "
+          "clustered gap 1\nset style fill solid 0.8 border -1\nset key outside right\n"
+          "set grid ytics\nset yrange [0:*]\nplot ";
+  for (size_t m = 0; m < methods.size(); ++m) {
+    plot << (m ? ", " : "") << "'" << f.dir << "/imputation.dat' using " << m + 2
+         << (m ? "" : ":xtic(1)") << " title " << quote(methods[m]);
+  }
+  plot << "\n";
+  f.emit("imputation", dat.str(), plot.str());
+}
+
+/// An example window of the built-in generator (the first walking window of seed 0) on its
+/// modality x time-patch grid (Lp = 20), with one cross-modality mask (ratio 0.75, drawn from
+/// Rng(derive_seed(0, 0))) shaded: the grid the theory section's policies act on.
+void example_window(Figures& f) {
+  data::SyntheticOptions so;
+  so.windows = 14;
+  const data::Windows all = data::generate_synthetic(so);
+  int row = 0;
+  for (int i = 0; i < all.size(); ++i) {
+    if (all.class_names[static_cast<size_t>(all.labels(i))] == "walking") {
+      row = i;
+      break;
+    }
+  }
+  const data::Windows w = all.subset({row});
+  constexpr int kLp = 20;
+  const masking::Grid grid = masking::make_grid(w.channels, w.length, kLp);
+  masking::PolicyContext context;
+  context.pilot = &w;
+  Rng rng(derive_seed(0, 0));
+  const masking::Mask mask =
+      masking::make_policy("cross:ratio=0.75", grid, context)->sample(rng, w.window(0));
+  std::ostringstream dat, plot;
+  dat << "# t";
+  for (const auto& n : w.channel_names) dat << "\t" << n;
+  dat << "\t(generator seed 0, window " << row << ", class walking)\n";
+  for (int t = 0; t < w.length; ++t) {
+    dat << t;
+    for (int c = 0; c < w.channels; ++c) dat << "\t" << w.x(0, c * w.length + t);
+    dat << "\n";
+  }
+  plot << "set terminal pngcairo size 900," << 120 * w.channels + 80 << " font 'DejaVu Sans,9'\n"
+       << "set output '" << f.dir << "/example_window.png'\n"
+       << "set multiplot layout " << w.channels << ",1 title 'a synthetic walking window on its "
+       << w.channels << " x " << grid.patches
+       << " grid of (modality, time patch) tokens (Lp = " << kLp
+       << "); grey: one cross-modality mask, ratio 0.75'\n"
+       << "set termoption noenhanced\nset key off\nset lmargin 10\nset xrange [0:" << w.length - 1
+       << "]\n"
+       << "set xtics " << kLp << " format ''\nset grid xtics lt 1 lc rgb '#808080' lw 0.6\n";
+  for (int c = 0; c < w.channels; ++c) {
+    plot << "unset object\n";
+    int obj = 1;
+    for (int p = 0; p < grid.patches; ++p) {
+      if (!mask.masked(c, p)) continue;
+      plot << "set object " << obj++ << " rect from " << p * kLp - 0.5 << ", graph 0 to "
+           << (p + 1) * kLp - 0.5 << ", graph 1 fc rgb '#d9d9d9' fs solid noborder behind\n";
+    }
+    if (c + 1 == w.channels) plot << "set xtics format '%g'\nset xlabel 'sample (50 Hz)'\n";
+    plot << "set ylabel " << quote(w.channel_names[static_cast<size_t>(c)]) << "\nplot '" << f.dir
+         << "/example_window.dat' using 1:" << c + 2 << " with lines lc rgb 'black' lw 1.1\n";
+  }
+  plot << "unset multiplot\n";
+  f.emit("example_window", dat.str(), plot.str());
+}
+
 }  // namespace
 
 nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostream& log) {
@@ -263,6 +363,8 @@ nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostrea
          [&](const json& j) { ablation(f, j, "ablation_mask_ratio", "mask ratio"); });
     with("ablation_patch_length.json",
          [&](const json& j) { ablation(f, j, "ablation_patch_length", "patch length Lp"); });
+    with("imputation.json", [&](const json& j) { imputation_bars(f, j); });
+    example_window(f);
   } catch (const json::exception& e) {
     throw std::runtime_error(std::string("paper_figures: malformed results: ") + e.what());
   }

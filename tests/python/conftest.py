@@ -16,17 +16,18 @@ def bin_dir() -> str:
     return d
 
 
-def run_tool(name: str, *args: str, env_extra=None) -> subprocess.CompletedProcess:
+def run_tool(name: str, *args: str, env_extra=None, rc: int = 0) -> subprocess.CompletedProcess:
     """Runs a built tool (without MOCA_HAPT_DIR, so its data is the generator), asserts exit
-    status 0 and returns the finished process (stdout, stderr as text)."""
+    status `rc` and returns the finished process (stdout, stderr as text)."""
     exe = os.path.join(bin_dir(), name)
     if not os.path.exists(exe):
         pytest.skip(f"{exe} not built")
     env = dict(os.environ)
     env.pop("MOCA_HAPT_DIR", None)  # the generator, unless a test says otherwise
     env.update(env_extra or {})
-    p = subprocess.run([exe, *args], capture_output=True, text=True, env=env, check=False)
-    assert p.returncode == 0, p.stderr
+    p = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, env=env,
+                       check=False)
+    assert p.returncode == rc, p.stderr
     return p
 
 
@@ -53,6 +54,8 @@ def small_views():
 
 
 def pytest_collection_modifyitems(items):
-    """test_interop.py last: it imports PyTorch, which changes the process's OpenMP thread count
-    and so the last bits of BLAS results that other tests compare with the tools' exactly."""
-    items.sort(key=lambda item: "test_interop.py" in item.nodeid)
+    """test_inspect.py and test_interop.py last: they import PyTorch, which changes the process's
+    OpenMP thread count and so the last bits of BLAS results that other tests compare with the
+    tools' exactly."""
+    items.sort(key=lambda item: "test_interop.py" in item.nodeid
+               or "test_inspect.py" in item.nodeid)

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -124,10 +125,14 @@ TEST_CASE("paper_figures on hand-made results: PNGs, data files, malformed input
   CHECK(fs::exists(dir / "figures" / "coupling_sweep.dat"));
   CHECK(fs::exists(dir / "figures" / "coupling_sweep.gp"));
   CHECK(slurp((dir / "figures" / "coupling_sweep.dat").string()).find("0.05") != std::string::npos);
-  CHECK(r["skipped"].size() == 5);
+  CHECK(r["skipped"].size() == 6);
+  // example_window needs no input: 200 samples of the 6 generator channels.
+  const std::string ex = slurp((dir / "figures" / "example_window.dat").string());
+  CHECK(std::count(ex.begin(), ex.end(), '\n') == 201);
   if (have_gnuplot) {
-    REQUIRE(r["figures"].size() == 1);
+    REQUIRE(r["figures"].size() == 2);  // coupling_sweep, example_window
     CHECK(is_png(dir / r["figures"][0].get<std::string>()));
+    CHECK(is_png(dir / r["figures"][1].get<std::string>()));
   }
   std::ofstream(dir / "table1.json") << "{\"rows\": [{\"model\": \"x\", \"finetune\": {}}]}";
   CHECK_THROWS_AS(moca::sim::run_paper_figures(o, log), std::runtime_error);
@@ -175,7 +180,8 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
                "coupling_sweep.json");
   check_no_null(sweep, "coupling_sweep");
 
-  std::vector<std::string> pngs = {"sigma1_by_scheme", "sigma1_vs_ratio", "coupling_sweep"};
+  std::vector<std::string> pngs = {"sigma1_by_scheme", "sigma1_vs_ratio", "coupling_sweep",
+                                   "example_window"};
   if (torch) {
     bool encoder = false;
     for (const auto& res : sim["results"]) encoder = encoder || res["features"] == "encoder";
@@ -203,6 +209,24 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
       CHECK(is_png(out / row["png"].get<std::string>()));
       CHECK(fs::exists(out / row["csv"].get<std::string>()));
     }
+    for (const auto& row : rec["rows"]) {
+      require_keys(row["baselines"], {"linear", "nearest", "mice"}, "reconstruction baselines");
+    }
+    const json ins = read_json(out / "inspect.json");
+    require_keys(ins, {"rows", "windows", "map"}, "inspect.json");
+    REQUIRE(ins["rows"].size() == 3);  // cross, sync, scratch
+    for (const auto& row : ins["rows"]) {
+      for (const auto& a : row["attention"]) {
+        bool png = false;
+        for (const auto& f : a["files"]) {
+          const std::string name = f.get<std::string>();
+          if (name.size() > 4 && name.substr(name.size() - 4) == ".png") png = is_png(out / name);
+        }
+        CHECK(png);
+      }
+    }
+    CHECK(is_png(out / ins["map"]["png"].get<std::string>()));
+    check_no_null(ins, "inspect");
     const json tvt = read_json(out / "theory_vs_training.json");
     require_keys(tvt, {"policies", "rank_correlations", "prediction", "options", "settings"},
                  "theory_vs_training.json");
@@ -213,8 +237,8 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
       require_keys(p, {"loss", "alignment", "eps", "xi", "bound", "holds"}, "bound_check row");
     }
     check_no_null(bc, "bound_check");
-    pngs.insert(pngs.end(),
-                {"score_vs_loss", "confusion_0", "ablation_mask_ratio", "ablation_patch_length"});
+    pngs.insert(pngs.end(), {"score_vs_loss", "confusion_0", "ablation_mask_ratio",
+                             "ablation_patch_length", "imputation"});
   } else {
     // Without the model layer the training steps are skipped (bound_check needs their model).
     CHECK(m["skipped"] == json::array({"paper_experiments", "theory_vs_training"}));

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "moca/common/error_text.hpp"
 
 namespace moca::tools {
 
@@ -122,20 +123,35 @@ Subcommand add_impute_cli(CLI::App& app) {
 
 Subcommand add_embed_cli(CLI::App& app) {
   auto emb = std::make_shared<EmbedCommand>();
-  auto no_progress = std::make_shared<bool>(false);
-  auto* e = app.add_subcommand("embed", "encoder features of both views (for CCA scoring)");
+  auto map = std::make_shared<EmbedMapCommand>();  // --pool / --map (cli_inspect.cpp)
+  auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, no-png
+  auto* e = app.add_subcommand(
+      "embed", "encoder features of both views (for CCA scoring), or pooled embeddings and maps");
   add_data_options(e, emb->data);
   add_runtime_options(e, emb->inference.runtime);
-  e->add_option("--checkpoint", emb->checkpoint, "pre-trained MAE")->required();
+  e->add_option("--checkpoint", map->checkpoints,
+                "pre-trained MAE (views); with --pool/--map any checkpoints, side by side")
+      ->required();
   e->add_option("--policy", emb->policy)->capture_default_str();
   e->add_option("--seed", emb->seed)->capture_default_str();
   e->add_option("--out", emb->out_dir, "output folder")->capture_default_str();
   e->add_option("--max-windows", emb->max_windows, "first N test windows (0 = all)")
       ->capture_default_str();
-  add_no_progress(e, *no_progress);
-  return {e, [emb](const nlohmann::json& options) {
+  add_embed_map_options(e, *map, flags->second);
+  add_no_progress(e, flags->first);
+  return {e, [emb, map, flags](const nlohmann::json& options) {
             emb->recorded_options = options;
-            run_embed(*emb, std::cout, std::cerr);
+            if (map->map.empty() && map->pool.empty()) {
+              if (map->checkpoints.size() != 1) {
+                throw_invalid("", "--checkpoint",
+                              std::to_string(map->checkpoints.size()) + " files",
+                              "must be one without --pool or --map");
+              }
+              emb->checkpoint = map->checkpoints[0];
+              run_embed(*emb, std::cout, std::cerr);
+            } else {
+              run_embed_map(embed_map_command(*emb, *map, flags->second), std::cout, std::cerr);
+            }
             return 0;
           }};
 }
@@ -153,6 +169,7 @@ Subcommand add_reconstruct_cli(CLI::App& app) {
   r->add_option("--seed", o.seed)->capture_default_str();
   r->add_option("--out", o.out, "output prefix")->capture_default_str();
   r->add_flag("--no-png", flags->second, "CSV only");
+  r->add_flag("--baselines", o.baselines, "also linear, nearest and MICE on the same mask");
   add_no_progress(r, flags->first);
   return {r, [rec, flags](const nlohmann::json& options) {
             rec->recorded_options = options;

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
       add_pretrain_cli(app),       add_launch_cli(app),      add_classify_cli(app, false),
       add_classify_cli(app, true), add_metrics_cli(app),     add_predict_cli(app),
       add_export_cli(app),         add_import_cli(app),      add_impute_cli(app),
-      add_embed_cli(app),          add_reconstruct_cli(app), add_data_cli(app)};
+      add_embed_cli(app),          add_reconstruct_cli(app), add_data_cli(app),
+      add_attention_cli(app)};
   return run_cli("moca", app, argc, argv, [&] { return run_parsed(app, subs); });
 }

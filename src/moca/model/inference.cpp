@@ -142,10 +142,7 @@ EncoderFeatures::EncoderFeatures(const std::string& checkpoint, const InferenceO
   impl_->device = detail::setup_runtime(options.runtime);
   auto ck = detail::open_checkpoint(checkpoint);
   impl_->info = ck.info;
-  impl_->encoder = MocaEncoder(ck.info.model);
-  detail::load_module(ck, *impl_->encoder, {"encoder"});
-  impl_->encoder->to(impl_->device);
-  impl_->encoder->eval();
+  impl_->encoder = detail::load_encoder(ck, impl_->device);
 }
 
 EncoderFeatures::~EncoderFeatures() = default;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/gnuplot.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/masking/make_policy.hpp"
@@ -30,9 +31,6 @@ void ReconstructOptions::validate() const {
   inference.runtime.validate();
 }
 
-namespace {
-
-// Channel names for the CSV header and the plot (ch<c> where the data names none).
 std::vector<std::string> channel_labels(const data::Windows& w) {
   std::vector<std::string> names = w.channel_names;
   for (int c = static_cast<int>(names.size()); c < w.channels; ++c)
@@ -40,15 +38,21 @@ std::vector<std::string> channel_labels(const data::Windows& w) {
   return names;
 }
 
-// The CSV t, <ch>, <ch>_rec, <ch>_masked, ... of window 0 of `one`; fills r's masked-sample
-// errors.
+namespace {
+
+using Imputed = std::vector<std::pair<std::string, data::RowMatrixXf>>;
+
+// The CSV t, <ch>, <ch>_rec, <ch>_masked, ... of window 0 of `one`, then per baseline
+// <ch>_<baseline> of every channel; fills r's masked-sample errors.
 std::string reconstruction_csv(const data::Windows& one, const data::RowMatrixXf& rec,
-                               int patch_length, const std::vector<std::string>& names,
-                               ReconstructResult& r) {
+                               const Imputed& baselines, int patch_length,
+                               const std::vector<std::string>& names, ReconstructResult& r) {
   const int C = one.channels, L = one.length;
   std::ostringstream csv;
   csv << "t";
   for (const auto& n : names) csv << "," << n << "," << n << "_rec," << n << "_masked";
+  for (const auto& b : baselines)
+    for (const auto& n : names) csv << "," << n << "_" << b.first;
   csv << "\n";
   csv.precision(9);
   double abs_sum = 0.0, sq_sum = 0.0;
@@ -65,6 +69,8 @@ std::string reconstruction_csv(const data::Windows& one, const data::RowMatrixXf
         ++r.masked_samples;
       }
     }
+    for (const auto& b : baselines)
+      for (int c = 0; c < C; ++c) csv << "," << b.second(0, static_cast<Eigen::Index>(c) * L + t);
     csv << "\n";
   }
   if (r.masked_samples > 0) {
@@ -74,17 +80,28 @@ std::string reconstruction_csv(const data::Windows& one, const data::RowMatrixXf
   return csv.str();
 }
 
-// gnuplot: one panel per channel, masked patches shaded, original black, reconstruction red.
+// Colours of the baselines' curves (linear, nearest, MICE).
+constexpr const char* kBaselineColours[] = {"#1f77b4", "#2ca02c", "#ff7f0e"};
+
+// gnuplot: one panel per channel, masked patches shaded, original black, reconstruction red,
+// the baselines (columns after the 3 C model columns) in kBaselineColours.
 std::string gnuplot_script(const ReconstructResult& r, const masking::Grid& grid, int length,
                            const std::vector<std::string>& names, const std::string& title,
                            const std::string& png) {
   const int C = grid.channels, Lp = grid.patch_length;
+  std::string legend = "shaded = masked, black = original, red = reconstruction";
+  for (size_t b = 0; b < r.baselines.size(); ++b) {
+    legend += std::string(", ") +
+              (b == 0   ? "blue"
+               : b == 1 ? "green"
+                        : "orange") +
+              " = " + r.baselines[b].first;
+  }
   std::ostringstream gp;
   gp << "set datafile separator ','\n"
      << "set terminal pngcairo size 1000," << 170 * C + 60 << " font ',9'\n"
      << "set output '" << png << "'\n"
-     << "set multiplot layout " << C << ",1 title '" << title
-     << " (shaded = masked, black = original, red = reconstruction)'\n"
+     << "set multiplot layout " << C << ",1 title '" << title << " (" << legend << ")'\n"
      << "set termoption noenhanced\nset lmargin 10\nset key off\nset xrange [0:" << length - 1
      << "]\n";
   for (int c = 0; c < C; ++c) {
@@ -98,26 +115,15 @@ std::string gnuplot_script(const ReconstructResult& r, const masking::Grid& grid
     }
     gp << "set ylabel '" << names[static_cast<size_t>(c)] << "'\n"
        << "plot '" << r.csv << "' every ::1 using 1:" << 2 + 3 * c
-       << " with lines lc rgb 'black' lw 1.2, '' every ::1 using 1:" << 3 + 3 * c
-       << " with lines lc rgb '#d62728' lw 1.2\n";
+       << " with lines lc rgb 'black' lw 1.2";
+    for (size_t b = 0; b < r.baselines.size() && b < 3; ++b) {
+      gp << ", '' every ::1 using 1:" << 2 + 3 * C + static_cast<int>(b) * C + c
+         << " with lines lc rgb '" << kBaselineColours[b] << "' lw 0.9 dt 2";
+    }
+    gp << ", '' every ::1 using 1:" << 3 + 3 * c << " with lines lc rgb '#d62728' lw 1.2\n";
   }
   gp << "unset multiplot\n";
   return gp.str();
-}
-
-// Runs gnuplot on r.script, which writes `tmp_png`, then moves it to r.png.
-void render_png(const ReconstructResult& r, const std::string& tmp_png) {
-  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
-    throw std::runtime_error("reconstruct_window(): gnuplot not found; the CSV " + r.csv +
-                             " and script " + r.script + " were written");
-  }
-  const std::string cmd = "gnuplot '" + r.script + "' 2>&1";
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0 || std::rename(tmp_png.c_str(), r.png.c_str()) != 0) {
-    std::remove(tmp_png.c_str());
-    throw std::runtime_error("reconstruct_window(): gnuplot failed on " + r.script + " (status " +
-                             std::to_string(rc) + "); the CSV " + r.csv + " was written");
-  }
 }
 
 }  // namespace
@@ -142,13 +148,36 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
   ReconstructResult r;
   r.mask = policy->sample(rng, one.window(0));
   const data::RowMatrixXf rec = reconstruct_with_model(o.checkpoint, one, {r.mask}, o.inference);
+  Imputed baselines;
+  if (o.baselines) {
+    // Over the whole set, window i masked by Rng(derive_seed(seed, i)) as this window is, so the
+    // pooled statistics (channel means, MICE's regressions) come from the set, as in the table.
+    std::vector<masking::Mask> masks;
+    for (int i = 0; i < windows.size(); ++i) {
+      Rng ri(derive_seed(o.seed, static_cast<std::uint64_t>(i)));
+      masks.push_back(i == o.window ? r.mask : policy->sample(ri, windows.window(i)));
+    }
+    masking::MiceOptions mice = o.mice;
+    mice.seed = o.seed;
+    const Imputed all = {{"linear", masking::impute_linear(windows, masks, grid)},
+                         {"nearest", masking::impute_nearest(windows, masks, grid)},
+                         {"mice", masking::impute_mice(windows, masks, grid, mice)}};
+    for (const auto& [name, x] : all) {
+      baselines.push_back({name, x.row(o.window)});
+      r.baselines.push_back(
+          {name, masking::imputation_error(one, baselines.back().second, {r.mask}, grid)});
+    }
+  }
 
   const std::vector<std::string> names = channel_labels(windows);
   r.csv = o.out + ".csv";
-  write_output_text(r.csv, reconstruction_csv(one, rec, grid.patch_length, names, r));
+  write_output_text(r.csv, reconstruction_csv(one, rec, baselines, grid.patch_length, names, r));
   log << "window " << o.window << ", policy " << policy->spec() << ", mask:\n"
       << r.mask.to_string() << "\nmasked samples " << r.masked_samples << ": MAE " << r.mae_masked
-      << ", MSE " << r.mse_masked << "\nwrote " << r.csv << "\n";
+      << ", MSE " << r.mse_masked << "\n";
+  for (const auto& b : r.baselines)
+    log << b.first << ": MAE " << b.second.mae << ", MSE " << b.second.mse << "\n";
+  log << "wrote " << r.csv << "\n";
   if (!o.png) return r;
 
   r.png = o.out + ".png";
@@ -156,7 +185,7 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
   const std::string tmp_png = r.png + ".tmp.png";
   const std::string title = "window " + std::to_string(o.window) + " - " + policy->spec();
   write_output_text(r.script, gnuplot_script(r, grid, windows.length, names, title, tmp_png));
-  render_png(r, tmp_png);
+  run_gnuplot(r.script, tmp_png, r.png, "reconstruct_window()");
   log << "wrote " << r.png << "\n";
   return r;
 }

@@ -6,7 +6,11 @@
 #include <ostream>
 #include <string>
 
+#include <utility>
+#include <vector>
 #include "moca/data/windows.hpp"
+
+#include "moca/masking/imputation_baselines.hpp"
 #include "moca/masking/mask.hpp"
 #include "moca/model/imputation.hpp"
 
@@ -20,6 +24,12 @@ struct ReconstructOptions {
   std::uint64_t seed = 0;              ///< the mask is drawn from Rng(derive_seed(seed, window))
   std::string out = "reconstruction";  ///< writes <out>.csv, <out>.png, <out>.gp
   bool png = true;                     ///< run gnuplot (pngcairo or png terminal)
+  /// Also impute the same window under the same mask with the statistical baselines (linear,
+  /// nearest, MICE): extra CSV columns and curves. They run over the whole window set, window i
+  /// masked by Rng(derive_seed(seed, i)) like this one, so their pooled statistics (channel
+  /// means where a channel is wholly masked, MICE's regressions) come from the set.
+  bool baselines = false;
+  masking::MiceOptions mice;  ///< MICE of the baselines (its seed: this seed)
   InferenceOptions inference;
   void validate() const;
 };
@@ -33,11 +43,18 @@ struct ReconstructResult {
   double mae_masked = 0.0;  ///< over masked samples
   double mse_masked = 0.0;
   long masked_samples = 0;
+  /// With baselines: (name, error over the masked samples) of linear, nearest, MICE.
+  std::vector<std::pair<std::string, masking::ImputationError>> baselines;
 };
 
+/// The names of the channels of `w` for tables and plots (its channel_names, "ch<c>" where it
+/// names none).
+std::vector<std::string> channel_labels(const data::Windows& w);
+
 /// Reconstructs windows.window(options.window) with the MAE under one mask of the policy and
-/// writes the files atomically. std::invalid_argument for a bad window index or options,
-/// std::runtime_error when gnuplot is missing or fails (the CSV is still written).
+/// writes the files atomically (with baselines: their imputations beside the model's).
+/// std::invalid_argument for a bad window index or options, std::runtime_error when gnuplot is
+/// missing or fails (the CSV is still written).
 ReconstructResult reconstruct_window(const ReconstructOptions& options,
                                      const data::Windows& windows, std::ostream& log);
 

@@ -287,6 +287,14 @@ void save_checkpoint(const std::string& path, const torch::nn::Module& module,
   write_output_file(path, [&](std::ostream& os) { archive.save_to(os); });
 }
 
+MocaEncoder load_encoder(OpenCheckpoint& checkpoint, const torch::Device& device) {
+  MocaEncoder encoder(checkpoint.info.model);
+  load_module(checkpoint, *encoder, {"encoder"});
+  encoder->to(device);
+  encoder->eval();
+  return encoder;
+}
+
 void load_module(OpenCheckpoint& ck, torch::nn::Module& module,
                  const std::vector<std::string>& path) {
   torch::serialize::InputArchive current;

@@ -11,6 +11,7 @@
 
 #include "moca/data/windows.hpp"
 #include "moca/model/checkpoint.hpp"
+#include "moca/model/moca_model.hpp"
 #include "moca/model/runtime.hpp"
 
 namespace moca::model::detail {
@@ -70,6 +71,10 @@ void save_checkpoint(const std::string& path, const torch::nn::Module& module,
 /// one is missing or its shape differs from the module's.
 void load_module(OpenCheckpoint& checkpoint, torch::nn::Module& module,
                  const std::vector<std::string>& path = {});
+
+/// The encoder of an MAE or classifier checkpoint on `device`, in eval mode (load_module with
+/// {"encoder"}).
+MocaEncoder load_encoder(OpenCheckpoint& checkpoint, const torch::Device& device);
 
 /// Restores an optimizer saved by save_checkpoint; std::runtime_error if absent or unreadable.
 void load_optimizer(OpenCheckpoint& checkpoint, torch::optim::Optimizer& optimizer);

@@ -1,0 +1,16 @@
+set terminal pngcairo size 1360,520 font ',9'
+set output 'paper/results/full-inspect/inspect/class_token_umap.png.tmp.png'
+set datafile separator '\t'
+set termoption noenhanced
+set multiplot layout 1,3 title 'UMAP of class-token embeddings of the fine-tuned encoders (1139 test windows, seed 0)'
+set size ratio -1
+set xtics format ''
+set ytics format ''
+set key below horizontal
+set title 'cross'
+plot 'paper/results/full-inspect/inspect/class_token_umap.dat' index 0 using 1:2 with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'downstairs', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 1 using 1:2 with points pt 7 ps 0.45 lc rgb '#ff7f0e' title 'laying', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 2 using 1:2 with points pt 7 ps 0.45 lc rgb '#2ca02c' title 'sitting', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 3 using 1:2 with points pt 7 ps 0.45 lc rgb '#d62728' title 'standing', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 4 using 1:2 with points pt 7 ps 0.45 lc rgb '#9467bd' title 'transition', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 5 using 1:2 with points pt 7 ps 0.45 lc rgb '#8c564b' title 'upstairs', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 6 using 1:2 with points pt 7 ps 0.45 lc rgb '#e377c2' title 'walking'
+set title 'sync'
+plot 'paper/results/full-inspect/inspect/class_token_umap.dat' index 7 using 1:2 with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'downstairs', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 8 using 1:2 with points pt 7 ps 0.45 lc rgb '#ff7f0e' title 'laying', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 9 using 1:2 with points pt 7 ps 0.45 lc rgb '#2ca02c' title 'sitting', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 10 using 1:2 with points pt 7 ps 0.45 lc rgb '#d62728' title 'standing', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 11 using 1:2 with points pt 7 ps 0.45 lc rgb '#9467bd' title 'transition', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 12 using 1:2 with points pt 7 ps 0.45 lc rgb '#8c564b' title 'upstairs', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 13 using 1:2 with points pt 7 ps 0.45 lc rgb '#e377c2' title 'walking'
+set title 'scratch'
+plot 'paper/results/full-inspect/inspect/class_token_umap.dat' index 14 using 1:2 with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'downstairs', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 15 using 1:2 with points pt 7 ps 0.45 lc rgb '#ff7f0e' title 'laying', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 16 using 1:2 with points pt 7 ps 0.45 lc rgb '#2ca02c' title 'sitting', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 17 using 1:2 with points pt 7 ps 0.45 lc rgb '#d62728' title 'standing', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 18 using 1:2 with points pt 7 ps 0.45 lc rgb '#9467bd' title 'transition', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 19 using 1:2 with points pt 7 ps 0.45 lc rgb '#8c564b' title 'upstairs', 'paper/results/full-inspect/inspect/class_token_umap.dat' index 20 using 1:2 with points pt 7 ps 0.45 lc rgb '#e377c2' title 'walking'
+unset multiplot
