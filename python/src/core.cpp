@@ -335,8 +335,7 @@ void bind_data(py::module_& m) {
       py::arg("rate"), py::arg("length"), py::arg("keep_rate_and_length"),
       py::arg("drop_nonfinite"), py::arg("keep_classes"), py::arg("npy_layout"),
       py::arg("channel_names"), py::arg("segment"), py::arg("windows"), py::arg("coupling"),
-      py::arg("seed"),
-      "data::open_dataset (the programs' --data): windows and metadata.");
+      py::arg("seed"), "data::open_dataset (the programs' --data): windows and metadata.");
   m.def(
       "synthetic_transitions",
       [](const FloatArray& X, const IntArray& y, std::optional<IntArray> pid, int n,

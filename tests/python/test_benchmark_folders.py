@@ -138,3 +138,51 @@ def test_match_channels_by_position(tmp_path, folder):
     r = _run("moca", "predict", "--model", "clf.pt", "--data", f"npy:{folder}", "--sample-rate",
              "30", "--match-channels", "bad", cwd=tmp_path)
     assert r.returncode == 2 and "--match-channels (bad) must be one of: name, position" in r.stderr
+
+
+def test_data_window_cuts_recordings_with_known_answers(tmp_path):
+    """Two recordings at 10 Hz cut into 2-s windows: a window over a walk -> sit change is 'sit'
+    by majority (a 10/10 tie goes to the first name) and 'transition' by the transition rule;
+    a window never bridges an unlabelled gap; samples come through exactly."""
+    import gzip
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    t = np.arange(50)
+    lab1 = ["walk"] * 30 + ["sit"] * 20
+    rows = [f"{i / 10},{i},{2 * i},{-i},{lab1[i]}" for i in t]
+    (rec / "s1.csv").write_text("time,x,y,z,annotation\n" + "\n".join(rows) + "\n")
+    lab2 = ["sit"] * 25 + [""] * 5 + ["walk"] * 20
+    rows = [f"{i / 10},{100 + i},{i % 3},{0.5},{lab2[i]}" for i in t]
+    with gzip.open(rec / "s2.csv.gz", "wt") as f:
+        f.write("time,x,y,z,annotation\n" + "\n".join(rows) + "\n")
+
+    def window(rule, out):
+        r = _run("moca", "data", "window", "--from", str(rec), "--sample-rate", "10",
+                 "--window-seconds", "2", "--label-rule", rule, "--transition-seconds", "0.5",
+                 "--out", out, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        X, Y, pid = (np.load(tmp_path / out / f, allow_pickle=False)
+                     for f in ("X.npy", "Y.npy", "pid.npy"))
+        return X, Y, pid, json.loads((tmp_path / out / "meta.json").read_text())
+
+    X, Y, pid, meta = window("majority", "maj")
+    assert X.shape == (4, 3, 20)
+    assert list(Y) == ["walk", "sit", "sit", "walk"] and list(pid) == [0, 0, 1, 1]
+    assert np.array_equal(X[1, 0], np.arange(20, 40)) and np.array_equal(X[1, 1], 2 * np.arange(20, 40))
+    assert np.array_equal(X[3, 0], 100 + np.arange(30, 50))  # after the gap, not across it
+    assert meta["sample_rate"] == 10 and meta["channel_names"] == ["x", "y", "z"]
+    assert meta["subject_names"] == ["s1", "s2"]
+    _, Y, _, _ = window("transition", "tr")
+    assert list(Y) == ["walk", "transition", "sit", "walk"]
+    # the folder opens as any ssl-wearables folder, its rate stated by meta.json
+    r = _run("moca", "data", "inspect", "--data", str(tmp_path / "tr"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    # an unstated rate is a usage error, and so is a file without the label column
+    r = _run("moca", "data", "window", "--from", str(rec), "--out", "x", cwd=tmp_path)
+    assert r.returncode == 2 and "--sample-rate is required" in r.stderr
+    (rec / "s3.csv").write_text("time,x,y,z,activity\n0,1,2,3,walk\n")
+    r = _run("moca", "data", "window", "--from", str(rec), "--sample-rate", "10", "--out", "x",
+             cwd=tmp_path)
+    assert r.returncode == 2
+    assert "s3.csv:1: no label column 'annotation' or 'label' in the header" in r.stderr
+    assert not (tmp_path / "x").exists()

@@ -196,12 +196,41 @@ Subcommand add_data_cli(CLI::App& app) {
                  "export N Algorithm-1 transitions from the 7:3 training split instead")
       ->capture_default_str();
   de->add_option("--seed", exp->seed, "seed of the transitions")->capture_default_str();
+  auto win = std::make_shared<DataWindowCommand>();
+  auto* dw = dat->add_subcommand(
+      "window", "cut continuous labelled recordings (one CSV per subject) into an .npy folder");
+  dw->add_option("--from", win->from,
+                 "folder of recordings: one .csv or .csv.gz per subject, a header row, a label "
+                 "column, one numeric column per channel")
+      ->required();
+  dw->add_option("--sample-rate", win->options.sample_rate_hz, "the recordings' rate in Hz")
+      ->required();
+  dw->add_option("--window-seconds", win->options.window_seconds, "window length")
+      ->capture_default_str();
+  dw->add_option("--stride-seconds", win->options.stride_seconds,
+                 "step between windows (0 = the window length)")
+      ->capture_default_str();
+  dw->add_option("--label-column", win->options.label_column,
+                 "label column (default: annotation, else label)");
+  dw->add_option("--time-column", win->options.time_column, "time-stamp column, dropped if present")
+      ->capture_default_str();
+  dw->add_option("--label-rule", win->label_rule,
+                 "majority | transition (two labels each over --transition-seconds -> "
+                 "'transition')")
+      ->capture_default_str();
+  dw->add_option("--transition-seconds", win->options.transition_seconds,
+                 "transition rule: a label covers a window above this many seconds")
+      ->capture_default_str();
+  dw->add_option("--out", win->out_dir, "output folder (created)")->required();
   add_no_progress(di, *no_progress);
   add_no_progress(de, *no_progress);
-  return {dat, [ins, exp, di](const nlohmann::json& options) {
+  add_no_progress(dw, *no_progress);
+  return {dat, [ins, exp, win, di, dw](const nlohmann::json& options) {
             ins->recorded_options = options;
             if (di->parsed()) {
               run_data_inspect(*ins, std::cout, std::cerr);
+            } else if (dw->parsed()) {
+              run_data_window(*win, std::cout);
             } else {
               run_data_export(*exp, std::cout, std::cerr);
             }

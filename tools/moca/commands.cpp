@@ -762,4 +762,25 @@ nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, 
   return j;
 }
 
+nlohmann::json run_data_window(const DataWindowCommand& cmd, std::ostream& out) {
+  if (cmd.from.empty()) throw std::invalid_argument("run_data_window(): --from is required");
+  if (cmd.out_dir.empty()) throw std::invalid_argument("run_data_window(): --out is required");
+  data::RecordingWindowOptions o = cmd.options;
+  o.rule = parse_enum(data::kLabelRuleNames, cmd.label_rule, "--label-rule");
+  data::Windows w = data::window_recordings(cmd.from, o);
+  w.modalities = data::groups_from_names(w.channel_names);
+  data::export_dataset(w, cmd.out_dir);
+  nlohmann::json j = {{"command", "data window"}, {"from", cmd.from},
+                      {"windows", w.size()},      {"channels", w.channel_names},
+                      {"classes", w.class_names}, {"subjects", w.subject_names},
+                      {"length", w.length},       {"sample_rate_hz", w.sample_rate_hz},
+                      {"out", cmd.out_dir}};
+  out << "window: " << w.size() << " windows of " << w.channels << " x " << w.length << " at "
+      << moca::format_number(w.sample_rate_hz, 6) << " Hz from " << w.subject_names.size()
+      << " recordings in " << cmd.from << ", " << w.class_names.size() << " classes -> "
+      << cmd.out_dir << "/X.npy, Y.npy, pid.npy, meta.json\n";
+  out << data::class_count_table(w);
+  return j;
+}
+
 }  // namespace moca::tools

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "moca/data/dataset.hpp"
+#include "moca/data/recordings.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/imputation.hpp"
@@ -208,5 +209,15 @@ struct DataExportCommand {
   std::uint64_t seed = 0;  ///< seed of the transitions
 };
 nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, std::ostream& log);
+
+/// moca data window: continuous labelled recordings (one CSV / .csv.gz per subject) cut into
+/// windows (data::window_recordings) and written as an ssl-wearables folder.
+struct DataWindowCommand {
+  std::string from;  ///< folder of recordings
+  data::RecordingWindowOptions options;
+  std::string label_rule = "majority";  ///< majority | transition (data::LabelRule)
+  std::string out_dir;
+};
+nlohmann::json run_data_window(const DataWindowCommand& cmd, std::ostream& out);
 
 }  // namespace moca::tools

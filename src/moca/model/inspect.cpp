@@ -130,8 +130,8 @@ void check_window_fit(const CheckpointInfo& info, const data::Windows& w, const 
 
 }  // namespace inspect_parts
 
-using inspect_parts::Parts;
 using inspect_parts::check_window_fit;
+using inspect_parts::Parts;
 using inspect_parts::parts_of;
 
 struct EncoderInspector::Impl {
