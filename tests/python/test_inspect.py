@@ -108,7 +108,11 @@ def test_umap_is_at_least_as_trustworthy_as_pca(models, tmp_path):
         tu = manifold.trustworthiness(z, yu, n_neighbors=10)
         tp = manifold.trustworthiness(z, yp, n_neighbors=10)
         print(f"{pool}: trustworthiness k=10: umap {tu:.4f}, pca {tp:.4f}")
-        assert tu >= tp
+        # The claim is on class-token embeddings (0.983 vs 0.956 here). The token mean
+        # of this tiny model is nearly one-dimensional, so both maps are near-perfect (0.9864 vs
+        # 0.9862 on 2026-11-24): there a small margin keeps the check from turning on the last
+        # bits of another LibTorch's arithmetic.
+        assert tu >= (tp if pool == "cls" else tp - 0.005)
     # PCA map = the first two principal scores (numpy's SVD as the reference, up to sign)
     c = z - z.mean(0)
     u, s, vt = np.linalg.svd(c, full_matrices=False)
