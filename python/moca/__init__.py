@@ -7,6 +7,7 @@ correlation between the visible and the masked views, with the C++ library's spe
 * :mod:`moca.data` — ``load`` (what ``--data`` takes) and ``synthetic_transitions``;
 * :class:`Encoder` — a trained MoCA encoder as the feature map (when built with LibTorch);
 * :class:`Classifier` — a kept classifier (``--save-model``) applied to windows;
+* :func:`run_protocol` — linprobe / finetune's classification protocol on NumPy windows;
 * :mod:`moca.interop` — weights exchanged with PyTorch; :mod:`moca.torch_model` — the models as
   PyTorch modules (needs PyTorch; not imported here).
 
@@ -17,6 +18,7 @@ from .classifier import Classifier
 from .encoder import Encoder
 from .estimators import CCA, KCCA, NotFittedError
 from .masking import Policy, policy, policy_names
+from .protocol import run_protocol
 from .scoring import ScoreResult, compare, score
 
 __version__: str = _core.__version__
@@ -33,5 +35,5 @@ def __getattr__(name: str):
 with_torch: bool = bool(_core.with_torch)
 
 __all__ = ["KCCA", "CCA", "NotFittedError", "Policy", "policy", "policy_names", "score",
-           "compare", "ScoreResult", "Encoder", "Classifier", "interop", "data", "with_torch",
+           "compare", "ScoreResult", "Encoder", "Classifier", "run_protocol", "interop", "data", "with_torch",
            "__version__"]

@@ -3,14 +3,17 @@
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
+#include <sstream>
 #include <stdexcept>
 
 #include "core.hpp"
 #ifdef MOCA_PYTHON_WITH_TORCH
+#include "moca/data/dataset.hpp"
 #include "moca/model/classifier.hpp"
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/imputation.hpp"
 #include "moca/model/interop.hpp"
+#include "moca/model/protocol.hpp"
 #endif
 
 namespace py = pybind11;
@@ -163,6 +166,83 @@ void bind_interop(py::module_& m) {
       py::arg("checkpoint"), py::arg("X"), py::arg("masks"), py::arg("channel_names"));
 }
 
+// run_protocol: the classification protocol of linprobe / finetune on NumPy windows.
+void bind_protocol(py::module_& m) {
+  using Ints = py::array_t<int, py::array::c_style | py::array::forcecast>;
+  m.def(
+      "run_protocol",
+      [](const std::string& mode, const std::string& checkpoint, const Floats& X, const Ints& y,
+         const std::optional<Ints>& pid, const std::vector<std::string>& channel_names,
+         const std::vector<std::string>& class_names, double rate, const std::string& protocol,
+         int folds, double train_fraction, std::uint64_t split_seed, int epochs, int batch,
+         double lr, double warmup_epochs, std::uint64_t seed, int threads, double label_fraction,
+         const std::string& match_channels, const std::string& save_model, bool refit) {
+        data::Windows w = make_windows(X, y, pid, channel_names, rate);
+        w.class_names = class_names;
+        w.modalities = data::groups_from_names(w.channel_names);
+        model::ProtocolOptions o;
+        o.downstream = model::downstream_defaults(model::parse_downstream_mode(mode));
+        o.downstream.checkpoint = checkpoint;
+        // None (-1) from Python: the command's default for the mode (downstream_defaults)
+        if (epochs >= 0) o.downstream.epochs = epochs;
+        if (batch >= 0) o.downstream.batch_size = batch;
+        if (lr >= 0) o.downstream.lr = lr;
+        if (warmup_epochs >= 0) o.downstream.warmup_epochs = warmup_epochs;
+        o.downstream.seed = seed;
+        o.downstream.runtime.threads = threads;
+        o.downstream.progress = false;
+        o.protocol = parse_enum(model::kProtocolNames, protocol, "protocol");
+        o.folds = folds;
+        o.train_fraction = train_fraction;
+        o.split_seed = split_seed;
+        o.label_fraction = label_fraction;
+        o.match_channels = parse_enum(model::kChannelMatchNames, match_channels, "match_channels");
+        o.save_model = save_model;
+        o.refit = refit;
+        o.source = "numpy";
+        model::ProtocolResult r;
+        std::ostringstream log;
+        {
+          py::gil_scoped_release release;
+          r = model::run_protocol(o, w, log);
+        }
+        py::list fold_list;
+        for (const model::FoldResult& f : r.folds) {
+          py::dict d;
+          d["fold"] = f.fold;
+          d["train_windows"] = f.train_windows;
+          d["test_windows"] = f.test_windows;
+          d["test_subjects"] = f.test_subjects;
+          d["accuracy"] = f.result.test.accuracy;
+          d["macro_f1"] = f.result.test.macro_f1;
+          d["balanced_accuracy"] = f.result.test.balanced_accuracy;
+          d["confusion"] = f.result.test.confusion;
+          d["truth"] = f.result.truth;
+          d["predicted"] = f.result.predicted;
+          d["channel_map"] = f.result.channel_map;
+          fold_list.append(d);
+        }
+        py::dict out;
+        out["protocol"] = r.protocol;
+        out["folds"] = fold_list;
+        out["accuracy"] = r.scores.accuracy;
+        out["macro_f1"] = r.scores.macro_f1;
+        out["balanced_accuracy"] = r.scores.balanced_accuracy;
+        py::list saved;
+        for (const auto& sm : r.saved) saved.append(py::make_tuple(sm.path, sm.fold));
+        out["saved"] = saved;
+        out["log"] = log.str();
+        return out;
+      },
+      py::arg("mode"), py::arg("checkpoint"), py::arg("X"), py::arg("y"), py::arg("pid"),
+      py::arg("channel_names"), py::arg("class_names"), py::arg("rate"), py::arg("protocol"),
+      py::arg("folds"), py::arg("train_fraction"), py::arg("split_seed"), py::arg("epochs"),
+      py::arg("batch"), py::arg("lr"), py::arg("warmup_epochs"), py::arg("seed"),
+      py::arg("threads"), py::arg("label_fraction"), py::arg("match_channels"),
+      py::arg("save_model"), py::arg("refit"),
+      "model::run_protocol: linprobe/finetune's protocol on windows (N, C, L).");
+}
+
 void bind_encoder(py::module_& m) {
   py::class_<model::EncoderFeatures>(m, "EncoderFeatures")
       .def(py::init([](const std::string& checkpoint) {
@@ -196,6 +276,7 @@ void bind_encoder(py::module_& m) {
           },
           py::arg("X"), py::arg("masks"), py::arg("channel_names"));
   bind_classifier(m);
+  bind_protocol(m);
   bind_interop(m);
 }
 
