@@ -10,10 +10,12 @@
 
 int main(int argc, char** argv) {
   moca::sim::PaperExperimentsOptions o;
-  std::string only = "table1,imputation,mask_ratio,patch_length,reconstruct,inspect";
+  std::string only;  // the default: every experiment, as PaperExperimentsOptions lists them
+  for (const std::string& e : o.only) only += (only.empty() ? "" : ",") + e;
   CLI::App app{
-      "paper_experiments: Table 1, the imputation table, the mask-ratio and "
-      "patch-length ablations, reconstruction examples, attention and embedding maps at CPU "
+      "paper_experiments: Table 1, the imputation table, the mask-ratio, "
+      "patch-length and label-fraction ablations, reconstruction examples, attention and embedding "
+      "maps at CPU "
       "scale"};
   moca::sim::add_study_data_flags(&app, o.data, "training windows cap (test: 3/7 of it)");
   app.add_option("--out", o.out, "output folder")->capture_default_str();
@@ -30,6 +32,9 @@ int main(int argc, char** argv) {
   app.add_option("--finetune-epochs", o.finetune_epochs, "fine-tune epochs")->capture_default_str();
   app.add_flag("--augment", o.augment, "table 1: also the w/ aug. rows");
   app.add_flag("--finetune-ablations", o.finetune_ablations, "ablations: also fine-tune");
+  app.add_option("--label-fractions", o.label_fractions,
+                 "label-fraction ablation: shares of the training windows (per class)")
+      ->capture_default_str();
   app.add_option("--mask-ratios", o.mask_ratios, "mask-ratio ablation values")
       ->capture_default_str();
   app.add_option("--patch-lengths", o.patch_lengths, "patch-length ablation values")

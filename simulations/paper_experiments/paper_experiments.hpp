@@ -34,9 +34,10 @@ struct PaperExperimentsOptions {
   /// as "options" in its JSON (not compared when resuming: --jobs may change).
   nlohmann::json recorded_options;
   std::string workdir;  ///< checkpoints; empty = <out>/checkpoints
-  /// Experiments to run: table1, imputation, mask_ratio, patch_length, reconstruct, inspect.
-  std::vector<std::string> only = {"table1",       "imputation",  "mask_ratio",
-                                   "patch_length", "reconstruct", "inspect"};
+  /// Experiments to run: table1, imputation, mask_ratio, patch_length, label_fraction,
+  /// reconstruct, inspect.
+  std::vector<std::string> only = {"table1",         "imputation",  "mask_ratio", "patch_length",
+                                   "label_fraction", "reconstruct", "inspect"};
   std::string preset = "cpu-small";  ///< model preset
   int patch_length = 20;             ///< Lp of all but the patch-length ablation
   double ratio = 0.75;               ///< mask ratio of table 1 / imputation / patch ablation
@@ -50,9 +51,12 @@ struct PaperExperimentsOptions {
   bool finetune_ablations = false;   ///< ablations: also fine-tune (slower)
   std::vector<double> mask_ratios = {0.25, 0.5, 0.75, 0.9};  ///< each in (0, 1)
   std::vector<int> patch_lengths = {10, 20, 25, 40};         ///< each divides the length
-  int mice_iterations = 5;                                   ///< MICE sweeps
-  int mice_draws = 2;                                        ///< MICE chains
-  bool png = true;                                           ///< reconstruction PNGs (gnuplot)
+  /// Label-fraction ablation: cross and sync probed on these shares of the training windows
+  /// (per class, at least one each; model::label_subset), each in (0, 1].
+  std::vector<double> label_fractions = {0.01, 0.05, 0.1, 0.5, 1.0};
+  int mice_iterations = 5;  ///< MICE sweeps
+  int mice_draws = 2;       ///< MICE chains
+  bool png = true;          ///< reconstruction PNGs (gnuplot)
   std::uint64_t seed = 0;
   int threads = 0;  ///< torch threads; 0 = default
   /// Throws std::invalid_argument naming the option, its value and the rule.

@@ -237,6 +237,25 @@ void ablation(Figures& f, const json& j, const std::string& name, const std::str
              "linespoints pt 5 title 'fine-tune'\n");
 }
 
+/// The label-fraction ablation: linear-probe accuracy of cross and sync against the share of
+/// labelled training windows (log x).
+void label_fraction_figure(Figures& f, const json& j) {
+  std::ostringstream dat;
+  dat << "# fraction\tcross_lp_accuracy\tsync_lp_accuracy\n";
+  for (const auto& r : j.at("rows")) {
+    dat << r.at("value").dump() << "\t" << r.at("cross").at("accuracy").get<double>() << "\t"
+        << r.at("sync").at("accuracy").get<double>() << "\n";
+  }
+  const std::string name = "ablation_label_fraction";
+  f.emit(name, dat.str(),
+         "set title " + quote("label fraction (CPU scale)") +
+             "\nset xlabel 'share of labelled training windows'\nset logscale x\n"
+             "set ylabel 'top-1 accuracy (linear probe)'\nset grid\nset key bottom right\nplot '" +
+             f.dir + "/" + name +
+             ".dat' using 1:2 with linespoints pt 7 title 'MoCA cross', '' using 1:3 with "
+             "linespoints pt 5 title 'MAE sync'\n");
+}
+
 /// The imputation table (imputation.json) as grouped bars: masked-sample MAE per task and method.
 void imputation_bars(Figures& f, const json& j) {
   std::vector<std::string> tasks, methods;
@@ -363,6 +382,7 @@ nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostrea
          [&](const json& j) { ablation(f, j, "ablation_mask_ratio", "mask ratio"); });
     with("ablation_patch_length.json",
          [&](const json& j) { ablation(f, j, "ablation_patch_length", "patch length Lp"); });
+    with("ablation_label_fraction.json", [&](const json& j) { label_fraction_figure(f, j); });
     with("imputation.json", [&](const json& j) { imputation_bars(f, j); });
     example_window(f);
   } catch (const json::exception& e) {

@@ -197,6 +197,15 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
     const json imp = read_json(out / "imputation.json");
     require_keys(imp, {"table", "paper", "paper_columns", "options"}, "imputation.json");
     check_no_null(imp["table"], "imputation");
+    const json lf = read_json(out / "ablation_label_fraction.json");
+    require_keys(lf, {"experiment", "rows", "rule", "options"}, "ablation_label_fraction.json");
+    REQUIRE(lf["rows"].size() >= 2);
+    for (const auto& row : lf["rows"]) {
+      require_keys(row, {"value", "train_windows", "cross", "sync"}, "label fraction row");
+    }
+    CHECK(lf["rows"][0]["train_windows"].get<int>() <
+          lf["rows"].back()["train_windows"].get<int>());
+    check_no_null(lf, "ablation_label_fraction");
     for (const char* f : {"ablation_mask_ratio.json", "ablation_patch_length.json"}) {
       const json a = read_json(out / f);
       require_keys(a, {"experiment", "rows", "paper", "options"}, f);
@@ -238,7 +247,7 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
     }
     check_no_null(bc, "bound_check");
     pngs.insert(pngs.end(), {"score_vs_loss", "confusion_0", "ablation_mask_ratio",
-                             "ablation_patch_length", "imputation"});
+                             "ablation_patch_length", "imputation", "ablation_label_fraction"});
   } else {
     // Without the model layer the training steps are skipped (bound_check needs their model).
     CHECK(m["skipped"] == json::array({"paper_experiments", "theory_vs_training"}));
