@@ -30,12 +30,11 @@ void require_memory(double bytes, const std::string& what, const std::string& al
 /// serves blocks up to 32 MiB from the heap and keeps up to 1 GiB of freed heap for reuse
 /// (mallopt M_MMAP_THRESHOLD / M_TRIM_THRESHOLD). Threads other than the first get arenas of
 /// their own, whose extra 64 MiB heaps are unmapped whenever they empty, whatever the trim
-/// threshold: the training step's shard threads page-faulted 3 000-16 000 times per step that
-/// way (tiny: 370-610 ms a step against 310-340 ms, alternating runs), so every thread shares the
-/// one heap (M_ARENA_MAX 1; allocations are few and large, the lock is not contended). Called once
-/// by every program (run_program) and by the model's setup_runtime, before their threads
-/// allocate; idempotent; does nothing on a C library without mallopt. Results do not change,
-/// only where blocks come from.
+/// threshold: the training step's shard threads page-faulted thousands of times per step that
+/// way (docs/benchmarks.md), so every thread shares the one heap (M_ARENA_MAX 1; allocations are
+/// few and large, the lock is not contended). Called once by every program (run_program) and by the
+/// model's setup_runtime, before their threads allocate; idempotent; does nothing on a C library
+/// without mallopt. Results do not change, only where blocks come from.
 void tune_allocator();
 
 /// Asks the kernel to back the 2 MiB-aligned pages inside [data, data + bytes) with transparent

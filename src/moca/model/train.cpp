@@ -296,8 +296,8 @@ void resume_from(TrainState& s, const PretrainRun& run) {
     throw std::invalid_argument("pretrain(): cannot resume " + path +
                                 " with different training options: " + diff);
   }
-  // Checkpoints written before the data metadata gained the rate and the modality groups
-  // (2026-11-23) lack those two keys: compare what they record.
+  // Checkpoints written before the data metadata gained the rate and the modality groups lack
+  // those two keys: compare what they record.
   nlohmann::json data_want = run.data_json;
   for (const char* key : {"sample_rate_hz", "modalities"}) {
     if (!meta.at("data").contains(key)) data_want.erase(key);

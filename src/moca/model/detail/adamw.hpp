@@ -10,8 +10,8 @@ namespace moca::model::detail {
 /// weight decay, no amsgrad) to float rounding. When every parameter with a gradient is a dense,
 /// contiguous CPU float32 tensor (and amsgrad is off), each parameter is updated in one pass
 /// (weight decay, both moments, bias corrections and the step read p, g, m, v once and write
-/// p, m, v once; at::parallel_for over chunks): LibTorch 1.13's step makes about ten passes,
-/// 89 ms against 9 ms for tiny's 6.1 M parameters on 2 threads. The optimiser's state (step
+/// p, m, v once; at::parallel_for over chunks) where LibTorch 1.13's step makes about ten
+/// (docs/benchmarks.md, "One-pass AdamW"). The optimiser's state (step
 /// count, exp_avg, exp_avg_sq) is LibTorch's own, created the way AdamW::step creates it, so
 /// checkpoints and optimizer.step() stay interchangeable. Otherwise (CUDA, other dtypes, sparse
 /// gradients, amsgrad, or the fused step switched off) it calls optimizer.step().

@@ -15,12 +15,8 @@ torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double sc
 bool attention_cpu_supported(const torch::Tensor& qkv);
 
 /// The forward pass takes attention_cpu() for head dims up to this: 32 (tiny's decoder) and 64
-/// (tiny's encoder, 192 / 3, and paper-base). At 64 it first measured no faster than LibTorch's
-/// per-matrix bmm loop; once the step's page faults and thread-pool rebuilds were gone (session 9)
-/// it measured 7 % faster per tiny step (276 vs 296 ms, alternating runs) and 5 % per paper-base
-/// step (5.50 vs 5.79 s, alternating steps in one process) on the 2-core CPU VM; alone, one
-/// paper-base encoder block's attention (25 windows, forward and backward) takes 2-4 ms against
-/// 16-42 ms (docs/benchmarks.md).
+/// (tiny's encoder, 192 / 3, and paper-base), where it is faster than LibTorch's per-matrix bmm
+/// loop on the CPU (the measurements: docs/benchmarks/model.md, "attention_cpu's head-dim limit").
 constexpr int64_t kCpuAttentionMaxHeadDim = 64;
 
 /// Whether AttentionImpl may take attention_cpu() (default true; process-wide, atomic). Off, every
