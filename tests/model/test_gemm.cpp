@@ -138,6 +138,15 @@ TEST_CASE("sgemm_rm: same bits for 1, 2 and 3 threads and inside a parallel regi
   omp_set_num_threads(saved);
 }
 
+TEST_CASE("sgemm_rm: the oneDNN called is the one compiled against") {
+  // With LibTorch 2.x two oneDNNs share the process (Debian's libdnnl for moca, LibTorch's
+  // bundled 3.x with hidden symbols); a call bound to the other one would report its version.
+  const std::string loaded = moca::model::detail::sgemm_library();
+  const std::string compiled = moca::model::detail::sgemm_compiled_library();
+  MESSAGE("sgemm library loaded: " << loaded << ", compiled against: " << compiled);
+  CHECK(loaded == compiled);
+}
+
 TEST_CASE("sgemm_rm: a library error is an exception, not a wrong result") {
   if (std::string(moca::model::detail::sgemm_library()).rfind("oneDNN", 0) != 0) return;
   std::vector<float> a(16, 1.f), b(16, 1.f), c(16, 0.f);

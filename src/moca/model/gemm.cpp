@@ -158,4 +158,15 @@ const char* sgemm_library() {
 #endif
 }
 
+const char* sgemm_compiled_library() {
+#if defined(MOCA_MODEL_HAVE_DNNL)
+  static const std::string name = "oneDNN " + std::to_string(DNNL_VERSION_MAJOR) + "." +
+                                  std::to_string(DNNL_VERSION_MINOR) + "." +
+                                  std::to_string(DNNL_VERSION_PATCH);
+  return name.c_str();
+#else
+  return sgemm_library();
+#endif
+}
+
 }  // namespace moca::model::detail
