@@ -31,13 +31,14 @@ void sgemm_rm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t 
 bool have_sgemm();
 
 /// The library behind sgemm_rm(), for benchmark output: "oneDNN x.y.z" (the version of the
-/// library loaded at run time, dnnl_version()), "BLAS" or "none".
+/// library loaded at run time, dnnl_version()), "BLAS (file of the sgemm_ bound)" or "none".
 const char* sgemm_library();
 
 /// The library sgemm_rm() was compiled against: "oneDNN x.y.z" from the headers' version macros,
-/// else as sgemm_library(). A LibTorch 2.x process holds a second oneDNN (LibTorch's own, 3.x,
-/// its symbols hidden); equal strings show that moca's calls reach the library whose headers it
-/// was built with (tests/model/test_gemm.cpp, docs/model.md "oneDNN in a PyTorch 2.x build").
+/// else as sgemm_library() (BLAS has one interface, whichever library provides it). A LibTorch 2.x
+/// process holds a second oneDNN (LibTorch's own, 3.x, its symbols hidden); equal strings show that
+/// moca's calls reach the library whose headers it was built with (tests/model/test_gemm.cpp,
+/// docs/model.md "oneDNN in a PyTorch 2.x build").
 const char* sgemm_compiled_library();
 
 }  // namespace moca::model::detail
