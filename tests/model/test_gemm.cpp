@@ -106,6 +106,11 @@ TEST_CASE("sgemm_rm: all transpositions, padded leading dimensions, beta 0 and 1
 }
 
 TEST_CASE("sgemm_rm: same bits for 1, 2 and 3 threads and inside a parallel region") {
+  // The oneDNN route's promise (detail/gemm.hpp). The BLAS route (the LibTorch 2.x build) hands
+  // threading to OpenBLAS, whose bits for a row change with the blocking it picks for the thread
+  // count and the matrix size (measured: cutting C into row blocks of single-threaded calls did
+  // not make them equal either), so there only the values are checked, in the first test case.
+  if (std::string(moca::model::detail::sgemm_library()).rfind("oneDNN", 0) != 0) return;
   const int saved = omp_get_max_threads();
   unsigned seed = 40;
   // Above the threading threshold: cut by rows (m >= n) and by columns (n > m), odd sizes.

@@ -13,7 +13,9 @@
 /// into row (or column) blocks, one per thread, each a single-threaded call: every element of C
 /// is then computed by the same sequence of operations whatever the thread count (the blocks
 /// never split the reduction over k), so results are bit-identical across thread counts
-/// (tests/model/test_gemm.cpp). oneDNN's own threading may split k, which would not be.
+/// (tests/model/test_gemm.cpp). oneDNN's own threading may split k, which would not be. The BLAS
+/// route (the PyTorch 2.x build, docs/model.md) leaves threading to the BLAS: its bits may change
+/// with the thread count.
 #include <cstdint>
 
 namespace moca::model::detail {
