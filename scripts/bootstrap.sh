@@ -20,7 +20,7 @@ case "${1:-}" in
   "") ;;
   --no-torch) torch=none ;;
   --torch) torch=${2:-} ;;
-  -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+  -h|--help) sed -n 2,15p "$0"; exit 0 ;;
   *) echo "bootstrap: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 esac
 case "$torch" in
