@@ -2,8 +2,10 @@
 # GPU check: builds moca against the LibTorch of an installed PyTorch 2.x with CUDA, runs the
 # torch test suite on the GPU (the tests' device is "auto", which picks CUDA when present), the
 # data-parallel suite (Gloo, CPU) and the Python package's tests against that LibTorch, times the
-# pre-training step on the GPU (tiny and paper-base, fp32 and bf16), runs 2 data-parallel ranks
-# on the GPU(s) (NCCL with two GPUs; Gloo sharing GPU 0 otherwise) and writes a short report.
+# pre-training step on the GPU (tiny and paper-base, fp32 and bf16), runs pretrain, linprobe,
+# predict, impute and kcca_score --features encoder there, pairs the step with the PyTorch
+# reference model (eager and torch.compile) on the GPU, runs 2 data-parallel ranks on the GPU(s)
+# (NCCL with two GPUs; Gloo sharing GPU 0 otherwise) and writes a short report.
 # Meant for a machine with an NVIDIA GPU and `python3 -c "import torch"` working; the CI
 # machine has none.
 #
@@ -122,15 +124,26 @@ step pretrain_cli "$build/bin/moca" pretrain --device auto --preset tiny --epoch
 tail -3 "$out/pretrain_cli.log" | sed 's/^/      /' >>"$report"
 echo "      device chosen by --device auto: $(grep -o '"device": *"[a-z]*"' "$out/pretrain.json")" >>"$report"
 step linprobe_cli "$build/bin/moca" linprobe --device cuda --checkpoint "$out/gpu.pt" --epochs 3 \
-  --warmup-epochs 1 --seed 0 --no-progress
+  --warmup-epochs 1 --seed 0 --no-progress --save-model "$out/gpu_probe.pt"
 tail -3 "$out/linprobe_cli.log" | sed 's/^/      /' >>"$report"
+# The kept classifier applied to every window on the GPU.
+step predict_cli "$build/bin/moca" predict --device cuda --model "$out/gpu_probe.pt" \
+  --out "$out/predict.csv" --json "$out/predict.json"
+tail -3 "$out/predict_cli.log" | sed 's/^/      /' >>"$report"
 step impute_cli "$build/bin/moca" impute --device cuda --checkpoint "$out/gpu.pt"
 tail -8 "$out/impute_cli.log" | sed 's/^/      /' >>"$report"
 # The trained encoder as kcca_score's feature map (its forward passes run on the GPU).
 step kcca_score_encoder "$build/bin/kcca_score" --scheme cross,sync --features encoder \
   --checkpoint "$out/gpu.pt" --draws 5
 tail -6 "$out/kcca_score_encoder.log" | sed 's/^/      /' >>"$report"
-rm -f "$out/gpu.pt"
+rm -f "$out/gpu.pt" "$out/gpu_probe.pt"
+
+# The step paired with the PyTorch reference model run by this PyTorch, eager and torch.compile
+# (inductor), on the GPU (bench/model/pair_step.sh: one round of 20 steps per configuration).
+echo >>"$report"; echo "## Step pairs on the GPU (bench/model/pair_step.sh)" >>"$report"
+step pair_step env PYTHON="$py" bench/model/pair_step.sh --bin "$build/bin" --device cuda \
+  --presets "tiny paper-base" --precisions "fp32 bf16" --rounds 1 --reps 20
+sed 's/^/      /' "$out/pair_step.log" >>"$report"
 
 echo >>"$report"
 echo "## Data-parallel" >>"$report"

@@ -11,7 +11,10 @@ as bench_model_step times it: batch 50 windows of 6 x 200, patch 20 (60 tokens),
 
 Usage: pytorch_step.py [--preset tiny|paper-base|cpu-small] [--device cpu|cuda]
                        [--precision fp32|bf16] [--threads 2] [--batch 50] [--reps 20]
-                       [--warmup 3] [--ratio 0.75]
+                       [--warmup 3] [--ratio 0.75] [--compile]
+--compile runs the model (forward and, through AOTAutograd, backward) as torch.compile(model)
+with the default inductor backend (PyTorch >= 2.0; on CPU it generates C++ and needs a C++
+compiler); the compilation happens in the warm-up steps, which are not timed.
 Prints the median step time like bench_model_step, so bench/model/pair_step.sh can put the two
 side by side.
 """
@@ -111,13 +114,20 @@ def main():
     ap.add_argument("--ratio", type=float, default=0.75)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--compile", action="store_true", help="torch.compile (inductor) the model")
     a = ap.parse_args()
+    if a.compile and not hasattr(torch, "compile"):
+        sys.exit(f"pytorch_step.py: --compile needs PyTorch >= 2.0 (this is {torch.__version__})")
+    if a.compile and a.warmup < 1:
+        sys.exit(f"pytorch_step.py: --warmup ({a.warmup}) must be >= 1 with --compile "
+                 "(the first step compiles)")
     if a.device == "cuda" and not torch.cuda.is_available():
         sys.exit("pytorch_step.py: --device cuda, but this PyTorch sees no CUDA device")
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     dev = torch.device(a.device)
     model = MocaMae(a.preset).to(dev).train()
+    step_model = torch.compile(model) if a.compile else model
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and not n.endswith(".bias")]
     rest = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and not n.endswith(".bias"))]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05},
@@ -138,14 +148,15 @@ def main():
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.precision == "bf16"):
-            loss = model(x, ids_keep, ids_restore)
+            loss = step_model(x, ids_keep, ids_restore)
         loss.backward()
         opt.step()
         sync()
         if i >= a.warmup:
             times.append(time.perf_counter() - t0)
     print(f"pytorch {torch.__version__} preset {a.preset}, batch {a.batch}, tokens {t}, visible "
-          f"{keep}, threads {torch.get_num_threads()}, {a.precision}, {a.device}")
+          f"{keep}, threads {torch.get_num_threads()}, {a.precision}, {a.device}, "
+          f"{'compiled (inductor)' if a.compile else 'eager'}")
     print(f"step median {statistics.median(times) * 1e3:.2f} ms (min {min(times) * 1e3:.2f} ms) "
           f"over {a.reps} steps; loss {loss.item():.4f}")
 

@@ -86,7 +86,9 @@ def test_classifier_repeats_training_predictions(models):
         p = clf.predict_proba(X)
         np.testing.assert_allclose(p.sum(1), 1.0, atol=1e-12)
         cols = np.array([[float(r[f"p_{c}"]) for c in clf.classes_] for r in rows])
-        np.testing.assert_allclose(cols, p, rtol=1e-7, atol=1e-9)
+        # rtol 1e-6: the LibTorch 2.x build's products (BLAS route, docs/model.md) change in the
+        # last bits with the thread count (the CLI runs with 1, this process with its default)
+        np.testing.assert_allclose(cols, p, rtol=1e-6, atol=1e-9)
         assert list(clf.classes_[p.argmax(1)]) == list(names)
         # the training run's predictions CSV (ids) are the same windows' predictions
         train = [(int(r["truth"]), int(r["predicted"])) for r in csv.DictReader(

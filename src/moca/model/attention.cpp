@@ -16,11 +16,11 @@ torch::Tensor attention_plain(const torch::Tensor& qkv, int64_t heads, double sc
   // B x N x 3 x H x hd -> 3 x B x H x N x hd
   auto p = qkv.reshape({B, N, 3, heads, D / heads}).permute({2, 0, 3, 1, 4});
   auto q = p[0], k = p[1], v = p[2];
-#if TORCH_VERSION_MAJOR >= 2
-  // LibTorch >= 2.0: the fused kernel (flash / memory-efficient attention on CUDA), whose default
-  // scale is 1 / sqrt(head dim), the scale every caller passes.
-  (void)scale;
-  auto out = at::scaled_dot_product_attention(q, k, v);
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+  // LibTorch >= 2.1: the fused kernel (flash / memory-efficient attention on CUDA) with the
+  // caller's scale (its default, 1 / sqrt(head dim), is the model's, but not every caller's: the
+  // kernel test passes another).
+  auto out = at::scaled_dot_product_attention(q, k, v, {}, 0.0, false, scale);
 #else
   auto attn = torch::softmax(torch::matmul(q * scale, k.transpose(-2, -1)), -1);
   auto out = torch::matmul(attn, v);

@@ -12,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <unistd.h>
 #elif defined(MOCA_MODEL_HAVE_BLAS)
+#include <dlfcn.h>
 extern "C" {
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
             const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
@@ -152,9 +153,28 @@ const char* sgemm_library() {
   }();
   return name.c_str();
 #elif defined(MOCA_MODEL_HAVE_BLAS)
-  return "BLAS";
+  // The library whose sgemm_ the dynamic linker bound: with PyTorch's LibTorch that can be the
+  // MKL inside libtorch_cpu.so, which exports sgemm_ too (docs/model.md).
+  static const std::string name = [] {
+    Dl_info info{};
+    void* const symbol = reinterpret_cast<void*>(&sgemm_);
+    const bool found = dladdr(symbol, &info) != 0 && info.dli_fname != nullptr;
+    return std::string("BLAS (") + (found ? info.dli_fname : "unknown library") + ")";
+  }();
+  return name.c_str();
 #else
   return "none";
+#endif
+}
+
+const char* sgemm_compiled_library() {
+#if defined(MOCA_MODEL_HAVE_DNNL)
+  static const std::string name = "oneDNN " + std::to_string(DNNL_VERSION_MAJOR) + "." +
+                                  std::to_string(DNNL_VERSION_MINOR) + "." +
+                                  std::to_string(DNNL_VERSION_PATCH);
+  return name.c_str();
+#else
+  return sgemm_library();
 #endif
 }
 

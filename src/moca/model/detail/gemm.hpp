@@ -13,7 +13,9 @@
 /// into row (or column) blocks, one per thread, each a single-threaded call: every element of C
 /// is then computed by the same sequence of operations whatever the thread count (the blocks
 /// never split the reduction over k), so results are bit-identical across thread counts
-/// (tests/model/test_gemm.cpp). oneDNN's own threading may split k, which would not be.
+/// (tests/model/test_gemm.cpp). oneDNN's own threading may split k, which would not be. The BLAS
+/// route (the PyTorch 2.x build, docs/model.md) leaves threading to the BLAS: its bits may change
+/// with the thread count.
 #include <cstdint>
 
 namespace moca::model::detail {
@@ -30,7 +32,15 @@ void sgemm_rm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t 
 /// off and the model uses LibTorch's products.
 bool have_sgemm();
 
-/// The library behind sgemm_rm(), for benchmark output: "oneDNN x.y.z", "BLAS" or "none".
+/// The library behind sgemm_rm(), for benchmark output: "oneDNN x.y.z" (the version of the
+/// library loaded at run time, dnnl_version()), "BLAS (file of the sgemm_ bound)" or "none".
 const char* sgemm_library();
+
+/// The library sgemm_rm() was compiled against: "oneDNN x.y.z" from the headers' version macros,
+/// else as sgemm_library() (BLAS has one interface, whichever library provides it). A LibTorch 2.x
+/// process holds a second oneDNN (LibTorch's own, 3.x, its symbols hidden); equal strings show that
+/// moca's calls reach the library whose headers it was built with (tests/model/test_gemm.cpp,
+/// docs/model.md "oneDNN in a PyTorch 2.x build").
+const char* sgemm_compiled_library();
 
 }  // namespace moca::model::detail
