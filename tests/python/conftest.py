@@ -54,8 +54,8 @@ def small_views():
 
 
 def pytest_collection_modifyitems(items):
-    """test_inspect.py and test_interop.py last: they import PyTorch, which changes the process's
-    OpenMP thread count and so the last bits of BLAS results that other tests compare with the
-    tools' exactly."""
-    items.sort(key=lambda item: "test_interop.py" in item.nodeid
-               or "test_inspect.py" in item.nodeid)
+    """test_inspect.py, test_interop.py and test_protocol.py last: they import PyTorch or train
+    in-process, which changes the process's OpenMP thread count and so the last bits of BLAS
+    results that other tests compare with the tools' exactly."""
+    items.sort(key=lambda item: any(f in item.nodeid for f in
+                                    ("test_interop.py", "test_inspect.py", "test_protocol.py")))
