@@ -16,9 +16,9 @@ def bin_dir() -> str:
     return d
 
 
-def run_tool(name: str, *args: str, env_extra=None, rc: int = 0) -> subprocess.CompletedProcess:
-    """Runs a built tool (without MOCA_HAPT_DIR, so its data is the generator), asserts exit
-    status `rc` and returns the finished process (stdout, stderr as text)."""
+def run_tool(name: str, *args: str, env_extra=None, rc=0, cwd=None) -> subprocess.CompletedProcess:
+    """Runs a built tool (without MOCA_HAPT_DIR, so its data is the generator) in `cwd`, asserts
+    exit status `rc` (None: any) and returns the finished process (stdout, stderr as text)."""
     exe = os.path.join(bin_dir(), name)
     if not os.path.exists(exe):
         pytest.skip(f"{exe} not built")
@@ -26,8 +26,9 @@ def run_tool(name: str, *args: str, env_extra=None, rc: int = 0) -> subprocess.C
     env.pop("MOCA_HAPT_DIR", None)  # the generator, unless a test says otherwise
     env.update(env_extra or {})
     p = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, env=env,
-                       check=False)
-    assert p.returncode == rc, p.stderr
+                       check=False, cwd=cwd)
+    if rc is not None:
+        assert p.returncode == rc, p.stderr
     return p
 
 

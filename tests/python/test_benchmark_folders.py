@@ -3,22 +3,14 @@ pid.npy, no meta.json) through the programs: an unstated rate is an error naming
 nothing written) for every program that brings windows to the model's rate; --channel-names,
 names from --modalities groups and --segment as `moca data inspect` reports them."""
 import json
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
-from conftest import bin_dir
+from conftest import run_tool
 
 
 def _run(tool, *args, cwd):
-    exe = os.path.join(bin_dir(), tool)
-    if not os.path.exists(exe):
-        pytest.skip(f"{exe} not built")
-    env = dict(os.environ)
-    env.pop("MOCA_HAPT_DIR", None)
-    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, cwd=cwd)
+    return run_tool(tool, *args, rc=None, cwd=cwd)
 
 
 @pytest.fixture

@@ -2,21 +2,14 @@
 trains in this process, which sets LibTorch's (and so OpenMP's) thread count: conftest runs this
 file with the others that do so, last."""
 import json
-import os
-import subprocess
 
 import pytest
 
-from conftest import bin_dir
+from conftest import run_tool
 
 
 def _run(tool, *args, cwd):
-    exe = os.path.join(bin_dir(), tool)
-    if not os.path.exists(exe):
-        pytest.skip(f"{exe} not built")
-    env = dict(os.environ)
-    env.pop("MOCA_HAPT_DIR", None)
-    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, cwd=cwd)
+    return run_tool(tool, *args, rc=None, cwd=cwd)
 
 
 def test_python_run_protocol_equals_the_cli(tmp_path):
