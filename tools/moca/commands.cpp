@@ -215,11 +215,8 @@ void ClassifyCommand::validate() const {
         "subject-kfold runs every fold); --split/--fold (" +
         data.split + ", " + std::to_string(data.fold) + ") apply to the other subcommands");
   }
-  if (protocol != "random" && protocol != "subject-kfold" && protocol != "loso" &&
-      protocol != "adl-loso") {
-    throw std::invalid_argument("ClassifyCommand: protocol (" + protocol +
-                                ") must be one of random, subject-kfold, loso, adl-loso");
-  }
+  // adl-loso is this command's spelling of loso on HMP; the others are model::Protocol's names
+  if (protocol != "adl-loso") parse_enum(model::kProtocolNames, protocol, "--protocol");
   if (!(input_seconds >= 0.0 && std::isfinite(input_seconds))) {
     throw std::invalid_argument("ClassifyCommand: --input-seconds (" +
                                 std::to_string(input_seconds) + ") must be >= 0");
