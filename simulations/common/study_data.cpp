@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -140,6 +141,16 @@ StudySplit train_test_windows(const StudyDataOptions& options) {
   }
   add_channels(out.description, out.train);
   return out;
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + " is not valid JSON: " + e.what());
+  }
 }
 
 void write_json(const std::string& path, const nlohmann::json& j) {

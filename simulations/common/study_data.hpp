@@ -51,6 +51,9 @@ struct StudySplit {
 };
 StudySplit train_test_windows(const StudyDataOptions& options);
 
+/// Reads a JSON file; std::runtime_error naming it when it is missing or not JSON.
+nlohmann::json read_json_file(const std::string& path);
+
 /// Writes `j` (indented) to `path` through write_output_file. std::runtime_error on failure.
 void write_json(const std::string& path, const nlohmann::json& j);
 

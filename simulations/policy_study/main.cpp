@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-runs", o.max_runs,
                  "stop after this many new runs (-1 = no limit); run again to resume")
       ->capture_default_str();
+  app.add_option("--shard", o.shard,
+                 "K/N: run this share of the runs (a SLURM array task; default "
+                 "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else 1/1) into "
+                 "ledger.shard-K-of-N.jsonl; --report merges the shards");
   add_worker_flags(&app, o);
   return moca::tools::run_cli("policy_study", app, argc, argv, [&] {
     o.recorded_options = moca::tools::config_json(app);

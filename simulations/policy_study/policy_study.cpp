@@ -36,6 +36,7 @@
 #include "moca/model/pretrain.hpp"
 #include "score_json.hpp"
 #include "study_data.hpp"
+#include "study_runner.hpp"
 #include "study_training.hpp"
 #include "theory_vs_training.hpp"
 
@@ -222,60 +223,7 @@ PolicyStudyData load_policy_study_data(const PolicyStudyOptions& o) {
   return d;
 }
 
-// ---- ledger ----
-
-std::vector<json> read_ledger(const std::string& path) {
-  std::vector<json> records;
-  std::ifstream in(path);
-  if (!in) return records;
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.empty()) continue;
-    try {
-      records.push_back(json::parse(line));
-    } catch (const json::exception& e) {
-      throw std::runtime_error("ledger " + path + " line " + std::to_string(n) +
-                               " is not valid JSON: " + e.what());
-    }
-    if (!records.back().is_object() || !records.back().contains("kind")) {
-      throw std::runtime_error("ledger " + path + " line " + std::to_string(n) +
-                               " is not a record (an object with \"kind\")");
-    }
-  }
-  return records;
-}
-
 namespace {
-
-/// The ledger in memory; every append rewrites the file atomically.
-class Ledger {
- public:
-  explicit Ledger(std::string path) : path_(std::move(path)), records_(read_ledger(path_)) {}
-  const std::vector<json>& records() const { return records_; }
-  void append(const json& record) {
-    records_.push_back(record);
-    std::string text;
-    for (const json& r : records_) text += r.dump() + "\n";
-    write_output_text(path_, text);
-  }
-  bool has(const std::string& kind, const std::string& key) const {
-    return std::any_of(records_.begin(), records_.end(), [&](const json& r) {
-      return r.at("kind") == kind && r.value("key", "") == key;
-    });
-  }
-  const json* find(const std::string& kind, const std::string& key) const {
-    for (const json& r : records_) {
-      if (r.at("kind") == kind && r.value("key", "") == key) return &r;
-    }
-    return nullptr;
-  }
-
- private:
-  std::string path_;
-  std::vector<json> records_;
-};
 
 std::string run_key(const std::string& policy, long seed) {
   return policy + "@" + std::to_string(seed);
@@ -284,72 +232,6 @@ std::string run_key(const std::string& policy, long seed) {
 std::string run_dir(const std::string& out, const std::string& policy, long seed, bool reference) {
   return reference ? out + "/reference"
                    : out + "/runs/" + safe_name(policy) + "/seed" + std::to_string(seed);
-}
-
-int hardware_threads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
-}
-
-/// A started worker process.
-struct Child {
-  pid_t pid = -1;
-  std::string key, policy, dir;
-  long seed = 0;
-  bool reference = false;
-};
-
-Child start_worker(const std::string& exe, const PolicyStudyOptions& o, const std::string& policy,
-                   long seed, bool reference, int threads) {
-  Child c;
-  c.policy = policy;
-  c.seed = seed;
-  c.reference = reference;
-  c.key = run_key(policy, seed);
-  c.dir = run_dir(o.out, policy, seed, reference);
-  fs::create_directories(c.dir);
-  std::vector<std::string> args = {exe,
-                                   "--out",
-                                   o.out,
-                                   "--worker-policy",
-                                   policy,
-                                   "--worker-seed",
-                                   std::to_string(seed),
-                                   "--worker-threads",
-                                   std::to_string(threads)};
-  if (reference) args.push_back("--worker-reference");
-  const std::string log_path = c.dir + "/worker.log";
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    // Child: die with the parent (a killed study leaves no orphan training), log to a file.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, 1);
-      dup2(fd, 2);
-      close(fd);
-    }
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  c.pid = pid;
-  return c;
-}
-
-json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + " is not valid JSON: " + e.what());
-  }
 }
 
 masking::PolicyContext context_for(const data::Windows& train) {
@@ -368,12 +250,13 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-/// The worker's options: `given` (out and the worker fields) with the settings of the study
-/// record of `given.out`/ledger.jsonl.
+/// The worker's options: `given` (out, shard and the worker fields) with the settings of the
+/// study record of its shard's ledger.
 PolicyStudyOptions worker_options(const PolicyStudyOptions& given) {
-  const auto ledger = read_ledger(given.out + "/ledger.jsonl");
+  const std::string path = given.out + "/" + parse_shard(given.shard, "--shard").ledger_name();
+  const auto ledger = read_ledger(path);
   if (ledger.empty() || ledger.front().at("kind") != "study") {
-    throw std::runtime_error("worker: " + given.out + "/ledger.jsonl has no study record");
+    throw std::runtime_error("worker: " + path + " has no study record");
   }
   PolicyStudyOptions o = given;
   o.set_settings(ledger.front().at("settings"));
@@ -542,8 +425,10 @@ struct Pending {
   bool reference;
 };
 
-/// Runs the study's pending trainings as worker processes (at most `jobs` at once, the reference
-/// encoder alone with all threads) and records each finished one in the ledger.
+/// Runs the study's pending trainings as worker processes (study_runner: at most `jobs` at once,
+/// the reference encoder alone with all threads) and records each finished one in the ledger.
+/// With --shard K/N the runs at positions i % N == K - 1 of the grid (seed-major) are this
+/// process's; shard 1 also scores the policies and trains the reference encoder.
 class StudyRunner {
  public:
   StudyRunner(const PolicyStudyOptions& o, const PolicyStudyData& d, Ledger& ledger,
@@ -552,27 +437,41 @@ class StudyRunner {
         d_(d),
         ledger_(ledger),
         log_(log),
-        need_reference_(std::count(o.features.begin(), o.features.end(), "encoder") > 0),
+        shard_(parse_shard(o.shard, "--shard")),
+        need_reference_(shard_.index == 1 &&
+                        std::count(o.features.begin(), o.features.end(), "encoder") > 0),
         total_threads_(o.threads > 0 ? o.threads : hardware_threads()),
-        per_job_(std::max(1, total_threads_ / o.jobs)),
-        exe_(fs::read_symlink("/proc/self/exe").string()) {}
+        per_job_(std::max(1, total_threads_ / o.jobs)) {}
 
   /// The scores that need no encoder (they run with all threads), then the trainings not in
-  /// the ledger: the reference encoder first (the encoder map needs it), then the grid.
+  /// the ledger: the reference encoder first (the encoder map needs it), then this shard's
+  /// share of the grid.
   std::vector<Pending> score_and_list_pending() {
     std::vector<Pending> pending;
     if (need_reference_ && !ledger_.has("reference", "reference")) {
       pending.push_back({o_.reference_policy, static_cast<long>(o_.reference_seed), true});
     }
-    for (const std::string& f : o_.features) {
-      if (f != "encoder") score_policies(o_, d_, f, masking::make_feature_map(f), ledger_, log_);
+    if (shard_.index == 1) {
+      for (const std::string& f : o_.features) {
+        if (f != "encoder") score_policies(o_, d_, f, masking::make_feature_map(f), ledger_, log_);
+      }
     }
+    size_t position = 0;
     for (long s = 0; s < o_.seeds; ++s) {
       for (const std::string& p : o_.policies) {
-        if (!ledger_.has("run", run_key(p, s))) pending.push_back({p, s, false});
+        if (shard_.owns(position++) && !ledger_.has("run", run_key(p, s)))
+          pending.push_back({p, s, false});
       }
     }
     return pending;
+  }
+
+  /// The runs of this shard (all of them when unsharded).
+  int expected_runs() const {
+    int n = 0;
+    const size_t total = o_.policies.size() * static_cast<size_t>(o_.seeds);
+    for (size_t i = 0; i < total; ++i) n += shard_.owns(i) ? 1 : 0;
+    return n;
   }
 
   /// Records the pending runs whose metrics.json exists (finished before a kill); returns the
@@ -590,41 +489,25 @@ class StudyRunner {
     return to_start;
   }
 
-  /// Starts and waits for the workers of `to_start` until all are done, one failed (then
-  /// throws, after the running ones have finished) or --max-runs is reached.
+  /// Runs the workers of `to_start` (the reference alone first, then the grid runs, --jobs at
+  /// once) until all are done, one failed (then throws, after the running ones have finished)
+  /// or --max-runs is reached.
   void run_workers(const std::vector<Pending>& to_start) {
-    std::vector<Child> running;
-    size_t next = 0;
-    std::string failure;
-    while (true) {
-      if (failure.empty()) next = start_workers(to_start, next, running);
-      if (running.empty()) break;
-      int status = 0;
-      const pid_t pid = waitpid(-1, &status, 0);
-      if (pid < 0) {
-        if (errno == EINTR) continue;
-        throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
+    std::vector<WorkerJob> reference, runs;
+    for (const Pending& p : to_start) (p.reference ? reference : runs).push_back(job(p));
+    const auto on_success = [&](const WorkerJob& j) {
+      const Pending& p = pending_of_.at(j.key);
+      record(p);
+      if (p.reference) {
+        encoder_scores();
+      } else {
+        ++new_runs_;
       }
-      const auto it = std::find_if(running.begin(), running.end(),
-                                   [&](const Child& c) { return c.pid == pid; });
-      if (it == running.end()) continue;
-      const Child c = *it;
-      running.erase(it);
-      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        record({c.policy, c.seed, c.reference});
-        if (c.reference) {
-          encoder_scores();
-        } else {
-          ++new_runs_;
-        }
-      } else if (failure.empty()) {
-        failure = "run " + c.key + " failed (" +
-                  (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
-                                     : "signal " + std::to_string(WTERMSIG(status))) +
-                  "); its log: " + c.dir + "/worker.log";
-      }
-    }
-    if (!failure.empty()) throw std::runtime_error(failure);
+    };
+    const std::string exe = self_executable();
+    run_worker_jobs(exe, reference, 1, -1, on_success, "policy_study", log_);
+    const int left = o_.max_runs < 0 ? -1 : std::max(0, o_.max_runs - new_runs_);
+    run_worker_jobs(exe, runs, o_.jobs, left, on_success, "policy_study", log_);
   }
 
   /// The encoder map's scores, once the reference encoder is in the ledger.
@@ -641,6 +524,27 @@ class StudyRunner {
   }
 
  private:
+  /// The worker process of a pending training.
+  WorkerJob job(const Pending& p) {
+    WorkerJob j;
+    j.key = (p.reference ? "reference " : "run ") + run_key(p.policy, p.seed);
+    j.threads = p.reference ? total_threads_ : per_job_;
+    j.args = {"--out",
+              o_.out,
+              "--shard",
+              shard_.to_string(),
+              "--worker-policy",
+              p.policy,
+              "--worker-seed",
+              std::to_string(p.seed),
+              "--worker-threads",
+              std::to_string(j.threads)};
+    if (p.reference) j.args.push_back("--worker-reference");
+    j.log_path = run_dir(o_.out, p.policy, p.seed, p.reference) + "/worker.log";
+    pending_of_[j.key] = p;
+    return j;
+  }
+
   /// A finished run's metrics.json into the ledger as a "run" (or "reference") record.
   void record(const Pending& p) {
     const std::string dir = run_dir(o_.out, p.policy, p.seed, p.reference);
@@ -653,58 +557,26 @@ class StudyRunner {
          << " recorded\n";
   }
 
-  bool limit_reached() const { return o_.max_runs >= 0 && new_runs_ >= o_.max_runs; }
-
-  /// Starts workers from to_start[next] on while a job slot is free, no reference is running,
-  /// and the started runs stay within --max-runs (the reference does not count); the reference
-  /// starts alone. Returns the new `next`.
-  size_t start_workers(const std::vector<Pending>& to_start, size_t next,
-                       std::vector<Child>& running) {
-    const bool reference_running =
-        std::any_of(running.begin(), running.end(), [](const Child& c) { return c.reference; });
-    while (next < to_start.size() && static_cast<int>(running.size()) < o_.jobs &&
-           !reference_running && !limit_reached() &&
-           (o_.max_runs < 0 || new_runs_ + static_cast<int>(running.size()) < o_.max_runs ||
-            to_start[next].reference)) {
-      const Pending& p = to_start[next++];
-      const int threads = p.reference ? total_threads_ : per_job_;
-      running.push_back(start_worker(exe_, o_, p.policy, p.seed, p.reference, threads));
-      log_ << "policy_study: started " << (p.reference ? "reference " : "run ")
-           << run_key(p.policy, p.seed) << " (" << threads << " threads, pid " << running.back().pid
-           << ")\n";
-      if (p.reference) break;
-    }
-    return next;
-  }
-
   const PolicyStudyOptions& o_;
   const PolicyStudyData& d_;
   Ledger& ledger_;
   std::ostream& log_;
+  Shard shard_;
   bool need_reference_;
   int total_threads_, per_job_;
-  std::string exe_;
+  std::map<std::string, Pending> pending_of_;
   int new_runs_ = 0;
 };
 
 /// Starts the ledger with the study record, or checks that the one there has these settings.
 void open_study(const PolicyStudyOptions& options, const PolicyStudyData& d, Ledger& ledger,
                 std::ostream& log) {
-  const json settings = options.settings_json();
-  if (ledger.records().empty()) {
-    json study = {{"kind", "study"}, {"settings", settings}, {"data", d.description}};
-    if (!options.recorded_options.empty()) study["options"] = options.recorded_options;
-    ledger.append(study);
-    return;
+  json study = {{"kind", "study"}, {"settings", options.settings_json()}, {"data", d.description}};
+  if (!options.recorded_options.empty()) study["options"] = options.recorded_options;
+  if (open_study_record(ledger, study)) {
+    log << "policy_study: resuming " << ledger.path() << " (" << ledger.records().size() - 1
+        << " records done)\n";
   }
-  const json& first = ledger.records().front();
-  if (first.at("kind") != "study" || first.at("settings") != settings) {
-    throw std::runtime_error(options.out +
-                             " holds a study with different settings (ledger.jsonl line 1); "
-                             "use another --out or the same options");
-  }
-  log << "policy_study: resuming " << options.out << " (" << ledger.records().size() - 1
-      << " records done)\n";
 }
 
 }  // namespace
@@ -718,8 +590,9 @@ int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::
   // The data first: bad data or data flags leave no output folder behind, and it is read once.
   const PolicyStudyData d = load_policy_study_data(options);
   fs::create_directories(options.out);
-  const FileLock lock(lock_path_for_folder(options.out), "output folder " + options.out);
-  Ledger ledger(options.out + "/ledger.jsonl");
+  const Shard shard = parse_shard(options.shard, "--shard");
+  Ledger ledger(options.out + "/" + shard.ledger_name());
+  const FileLock lock(lock_path_for_file(ledger.path()), "ledger " + ledger.path());
   open_study(options, d, ledger, log);
 
   StudyRunner runner(options, d, ledger, log);
@@ -729,10 +602,15 @@ int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::
 
   int runs = 0;
   for (const json& r : ledger.records()) runs += r.at("kind") == "run" ? 1 : 0;
-  const int expected = static_cast<int>(options.policies.size()) * options.seeds;
+  const int expected = runner.expected_runs();
   if (runs < expected) {
     log << "policy_study: " << runs << " of " << expected
         << " runs done; stopped (--max-runs); run the same command again to resume\n";
+  }
+  if (shard.sharded()) {
+    log << "policy_study: shard " << shard.to_string() << " done (" << ledger.path()
+        << "); policy_study --out " << options.out << " --report merges the shards' ledgers\n";
+    return runs;
   }
   build_policy_study_report(options.out, out, log);
   return runs;

@@ -8,7 +8,8 @@
 /// (one per policy and feature map), one "reference" record (the encoder of the `encoder`
 /// feature map) and "run" records (one per policy and seed, with every outcome). The runner
 /// skips what the ledger holds, so a killed study resumes where it stopped; the report is built
-/// from the ledger alone.
+/// from the ledger alone. Past one machine, `--shard K/N` runs a share of the runs per process
+/// (a SLURM job array) with a ledger each; the report merges them (study_runner.hpp).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -17,6 +18,7 @@
 
 #include "moca/data/dataset.hpp"
 #include "moca/data/windows.hpp"
+#include "study_runner.hpp"
 
 namespace moca::sim {
 
@@ -25,8 +27,8 @@ namespace moca::sim {
 /// keep 3 / 2 / 1, adaptive over cross 0.75 at beta 5 / 20 / 50).
 std::vector<std::string> default_study_policies();
 
-/// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_runs` and the
-/// worker fields is a setting: it is stored in the ledger and must match on resume.
+/// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_runs`, `shard`
+/// and the worker fields is a setting: it is stored in the ledger and must match on resume.
 struct PolicyStudyOptions {
   std::string out;  ///< output folder (required)
   /// The program's effective options (tools::config_json: the keys of --print-config), recorded
@@ -60,12 +62,15 @@ struct PolicyStudyOptions {
   std::uint64_t seed = 0;  ///< base seed: task masks, score draws, own-mask streams, bootstrap
   int resamples = 2000;    ///< bootstrap resamples of the report (>= 100)
 
-  int jobs = 1;               ///< trainings at once (child processes), >= 1
-  int threads = 0;            ///< threads in all; each job gets max(1, threads / jobs); 0 = cores
-  bool report = false;        ///< only rebuild the report from the ledger
-  int max_runs = -1;          ///< stop after this many new runs (-1 = no limit); resumable
-  std::string worker_policy;  ///< internal: run one training (child process)
-  long worker_seed = -1;      ///< internal
+  int jobs = 1;         ///< trainings at once (child processes), >= 1
+  int threads = 0;      ///< threads in all; each job gets max(1, threads / jobs); 0 = cores
+  bool report = false;  ///< only rebuild the report from the ledger
+  int max_runs = -1;    ///< stop after this many new runs (-1 = no limit); resumable
+  /// K/N: this process's share of the runs (study_runner.hpp; "" = SLURM's array, else 1/1);
+  /// its ledger is ledger.shard-K-of-N.jsonl and --report merges the shards' ledgers.
+  std::string shard;
+  std::string worker_policy;      ///< internal: run one training (child process)
+  long worker_seed = -1;          ///< internal
   bool worker_reference = false;  ///< internal: the run is the reference encoder
   int worker_threads = 1;         ///< internal
 
@@ -92,9 +97,6 @@ int run_policy_study(const PolicyStudyOptions& options, std::ostream& out, std::
 
 /// Worker mode: one training run (options.worker_*), its metrics.json written atomically.
 void run_policy_study_worker(const PolicyStudyOptions& options, std::ostream& log);
-
-/// Reads a ledger (one JSON object per line). std::runtime_error naming the line if malformed.
-std::vector<nlohmann::json> read_ledger(const std::string& path);
 
 /// Builds report.json, report.md and figures/ in `dir` from `dir`/ledger.jsonl alone; prints
 /// the verdict table to `out`; returns report.json's content. `png`: run gnuplot (else only the

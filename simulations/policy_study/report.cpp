@@ -138,15 +138,12 @@ void collect_records(StudyLedger& L) {
   }
 }
 
-/// Reads `dir`/ledger.jsonl: the study record's settings and one row per policy, its family,
-/// masked fraction and ratio group (the spec's ratio, else the masked fraction to 2 digits).
+/// Reads the ledgers of `dir` (ledger.jsonl and the shards', merged): the study record's
+/// settings and one row per policy, its family, masked fraction and ratio group (the spec's
+/// ratio, else the masked fraction to 2 digits).
 StudyLedger read_study_ledger(const std::string& dir) {
   StudyLedger L;
-  L.records = read_ledger(dir + "/ledger.jsonl");
-  if (L.records.empty() || L.records.front().at("kind") != "study") {
-    throw std::runtime_error("policy_study --report: " + dir +
-                             "/ledger.jsonl is missing or has no study record");
-  }
+  L.records = read_study_ledgers(dir, "--report");
   L.settings = L.records.front().at("settings");
   L.data = L.records.front().at("data");
   L.policies = L.settings.at("policies").get<std::vector<std::string>>();

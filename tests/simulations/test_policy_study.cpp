@@ -16,47 +16,21 @@
 #include <thread>
 
 #include "policy_study.hpp"
+#include "study_test_support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+using moca::test::shell;
+
 namespace {
 
 std::string study_bin() {
-  const char* bin = std::getenv("MOCA_BIN_DIR");
-  return (bin ? std::string(bin) : std::string(MOCA_BINARY_DIR) + "/bin") + "/policy_study";
+  return moca::test::bin_dir() + "/policy_study";
 }
 
-int shell(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/// A record without its wall times (the only fields allowed to differ between runs).
-json without_times(json j) {
-  if (j.is_object()) {
-    j.erase("seconds");
-    for (auto& kv : j.items()) kv.value() = without_times(kv.value());
-  } else if (j.is_array()) {
-    for (auto& v : j) v = without_times(v);
-  }
-  return j;
-}
-
-/// The ledger as {kind|key -> record without times}; checks there is no duplicate key.
 std::map<std::string, json> ledger_map(const std::string& dir) {
-  std::map<std::string, json> m;
-  for (const json& r : moca::sim::read_ledger(dir + "/ledger.jsonl")) {
-    const std::string k = r.at("kind").get<std::string>() + "|" + r.value("key", "");
-    CHECK_MESSAGE(!m.count(k), "duplicate ledger record " << k);
-    m[k] = without_times(r);
-    // the study record's "options" are the starting invocation's flags (--out, --max-runs ...)
-    if (r.at("kind") == "study") {
-      CHECK(r.contains("options"));
-      m[k].erase("options");
-    }
-  }
-  return m;
+  return moca::test::record_map(moca::sim::read_ledger(dir + "/ledger.jsonl"));
 }
 
 int count_runs(const std::string& dir) {
@@ -194,6 +168,18 @@ TEST_CASE("policy_study: a stopped, killed and resumed smoke grid equals an unin
   REQUIRE(shell(bin + " --out " + b + common + " --threads 1" + quiet) == 0);
   CHECK(ledger_map(b).size() == full.size());
   CHECK(shell(bin + " --out " + b + common + " --threads 1 --seed 5" + quiet) == 1);
+
+  // Two shards into one folder (shard 1 also scores and trains the reference): their ledgers
+  // merged equal the uninterrupted one.
+  const std::string c = (root / "c").string();
+  REQUIRE(shell(bin + " --out " + c + common + " --threads 1 --shard 1/2" + quiet) == 0);
+  REQUIRE(shell(bin + " --out " + c + common + " --threads 1 --shard 2/2" + quiet) == 0);
+  CHECK(!fs::exists(c + "/report.json"));
+  moca::test::check_same_records(full,
+                                 moca::test::record_map(moca::sim::read_study_ledgers(c, "test")));
+  REQUIRE(shell(bin + " --out " + c + " --report" + quiet) == 0);
+  CHECK(json::parse(std::ifstream(c + "/report.json")).at("correlations") ==
+        json::parse(std::ifstream(a + "/report.json")).at("correlations"));
 
   // --report from the ledger alone (runs/ removed): same statistics as the run's report.
   const json r1 = json::parse(std::ifstream(a + "/report.json"));
