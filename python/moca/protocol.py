@@ -18,7 +18,7 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
                  warmup_epochs: Optional[float] = None, seed: int = 0, threads: int = 0,
                  label_fraction: float = 1.0, match_channels: str = "name",
                  save_model: Optional[Union[str, os.PathLike]] = None,
-                 refit: bool = False) -> Dict[str, Any]:
+                 refit: bool = False, shuffle_labels: bool = False) -> Dict[str, Any]:
     """Trains and tests one classifier per split of windows ``X`` (N, C, L) with labels ``y``
     (ids 0..K-1, -1 = unlabelled) and subject ids ``pid``.
 
@@ -30,7 +30,8 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
     order). ``epochs``, ``batch``, ``lr``, ``warmup_epochs`` left ``None`` are the command's
     defaults for the mode. ``label_fraction``: each fold trains on that share of its labelled
     windows per class (at least one each). ``save_model``/``refit``: keep a classifier for
-    :class:`moca.Classifier`.
+    :class:`moca.Classifier`. ``shuffle_labels``: the no-signal control — each fold's training
+    labels permuted among its training windows (class counts kept, test labels true).
 
     Returns a dict: ``protocol``; ``folds`` (per fold: ``fold``, ``train_windows``,
     ``test_windows``, ``test_subjects``, ``accuracy``, ``macro_f1``, ``balanced_accuracy``,
@@ -52,4 +53,5 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
         opt(batch, check_int, "batch"), opt(lr, check_float, "lr"),
         opt(warmup_epochs, check_float, "warmup_epochs"), check_int(seed, "seed"),
         check_int(threads, "threads"), check_float(label_fraction, "label_fraction"),
-        str(match_channels), "" if save_model is None else os.fspath(save_model), bool(refit))
+        str(match_channels), "" if save_model is None else os.fspath(save_model), bool(refit),
+        bool(shuffle_labels))

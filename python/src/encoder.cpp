@@ -176,7 +176,8 @@ void bind_protocol(py::module_& m) {
          const std::vector<std::string>& class_names, double rate, const std::string& protocol,
          int folds, double train_fraction, std::uint64_t split_seed, int epochs, int batch,
          double lr, double warmup_epochs, std::uint64_t seed, int threads, double label_fraction,
-         const std::string& match_channels, const std::string& save_model, bool refit) {
+         const std::string& match_channels, const std::string& save_model, bool refit,
+         bool shuffle_labels) {
         data::Windows w = make_windows(X, y, pid, channel_names, rate);
         w.class_names = class_names;
         w.modalities = data::groups_from_names(w.channel_names);
@@ -199,6 +200,7 @@ void bind_protocol(py::module_& m) {
         o.match_channels = parse_enum(model::kChannelMatchNames, match_channels, "match_channels");
         o.save_model = save_model;
         o.refit = refit;
+        o.shuffle_train_labels = shuffle_labels;
         o.source = "numpy";
         model::ProtocolResult r;
         std::ostringstream log;
@@ -239,7 +241,7 @@ void bind_protocol(py::module_& m) {
       py::arg("folds"), py::arg("train_fraction"), py::arg("split_seed"), py::arg("epochs"),
       py::arg("batch"), py::arg("lr"), py::arg("warmup_epochs"), py::arg("seed"),
       py::arg("threads"), py::arg("label_fraction"), py::arg("match_channels"),
-      py::arg("save_model"), py::arg("refit"),
+      py::arg("save_model"), py::arg("refit"), py::arg("shuffle_labels"),
       "model::run_protocol: linprobe/finetune's protocol on windows (N, C, L).");
 }
 

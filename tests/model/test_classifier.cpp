@@ -363,3 +363,21 @@ TEST_CASE("label fraction: per class, at least one each, seeded, never an unlabe
   CHECK(differs);
   CHECK(label_subset(w, 1.0, 7).size() == 14);  // every labelled window
 }
+
+TEST_CASE("shuffled-label control: a seeded permutation of the labels, class counts kept") {
+  moca::data::Windows w = moca_test::small_windows(40, 3);
+  for (int i = 0; i < 40; ++i) w.labels(i) = i < 20 ? 0 : i < 32 ? 1 : 2;
+  const moca::data::Windows s = moca::model::shuffle_labels(w, 11);
+  std::vector<int> a(w.labels.data(), w.labels.data() + 40),
+      b(s.labels.data(), s.labels.data() + 40);
+  CHECK(std::is_permutation(a.begin(), a.end(), b.begin()));
+  CHECK(a != b);
+  int moved = 0;
+  for (int i = 0; i < 40; ++i) moved += a[i] != b[i];
+  CHECK(moved >= 10);  // a permutation of 40, not a swap or two
+  CHECK(s.x == w.x);   // the windows themselves are untouched
+  CHECK(s.subjects == w.subjects);
+  const moca::data::Windows again = moca::model::shuffle_labels(w, 11);
+  CHECK(again.labels == s.labels);
+  CHECK(moca::model::shuffle_labels(w, 12).labels != s.labels);
+}

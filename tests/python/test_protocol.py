@@ -45,3 +45,12 @@ def test_python_run_protocol_equals_the_cli(tmp_path):
     with pytest.raises(ValueError, match="protocol \\(kfold\\) must be one of"):
         moca.run_protocol(tmp_path / "m.pt", d.X, d.y, d.pid, channel_names=d.meta["channel_names"],
                           protocol="kfold")
+    # The shuffled-label control: same folds and test windows; the log says the training labels
+    # were permuted, and the (test) truth is still the data's.
+    ctl = moca.run_protocol(tmp_path / "m.pt", d.X, d.y, d.pid,
+                            channel_names=d.meta["channel_names"], protocol="subject-kfold",
+                            folds=3, epochs=2, warmup_epochs=0, batch=10, threads=1,
+                            shuffle_labels=True)
+    assert "shuffled-label control: training labels permuted" in ctl["log"]
+    for f, c in zip(ctl["folds"], py["folds"]):
+        assert f["test_subjects"] == c["test_subjects"] and f["truth"] == c["truth"]

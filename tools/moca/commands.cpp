@@ -109,18 +109,6 @@ nlohmann::json LoadedData::to_json() const {
   return j;
 }
 
-ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
-  const model::CheckpointInfo info = model::read_checkpoint_info(checkpoint);
-  ModelGeometry g;
-  g.length = info.model.length();
-  g.patch_length = info.model.patch_length();
-  const auto& meta = info.meta;
-  if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
-    g.sample_rate_hz = meta.at("data").at("sample_rate_hz").get<double>();
-  }
-  return g;
-}
-
 // Where data loading reports: every rank of a multi-process run loads the same data and rank 0
 // alone says so (the others write nowhere).
 std::ostream& data_log(std::ostream& log) {
@@ -283,21 +271,9 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   const bool scratch = cmd.options.mode == model::DownstreamMode::kScratch;
   if (!scratch) geometry = checkpoint_geometry(model::replace_fold(cmd.options.checkpoint, 0));
   if (cmd.input_seconds > 0) {
-    const long samples = std::lround(cmd.input_seconds * geometry.sample_rate_hz);
-    const long length = samples / geometry.patch_length * geometry.patch_length;
-    if (length < geometry.patch_length) {
-      throw std::invalid_argument("--input-seconds (" + moca::format_number(cmd.input_seconds, 6) +
-                                  ") is shorter than one patch (" +
-                                  std::to_string(geometry.patch_length) + " samples at " +
-                                  moca::format_number(geometry.sample_rate_hz, 6) + " Hz)");
-    }
-    data_log(log) << "--input-seconds " << moca::format_number(cmd.input_seconds, 6) << ": "
-                  << samples << " samples at " << moca::format_number(geometry.sample_rate_hz, 6)
-                  << " Hz -> " << length << " (" << length / geometry.patch_length << " patches of "
-                  << geometry.patch_length << " per modality"
-                  << (length < samples ? "; windows centre-cropped to whole patches" : "")
-                  << "; the model's own length is " << geometry.length << ")\n";
-    geometry.length = static_cast<int>(length);
+    std::string note;
+    geometry = model::geometry_at_seconds(geometry, cmd.input_seconds, "--input-seconds", &note);
+    data_log(log) << note << "\n";
   }
   std::string protocol = cmd.protocol;
   const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, protocol, log);

@@ -19,6 +19,7 @@
 #include "moca/model/imputation.hpp"
 #include "moca/model/interop.hpp"
 #include "moca/model/pretrain.hpp"
+#include "moca/model/protocol.hpp"
 #include "moca/model/reconstruct.hpp"
 
 namespace moca::tools {
@@ -55,13 +56,8 @@ struct LoadedData {
 
 /// The geometry a checkpoint expects: its window length L and sample rate (the rate recorded by
 /// pre-training; 50 Hz for checkpoints that predate it).
-struct ModelGeometry {
-  int length = 200;
-  double sample_rate_hz = 50.0;
-  int patch_length = 20;
-};
-/// Reads `checkpoint`'s geometry (std::runtime_error if it cannot be read).
-ModelGeometry checkpoint_geometry(const std::string& checkpoint);
+using model::checkpoint_geometry;
+using model::ModelGeometry;
 
 /// Opens the data (data::open_dataset at `geometry`, or at --window-length and 50 Hz when null),
 /// prints the source, notes and class counts to `log`.

@@ -5,11 +5,49 @@
 #include <map>
 #include <stdexcept>
 
+#include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/model/checkpoint.hpp"
 
 namespace moca::model {
+
+ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
+  const CheckpointInfo info = read_checkpoint_info(checkpoint);
+  ModelGeometry g;
+  g.length = info.model.length();
+  g.patch_length = info.model.patch_length();
+  const auto& meta = info.meta;
+  if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
+    g.sample_rate_hz = meta.at("data").at("sample_rate_hz").get<double>();
+  }
+  return g;
+}
+
+ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const std::string& what,
+                                  std::string* note) {
+  if (!(seconds > 0.0 && std::isfinite(seconds))) {
+    throw std::invalid_argument(what + " (" + format_number(seconds, 6) + ") must be > 0");
+  }
+  const long samples = std::lround(seconds * g.sample_rate_hz);
+  const long length = samples / g.patch_length * g.patch_length;
+  if (length < g.patch_length) {
+    throw std::invalid_argument(what + " (" + format_number(seconds, 6) +
+                                ") is shorter than one patch (" + std::to_string(g.patch_length) +
+                                " samples at " + format_number(g.sample_rate_hz, 6) + " Hz)");
+  }
+  if (note) {
+    *note = what + " " + format_number(seconds, 6) + ": " + std::to_string(samples) +
+            " samples at " + format_number(g.sample_rate_hz, 6) + " Hz -> " +
+            std::to_string(length) + " (" + std::to_string(length / g.patch_length) +
+            " patches of " + std::to_string(g.patch_length) + " per modality" +
+            (length < samples ? "; windows centre-cropped to whole patches" : "") +
+            "; the model's own length is " + std::to_string(g.length) + ")";
+  }
+  ModelGeometry out = g;
+  out.length = static_cast<int>(length);
+  return out;
+}
 
 void ProtocolOptions::validate() const {
   downstream.validate();
@@ -38,6 +76,15 @@ void ProtocolOptions::validate() const {
     throw std::invalid_argument(where + "refit saves one model; save_model (" + save_model +
                                 ") must not contain '{fold}'");
   }
+}
+
+data::Windows shuffle_labels(const data::Windows& w, std::uint64_t seed) {
+  std::vector<int> y(w.labels.data(), w.labels.data() + w.labels.size());
+  Rng rng(seed);
+  shuffle(y, rng);
+  data::Windows out = w;
+  for (int i = 0; i < out.size(); ++i) out.labels(i) = y[static_cast<size_t>(i)];
+  return out;
 }
 
 std::vector<int> label_subset(const data::Windows& train, double fraction, std::uint64_t seed) {
@@ -250,6 +297,15 @@ ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windo
       train = train.subset(label_subset(train, o.label_fraction, o.split_seed + f));
       log << "label fraction " << o.label_fraction << ": " << train.size() << " of " << before
           << " training windows (per class, at least one each)\n";
+    }
+    if (o.shuffle_train_labels) {
+      train = shuffle_labels(train, derive_seed(o.split_seed + f, 0x5348'5546));  // "SHUF"
+      log << "shuffled-label control: training labels permuted\n";
+    }
+    if (o.batch_at_most_train && train.size() < d.batch_size) {
+      log << "batch size " << d.batch_size << " > " << train.size()
+          << " training windows: batches of " << train.size() << "\n";
+      d.batch_size = std::max(1, train.size());
     }
     FoldResult fr;
     fr.fold = fold;

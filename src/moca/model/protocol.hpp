@@ -32,6 +32,23 @@ inline std::string to_string(Protocol p) {
   return enum_name(kProtocolNames, p);
 }
 
+/// The windows a model takes: samples per channel, their rate and the patch length.
+struct ModelGeometry {
+  int length = 200;
+  double sample_rate_hz = 50.0;
+  int patch_length = 20;
+};
+/// A checkpoint's geometry (its data's rate as recorded, else 50 Hz); std::runtime_error if the
+/// checkpoint cannot be read.
+ModelGeometry checkpoint_geometry(const std::string& checkpoint);
+/// `g` taking windows of `seconds` (> 0) instead of its own length: round(seconds x rate)
+/// samples, rounded down to whole patches (windows are then centre-cropped to it); the encoder
+/// takes the fixed sin-cos positions at the new patch indices. `note` (if not null) gets a line
+/// saying so. std::invalid_argument (naming `what`, e.g. "--input-seconds") when shorter than
+/// one patch or not finite and > 0.
+ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const std::string& what,
+                                  std::string* note = nullptr);
+
 /// Options of run_protocol.
 struct ProtocolOptions {
   /// The classifier's training: mode, checkpoint ('{fold}' is replaced by the fold index, so
@@ -50,6 +67,14 @@ struct ProtocolOptions {
   /// (round(fraction * n_c) of class c's n_c, at least one: a class the fold has keeps one
   /// example), seeded by split_seed and the fold; the test part is whole.
   double label_fraction = 1.0;
+  /// The no-signal control: each fold's training labels are permuted among its training windows
+  /// (seeded by split_seed and the fold; class counts kept), the test labels are true. Scores
+  /// should fall to what the class frequencies give.
+  bool shuffle_train_labels = false;
+  /// A fold with fewer training windows than downstream.batch_size trains with batches of all
+  /// its training windows (the log says so) instead of failing. For studies whose folds differ
+  /// in size (small subjects, label fractions).
+  bool batch_at_most_train = false;
   /// Keep the trained classifier: a single split's model; with several folds each fold's when
   /// the name holds '{fold}', else fold 0's (the log says so), or with `refit` one model trained
   /// on every labelled window after the folds were scored.
@@ -101,6 +126,10 @@ struct ProtocolResult {
 /// The rows of `train` that a label fraction keeps (ProtocolOptions::label_fraction's rule),
 /// ascending; labels < 0 are never kept. Deterministic for `seed`.
 std::vector<int> label_subset(const data::Windows& train, double fraction, std::uint64_t seed);
+
+/// `w` with its labels permuted among its windows (the shuffled-label control's rule: class counts
+/// kept), deterministic for `seed`.
+data::Windows shuffle_labels(const data::Windows& w, std::uint64_t seed);
 
 /// {mean, sd, n, values} of per-fold values.
 nlohmann::json summary_json(const std::vector<double>& values);
