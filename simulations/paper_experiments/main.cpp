@@ -35,6 +35,9 @@ int main(int argc, char** argv) {
   app.add_option("--label-fractions", o.label_fractions,
                  "label-fraction ablation: shares of the training windows (per class)")
       ->capture_default_str();
+  app.add_option("--input-seconds", o.input_seconds,
+                 "input-length ablation: seconds of input the cross model is probed at")
+      ->capture_default_str();
   app.add_option("--mask-ratios", o.mask_ratios, "mask-ratio ablation values")
       ->capture_default_str();
   app.add_option("--patch-lengths", o.patch_lengths, "patch-length ablation values")

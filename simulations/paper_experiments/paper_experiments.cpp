@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -27,8 +28,8 @@ namespace moca::sim {
 
 namespace {
 const std::vector<std::string> kExperiments = {"table1",       "imputation",     "mask_ratio",
-                                               "patch_length", "label_fraction", "reconstruct",
-                                               "inspect"};
+                                               "patch_length", "label_fraction", "input_length",
+                                               "input_shape",  "reconstruct",    "inspect"};
 using masking::format_number;
 }  // namespace
 
@@ -43,7 +44,8 @@ void PaperExperimentsOptions::validate() const {
   for (const auto& e : only) {
     need(std::find(kExperiments.begin(), kExperiments.end(), e) != kExperiments.end(),
          "only (" + e +
-             ") is not one of table1, imputation, mask_ratio, patch_length, reconstruct, inspect");
+             ") is not one of table1, imputation, mask_ratio, patch_length, label_fraction, "
+             "input_length, input_shape, reconstruct, inspect");
   }
   need(ratio > 0 && ratio < 1, "ratio (" + format_number(ratio) + ") must be in (0, 1)");
   need(epochs >= 1, "epochs (" + std::to_string(epochs) + ") must be >= 1");
@@ -61,6 +63,9 @@ void PaperExperimentsOptions::validate() const {
   }
   for (double f : label_fractions) {
     need(f > 0.0 && f <= 1.0, "label_fractions (" + format_number(f) + ") must be in (0, 1]");
+  }
+  for (double sec : input_seconds) {
+    need(sec > 0.0 && std::isfinite(sec), "input_seconds (" + format_number(sec) + ") must be > 0");
   }
   need(mice_iterations >= 1, "mice_iterations must be >= 1");
   need(mice_draws >= 1, "mice_draws must be >= 1");
@@ -85,8 +90,10 @@ struct Runner {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  std::string name_of(const std::string& policy, int lp, bool augment) const {
-    std::string s = policy + "_lp" + std::to_string(lp) + (augment ? "_aug" : "");
+  std::string name_of(const std::string& policy, int lp, bool augment,
+                      model::TokenLayout layout = model::TokenLayout::kModality) const {
+    std::string s = policy + "_lp" + std::to_string(lp) + (augment ? "_aug" : "") +
+                    (layout == model::TokenLayout::kStacked ? "_stacked" : "");
     for (char& ch : s) {
       if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_') ch = '_';
     }
@@ -94,11 +101,13 @@ struct Runner {
   }
 
   /// Pre-trains (once per configuration) and returns the checkpoint path.
-  std::string pretrain(const std::string& policy, int lp, bool augment) {
-    const std::string ckpt = workdir + "/" + name_of(policy, lp, augment) + ".pt";
+  std::string pretrain(const std::string& policy, int lp, bool augment,
+                       model::TokenLayout layout = model::TokenLayout::kModality) {
+    const std::string ckpt = workdir + "/" + name_of(policy, lp, augment, layout) + ".pt";
     if (pretrained.count(ckpt)) return ckpt;
     model::PretrainOptions po = study_pretrain_options(o, policy, train.size());
     po.patch_length = lp;
+    po.layout = layout;
     po.augment = augment;
     po.checkpoint = ckpt;
     po.checkpoint_every = o.epochs;
@@ -109,6 +118,7 @@ struct Runner {
     pretrained[ckpt] = {{"policy", policy},
                         {"patch_length", lp},
                         {"augment", augment},
+                        {"layout", model::to_string(layout)},
                         {"final_train_loss", r.history.empty() ? 0.0 : r.history.back().loss},
                         {"iterations", r.iterations},
                         {"seconds", r.seconds}};
@@ -118,8 +128,10 @@ struct Runner {
   }
 
   json classify(model::DownstreamMode mode, const std::string& ckpt, int lp,
-                const std::string& save = "", const data::Windows* train_part = nullptr) {
+                const std::string& save = "", const data::Windows* train_part = nullptr,
+                const data::Windows* test_part = nullptr) {
     const data::Windows& train = train_part != nullptr ? *train_part : this->train;
+    const data::Windows& test = test_part != nullptr ? *test_part : this->test;
     model::DownstreamOptions d = model::downstream_defaults(mode);
     d.checkpoint = ckpt;
     d.save_model = save;
@@ -361,6 +373,101 @@ std::string label_fraction_ablation(Runner& run, const json& description, std::o
   return "ablation_label_fraction.json";
 }
 
+/// The input-length ablation, as the transfer study evaluates a model at another length: the
+/// cross model of table 1 (pre-trained on the study's windows) linear-probed on windows of each
+/// of options.input_seconds — the same source and split seed, cut at that length
+/// (model::geometry_at_seconds: whole patches; positions at the new patch indices). The paper
+/// pre-trains one model per length instead (L = 100 ... 1600 with 10 patches per modality).
+std::string input_length_ablation(Runner& run, const json& description, std::ostream& out) {
+  const PaperExperimentsOptions& o = run.o;
+  const std::string cross = run.pretrain(cross_policy(o), o.patch_length, false);
+  const model::ModelGeometry own = model::checkpoint_geometry(cross);
+  json rows = json::array();
+  char buf[256];
+  for (double sec : o.input_seconds) {
+    const model::ModelGeometry g = model::geometry_at_seconds(own, sec, "input_seconds");
+    StudyDataOptions d = o.data;
+    d.dataset.length = g.length;
+    const StudySplit split = train_test_windows(d);
+    json row = {{"value", sec},
+                {"length", g.length},
+                {"patches_per_modality", g.length / g.patch_length},
+                {"train_windows", split.train.size()},
+                {"test_windows", split.test.size()}};
+    row["cross"] = run.classify(model::DownstreamMode::kLinearProbe, cross, o.patch_length, "",
+                                &split.train, &split.test);
+    rows.push_back(row);
+    std::snprintf(buf, sizeof buf, "input %g s (%d samples, %d+%d windows): LP cross %.4f\n", sec,
+                  g.length, split.train.size(), split.test.size(),
+                  row["cross"]["accuracy"].get<double>());
+    out << buf;
+  }
+  json doc = common_json(o, description);
+  doc["experiment"] = "ablation_input_length";
+  doc["model_length"] = own.length;
+  doc["sample_rate_hz"] = own.sample_rate_hz;
+  doc["rule"] =
+      "one model pre-trained at model_length, probed at each length: round(s x rate) samples "
+      "rounded down to whole patches, fixed sin-cos positions at the new patch indices";
+  doc["rows"] = rows;
+  doc["paper"] = {{"summary",
+                   "one model pre-trained per length (L = 100, 200, 400, 800, 1600; 10 patches "
+                   "per modality): best at L = 200 (4 s), FT and LP decline above"}};
+  write_json(o.out + "/ablation_input_length.json", doc);
+  return "ablation_input_length.json";
+}
+
+/// The input-shape table (the paper's Table "Input shape ablation"): MAE Original — the stacked
+/// token layout, one token of all C channels per time patch, [1, L, C] — with synchronized
+/// masking (the only masks whole time columns allow), beside the table-1 models of the
+/// per-modality layout [C, L, 1]: synchronized masking and MoCA's cross masking. Each row is
+/// probed and fine-tuned. The paper's "MAE Stacked Inputs [6, 200, 6]" row has no layout here
+/// (each of six token rows carrying all six signals) and is reported as not run.
+std::string input_shape(Runner& run, const json& description, std::ostream& out) {
+  const PaperExperimentsOptions& o = run.o;
+  const int lp = o.patch_length;
+  json rows = json::array();
+  char buf[256];
+  auto add = [&](const std::string& model, const std::string& shape, const std::string& policy,
+                 model::TokenLayout layout, double paper_ft, double paper_lp) {
+    const std::string ckpt = run.pretrain(policy, lp, false, layout);
+    json row = {{"model", model},
+                {"input_shape", shape},
+                {"policy", policy},
+                {"layout", model::to_string(layout)},
+                {"pretrain", run.pretrained[ckpt]},
+                {"paper", {{"finetune", paper_ft}, {"linear_probe", paper_lp}}}};
+    row["linear_probe"] = run.classify(model::DownstreamMode::kLinearProbe, ckpt, lp);
+    row["finetune"] = layout == model::TokenLayout::kModality
+                          ? run.finetunes[run.finetuned(policy)]
+                          : run.classify(model::DownstreamMode::kFinetune, ckpt, lp);
+    std::snprintf(buf, sizeof buf, "%-34s %-12s FT %.4f  LP %.4f | paper %.3f %.3f\n",
+                  model.c_str(), shape.c_str(), row["finetune"]["accuracy"].get<double>(),
+                  row["linear_probe"]["accuracy"].get<double>(), paper_ft, paper_lp);
+    out << buf;
+    rows.push_back(row);
+  };
+  const std::string c = std::to_string(run.train.channels), l = std::to_string(run.train.length);
+  add("MAE Original", "[1, " + l + ", " + c + "]", sync_policy(o), model::TokenLayout::kStacked,
+      0.927, 0.904);
+  add("MAE Synchronized Masking", "[" + c + ", " + l + ", 1]", sync_policy(o),
+      model::TokenLayout::kModality, 0.917, 0.863);
+  add("MoCA (w/o aug.)", "[" + c + ", " + l + ", 1]", cross_policy(o),
+      model::TokenLayout::kModality, 0.948, 0.924);
+  json doc = common_json(o, description);
+  doc["experiment"] = "input_shape";
+  doc["rows"] = rows;
+  doc["not_run"] = {
+      {{"model", "MAE Stacked Inputs"},
+       {"input_shape", "[6, 200, 6]"},
+       {"paper", {{"finetune", 0.856}, {"linear_probe", 0.508}}},
+       {"why",
+        "moca's token layouts are one modality's patch per token (modality) or every channel's "
+        "patch in one token (stacked); six token rows each carrying all six signals is neither"}}};
+  write_json(o.out + "/input_shape.json", doc);
+  return "input_shape.json";
+}
+
 /// The patch-length ablation (cross masking with each of options.patch_lengths).
 std::string patch_length_ablation(Runner& run, const json& description, std::ostream& out) {
   const PaperExperimentsOptions& o = run.o;
@@ -555,6 +662,10 @@ json run_paper_experiments(const PaperExperimentsOptions& options, std::ostream&
   if (wants("label_fraction")) {
     files.push_back(label_fraction_ablation(run, split.description, out));
   }
+  if (wants("input_length")) {
+    files.push_back(input_length_ablation(run, split.description, out));
+  }
+  if (wants("input_shape")) files.push_back(input_shape(run, split.description, out));
   if (wants("reconstruct")) files.push_back(reconstructions(run, split));
   if (wants("inspect")) files.push_back(inspect(run, split));
   return {{"files", files}, {"seconds", run.elapsed()}};

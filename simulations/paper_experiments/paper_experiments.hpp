@@ -35,9 +35,10 @@ struct PaperExperimentsOptions {
   nlohmann::json recorded_options;
   std::string workdir;  ///< checkpoints; empty = <out>/checkpoints
   /// Experiments to run: table1, imputation, mask_ratio, patch_length, label_fraction,
-  /// reconstruct, inspect.
-  std::vector<std::string> only = {"table1",         "imputation",  "mask_ratio", "patch_length",
-                                   "label_fraction", "reconstruct", "inspect"};
+  /// input_length, input_shape, reconstruct, inspect.
+  std::vector<std::string> only = {"table1",       "imputation",     "mask_ratio",
+                                   "patch_length", "label_fraction", "input_length",
+                                   "input_shape",  "reconstruct",    "inspect"};
   std::string preset = "cpu-small";  ///< model preset
   int patch_length = 20;             ///< Lp of all but the patch-length ablation
   double ratio = 0.75;               ///< mask ratio of table 1 / imputation / patch ablation
@@ -54,6 +55,8 @@ struct PaperExperimentsOptions {
   /// Label-fraction ablation: cross and sync probed on these shares of the training windows
   /// (per class, at least one each; model::label_subset), each in (0, 1].
   std::vector<double> label_fractions = {0.01, 0.05, 0.1, 0.5, 1.0};
+  /// Input-length ablation: the cross model probed on windows of these many seconds (> 0).
+  std::vector<double> input_seconds = {2, 3, 4, 6, 8};
   int mice_iterations = 5;  ///< MICE sweeps
   int mice_draws = 2;       ///< MICE chains
   bool png = true;          ///< reconstruction PNGs (gnuplot)

@@ -8,10 +8,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/masking/make_policy.hpp"
+#include "study_data.hpp"
 
 namespace moca::sim {
 
@@ -25,16 +27,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("paper_figures: cannot open " + path);
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error("paper_figures: " + path + " is not valid JSON: " + e.what());
-  }
-}
 
 std::string quote(const std::string& s) {
   std::string q = "\"";
@@ -256,6 +248,29 @@ void label_fraction_figure(Figures& f, const json& j) {
              "linespoints pt 5 title 'MAE sync'\n");
 }
 
+/// The input-length ablation: linear-probe accuracy of the cross model against the seconds of
+/// input it is probed at (the model's own length marked).
+void input_length_figure(Figures& f, const json& j) {
+  std::ostringstream dat;
+  dat << "# seconds\tlength\tcross_lp_accuracy\n";
+  for (const auto& r : j.at("rows")) {
+    dat << r.at("value").dump() << "\t" << r.at("length").get<int>() << "\t"
+        << r.at("cross").at("accuracy").get<double>() << "\n";
+  }
+  const std::string name = "ablation_input_length";
+  const double own_seconds =
+      j.at("model_length").get<double>() / j.at("sample_rate_hz").get<double>();
+  f.emit(name, dat.str(),
+         "set title " +
+             quote("input length (CPU scale; one model, pre-trained at " +
+                   format_number(own_seconds) + " s)") +
+             "\nset xlabel 'seconds of input'\nset ylabel 'top-1 accuracy (linear probe)'\n"
+             "set grid\nset key bottom right\nset arrow from " +
+             format_number(own_seconds) + ", graph 0 to " + format_number(own_seconds) +
+             ", graph 1 nohead dt 2\nplot '" + f.dir + "/" + name +
+             ".dat' using 1:3 with linespoints pt 7 title 'MoCA cross'\n");
+}
+
 /// The imputation table (imputation.json) as grouped bars: masked-sample MAE per task and method.
 void imputation_bars(Figures& f, const json& j) {
   std::vector<std::string> tasks, methods;
@@ -368,7 +383,7 @@ nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostrea
       skipped.push_back(file);
       return;
     }
-    fn(read_json(path));
+    fn(read_json_file(path));
   };
   try {
     with("simulation_study.json", [&](const json& j) {
@@ -383,6 +398,7 @@ nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostrea
     with("ablation_patch_length.json",
          [&](const json& j) { ablation(f, j, "ablation_patch_length", "patch length Lp"); });
     with("ablation_label_fraction.json", [&](const json& j) { label_fraction_figure(f, j); });
+    with("ablation_input_length.json", [&](const json& j) { input_length_figure(f, j); });
     with("imputation.json", [&](const json& j) { imputation_bars(f, j); });
     example_window(f);
   } catch (const json::exception& e) {

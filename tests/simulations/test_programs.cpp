@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -125,7 +126,7 @@ TEST_CASE("paper_figures on hand-made results: PNGs, data files, malformed input
   CHECK(fs::exists(dir / "figures" / "coupling_sweep.dat"));
   CHECK(fs::exists(dir / "figures" / "coupling_sweep.gp"));
   CHECK(slurp((dir / "figures" / "coupling_sweep.dat").string()).find("0.05") != std::string::npos);
-  CHECK(r["skipped"].size() == 7);  // every input but coupling_sweep.json is absent
+  CHECK(r["skipped"].size() == 8);  // every input but coupling_sweep.json is absent
   // example_window needs no input: 200 samples of the 6 generator channels.
   const std::string ex = slurp((dir / "figures" / "example_window.dat").string());
   CHECK(std::count(ex.begin(), ex.end(), '\n') == 201);
@@ -206,6 +207,27 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
     CHECK(lf["rows"][0]["train_windows"].get<int>() <
           lf["rows"].back()["train_windows"].get<int>());
     check_no_null(lf, "ablation_label_fraction");
+    const json il = read_json(out / "ablation_input_length.json");
+    require_keys(il, {"experiment", "rows", "rule", "model_length", "options"},
+                 "ablation_input_length.json");
+    REQUIRE(il["rows"].size() >= 2);
+    for (const auto& row : il["rows"]) {
+      require_keys(row, {"value", "length", "train_windows", "cross"}, "input length row");
+      // whole patches at the model's rate (50 Hz, Lp 20): round(50 s) rounded down to 20s
+      const double samples = std::round(50.0 * row["value"].get<double>());
+      CHECK(row["length"].get<int>() == static_cast<int>(samples) / 20 * 20);
+    }
+    check_no_null(il, "ablation_input_length");
+    const json shape = read_json(out / "input_shape.json");
+    require_keys(shape, {"experiment", "rows", "not_run", "options"}, "input_shape.json");
+    REQUIRE(shape["rows"].size() == 3);
+    CHECK(shape["rows"][0]["layout"] == "stacked");
+    CHECK(shape["rows"][0]["input_shape"] == "[1, 200, 6]");
+    for (const auto& row : shape["rows"]) {
+      require_keys(row, {"model", "input_shape", "linear_probe", "finetune", "paper"},
+                   "input shape row");
+    }
+    check_no_null(shape, "input_shape");
     for (const char* f : {"ablation_mask_ratio.json", "ablation_patch_length.json"}) {
       const json a = read_json(out / f);
       require_keys(a, {"experiment", "rows", "paper", "options"}, f);
@@ -246,8 +268,9 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
       require_keys(p, {"loss", "alignment", "eps", "xi", "bound", "holds"}, "bound_check row");
     }
     check_no_null(bc, "bound_check");
-    pngs.insert(pngs.end(), {"score_vs_loss", "confusion_0", "ablation_mask_ratio",
-                             "ablation_patch_length", "imputation", "ablation_label_fraction"});
+    pngs.insert(pngs.end(),
+                {"score_vs_loss", "confusion_0", "ablation_mask_ratio", "ablation_patch_length",
+                 "imputation", "ablation_label_fraction", "ablation_input_length"});
   } else {
     // Without the model layer the training steps are skipped (bound_check needs their model).
     CHECK(m["skipped"] == json::array({"paper_experiments", "theory_vs_training"}));
