@@ -1,23 +1,11 @@
 #pragma once
 /// \file score_json.hpp
-/// Policy scores and paired comparisons as JSON: the one shape that kcca_score, the Python
-/// package and every study in simulations/ write.
-#include <nlohmann/json.hpp>
-#include <vector>
-
-#include "moca/masking/policy_score.hpp"
+/// The programs' names for the score JSON of moca/masking/score_json.hpp, where it lives.
+#include "moca/masking/score_json.hpp"
 
 namespace moca::tools {
 
-/// {"scheme", "spec", "score", "std_error", "ci": [lo, hi], "null_level", "draws", "values",
-///  "null_values", "masked_fraction", "warning", "seconds"}.
-nlohmann::json to_json(const masking::PolicyScore& s);
-
-/// {"a", "b" (the two canonical specs), "difference", "std_error", "ci": [lo, hi], "p_value",
-///  "test", "draws"}.
-nlohmann::json to_json(const masking::PairedComparison& c);
-
-/// masking::compare_scores of every pair (i < j) of `scores` (one scorer) as a JSON array.
-nlohmann::json all_comparisons(const std::vector<masking::PolicyScore>& scores);
+using masking::all_comparisons;
+using masking::to_json;
 
 }  // namespace moca::tools
