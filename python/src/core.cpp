@@ -1,7 +1,7 @@
 // _core: the compiled part of the moca Python package. Thin bindings over the library functions
-// the command-line tools call (tools/kcca, tools/kcca_score); no algorithm lives here. Every
-// computation releases the GIL; C++ exceptions become ValueError (std::invalid_argument) or
-// RuntimeError (anything else) with the library's message.
+// the command-line tools call (kcca::kcca_analysis, tools/kcca_score); no algorithm lives here.
+// Every computation releases the GIL; C++ exceptions become ValueError (std::invalid_argument)
+// or RuntimeError (anything else) with the library's message.
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -17,11 +17,11 @@
 
 #include "core.hpp"
 #include "kcca_score.hpp"
-#include "kcca_tool.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/synthetic.hpp"
+#include "moca/kcca/analysis.hpp"
 #include "moca/kcca/centering.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/make_policy.hpp"
@@ -219,54 +219,56 @@ data::Windows make_windows(const FloatArray& X, const std::optional<IntArray>& y
 
 namespace {
 
-// kcca_analysis, kernel_variates: tools/kcca's analysis on in-memory views.
+// KccaAnalysisOptions, KccaAnalysis, kcca_analysis, kernel_variates: the kcca tool's analysis on
+// in-memory views.
 void bind_kcca(py::module_& m) {
+  using kcca::AnalysisOptions;
+  using kcca::AnalysisResult;
+  py::class_<AnalysisOptions>(m, "KccaAnalysisOptions",
+                              "kcca::AnalysisOptions (the kcca tool's flags)")
+      .def(py::init<>())
+      .def_readwrite("kernel", &AnalysisOptions::kernel)
+      .def_readwrite("sigma", &AnalysisOptions::sigma)
+      .def_readwrite("degree", &AnalysisOptions::degree)
+      .def_readwrite("coef0", &AnalysisOptions::coef0)
+      .def_readwrite("gamma", &AnalysisOptions::gamma)
+      .def_readwrite("gamma_u", &AnalysisOptions::gamma_u)
+      .def_readwrite("gamma_m", &AnalysisOptions::gamma_m)
+      .def_readwrite("center", &AnalysisOptions::center)
+      .def_readwrite("components", &AnalysisOptions::components)
+      .def_readwrite("method", &AnalysisOptions::method)
+      .def_readwrite("rank", &AnalysisOptions::rank)
+      .def_readwrite("cca", &AnalysisOptions::cca)
+      .def_readwrite("pca", &AnalysisOptions::pca)
+      .def_readwrite("ridge", &AnalysisOptions::ridge)
+      .def_readwrite("bootstrap", &AnalysisOptions::bootstrap)
+      .def_readwrite("permutations", &AnalysisOptions::permutations)
+      .def_readwrite("seed", &AnalysisOptions::seed)
+      .def_readwrite("coefficients", &AnalysisOptions::coefficients)
+      .def("validate", &AnalysisOptions::validate);
+  py::class_<AnalysisResult>(m, "KccaAnalysis", "kcca::AnalysisResult")
+      .def_readonly("options", &AnalysisResult::options)
+      .def_readonly("n", &AnalysisResult::n)
+      .def_readonly("d_u", &AnalysisResult::d_u)
+      .def_readonly("d_m", &AnalysisResult::d_m)
+      .def_readonly("correlations", &AnalysisResult::correlations)
+      .def_property_readonly("alpha", [](const AnalysisResult& r) { return r.kcca.alpha; })
+      .def_property_readonly("beta", [](const AnalysisResult& r) { return r.kcca.beta; })
+      .def_property_readonly("weights_u", [](const AnalysisResult& r) { return r.cca.weights_u; })
+      .def_property_readonly("weights_m", [](const AnalysisResult& r) { return r.cca.weights_m; })
+      .def_readonly("seconds", &AnalysisResult::seconds)
+      .def(
+          "to_dict", [](const AnalysisResult& r) { return to_python(kcca::to_json(r)); },
+          "The kcca tool's JSON document (without the inputs' paths) as dicts and lists.");
   m.def(
       "kcca_analysis",
-      [](const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, bool cca, const std::string& kernel,
-         const std::string& sigma, int degree, double coef0, double gamma_u, double gamma_m,
-         bool center, int components, const std::string& method, int rank, int pca, double ridge,
-         int bootstrap, int permutations, std::uint64_t seed, bool coefficients) {
-        tools::KccaToolOptions o;
-        o.u_path = "<array U>";
-        o.m_path = "<array M>";
-        o.cca = cca;
-        o.kernel = kernel;
-        o.sigma = sigma;
-        o.degree = degree;
-        o.coef0 = coef0;
-        o.gamma_u = gamma_u;
-        o.gamma_m = gamma_m;
-        o.center = center;
-        o.components = components;
-        o.method = method;
-        o.rank = rank;
-        o.pca = pca;
-        o.ridge = ridge;
-        o.bootstrap = bootstrap;
-        o.permutations = permutations;
-        o.seed = seed;
-        o.coefficients = coefficients;
-        tools::KccaAnalysis a;
-        {
-          py::gil_scoped_release release;
-          a = tools::kcca_analysis(o, U, M);
-        }
-        py::dict out;
-        out["json"] = dump(a.json);
-        out["alpha"] = a.kcca.alpha;
-        out["beta"] = a.kcca.beta;
-        out["weights_u"] = a.cca_weights_u;
-        out["weights_m"] = a.cca_weights_m;
-        return out;
+      [](const AnalysisOptions& options, const Eigen::MatrixXd& U, const Eigen::MatrixXd& M) {
+        py::gil_scoped_release release;
+        return kcca::kcca_analysis(options, U, M);
       },
-      py::arg("U"), py::arg("M"), py::arg("cca"), py::arg("kernel"), py::arg("sigma"),
-      py::arg("degree"), py::arg("coef0"), py::arg("gamma_u"), py::arg("gamma_m"),
-      py::arg("center"), py::arg("components"), py::arg("method"), py::arg("rank"), py::arg("pca"),
-      py::arg("ridge"), py::arg("bootstrap"), py::arg("permutations"), py::arg("seed"),
-      py::arg("coefficients"),
-      "tools::kcca_analysis on two views (the kcca tool's JSON) plus alpha, beta (KCCA) or the "
-      "canonical weights weights_u, weights_m (CCA).");
+      py::arg("options"), py::arg("U"), py::arg("M"),
+      "kcca::kcca_analysis on two views: correlations, alpha, beta (KCCA) or the canonical "
+      "weights weights_u, weights_m (CCA), and to_dict().");
 
   m.def(
       "kernel_variates",
