@@ -76,7 +76,7 @@ void time_parts(const char* hapt_dir) {
 void time_default_runs(int repeats, int threads) {
   tools::KccaScoreOptions ko;
   ko.progress = false;
-  ko.score.threads = threads;
+  ko.scoring.score.threads = threads;
   double best = 1e30, total = 0;
   for (int r = 0; r < repeats; ++r) {
     std::ostringstream out, log;

@@ -6,7 +6,7 @@
 
 Case (issue 11): two views of p = 60 columns, n rows (n = 2000, 5000), rbf kernel, gamma 0.1,
 3 components. moca: sigma "auto" (median heuristic), exact solver, alpha/beta computed.
-C++: build/bin/kcca_fit_timing (the same tools::kcca_analysis call, timed inside the process;
+C++: build/bin/kcca_fit_timing (the same kcca::kcca_analysis call, timed inside the process;
 two calls per run, the second — warm, like the Python fits after the untimed first — is taken),
 run alternately with the Python fit so that each pair shares the machine's load; the ratio is
 taken per pair and its median reported. Within one fit, the library call's own wall time (the

@@ -1,16 +1,15 @@
 // kcca_fit_timing U.npy M.npy REPEATS [METHOD]: the C++ side of bench/python/bench_kcca_python.py.
 // Times the library call that moca.KCCA(kernel="rbf", gamma=0.1, n_components=3).fit makes
-// (tools::kcca_analysis on in-memory views, sigma auto, METHOD (default exact), coefficients on),
-// excluding the
-// file reading; prints one wall time in seconds per repeat (the first call of a process is cold:
-// thread pool start, first-touch page faults), and rho_1 .. rho_3 of the last.
+// (kcca::kcca_analysis on in-memory views, sigma auto, METHOD (default exact), coefficients on),
+// excluding the file reading; prints one wall time in seconds per repeat (the first call of a
+// process is cold: thread pool start, first-touch page faults), and rho_1 .. rho_3 of the last.
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>
 
-#include "kcca_tool.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/kcca/analysis.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 4 && argc != 5) {
@@ -20,18 +19,16 @@ int main(int argc, char** argv) {
   try {
     const Eigen::MatrixXd U = moca::read_matrix(argv[1]);
     const Eigen::MatrixXd M = moca::read_matrix(argv[2]);
-    moca::tools::KccaToolOptions o;
-    o.u_path = argv[1];
-    o.m_path = argv[2];
+    moca::kcca::AnalysisOptions o;
     o.kernel = "rbf";
     o.gamma = 0.1;
     o.components = 3;
     o.coefficients = true;
     if (argc == 5) o.method = argv[4];
-    moca::tools::KccaAnalysis a;
+    moca::kcca::AnalysisResult a;
     for (int r = 0; r < std::stoi(argv[3]); ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      a = moca::tools::kcca_analysis(o, U, M);
+      a = moca::kcca::kcca_analysis(o, U, M);
       std::printf("%.6f\n",
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }

@@ -6,12 +6,11 @@ to use them): every option is a keyword of ``__init__``, stored unchanged; ``get
 pipelines work; ``fit(U, M)`` validates, returns ``self`` and sets attributes ending in ``_``;
 ``transform`` maps new rows of either view; ``score`` is the held-out canonical correlation.
 The two views take scikit-learn's ``(X, y)`` places, as in ``sklearn.cross_decomposition``.
-Both call the analysis of the ``kcca`` tool (tools/kcca): the same options give the same
-numbers as ``kcca --json``."""
+Both call the analysis of the ``kcca`` tool (``kcca::kcca_analysis``, src/moca/kcca/analysis.hpp):
+the same options give the same numbers as ``kcca --json``."""
 from __future__ import annotations
 
 import inspect
-import json
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -86,6 +85,15 @@ def _new_view(est: Any, X: Any, name: str, fitted: int) -> np.ndarray:
         raise ValueError(f"{name} has {X.shape[1]} features, but {type(est).__name__} is "
                          f"expecting {fitted} features as input.")
     return X
+
+
+def _analysis(U: np.ndarray, M: np.ndarray, **options: Any) -> Any:
+    """``kcca::kcca_analysis`` of the views with the given ``KccaAnalysisOptions`` fields (the
+    others keep the tool's defaults)."""
+    o = _core.KccaAnalysisOptions()
+    for name, value in options.items():
+        setattr(o, name, value)
+    return _core.kcca_analysis(o, U, M)
 
 
 def _variate_correlations(Zu: np.ndarray, Zm: np.ndarray) -> np.ndarray:
@@ -305,20 +313,20 @@ class KCCA(_TwoViewEstimator):
         gm = gamma if self.gamma_m is None else check_float(self.gamma_m, "gamma_m")
         if not isinstance(self.center, (bool, np.bool_)):
             raise TypeError(f"center ({self.center!r}) must be True or False")
-        r = _core.kcca_analysis(
+        r = _analysis(
             U, M, cca=False, kernel=str(self.kernel), sigma=self._sigma_text(),
             degree=check_int(self.degree, "degree"), coef0=check_float(self.coef0, "coef0"),
             gamma_u=gu, gamma_m=gm, center=bool(self.center),
             components=check_int(self.n_components, "n_components"), method=str(self.method),
-            rank=300 if self.rank is None else check_int(self.rank, "rank"), pca=0, ridge=0.0,
+            rank=300 if self.rank is None else check_int(self.rank, "rank"),
             bootstrap=check_int(self.bootstrap, "bootstrap"),
             permutations=check_int(self.permutations, "permutations"),
             seed=check_int(self.seed, "seed"), coefficients=bool(self.coefficients))
-        doc: Dict[str, Any] = json.loads(r["json"])
+        doc: Dict[str, Any] = r.to_dict()
         self.result_ = doc
-        self.correlations_ = np.asarray(doc["correlations"], dtype=np.float64)
-        self.alpha_ = np.asarray(r["alpha"])
-        self.beta_ = np.asarray(r["beta"])
+        self.correlations_ = np.asarray(r.correlations, dtype=np.float64)
+        self.alpha_ = np.asarray(r.alpha)
+        self.beta_ = np.asarray(r.beta)
         self.status_ = doc["status"]
         self.solver_ = doc["solver"]
         self.sigma_u_ = doc.get("sigma_u")
@@ -383,21 +391,20 @@ class CCA(_TwoViewEstimator):
     def fit(self, U: Any, M: Any = None) -> "CCA":
         """Fits linear CCA to the rows of U and M (n x d_m, or n); returns self."""
         U, M = _fit_views(self, U, M)
-        r = _core.kcca_analysis(
-            U, M, cca=True, kernel="rbf", sigma="auto", degree=2, coef0=1.0, gamma_u=0.1,
-            gamma_m=0.1, center=True, components=check_int(self.n_components, "n_components"),
-            method="exact", rank=300, pca=0 if self.pca is None else check_int(self.pca, "pca"),
+        r = _analysis(
+            U, M, cca=True, components=check_int(self.n_components, "n_components"),
+            method="exact", pca=0 if self.pca is None else check_int(self.pca, "pca"),
             ridge=check_float(self.ridge, "ridge"),
             bootstrap=check_int(self.bootstrap, "bootstrap"),
             permutations=check_int(self.permutations, "permutations"),
             seed=check_int(self.seed, "seed"), coefficients=bool(self.weights))
-        doc: Dict[str, Any] = json.loads(r["json"])
+        doc: Dict[str, Any] = r.to_dict()
         self.result_ = doc
-        self.weights_u_ = np.asarray(r["weights_u"])
-        self.weights_m_ = np.asarray(r["weights_m"])
+        self.weights_u_ = np.asarray(r.weights_u)
+        self.weights_m_ = np.asarray(r.weights_m)
         self.mean_u_ = U.mean(axis=0)
         self.mean_m_ = M.mean(axis=0)
-        self.correlations_ = np.asarray(doc["correlations"], dtype=np.float64)
+        self.correlations_ = np.asarray(r.correlations, dtype=np.float64)
         self.null_level_ = float(doc["null_level"])
         self.p_ = int(doc["p"])
         self.q_ = int(doc["q"])

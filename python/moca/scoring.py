@@ -119,13 +119,30 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
         raise TypeError(f"features ({features!r}) must be raw, patch-mean, rff-mean "
                         "or a moca.Encoder")
     info = {"source": "numpy", "windows": int(X.shape[0])} if data is None else dict(data)
-    doc = _core.score(
-        X, yv, list(channel_names or []), specs, policies, check_float(ratio, "ratio"),
-        feature_name, encoder, str(estimator), check_int(pca, "pca"), str(kernel),
-        check_float(gamma, "gamma"), check_float(sigma, "sigma"), check_int(draws, "draws"),
-        check_int(seed, "seed"), str(mask_mode), check_int(patch_length, "patch_length"),
-        bool(cross_modal), check_int(threads, "threads"), json.dumps(info))
-    return ScoreResult(json.loads(doc))
+    o = _core.ScoreRunOptions()
+    o.schemes = specs
+    for p in policies:
+        o.add_policy(p)
+    o.ratio = check_float(ratio, "ratio")
+    o.features = feature_name
+    o.score.pca = check_int(pca, "pca")
+    o.score.gamma = check_float(gamma, "gamma")
+    o.score.sigma = check_float(sigma, "sigma")
+    o.score.draws = check_int(draws, "draws")
+    o.score.seed = check_int(seed, "seed")
+    o.patch_length = check_int(patch_length, "patch_length")
+    o.cross_modal = bool(cross_modal)
+    o.score.threads = check_int(threads, "threads")
+    o.score.estimator = str(estimator)
+    o.score.kernel = str(kernel)
+    o.mask_mode = str(mask_mode)
+    if encoder:
+        o.use_encoder(encoder)
+    doc = _core.score_windows(X, yv, list(channel_names or []), o, info).to_dict()
+    # kcca_score also records its data-selection flags: the windows given here, and the
+    # generator's coupling (its default; the generator does not run for NumPy windows).
+    doc["settings"].update(samples=int(X.shape[0]), coupling=0.8)
+    return ScoreResult(doc)
 
 
 def compare(X: Any, a: Union[str, Policy], b: Union[str, Policy], **options: Any) -> Dict[str, Any]:

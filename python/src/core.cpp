@@ -1,7 +1,9 @@
 // _core: the compiled part of the moca Python package. Thin bindings over the library functions
-// the command-line tools call (tools/kcca, tools/kcca_score); no algorithm lives here. Every
-// computation releases the GIL; C++ exceptions become ValueError (std::invalid_argument) or
-// RuntimeError (anything else) with the library's message.
+// the command-line tools call (kcca::kcca_analysis, masking::score_windows) and their option and
+// result structs; no algorithm lives here, and no JSON text crosses: a result's JSON shape (its
+// to_json) arrives as dicts and lists (to_dict()). Every computation releases the GIL; C++
+// exceptions become ValueError (std::invalid_argument) or RuntimeError (anything else) with the
+// library's message.
 #include <pybind11/eigen.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -10,24 +12,23 @@
 
 #include <cstdint>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core.hpp"
-#include "kcca_score.hpp"
-#include "kcca_tool.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/synthetic.hpp"
+#include "moca/kcca/analysis.hpp"
 #include "moca/kcca/centering.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policies.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
+#include "moca/masking/score_run.hpp"
 
 namespace py = pybind11;
 
@@ -37,11 +38,6 @@ namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
 using IntArray = py::array_t<int, py::array::c_style | py::array::forcecast>;
-
-// JSON crosses into Python as text (json.loads on the Python side keeps every digit).
-std::string dump(const nlohmann::json& j) {
-  return j.dump();
-}
 
 kcca::Kernel make_kernel(const std::string& type, double sigma, int degree, double coef0) {
   kcca::Kernel k;
@@ -219,54 +215,56 @@ data::Windows make_windows(const FloatArray& X, const std::optional<IntArray>& y
 
 namespace {
 
-// kcca_analysis, kernel_variates: tools/kcca's analysis on in-memory views.
+// KccaAnalysisOptions, KccaAnalysis, kcca_analysis, kernel_variates: the kcca tool's analysis on
+// in-memory views.
 void bind_kcca(py::module_& m) {
+  using kcca::AnalysisOptions;
+  using kcca::AnalysisResult;
+  py::class_<AnalysisOptions>(m, "KccaAnalysisOptions",
+                              "kcca::AnalysisOptions (the kcca tool's flags)")
+      .def(py::init<>())
+      .def_readwrite("kernel", &AnalysisOptions::kernel)
+      .def_readwrite("sigma", &AnalysisOptions::sigma)
+      .def_readwrite("degree", &AnalysisOptions::degree)
+      .def_readwrite("coef0", &AnalysisOptions::coef0)
+      .def_readwrite("gamma", &AnalysisOptions::gamma)
+      .def_readwrite("gamma_u", &AnalysisOptions::gamma_u)
+      .def_readwrite("gamma_m", &AnalysisOptions::gamma_m)
+      .def_readwrite("center", &AnalysisOptions::center)
+      .def_readwrite("components", &AnalysisOptions::components)
+      .def_readwrite("method", &AnalysisOptions::method)
+      .def_readwrite("rank", &AnalysisOptions::rank)
+      .def_readwrite("cca", &AnalysisOptions::cca)
+      .def_readwrite("pca", &AnalysisOptions::pca)
+      .def_readwrite("ridge", &AnalysisOptions::ridge)
+      .def_readwrite("bootstrap", &AnalysisOptions::bootstrap)
+      .def_readwrite("permutations", &AnalysisOptions::permutations)
+      .def_readwrite("seed", &AnalysisOptions::seed)
+      .def_readwrite("coefficients", &AnalysisOptions::coefficients)
+      .def("validate", &AnalysisOptions::validate);
+  py::class_<AnalysisResult>(m, "KccaAnalysis", "kcca::AnalysisResult")
+      .def_readonly("options", &AnalysisResult::options)
+      .def_readonly("n", &AnalysisResult::n)
+      .def_readonly("d_u", &AnalysisResult::d_u)
+      .def_readonly("d_m", &AnalysisResult::d_m)
+      .def_readonly("correlations", &AnalysisResult::correlations)
+      .def_property_readonly("alpha", [](const AnalysisResult& r) { return r.kcca.alpha; })
+      .def_property_readonly("beta", [](const AnalysisResult& r) { return r.kcca.beta; })
+      .def_property_readonly("weights_u", [](const AnalysisResult& r) { return r.cca.weights_u; })
+      .def_property_readonly("weights_m", [](const AnalysisResult& r) { return r.cca.weights_m; })
+      .def_readonly("seconds", &AnalysisResult::seconds)
+      .def(
+          "to_dict", [](const AnalysisResult& r) { return to_python(kcca::to_json(r)); },
+          "The kcca tool's JSON document (without the inputs' paths) as dicts and lists.");
   m.def(
       "kcca_analysis",
-      [](const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, bool cca, const std::string& kernel,
-         const std::string& sigma, int degree, double coef0, double gamma_u, double gamma_m,
-         bool center, int components, const std::string& method, int rank, int pca, double ridge,
-         int bootstrap, int permutations, std::uint64_t seed, bool coefficients) {
-        tools::KccaToolOptions o;
-        o.u_path = "<array U>";
-        o.m_path = "<array M>";
-        o.cca = cca;
-        o.kernel = kernel;
-        o.sigma = sigma;
-        o.degree = degree;
-        o.coef0 = coef0;
-        o.gamma_u = gamma_u;
-        o.gamma_m = gamma_m;
-        o.center = center;
-        o.components = components;
-        o.method = method;
-        o.rank = rank;
-        o.pca = pca;
-        o.ridge = ridge;
-        o.bootstrap = bootstrap;
-        o.permutations = permutations;
-        o.seed = seed;
-        o.coefficients = coefficients;
-        tools::KccaAnalysis a;
-        {
-          py::gil_scoped_release release;
-          a = tools::kcca_analysis(o, U, M);
-        }
-        py::dict out;
-        out["json"] = dump(a.json);
-        out["alpha"] = a.kcca.alpha;
-        out["beta"] = a.kcca.beta;
-        out["weights_u"] = a.cca_weights_u;
-        out["weights_m"] = a.cca_weights_m;
-        return out;
+      [](const AnalysisOptions& options, const Eigen::MatrixXd& U, const Eigen::MatrixXd& M) {
+        py::gil_scoped_release release;
+        return kcca::kcca_analysis(options, U, M);
       },
-      py::arg("U"), py::arg("M"), py::arg("cca"), py::arg("kernel"), py::arg("sigma"),
-      py::arg("degree"), py::arg("coef0"), py::arg("gamma_u"), py::arg("gamma_m"),
-      py::arg("center"), py::arg("components"), py::arg("method"), py::arg("rank"), py::arg("pca"),
-      py::arg("ridge"), py::arg("bootstrap"), py::arg("permutations"), py::arg("seed"),
-      py::arg("coefficients"),
-      "tools::kcca_analysis on two views (the kcca tool's JSON) plus alpha, beta (KCCA) or the "
-      "canonical weights weights_u, weights_m (CCA).");
+      py::arg("options"), py::arg("U"), py::arg("M"),
+      "kcca::kcca_analysis on two views: correlations, alpha, beta (KCCA) or the canonical "
+      "weights weights_u, weights_m (CCA), and to_dict().");
 
   m.def(
       "kernel_variates",
@@ -370,50 +368,72 @@ void bind_policies(py::module_& m) {
   m.def("with_default_ratio", &masking::with_default_ratio, py::arg("spec"), py::arg("ratio"));
 }
 
-// score: tools/kcca_score's scoring on in-memory windows.
+// ScoreOptions, ScoreRunOptions, ScoreRun, score_windows: kcca_score's scoring on in-memory
+// windows. The enum choices are set and read as their names (the parse functions' messages).
 void bind_scoring(py::module_& m) {
+  using masking::ScoreOptions;
+  using masking::ScoreRun;
+  using masking::ScoreRunOptions;
+  py::class_<ScoreOptions>(m, "ScoreOptions", "masking::ScoreOptions (the scorer's options)")
+      .def(py::init<>())
+      .def_property(
+          "estimator", [](const ScoreOptions& o) { return masking::to_string(o.estimator); },
+          [](ScoreOptions& o, const std::string& t) { o.estimator = masking::parse_estimator(t); })
+      .def_property(
+          "kernel", [](const ScoreOptions& o) { return kcca::kernel_type_name(o.kernel); },
+          [](ScoreOptions& o, const std::string& t) { o.kernel = kcca::parse_kernel_type(t); })
+      .def_readwrite("draws", &ScoreOptions::draws)
+      .def_readwrite("pca", &ScoreOptions::pca)
+      .def_readwrite("ridge", &ScoreOptions::ridge)
+      .def_readwrite("sigma", &ScoreOptions::sigma)
+      .def_readwrite("gamma", &ScoreOptions::gamma)
+      .def_readwrite("seed", &ScoreOptions::seed)
+      .def_readwrite("threads", &ScoreOptions::threads)
+      .def("validate", &ScoreOptions::validate);
+  py::class_<ScoreRunOptions>(m, "ScoreRunOptions",
+                              "masking::ScoreRunOptions (kcca_score's scoring)")
+      .def(py::init<>())
+      .def_readwrite("schemes", &ScoreRunOptions::schemes)
+      .def_readwrite("ratio", &ScoreRunOptions::ratio)
+      .def_readwrite("features", &ScoreRunOptions::features)
+      .def_readwrite("score", &ScoreRunOptions::score)
+      .def_readwrite("patch_length", &ScoreRunOptions::patch_length)
+      .def_readwrite("cross_modal", &ScoreRunOptions::cross_modal)
+      .def_property(
+          "mask_mode",
+          [](const ScoreRunOptions& o) {
+            return o.auto_mask_mode ? std::string("auto") : masking::to_string(o.score.mask_mode);
+          },
+          &masking::set_mask_mode, "auto | per-window | shared (masking::set_mask_mode)")
+      .def(
+          "add_policy", [](ScoreRunOptions& o, const Policy& p) { o.policies.push_back(p.policy); },
+          py::arg("policy"), "A policy scored after the schemes (made for the windows' grid).")
+      .def(
+          "use_encoder",
+          [](ScoreRunOptions& o, const std::string& checkpoint) {
+            o.feature_map = encoder_feature_map(checkpoint);
+          },
+          py::arg("checkpoint"), "A trained encoder as the feature map (replaces features).")
+      .def("validate", &ScoreRunOptions::validate);
+  py::class_<ScoreRun>(m, "ScoreRun", "masking::ScoreRun")
+      .def_readonly("windows", &ScoreRun::windows)
+      .def_readonly("features", &ScoreRun::features)
+      .def_readonly("views", &ScoreRun::views)
+      .def_readonly("seconds", &ScoreRun::seconds)
+      .def(
+          "to_dict", [](const ScoreRun& r) { return to_python(masking::to_json(r)); },
+          "kcca_score's JSON document of the run as dicts and lists.");
   m.def(
-      "score",
+      "score_windows",
       [](const FloatArray& X, std::optional<IntArray> y, std::vector<std::string> channel_names,
-         std::vector<std::string> schemes, std::vector<Policy> policies, double ratio,
-         const std::string& features, const std::string& encoder, const std::string& estimator,
-         int pca, const std::string& kernel, double gamma, double sigma, int draws,
-         std::uint64_t seed, const std::string& mask_mode, int patch_length, bool cross_modal,
-         int threads, const std::string& data_json) {
+         const ScoreRunOptions& options, const py::dict& data) {
         const data::Windows w = make_windows(X, y, std::nullopt, channel_names, 0.0);
-        tools::KccaScoreOptions o;
-        o.schemes = std::move(schemes);
-        for (const auto& p : policies) o.policies.push_back(p.policy);
-        o.ratio = ratio;
-        o.samples = w.size();
-        o.features = features;
-        o.score.estimator = masking::parse_estimator(estimator);
-        o.score.pca = pca;
-        o.score.kernel = kcca::parse_kernel_type(kernel);
-        o.score.gamma = gamma;
-        o.score.sigma = sigma;
-        o.score.draws = draws;
-        o.score.seed = seed;
-        o.score.threads = threads;
-        tools::set_mask_mode(o, mask_mode);
-        o.patch_length = patch_length;
-        o.cross_modal = cross_modal;
-        o.progress = false;
-        if (!encoder.empty()) o.feature_map = encoder_feature_map(encoder);
-        nlohmann::json doc;
-        {
-          py::gil_scoped_release release;
-          std::ostringstream out, log;
-          doc = tools::score_windows(w, nlohmann::json::parse(data_json), o, out, log);
-        }
-        return dump(doc);
+        nlohmann::json provenance = from_python(data, "data");
+        py::gil_scoped_release release;
+        return masking::score_windows(w, std::move(provenance), options);
       },
-      py::arg("X"), py::arg("y"), py::arg("channel_names"), py::arg("schemes"), py::arg("policies"),
-      py::arg("ratio"), py::arg("features"), py::arg("encoder"), py::arg("estimator"),
-      py::arg("pca"), py::arg("kernel"), py::arg("gamma"), py::arg("sigma"), py::arg("draws"),
-      py::arg("seed"), py::arg("mask_mode"), py::arg("patch_length"), py::arg("cross_modal"),
-      py::arg("threads"), py::arg("data_json"),
-      "tools::score_windows: the kcca_score JSON document for windows X (N, C, L).");
+      py::arg("X"), py::arg("y"), py::arg("channel_names"), py::arg("options"), py::arg("data"),
+      "masking::score_windows on windows X (N, C, L); `data` is their provenance.");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,14 @@ using BoolArray = pybind11::array_t<bool, pybind11::array::c_style | pybind11::a
 /// Masks from a (1 or count, channels, P) bool array (True = masked); std::invalid_argument
 /// naming the expected shape otherwise.
 std::vector<masking::Mask> array_to_masks(const BoolArray& a, int channels, int count);
+
+/// A JSON value as the Python object json.loads would make of its text (non-finite numbers, which
+/// JSON text writes as null, become None).
+pybind11::object to_python(const nlohmann::json& j);
+
+/// A Python value of str, int, float, bool, None, list, tuple and dict (str keys) as JSON;
+/// TypeError naming `where` for anything else.
+nlohmann::json from_python(const pybind11::handle& o, const std::string& where);
 
 /// Whether the extension was built with LibTorch (moca.Encoder available).
 bool encoder_available();

@@ -10,7 +10,7 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
-#include "score_json.hpp"
+#include "moca/masking/score_json.hpp"
 #include "scoring_options.hpp"
 #include "study_data.hpp"
 
@@ -149,8 +149,8 @@ void score_point(const data::Windows& w, const masking::Grid& grid,
   const masking::PairedComparison cmp = masking::compare_scores(scores[0], scores[1]);
   json point = {{"coupling", c}, {"features", fname}, {"part", part}};
   point["schemes"] = json::array();
-  for (const auto& s : scores) point["schemes"].push_back(tools::to_json(s));
-  point["comparison"] = tools::to_json(cmp);
+  for (const auto& s : scores) point["schemes"].push_back(masking::to_json(s));
+  point["comparison"] = masking::to_json(cmp);
   r.points.push_back(point);
   const std::string key = fname + "/" + part;
   if (!r.series.count(key)) {

@@ -34,7 +34,7 @@
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/imputation.hpp"
 #include "moca/model/pretrain.hpp"
-#include "score_json.hpp"
+#include "moca/masking/score_json.hpp"
 #include "study_data.hpp"
 #include "study_runner.hpp"
 #include "study_training.hpp"
@@ -412,7 +412,7 @@ void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const
                    {"mask_mode", name == "encoder" ? "shared" : "per-window"},
                    {"policy", p},
                    {"windows", scored.size()},
-                   {"score", tools::to_json(s)}});
+                   {"score", masking::to_json(s)}});
     log << "policy_study: score " << name << " " << p << " = " << s.mean << " +- " << s.std_error
         << "\n";
   }

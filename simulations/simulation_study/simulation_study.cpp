@@ -9,7 +9,7 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
-#include "score_json.hpp"
+#include "moca/masking/score_json.hpp"
 #include "scoring_options.hpp"
 
 namespace moca::sim {
@@ -97,7 +97,7 @@ json score_feature_map(const std::string& name, const data::Windows& w, const ma
     json entry = {{"features", name}, {"part", part}};
     entry["schemes"] = json::array();
     for (const auto& s : scores) {
-      entry["schemes"].push_back(tools::to_json(s));
+      entry["schemes"].push_back(masking::to_json(s));
       std::string paper = "";
       if (part == "all" && s.scheme == "cross") paper = "0.925";
       if (part == "all" && s.scheme == "sync") paper = "0.835";
@@ -107,7 +107,7 @@ json score_feature_map(const std::string& name, const data::Windows& w, const ma
                     s.null_level, paper.c_str());
       table << line;
     }
-    entry["comparisons"] = tools::all_comparisons(scores);
+    entry["comparisons"] = masking::all_comparisons(scores);
     for (const auto& c : entry["comparisons"]) {
       char line[256];
       std::snprintf(line, sizeof line, "%-12s %-9s %s - %s = %+.4f  [%+.4f, %+.4f]  p = %.3g\n",
@@ -138,7 +138,7 @@ json score_ratio_sweep(const data::Windows& w, const masking::Grid& grid,
         const auto p = masking::make_policy(
             masking::with_default_ratio(masking::format_policy_spec(at), r), grid);
         const masking::PolicyScore s = scorer.score(*p);
-        json e = tools::to_json(s);
+        json e = masking::to_json(s);
         e["ratio"] = r;
         e["features"] = name;
         sweep.push_back(e);

@@ -17,7 +17,7 @@
 #include "moca/model/imputation.hpp"
 #include "moca/model/pretrain.hpp"
 #include "rank_correlation.hpp"
-#include "score_json.hpp"
+#include "moca/masking/score_json.hpp"
 #include "study_training.hpp"
 
 namespace moca::sim {
@@ -166,7 +166,7 @@ PolicyResult train_and_evaluate(const TheoryVsTrainingOptions& options,
   r.common_mse = common.mse;
   r.accuracy = dr.test.accuracy;
   r.row = {{"policy", policy.spec()},
-           {"score", tools::to_json(s)},
+           {"score", masking::to_json(s)},
            {"pretrain",
             {{"final_train_loss", pr.history.empty() ? 0.0 : pr.history.back().loss},
              {"iterations", pr.iterations},

@@ -34,3 +34,10 @@ TEST_CASE("format_number: shortest exact text; 12 and 6 digits match ostream and
     CHECK(format_number(v, 6) == printf_g(v));
   }
 }
+
+TEST_CASE("format_fixed: printf's %.*f") {
+  CHECK(moca::format_fixed(0.75, 4) == "0.7500");
+  CHECK(moca::format_fixed(-1.25, 1) == "-1.2");  // round half to even, as printf
+  CHECK(moca::format_fixed(3.0, 0) == "3");
+  CHECK(moca::format_fixed(1e300, 2).size() == 304u);
+}

@@ -240,12 +240,12 @@ TEST_CASE("kcca tool: run_kcca in process") {
   moca::tools::KccaToolOptions o;
   o.u_path = (d / "a.csv").string();
   o.m_path = (d / "b.csv").string();
-  o.kernel = "linear";
-  o.center = false;
-  o.components = 2;
+  o.analysis.kernel = "linear";
+  o.analysis.center = false;
+  o.analysis.components = 2;
   std::ostringstream out;
   CHECK(moca::tools::run_kcca(o, out) == 0);
   CHECK(out.str().find("uncentred") != std::string::npos);
-  o.gamma = 0.0;
-  CHECK_THROWS_AS(moca::tools::validate_kcca_tool_options(o), std::invalid_argument);
+  o.analysis.gamma = 0.0;
+  CHECK_THROWS_AS(moca::tools::run_kcca(o, out), std::invalid_argument);
 }

@@ -55,8 +55,8 @@ Run run_tool(const std::string& args, bool hapt = false) {
 KccaScoreOptions small_options() {
   KccaScoreOptions o;
   o.samples = 120;
-  o.score.draws = 3;
-  o.score.pca = 5;
+  o.scoring.score.draws = 3;
+  o.scoring.score.pca = 5;
   o.progress = false;
   return o;
 }
@@ -66,30 +66,31 @@ TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the b
   auto o = small_options();
   o.data = "generator";
   o.samples = 60;
-  o.score.draws = 2;
-  o.score.pca = 3;
-  o.schemes = {"cross"};
+  o.scoring.score.draws = 2;
+  o.scoring.score.pca = 3;
+  o.scoring.schemes = {"cross"};
   std::ostringstream out, log;
-  CHECK(o.auto_mask_mode);
-  CHECK(moca::tools::effective_mask_mode(o) == MaskMode::kPerWindow);
+  CHECK(o.scoring.auto_mask_mode);
+  CHECK(moca::masking::effective_mask_mode(o.scoring) == MaskMode::kPerWindow);
   CHECK(run_kcca_score(o, out, log)["settings"]["mask_mode"] == "per-window");
-  o.feature_map = moca::masking::make_feature_map("patch-mean");
-  CHECK(moca::tools::effective_mask_mode(o) == MaskMode::kShared);
+  o.scoring.feature_map = moca::masking::make_feature_map("patch-mean");
+  CHECK(moca::masking::effective_mask_mode(o.scoring) == MaskMode::kShared);
   const auto shared = run_kcca_score(o, out, log);
   CHECK(shared["settings"]["mask_mode"] == "shared");
-  moca::tools::set_mask_mode(o, "shared");  // the same run as an explicit shared
-  CHECK_FALSE(o.auto_mask_mode);
+  moca::masking::set_mask_mode(o.scoring, "shared");  // the same run as an explicit shared
+  CHECK_FALSE(o.scoring.auto_mask_mode);
   const auto explicit_shared = run_kcca_score(o, out, log);
   CHECK(explicit_shared["schemes"][0]["values"] == shared["schemes"][0]["values"]);
-  moca::tools::set_mask_mode(o, "per-window");  // an explicit choice wins, with other numbers
+  moca::masking::set_mask_mode(o.scoring,
+                               "per-window");  // an explicit choice wins, with other numbers
   const auto per_window = run_kcca_score(o, out, log);
   CHECK(per_window["settings"]["mask_mode"] == "per-window");
   CHECK(per_window["schemes"][0]["values"] != shared["schemes"][0]["values"]);
-  CHECK_THROWS_WITH_AS(moca::tools::set_mask_mode(o, "sometimes"),
+  CHECK_THROWS_WITH_AS(moca::masking::set_mask_mode(o.scoring, "sometimes"),
                        "mask mode (sometimes) must be one of: per-window, shared",
                        std::invalid_argument);
-  moca::tools::set_mask_mode(o, "auto");
-  CHECK(o.auto_mask_mode);
+  moca::masking::set_mask_mode(o.scoring, "auto");
+  CHECK(o.scoring.auto_mask_mode);
   CHECK(run_kcca_score(o, out, log)["settings"]["mask_mode"] == "shared");
 }
 
@@ -98,7 +99,7 @@ TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
   const char* env = std::getenv("MOCA_HAPT_DIR");
   const std::string saved = env ? env : "";
   unsetenv("MOCA_HAPT_DIR");  // no --data, no environment: the generator
-  o.schemes = {"cross", "sync:ratio=0.5", "sensor"};
+  o.scoring.schemes = {"cross", "sync:ratio=0.5", "sensor"};
   std::ostringstream out, log;
   const auto doc = run_kcca_score(o, out, log);
   CHECK(log.str().find("built-in synthetic IMU generator") != std::string::npos);

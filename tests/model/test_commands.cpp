@@ -178,9 +178,9 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   // kcca_score: the windows themselves (no transitions), resampled 25 -> 50 Hz, L 100 -> 200.
   tools::KccaScoreOptions ko;
   ko.data = dir;
-  ko.schemes = {"cross", "per-modality"};
-  ko.score.draws = 3;
-  ko.score.pca = 5;
+  ko.scoring.schemes = {"cross", "per-modality"};
+  ko.scoring.score.draws = 3;
+  ko.scoring.score.pca = 5;
   ko.progress = false;
   const auto doc = tools::run_kcca_score(ko, out, log);
   CHECK(doc.at("data").at("spec") == "npy:" + dir);
@@ -194,12 +194,12 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   CHECK(log.str().find("resampled 25 -> 50 Hz") != std::string::npos);
   // One modality group: the cross-modal policies and scores say they need two.
   ko.dataset.modalities = "acc=0-2";
-  ko.schemes = {"per-modality"};
+  ko.scoring.schemes = {"per-modality"};
   CHECK_THROWS_WITH_AS(tools::run_kcca_score(ko, out, log),
                        doctest::Contains("per-modality needs >= 2 modality groups"),
                        std::invalid_argument);
-  ko.schemes = {"cross"};
-  ko.cross_modal = true;
+  ko.scoring.schemes = {"cross"};
+  ko.scoring.cross_modal = true;
   CHECK_THROWS_WITH_AS(tools::run_kcca_score(ko, out, log),
                        doctest::Contains("--cross-modal needs >= 2 modality groups"),
                        std::invalid_argument);

@@ -2,33 +2,26 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/synthetic.hpp"
-#include "moca/data/windowing.hpp"
 #include "moca/kcca/kernels.hpp"
-#include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
-#include "score_json.hpp"
 
 namespace moca::tools {
 
 namespace {
 
 std::string fmt(double v, int digits = 4) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
-  return buf;
+  return format_fixed(v, digits);
 }
 
 std::string pad(const std::string& s, size_t w) {
@@ -38,37 +31,18 @@ std::string pad(const std::string& s, size_t w) {
 }  // namespace
 
 void KccaScoreOptions::validate() const {
-  if (schemes.empty() && policies.empty())
-    throw_invalid("--scheme", "no scheme given (valid: cross, random, sync, ...)");
-  if (!(ratio > 0.0 && ratio < 1.0)) throw_invalid("", "--ratio", fmt(ratio), "must be in (0, 1)");
+  scoring.validate();
   if (samples < 3) throw_invalid("", "--samples", std::to_string(samples), "must be >= 3");
-  if (!feature_map && features != "raw" && features != "patch-mean" && features != "rff-mean")
-    throw_invalid("", "--features", features, "must be one of: raw, patch-mean, rff-mean");
   if (!(coupling >= 0.0 && coupling <= 1.0))
     throw_invalid("", "--coupling", fmt(coupling), "must be in [0, 1]");
-  if (patch_length < 1 || dataset.length % patch_length != 0)
-    throw_invalid("", "--patch-length", std::to_string(patch_length),
+  if (scoring.patch_length < 1 || dataset.length % scoring.patch_length != 0)
+    throw_invalid("", "--patch-length", std::to_string(scoring.patch_length),
                   "must divide the window length " + std::to_string(dataset.length) +
                       " (e.g. 10, 20, 25, 40, 50 for 200)");
   if (transitions < -1)
     throw_invalid("", "--transitions", std::to_string(transitions),
                   "must be >= 0 (0 = the windows)");
-  score.validate();
   dataset.validate();
-}
-
-masking::MaskMode effective_mask_mode(const KccaScoreOptions& options) {
-  if (!options.auto_mask_mode) return options.score.mask_mode;
-  return options.feature_map ? masking::MaskMode::kShared : masking::MaskMode::kPerWindow;
-}
-
-void set_mask_mode(KccaScoreOptions& options, const std::string& text) {
-  if (text == "auto") {
-    options.auto_mask_mode = true;
-    return;
-  }
-  options.score.mask_mode = masking::parse_mask_mode(text);
-  options.auto_mask_mode = false;
 }
 
 namespace {
@@ -123,7 +97,7 @@ LoadedWindows own_windows_of(const data::Dataset& ds, std::uint64_t data_seed, i
 
 /// Opens options.data and picks the windows scored (transitions or the data's windows).
 LoadedWindows load_windows(const KccaScoreOptions& options, std::ostream& log) {
-  const std::uint64_t data_seed = derive_seed(options.score.seed, 0x64617461ULL);
+  const std::uint64_t data_seed = derive_seed(options.scoring.score.seed, 0x64617461ULL);
   data::DatasetOptions dopt = options.dataset;
   dopt.generator.windows = options.samples;
   dopt.generator.coupling = options.coupling;
@@ -138,105 +112,19 @@ LoadedWindows load_windows(const KccaScoreOptions& options, std::ostream& log) {
   return own_windows_of(ds, data_seed, options.samples, log);
 }
 
-}  // namespace
-
-nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
-                              std::ostream& log) {
-  const auto t0 = std::chrono::steady_clock::now();
-  options.validate();
-  LoadedWindows loaded = load_windows(options, log);
-  json doc = score_windows(loaded.windows, std::move(loaded.data_json), options, out, log);
-  doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
-  if (!options.json.empty()) write_output_text(options.json, doc.dump(2) + "\n");
-  return doc;
-}
-
-namespace {
-
-/// What a run scores with: the grid, feature map, scorer options, views and policies.
-struct ScoreSetup {
-  masking::Grid grid;
-  std::shared_ptr<const masking::FeatureMap> features;
-  masking::ScoreOptions so;
-  std::string views = "all channels";
-  std::vector<std::shared_ptr<const masking::MaskPolicy>> policies;
-};
-
-std::string channel_list(const std::vector<int>& ch) {
-  std::string t;
-  for (int c : ch) t += (t.empty() ? "" : ",") + std::to_string(c);
-  return t;
-}
-
-ScoreSetup make_setup(const data::Windows& windows, const KccaScoreOptions& options) {
-  ScoreSetup s;
-  s.grid = masking::make_grid(windows.channels, windows.length, options.patch_length);
-  s.features =
-      options.feature_map ? options.feature_map : masking::make_feature_map(options.features);
-  s.so = options.score;
-  s.so.mask_mode = effective_mask_mode(options);
-  if (options.cross_modal) {
-    masking::use_cross_modal_views(s.so, windows, "--cross-modal");
-    if (options.features == "rff-mean" && !options.feature_map)
-      throw std::invalid_argument(
-          "--cross-modal needs per-channel features (raw, patch-mean), "
-          "not rff-mean");
-    s.views = "unmasked channels " + channel_list(s.so.unmasked_channels) + " vs masked channels " +
-              channel_list(s.so.masked_channels) + " (cross-modal part)";
-  }
-  masking::PolicyContext ctx;
-  ctx.pilot = &windows;
-  ctx.features = s.features;
-  for (const auto& spec : options.schemes) {
-    s.policies.push_back(
-        masking::make_policy(masking::with_default_ratio(spec, options.ratio), s.grid, ctx));
-  }
-  s.policies.insert(s.policies.end(), options.policies.begin(), options.policies.end());
-  return s;
-}
-
-/// Scores every policy in turn, with progress lines on `log` for runs over a second.
-std::vector<masking::PolicyScore> score_policies(const data::Windows& windows,
-                                                 const ScoreSetup& setup,
-                                                 const KccaScoreOptions& options, std::ostream& log,
-                                                 const std::function<double()>& elapsed) {
-  masking::PolicyScorer scorer(windows, setup.grid, setup.features, setup.so);
-  const auto& policies = setup.policies;
-  std::vector<masking::PolicyScore> scores;
-  for (size_t k = 0; k < policies.size(); ++k) {
-    double last_line = 0.0;
-    auto on_draw = [&](int done, int total) {
-      const double t = elapsed();
-      if (options.progress && t > 1.0 && t - last_line >= 1.0 && done < total) {
-        log << "kcca_score: " << policies[k]->name() << " (" << k + 1 << "/" << policies.size()
-            << "): draw " << done << "/" << total << ", " << fmt(t, 1) << " s elapsed\n";
-        last_line = t;
-      }
-    };
-    scores.push_back(scorer.score(*policies[k], on_draw));
-    if (options.progress && elapsed() > 1.0) {
-      log << "kcca_score: scored " << policies[k]->spec() << " (" << k + 1 << "/" << policies.size()
-          << ") in " << fmt(scores.back().seconds, 1) << " s, " << fmt(elapsed(), 1)
-          << " s elapsed\n";
-    }
-  }
-  return scores;
-}
-
 /// The table's header line and one row per scheme, then the schemes' warnings.
-void print_scores(std::ostream& out, const data::Windows& windows, const std::string& source,
-                  const ScoreSetup& setup, const std::vector<masking::PolicyScore>& scores) {
-  const masking::Grid& grid = setup.grid;
-  const masking::ScoreOptions& so = setup.so;
-  out << "kcca_score: " << windows.size() << " windows (" << source << "), grid " << grid.channels
-      << " x " << grid.patches << " patches of " << grid.patch_length << ", features "
-      << setup.features->name() << ", estimator " << masking::to_string(so.estimator)
+void print_scores(std::ostream& out, const masking::ScoreRun& run) {
+  const masking::Grid& grid = run.grid;
+  const masking::ScoreOptions& so = run.score;
+  const std::vector<masking::PolicyScore>& scores = run.scores;
+  out << "kcca_score: " << run.windows << " windows (" << run.data["source"].get<std::string>()
+      << "), grid " << grid.channels << " x " << grid.patches << " patches of " << grid.patch_length
+      << ", features " << run.features << ", estimator " << masking::to_string(so.estimator)
       << (so.estimator == masking::Estimator::kCca
               ? " (PCA " + std::to_string(so.pca) + ")"
               : " (" + kcca::kernel_type_name(so.kernel) + ", gamma " +
                     masking::format_number(so.gamma) + ")")
-      << ", views " << setup.views << ", " << masking::to_string(so.mask_mode) << " masks, "
+      << ", views " << run.views << ", " << masking::to_string(so.mask_mode) << " masks, "
       << so.draws << " draws, seed " << so.seed << "\n\n";
   size_t w_scheme = 14, w_spec = 34;
   for (const auto& s : scores) {
@@ -271,69 +159,26 @@ void print_comparisons(std::ostream& out, const std::vector<masking::PairedCompa
   }
 }
 
-/// The JSON document's "settings" object: the scoring as it ran (features, estimator, grid, ...).
-json settings_json(const ScoreSetup& setup, const KccaScoreOptions& options) {
-  const masking::Grid& grid = setup.grid;
-  const masking::ScoreOptions& so = setup.so;
-  return {{"schemes", options.schemes},
-          {"ratio", options.ratio},
-          {"samples", options.samples},
-          {"features", setup.features->name()},
-          {"estimator", masking::to_string(so.estimator)},
-          {"pca", so.pca},
-          {"kernel", kcca::kernel_type_name(so.kernel)},
-          {"gamma", so.gamma},
-          {"sigma", so.sigma},
-          {"draws", so.draws},
-          {"mask_mode", masking::to_string(so.mask_mode)},
-          {"coupling", options.coupling},
-          {"patch_length", options.patch_length},
-          {"cross_modal", options.cross_modal},
-          {"views", setup.views},
-          {"grid",
-           {{"channels", grid.channels},
-            {"patches", grid.patches},
-            {"patch_length", grid.patch_length}}},
-          {"ci", "95% Student t, R-1 df"},
-          {"null_level", so.estimator == masking::Estimator::kCca
-                             ? "Wachter edge for (pca, pca, n)"
-                             : "KCCA rho_1 with the masked view's rows permuted"}};
-}
-
 }  // namespace
 
-nlohmann::json score_windows(const data::Windows& windows, nlohmann::json data_json,
-                             const KccaScoreOptions& options, std::ostream& out,
-                             std::ostream& log) {
+nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out,
+                              std::ostream& log) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::function<double()> elapsed = [t0] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   options.validate();
-  data_json["channels"] = windows.channel_names;
-  data_json["sample_rate_hz"] = windows.sample_rate_hz;
-  data_json["description"] = windows.description;
-  if (!data_json.contains("source")) data_json["source"] = "windows";
-
-  const ScoreSetup setup = make_setup(windows, options);
-  const std::vector<masking::PolicyScore> scores =
-      score_policies(windows, setup, options, log, elapsed);
-  print_scores(out, windows, data_json["source"].get<std::string>(), setup, scores);
-  std::vector<masking::PairedComparison> comparisons;
-  for (size_t a = 0; a < scores.size(); ++a)
-    for (size_t b = a + 1; b < scores.size(); ++b)
-      comparisons.push_back(masking::compare_scores(scores[a], scores[b]));
-  print_comparisons(out, comparisons, setup.so.draws);
-
-  json doc;
-  doc["data"] = data_json;
-  doc["settings"] = settings_json(setup, options);
-  doc["seed"] = setup.so.seed;
-  doc["schemes"] = json::array();
-  for (const auto& s : scores) doc["schemes"].push_back(to_json(s));
-  doc["comparisons"] = json::array();
-  for (const auto& c : comparisons) doc["comparisons"].push_back(to_json(c));
-  doc["seconds"] = elapsed();
+  LoadedWindows loaded = load_windows(options, log);
+  masking::ScoreProgress progress;
+  if (options.progress)
+    progress = [&log](const std::string& line) { log << "kcca_score: " << line << "\n"; };
+  const masking::ScoreRun run = masking::score_windows(loaded.windows, std::move(loaded.data_json),
+                                                       options.scoring, progress);
+  print_scores(out, run);
+  print_comparisons(out, run.comparisons, run.score.draws);
+  json doc = masking::to_json(run);
+  doc["settings"]["samples"] = options.samples;
+  doc["settings"]["coupling"] = options.coupling;
+  doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
+  if (!options.json.empty()) write_output_text(options.json, doc.dump(2) + "\n");
   return doc;
 }
 

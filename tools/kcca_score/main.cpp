@@ -28,23 +28,24 @@ struct FlagText {
 };
 
 void FlagText::apply(moca::tools::KccaScoreOptions& o) const {
-  o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
-  o.score.estimator = moca::masking::parse_estimator(estimator);
-  o.score.kernel = moca::kcca::parse_kernel_type(kernel);
-  moca::tools::set_mask_mode(o, mask_mode);
-  if (o.features == "encoder") {
+  o.scoring.schemes = moca::masking::split_spec_list(schemes, "--scheme");
+  o.scoring.score.estimator = moca::masking::parse_estimator(estimator);
+  o.scoring.score.kernel = moca::kcca::parse_kernel_type(kernel);
+  moca::masking::set_mask_mode(o.scoring, mask_mode);
+  if (o.scoring.features == "encoder") {
     if (checkpoint.empty()) {
       throw std::invalid_argument(
           "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
           "feature maps are raw, patch-mean, rff-mean");
     }
-    if (!o.auto_mask_mode && o.score.mask_mode == moca::masking::MaskMode::kPerWindow) {
+    if (!o.scoring.auto_mask_mode &&
+        o.scoring.score.mask_mode == moca::masking::MaskMode::kPerWindow) {
       std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
                    "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
                    "is the leak-free choice\n";
     }
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
-    o.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
+    o.scoring.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
 #else
     throw std::invalid_argument(
         "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
@@ -71,37 +72,40 @@ int main(int argc, char** argv) {
   app.add_option("--scheme", text.schemes,
                  "comma-separated scheme specs, e.g. cross,sync or cross:ratio=0.5,sensor:keep=1")
       ->capture_default_str();
-  app.add_option("--ratio", o.ratio, "mask ratio for schemes that take one")->capture_default_str();
+  app.add_option("--ratio", o.scoring.ratio, "mask ratio for schemes that take one")
+      ->capture_default_str();
   app.add_option("--samples", o.samples,
                  "windows scored: the generator's count, and the cap on a data set's windows")
       ->capture_default_str();
-  app.add_option("--features", o.features,
+  app.add_option("--features", o.scoring.features,
                  "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, with "
                  "--checkpoint; its default mask mode is shared)")
       ->capture_default_str();
   app.add_option("--checkpoint", text.checkpoint,
                  "--features encoder: MoCA checkpoint (moca pretrain)");
   app.add_option("--estimator", text.estimator, "cca | kcca")->capture_default_str();
-  app.add_option("--pca", o.score.pca, "cca: principal components per view")->capture_default_str();
+  app.add_option("--pca", o.scoring.score.pca, "cca: principal components per view")
+      ->capture_default_str();
   app.add_option("--kernel", text.kernel, "kcca: rbf | linear | laplacian | poly")
       ->capture_default_str();
-  app.add_option("--gamma", o.score.gamma, "kcca: regularisation")->capture_default_str();
-  app.add_option("--sigma", o.score.sigma, "kcca: bandwidth (0 = median heuristic)")
+  app.add_option("--gamma", o.scoring.score.gamma, "kcca: regularisation")->capture_default_str();
+  app.add_option("--sigma", o.scoring.score.sigma, "kcca: bandwidth (0 = median heuristic)")
       ->capture_default_str();
-  app.add_option("--draws", o.score.draws, "mask draws")->capture_default_str();
-  app.add_option("--seed", o.score.seed, "seed of masks and data")->capture_default_str();
+  app.add_option("--draws", o.scoring.score.draws, "mask draws")->capture_default_str();
+  app.add_option("--seed", o.scoring.score.seed, "seed of masks and data")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   app.add_option("--mask-mode", text.mask_mode,
                  "per-window | shared | auto (shared for --features encoder, else per-window)")
       ->capture_default_str();
   app.add_option("--coupling", o.coupling, "generator: cross-modal coupling in [0, 1]")
       ->capture_default_str();
-  app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
+  app.add_option("--patch-length", o.scoring.patch_length, "samples per patch")
+      ->capture_default_str();
   app.add_option("--split-seed", o.split_seed, "HAPT: seed of the 7:3 split")
       ->capture_default_str();
-  app.add_flag("--cross-modal", o.cross_modal,
+  app.add_flag("--cross-modal", o.scoring.cross_modal,
                "score only the unmasked first modality group (acc) vs the masked other groups");
-  app.add_option("--threads", o.score.threads, "OpenMP threads (0 = default)")
+  app.add_option("--threads", o.scoring.score.threads, "OpenMP threads (0 = default)")
       ->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
     text.apply(o);

@@ -20,4 +20,10 @@ std::string format_number(double value, int max_digits) {
   return buf;
 }
 
+std::string format_fixed(double value, int digits) {
+  char buf[512];  // %f of a double: at most 309 integer digits, a sign and the decimals
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, value);
+  return buf;
+}
+
 }  // namespace moca

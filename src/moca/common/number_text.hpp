@@ -12,4 +12,8 @@ namespace moca {
 /// ostream with precision(12), with 6 that of `%g`.
 std::string format_number(double value, int max_digits = 17);
 
+/// printf's `%.{digits}f`: fixed-point text with `digits` (>= 0) decimals, for the columns of
+/// tables and for rounded values in messages (0.75 with 4 digits -> "0.7500").
+std::string format_fixed(double value, int digits);
+
 }  // namespace moca

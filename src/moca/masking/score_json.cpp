@@ -1,8 +1,8 @@
-#include "score_json.hpp"
+#include "moca/masking/score_json.hpp"
 
-namespace moca::tools {
+namespace moca::masking {
 
-nlohmann::json to_json(const masking::PolicyScore& s) {
+nlohmann::json to_json(const PolicyScore& s) {
   return {{"scheme", s.scheme},
           {"spec", s.spec},
           {"score", s.mean},
@@ -17,7 +17,7 @@ nlohmann::json to_json(const masking::PolicyScore& s) {
           {"seconds", s.seconds}};
 }
 
-nlohmann::json to_json(const masking::PairedComparison& c) {
+nlohmann::json to_json(const PairedComparison& c) {
   return {{"a", c.a},
           {"b", c.b},
           {"difference", c.difference},
@@ -28,12 +28,12 @@ nlohmann::json to_json(const masking::PairedComparison& c) {
           {"draws", c.draws}};
 }
 
-nlohmann::json all_comparisons(const std::vector<masking::PolicyScore>& scores) {
+nlohmann::json all_comparisons(const std::vector<PolicyScore>& scores) {
   nlohmann::json out = nlohmann::json::array();
   for (size_t i = 0; i < scores.size(); ++i)
     for (size_t j = i + 1; j < scores.size(); ++j)
-      out.push_back(to_json(masking::compare_scores(scores[i], scores[j])));
+      out.push_back(to_json(compare_scores(scores[i], scores[j])));
   return out;
 }
 
-}  // namespace moca::tools
+}  // namespace moca::masking

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "moca/masking/policy_spec.hpp"
-#include "score_json.hpp"
+#include "moca/masking/score_json.hpp"
 
 using moca::masking::with_default_ratio;
 
@@ -16,7 +16,7 @@ TEST_CASE("with_default_ratio fills the ratio only where a policy takes one and 
   CHECK_THROWS_AS(with_default_ratio("", 0.5), std::invalid_argument);
 }
 
-TEST_CASE("tools::to_json and all_comparisons: shape and a hand-computed difference") {
+TEST_CASE("masking::to_json and all_comparisons: shape and a hand-computed difference") {
   moca::masking::PolicyScore a, b, c;
   a.scheme = "cross";
   a.spec = "cross:ratio=0.75";
@@ -30,12 +30,12 @@ TEST_CASE("tools::to_json and all_comparisons: shape and a hand-computed differe
   b.mean = 0.6;
   c = b;
   c.spec = "sync:ratio=0.5";
-  const auto j = moca::tools::to_json(a);
+  const auto j = moca::masking::to_json(a);
   for (const char* key : {"scheme", "spec", "score", "std_error", "ci", "null_level", "draws",
                           "values", "null_values", "masked_fraction", "warning", "seconds"}) {
     CHECK(j.contains(key));
   }
-  const auto cmp = moca::tools::all_comparisons({a, b, c});
+  const auto cmp = moca::masking::all_comparisons({a, b, c});
   REQUIRE(cmp.size() == 3);                  // (a,b), (a,c), (b,c)
   CHECK(cmp[0]["a"] == "cross:ratio=0.75");  // specs, not scheme names: b and c are both sync
   CHECK(cmp[1]["b"] == "sync:ratio=0.5");

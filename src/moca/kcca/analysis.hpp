@@ -1,0 +1,97 @@
+#pragma once
+/// \file analysis.hpp
+/// A two-view analysis as the `kcca` tool and the Python estimators run it: regularised KCCA
+/// (one kernel for both views, the bandwidth given or the median heuristic per view, any
+/// solver) or linear CCA (optional PCA, ridge), with optional bootstrap intervals and permutation
+/// p-values of every correlation. The result is a struct; to_json() is its one JSON shape.
+#include <Eigen/Core>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "moca/kcca/inference.hpp"
+#include "moca/kcca/kcca.hpp"
+#include "moca/kcca/kernels.hpp"
+#include "moca/kcca/linear_cca.hpp"
+
+namespace moca::kcca {
+
+/// Options of kcca_analysis() (the `kcca` tool's flags; defaults are its defaults). Messages of
+/// validate() name the tool's flags (`--sigma`), which the Python estimators share.
+struct AnalysisOptions {
+  std::string kernel = "rbf";   ///< linear | rbf | poly | laplacian (parse_kernel_type names)
+  std::string sigma = "auto";   ///< bandwidth S (> 0) or auto (median heuristic per view)
+  int degree = 2;               ///< polynomial degree (>= 1)
+  double coef0 = 1.0;           ///< polynomial offset (>= 0)
+  std::optional<double> gamma;  ///< regularisation of both views (> 0); overrides gamma_u/gamma_m
+  double gamma_u = 0.1;         ///< regularisation of view u (> 0)
+  double gamma_m = 0.1;         ///< regularisation of view m (> 0)
+  bool center = true;           ///< centre the Grams in feature space
+  int components = 1;           ///< correlations K (1 <= K <= what the data allows)
+  std::string method = "auto";  ///< auto | exact | iterative | lowrank (parse_kcca_method)
+  int rank = 300;               ///< low-rank factor rank (>= 1)
+  bool cca = false;             ///< linear CCA instead of KCCA
+  int pca = 0;                  ///< linear CCA: PCA to this many components per view (0 = none)
+  double ridge = 0.0;           ///< linear CCA: ridge added to both covariances (>= 0)
+  int bootstrap = 0;     ///< resamples of a 95% percentile CI per correlation (0 = none, else >= 2)
+  int permutations = 0;  ///< permutations of view m's rows for p-values (0 = none)
+  std::uint64_t seed = 0;  ///< bandwidth subsample, Nystrom landmarks, bootstrap, permutations
+  /// Also compute the KCCA coefficients alpha, beta (KccaResult::alpha, beta), or with `cca` the
+  /// canonical weights. The `kcca` tool reports correlations only (false).
+  bool coefficients = false;
+  /// Throws std::invalid_argument naming the flag, its value and the rule, for every option
+  /// that does not need the data.
+  void validate() const;
+};
+
+/// The level of the bootstrap intervals.
+inline constexpr double kAnalysisBootstrapLevel = 0.95;
+
+/// What kcca_analysis() found, with the options that produced it.
+struct AnalysisResult {
+  AnalysisOptions options;       ///< as given
+  std::string u_path;            ///< kcca_analysis_files(): the file of view u; else empty
+  std::string m_path;            ///< kcca_analysis_files(): the file of view m; else empty
+  Eigen::Index n = 0;            ///< rows of both views
+  Eigen::Index d_u = 0;          ///< columns of view u
+  Eigen::Index d_m = 0;          ///< columns of view m
+  Eigen::VectorXd correlations;  ///< `components` canonical correlations, descending
+  /// KCCA: the solver's result (alpha, beta only with options.coefficients), the kernels of
+  /// both views (bandwidth resolved) and the solver options used.
+  KccaResult kcca;
+  Kernel kernel_u;
+  Kernel kernel_m;
+  KccaOptions solver;
+  /// Linear CCA: the result (weights only with options.coefficients) and, without a ridge and
+  /// with n > p + q + 2, Bartlett's test.
+  LinearCcaResult cca;
+  std::optional<BartlettResult> bartlett;
+  /// options.bootstrap > 0: one interval per correlation (level kAnalysisBootstrapLevel).
+  std::vector<BootstrapResult> bootstrap;
+  std::optional<PermutationTestEach> permutation;  ///< options.permutations > 0
+  double seconds = 0.0;  ///< wall time (with kcca_analysis_files(), reading the files too)
+};
+
+/// The analysis of two views in memory (U: n x d_u, M: n x d_m, n >= 3). Throws
+/// std::invalid_argument for bad options or views (row-count mismatch, components beyond what
+/// the data allows) and std::runtime_error for numerical failure (e.g. memory for the dense
+/// solvers).
+AnalysisResult kcca_analysis(const AnalysisOptions& options, const Eigen::MatrixXd& U,
+                             const Eigen::MatrixXd& M);
+
+/// kcca_analysis() of two matrices read from CSV (header optional) or .npy files
+/// (moca/common/matrix_io.hpp); the result records the paths. Also throws std::invalid_argument
+/// for empty paths, ragged rows, non-numeric cells or NaN, and std::runtime_error for I/O.
+AnalysisResult kcca_analysis_files(const AnalysisOptions& options, const std::string& u_path,
+                                   const std::string& m_path);
+
+/// {"tool": "kcca", "analysis": "kcca" | "cca", "inputs": {n, d_u, d_m[, u, m]}, "settings",
+/// "correlations", "status", "seconds", ...}: KCCA adds solver, iterations, centered, rank_u,
+/// rank_m, message, sigma_u/sigma_m (rbf, laplacian) and approximation_bound (lowrank); linear
+/// CCA adds null_level, warning, p, q, explained_variance_u/_m (PCA) and bartlett; either adds
+/// "bootstrap" and "permutation" when asked for. docs/kcca.md lists the fields.
+nlohmann::json to_json(const AnalysisResult& result);
+
+}  // namespace moca::kcca

@@ -1,0 +1,92 @@
+#pragma once
+/// \file score_run.hpp
+/// One scoring run as `kcca_score` and `moca.score` make it: masking policies from spec strings
+/// (and policies made by the caller) scored on the same windows by a PolicyScorer, every pair
+/// compared. The result is a struct; to_json() is its one JSON shape (kcca_score --json).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "moca/data/windows.hpp"
+#include "moca/masking/feature_map.hpp"
+#include "moca/masking/mask.hpp"
+#include "moca/masking/policy.hpp"
+#include "moca/masking/policy_score.hpp"
+
+namespace moca::masking {
+
+/// Options of score_windows() (kcca_score's scoring flags; defaults as docs/masking.md).
+/// Messages of validate() name those flags (`--ratio`).
+struct ScoreRunOptions {
+  /// Scheme specs, e.g. {"cross", "sync:ratio=0.5", "adaptive:base=cross,beta=20"}.
+  std::vector<std::string> schemes = {"cross", "sync"};
+  /// Mask ratio given to every scheme that takes a `ratio` key and does not set one; in (0, 1).
+  double ratio = 0.75;
+  std::string features = "raw";  ///< raw | patch-mean | rff-mean (ignored when feature_map is set)
+  /// The scorer's options (estimator, pca, kernel, gamma, sigma, draws, seed, threads;
+  /// ScoreOptions::validate() checks them). The run sets `score.mask_mode` when
+  /// `auto_mask_mode` is on and fills the view channels for `cross_modal`.
+  ScoreOptions score;
+  /// Mask mode auto (default): `score.mask_mode` becomes shared when `feature_map` is set (a
+  /// trained encoder: its outputs carry token positions, so per-window masks let CCA read the
+  /// mask pattern from both views, docs/masking.md), per-window otherwise. false = use
+  /// `score.mask_mode` as given.
+  bool auto_mask_mode = true;
+  int patch_length = 20;  ///< Lp (>= 1); must divide the windows' length
+  /// Score only the cross-modal part: the unmasked view restricted to the first modality group
+  /// (acc) against the masked view restricted to the other groups (gyro, ...); needs >= 2 groups.
+  bool cross_modal = false;
+  /// A feature map that replaces `features` (e.g. a trained encoder from src/moca/model); its name
+  /// is reported as the feature map.
+  std::shared_ptr<const FeatureMap> feature_map;
+  /// Policies scored after `schemes` (library callers, e.g. a Python callable as a
+  /// FunctionPolicy); each must be made for the windows' grid.
+  std::vector<std::shared_ptr<const MaskPolicy>> policies;
+  /// Throws std::invalid_argument naming the option, its value and the rule: the fields here,
+  /// then score.validate().
+  void validate() const;
+};
+
+/// The mask mode a run uses: options.score.mask_mode, or the `auto_mask_mode` choice (see there).
+MaskMode effective_mask_mode(const ScoreRunOptions& options);
+
+/// Sets the mask mode from its text: "auto" (auto_mask_mode) or a MaskMode name ("per-window",
+/// "shared"); throws std::invalid_argument listing those for other text.
+void set_mask_mode(ScoreRunOptions& options, const std::string& text);
+
+/// What score_windows() found, with what it ran.
+struct ScoreRun {
+  ScoreRunOptions options;  ///< as given
+  /// Provenance of the windows as the caller gave it, with "channels", "sample_rate_hz",
+  /// "description" and (if absent) "source": "windows" added from the windows.
+  nlohmann::json data;
+  int windows = 0;                     ///< windows scored
+  Grid grid;                           ///< the mask grid
+  std::string features;                ///< the feature map's name
+  ScoreOptions score;                  ///< the scorer's options as run (mask mode, view channels)
+  std::string views = "all channels";  ///< which channels each view kept
+  std::vector<PolicyScore> scores;     ///< one per policy: `schemes`, then `policies`
+  /// compare_scores(scores[a], scores[b]) for every a < b.
+  std::vector<PairedComparison> comparisons;
+  double seconds = 0.0;  ///< wall time
+};
+
+/// A progress line of a long run (without a trailing newline).
+using ScoreProgress = std::function<void(const std::string& line)>;
+
+/// Scores every policy on `windows` (one PolicyScorer: same windows, common random numbers) and
+/// compares every pair. `data` is the windows' provenance (ScoreRun::data). `progress`, when
+/// set, receives a line per second of runs longer than a second. Throws std::invalid_argument
+/// for bad options or a policy made for another grid, std::runtime_error for numerical failure.
+ScoreRun score_windows(const data::Windows& windows, nlohmann::json data,
+                       const ScoreRunOptions& options, const ScoreProgress& progress = {});
+
+/// {"data", "settings" (the scoring as it ran: schemes, ratio, features, estimator, pca, kernel,
+/// gamma, sigma, draws, mask_mode, patch_length, cross_modal, views, grid, ci, null_level),
+/// "seed", "schemes" (score_json.hpp's to_json of each score), "comparisons", "seconds"}.
+nlohmann::json to_json(const ScoreRun& run);
+
+}  // namespace moca::masking

@@ -1,0 +1,108 @@
+// masking::score_windows: one scoring run (kcca_score's and moca.score's), its result and JSON.
+#include "moca/masking/score_run.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "moca/data/synthetic.hpp"
+#include "moca/masking/feature_map.hpp"
+
+using namespace moca;
+
+namespace {
+
+data::Windows small_windows() {
+  data::SyntheticOptions so;
+  so.windows = 60;
+  so.seed = 4;
+  return data::generate_synthetic(so);
+}
+
+masking::ScoreRunOptions small_options() {
+  masking::ScoreRunOptions o;
+  o.schemes = {"cross", "sync:ratio=0.5", "random"};
+  o.score.draws = 3;
+  o.score.pca = 4;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("score_windows: every policy scored, every pair compared, the data described") {
+  const auto w = small_windows();
+  std::vector<std::string> lines;
+  const auto run = masking::score_windows(w, {{"origin", "test"}}, small_options(),
+                                          [&](const std::string& l) { lines.push_back(l); });
+  CHECK(run.windows == 60);
+  CHECK(run.grid.channels == 6);
+  CHECK(run.grid.patches == 10);
+  CHECK(run.features == "raw");
+  CHECK(run.score.mask_mode == masking::MaskMode::kPerWindow);  // auto, no feature map
+  REQUIRE(run.scores.size() == 3u);
+  CHECK(run.scores[1].spec == "sync:ratio=0.5");
+  CHECK(run.scores[2].spec == "random:ratio=0.75");  // the run's ratio fills in
+  REQUIRE(run.comparisons.size() == 3u);
+  CHECK(run.comparisons[2].a == run.scores[1].spec);
+  CHECK(run.comparisons[2].b == run.scores[2].spec);
+  CHECK(run.data["origin"] == "test");
+  CHECK(run.data["source"] == "windows");  // added when the caller gives none
+  CHECK(run.data["channels"].size() == 6u);
+  const auto j = masking::to_json(run);
+  CHECK(j["settings"]["grid"]["patches"] == 10);
+  CHECK(j["settings"]["mask_mode"] == "per-window");
+  CHECK(j["settings"]["views"] == "all channels");
+  CHECK(j["schemes"].size() == 3u);
+  CHECK(j["comparisons"].size() == 3u);
+  CHECK(j["seed"] == 0);
+  CHECK_FALSE(j["settings"].contains("samples"));  // the data selection is the caller's
+  const auto again = masking::score_windows(w, {}, small_options());
+  CHECK(again.scores[0].values == run.scores[0].values);  // same seed, same numbers
+}
+
+TEST_CASE("score_windows: mask mode auto follows the feature map; cross-modal views") {
+  const auto w = small_windows();
+  auto o = small_options();
+  o.schemes = {"cross"};
+  o.feature_map = masking::make_feature_map("patch-mean");
+  CHECK(masking::effective_mask_mode(o) == masking::MaskMode::kShared);
+  masking::set_mask_mode(o, "per-window");
+  CHECK_FALSE(o.auto_mask_mode);
+  CHECK(masking::effective_mask_mode(o) == masking::MaskMode::kPerWindow);
+  masking::set_mask_mode(o, "auto");
+  CHECK(masking::score_windows(w, {}, o).score.mask_mode == masking::MaskMode::kShared);
+  o = small_options();
+  o.cross_modal = true;
+  const auto run = masking::score_windows(w, {}, o);
+  CHECK(run.views == "unmasked channels 0,1,2 vs masked channels 3,4,5 (cross-modal part)");
+}
+
+TEST_CASE("score_windows: errors name the option") {
+  const auto w = small_windows();
+  auto o = small_options();
+  o.patch_length = 30;
+  CHECK_THROWS_WITH_AS(
+      masking::score_windows(w, {}, o),
+      "--patch-length (30) must divide the window length 200 (e.g. 10, 20, 25, 40, 50 for 200)",
+      std::invalid_argument);
+  o = small_options();
+  o.schemes.clear();
+  CHECK_THROWS_AS(masking::score_windows(w, {}, o), std::invalid_argument);
+  o = small_options();
+  o.ratio = 1.0;
+  CHECK_THROWS_WITH_AS(o.validate(), "--ratio (1.0000) must be in (0, 1)", std::invalid_argument);
+  o = small_options();
+  o.features = "pixels";
+  CHECK_THROWS_WITH_AS(o.validate(),
+                       "--features (pixels) must be one of: raw, patch-mean, rff-mean",
+                       std::invalid_argument);
+  o = small_options();
+  o.cross_modal = true;
+  o.features = "rff-mean";
+  CHECK_THROWS_WITH_AS(masking::score_windows(w, {}, o),
+                       "--cross-modal needs per-channel features (raw, patch-mean), not rff-mean",
+                       std::invalid_argument);
+  CHECK_THROWS_AS(masking::set_mask_mode(o, "sometimes"), std::invalid_argument);
+}
