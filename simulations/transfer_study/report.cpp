@@ -170,13 +170,16 @@ json build_transfer_report(const std::string& dir, std::ostream& out, std::ostre
     gp << "set terminal pngcairo size 900,500\nset output '" << base
        << ".png.tmp'\nset title 'Top-1 accuracy over data sets (" << s
        << ")' noenhanced\nset ylabel 'top-1 (%)'\nset style data boxplot\nset style boxplot "
-          "outliers pointtype 7\nset style fill solid 0.3\nset key off\nset grid ytics\nset "
+          "nooutliers\nset style fill solid 0.3\nset key off\nset grid ytics\nset "
           "xtics (";
     for (size_t i = 0; i < cols.size(); ++i)
       gp << (i ? ", " : "") << "'" << cols[i].label() << "' " << i + 1;
     gp << ") noenhanced\nset xrange [0.5:" << cols.size() + 0.5
-       << "]\nplot for [i=1:" << cols.size() << "] '" << base
-       << ".dat' using (i):(column(i+1)) notitle\n";
+       << "]\nset boxwidth 0.5\n"
+       // gnuplot draws a box from 4 values on; every data set's value is drawn as a point too
+       << "plot for [i=1:" << cols.size() << "] '" << base
+       << ".dat' using (i):(column(i+1)) with boxplot notitle, for [i=1:" << cols.size() << "] '"
+       << base << ".dat' using (i):(column(i+1)) with points pt 7 lc rgb 'black' notitle\n";
     write_output_text(base + ".gp", gp.str());
     if (draw) {
       run_gnuplot(base + ".gp", base + ".png.tmp", base + ".png", "transfer_study --report");
