@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
@@ -30,12 +29,7 @@ void StudyDataOptions::validate() const {
 }
 
 std::string StudyDataOptions::resolved_spec() const {
-  if (!data.empty()) return data;
-  if (use_env) {
-    const char* env = std::getenv("MOCA_HAPT_DIR");
-    if (env != nullptr && *env != '\0') return std::string("hapt:") + env;
-  }
-  return "generator";
+  return data.empty() ? data::default_data_spec(use_env) : data;
 }
 
 namespace {

@@ -100,10 +100,10 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
   lin.hmp = moca_test::temp_path("no-hmp-here");
   CHECK_THROWS_AS(tools::run_classify(lin, out, log), std::runtime_error);
   lin.protocol = "random";
-  lin.data.split = "all";  // classification splits come from --protocol only
+  lin.data.split = moca::data::SplitKind::kAll;  // classification splits come from --protocol only
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log), doctest::Contains("--protocol"),
                        std::invalid_argument);
-  lin.data.split = "random";
+  lin.data.split = moca::data::SplitKind::kRandom;
   lin.protocol = "leave-two-out";
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log), doctest::Contains("protocol"),
                        std::invalid_argument);

@@ -239,7 +239,7 @@ TEST_CASE("moca attention and moca embed --map: files, seeds, and errors") {
   e.checkpoints = {ck, ck};
   e.labels = {"a", "b"};
   e.data.synthetic_windows = 60;
-  e.data.split = "all";
+  e.data.split = moca::data::SplitKind::kAll;
   e.map = "umap";
   e.umap.neighbors = 10;
   e.umap.seed = 3;

@@ -95,7 +95,7 @@ Subcommand add_import_cli(CLI::App& app) {
 Subcommand add_impute_cli(CLI::App& app) {
   auto imp = std::make_shared<ImputeCommand>();
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, baselines
-  imp->data.split = "random";
+  imp->data.split = data::SplitKind::kRandom;
   model::ImputeOptions& o = imp->options;
   auto* i = app.add_subcommand("impute", "the four imputation tasks: models and baselines");
   add_data_options(i, imp->data);

@@ -1,13 +1,14 @@
 // The flag groups of the `moca` subcommands and the dispatch of the parsed one (cli.hpp).
 #include "cli.hpp"
 #include "data_flags.hpp"
+#include "enum_option.hpp"
 #include "run_cli.hpp"
 
 namespace moca::tools {
 
 void add_data_options(CLI::App* app, DataOptions& d) {
   add_data_flags(app, d.data, d.dataset);
-  app->add_option("--split", d.split, "random | subject-kfold | all")->capture_default_str();
+  add_enum_option(app, "--split", d.split, data::kSplitKindNames, "random | subject-kfold | all");
   app->add_option("--split-seed", d.split_seed, "seed of the split")->capture_default_str();
   app->add_option("--train-fraction", d.train_fraction, "random split: training fraction")
       ->capture_default_str();

@@ -41,27 +41,6 @@ void write_json(const std::string& path, nlohmann::json& j, const nlohmann::json
   if (!path.empty()) write_output_text(path, j.dump(2) + "\n");
 }
 
-// A subject-wise protocol needs subject ids; a classifier needs two classes.
-void require_subjects(const data::Windows& w, const std::string& what) {
-  for (int i = 0; i < w.size(); ++i)
-    if (w.subjects(i) >= 0) return;
-  throw std::invalid_argument(what +
-                              " needs subject ids (pid.npy in a .npy folder); the data has none");
-}
-
-std::pair<data::Windows, data::Windows> split_windows(const data::Windows& all,
-                                                      const DataOptions& o, int fold) {
-  if (o.split == "all") return {all, all};
-  if (o.split == "random") {
-    const auto s = data::random_split(all.size(), o.train_fraction, o.split_seed);
-    return {all.subset(s.train), all.subset(s.test)};
-  }
-  require_subjects(all, "--split subject-kfold");
-  const auto folds = data::subject_kfold(all.subjects, o.folds, o.split_seed);
-  const auto& s = folds[static_cast<size_t>(fold)];
-  return {all.subset(s.train), all.subset(s.test)};
-}
-
 /// The first `n` windows of `w` (all of them when n is 0 or at least w.size()).
 data::Windows first_windows(const data::Windows& w, int n) {
   if (n <= 0 || n >= w.size()) return w;
@@ -77,29 +56,6 @@ void make_dir(const std::string& dir) {
 }
 
 }  // namespace
-
-void DataOptions::validate() const {
-  auto fail = [](const std::string& f, const std::string& v, const std::string& rule) {
-    throw_invalid("DataOptions::validate()", f, v, rule);
-  };
-  if (window_length < 2) fail("window_length", std::to_string(window_length), "must be >= 2");
-  if (synthetic_windows < 2) {
-    fail("synthetic_windows", std::to_string(synthetic_windows), "must be >= 2");
-  }
-  if (!(coupling >= 0.0 && coupling <= 1.0))
-    fail("coupling", std::to_string(coupling), "must be in [0, 1]");
-  if (split != "random" && split != "subject-kfold" && split != "all") {
-    fail("split", split, "must be one of random, subject-kfold, all");
-  }
-  if (!(train_fraction > 0.0 && train_fraction < 1.0)) {
-    fail("train_fraction", std::to_string(train_fraction), "must be in (0, 1)");
-  }
-  if (folds < 2) fail("folds", std::to_string(folds), "must be >= 2");
-  if (fold < 0 || fold >= folds) {
-    fail("fold", std::to_string(fold),
-         "must be in [0, folds) = [0, " + std::to_string(folds) + ")");
-  }
-}
 
 nlohmann::json LoadedData::to_json() const {
   nlohmann::json j = dataset;
@@ -119,14 +75,8 @@ std::ostream& data_log(std::ostream& log) {
 data::Dataset open_command_data(const DataOptions& o, const ModelGeometry* geometry,
                                 std::ostream& log_in) {
   std::ostream& log = data_log(log_in);
-  o.validate();
-  data::DatasetOptions dopt = o.dataset;
-  dopt.length = geometry ? geometry->length : o.window_length;
-  dopt.target_rate_hz = geometry ? geometry->sample_rate_hz : 50.0;
-  dopt.generator.windows = o.synthetic_windows;
-  dopt.generator.coupling = o.coupling;
-  dopt.generator.seed = o.synthetic_seed;
-  data::Dataset d = data::open_dataset(o.data, dopt);
+  data::Dataset d =
+      geometry ? data::select(o, geometry->length, geometry->sample_rate_hz) : data::select(o);
   log << "data: " << d.summary() << "\n";
   for (const auto& note : d.notes) log << "data: " << note << "\n";
   log << data::class_count_table(d.windows);
@@ -138,9 +88,9 @@ LoadedData load_data(const DataOptions& options, std::ostream& log, const ModelG
   LoadedData out;
   out.source = d.spec.to_string();
   out.dataset = d.to_json();
-  std::tie(out.train, out.test) = split_windows(d.windows, options, options.fold);
-  data_log(log) << "split: " << options.split << " -> " << out.train.size() << " train, "
-                << out.test.size() << " test windows\n";
+  std::tie(out.train, out.test) = data::split(d.windows, options);
+  data_log(log) << "split: " << data::to_string(options.split) << " -> " << out.train.size()
+                << " train, " << out.test.size() << " test windows\n";
   return out;
 }
 
@@ -197,11 +147,12 @@ void ClassifyCommand::validate() const {
     throw std::invalid_argument("ClassifyCommand: adl_classes (" + adl_classes +
                                 ") must be paper or all");
   }
-  if (data.split != "random" || data.fold != 0) {
+  if (data.split != data::SplitKind::kRandom || data.fold != 0) {
     throw std::invalid_argument(
         "ClassifyCommand: linprobe and finetune choose their splits with --protocol (random, "
         "subject-kfold runs every fold); --split/--fold (" +
-        data.split + ", " + std::to_string(data.fold) + ") apply to the other subcommands");
+        data::to_string(data.split) + ", " + std::to_string(data.fold) +
+        ") apply to the other subcommands");
   }
   // adl-loso is this command's spelling of loso on HMP; the others are model::Protocol's names
   if (protocol != "adl-loso") parse_enum(model::kProtocolNames, protocol, "--protocol");

@@ -14,6 +14,7 @@
 
 #include "moca/data/dataset.hpp"
 #include "moca/data/recordings.hpp"
+#include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/imputation.hpp"
@@ -25,26 +26,8 @@
 namespace moca::tools {
 
 /// Where the windows come from and which part of them a command uses.
-struct DataOptions {
-  /// Data spec (moca::data::open_dataset): hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a
-  /// folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator (the report says which).
-  std::string data;
-  /// The --data-* flags (format, modalities, input rate, non-finite, classes, layout). Its
-  /// length / rate are set by the command: --window-length at 50 Hz, or the checkpoint's.
-  data::DatasetOptions dataset;
-  int window_length = 200;           ///< L samples (4 s at 50 Hz) when no checkpoint fixes it
-  int synthetic_windows = 2640;      ///< generator: windows (upstream's HAPT count)
-  double coupling = 0.8;             ///< generator: cross-modal coupling in [0, 1]
-  std::uint64_t synthetic_seed = 0;  ///< generator seed
-  /// random (seeded 7:3 window-level split, upstream's) | subject-kfold (fold `fold` of
-  /// `folds` is the test part) | all (train and test = every window).
-  std::string split = "random";
-  double train_fraction = 0.7;      ///< random split
-  std::uint64_t split_seed = 1004;  ///< random split (upstream 1004) and subject folds
-  int folds = 5;                    ///< subject-kfold: k
-  int fold = 0;                     ///< subject-kfold: test fold in [0, folds)
-  void validate() const;
-};
+/// The data selection of the commands (src/moca/data/selection.hpp).
+using data::DataOptions;
 
 /// The windows and their train/test parts.
 struct LoadedData {

@@ -558,20 +558,19 @@ void fit_to_model(Windows& w, Dataset& d, const DatasetOptions& o) {
 
 }  // namespace
 
+std::string default_data_spec(bool use_env) {
+  const char* env = use_env ? std::getenv("MOCA_HAPT_DIR") : nullptr;
+  return env != nullptr && *env != '\0' ? std::string("hapt:") + env : "generator";
+}
+
 Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   o.validate();
   Dataset d;
   std::string text = spec_text;
   d.origin = "--data";
   if (text.empty()) {
-    const char* env = o.use_env ? std::getenv("MOCA_HAPT_DIR") : nullptr;
-    if (env != nullptr && *env != '\0') {
-      text = std::string("hapt:") + env;
-      d.origin = "$MOCA_HAPT_DIR";
-    } else {
-      text = "generator";
-      d.origin = "default";
-    }
+    text = default_data_spec(o.use_env);
+    d.origin = text == "generator" ? "default" : "$MOCA_HAPT_DIR";
   }
   d.spec = parse_data_spec(text, text == spec_text ? o.format : "auto");
   Windows w = read_source(d, o);

@@ -120,6 +120,10 @@ struct Dataset {
   nlohmann::json to_json() const;
 };
 
+/// The spec an empty `--data` stands for: hapt:$MOCA_HAPT_DIR when `use_env` and the variable is
+/// set, else "generator". The one place the programs read $MOCA_HAPT_DIR.
+std::string default_data_spec(bool use_env = true);
+
 /// Opens `spec` with `options` (rules above). std::invalid_argument for bad specs, options or
 /// data (naming the file and the rule); std::runtime_error for missing files or I/O failures.
 Dataset open_dataset(const std::string& spec, const DatasetOptions& options = {});

@@ -1,0 +1,63 @@
+#include "moca/data/selection.hpp"
+
+#include <stdexcept>
+
+#include "moca/common/error_text.hpp"
+#include "moca/data/splits.hpp"
+
+namespace moca::data {
+
+void DataOptions::validate() const {
+  auto fail = [](const std::string& f, const std::string& v, const std::string& rule) {
+    throw_invalid("DataOptions::validate()", f, v, rule);
+  };
+  if (window_length < 2) fail("window_length", std::to_string(window_length), "must be >= 2");
+  if (synthetic_windows < 2) {
+    fail("synthetic_windows", std::to_string(synthetic_windows), "must be >= 2");
+  }
+  if (!(coupling >= 0.0 && coupling <= 1.0))
+    fail("coupling", std::to_string(coupling), "must be in [0, 1]");
+  if (!(train_fraction > 0.0 && train_fraction < 1.0)) {
+    fail("train_fraction", std::to_string(train_fraction), "must be in (0, 1)");
+  }
+  if (folds < 2) fail("folds", std::to_string(folds), "must be >= 2");
+  if (fold < 0 || fold >= folds) {
+    fail("fold", std::to_string(fold),
+         "must be in [0, folds) = [0, " + std::to_string(folds) + ")");
+  }
+}
+
+Dataset select(const DataOptions& o, int length, double rate_hz) {
+  o.validate();
+  DatasetOptions dopt = o.dataset;
+  dopt.length = length > 0 ? length : o.window_length;
+  dopt.target_rate_hz = rate_hz > 0.0 ? rate_hz : 50.0;
+  dopt.generator.windows = o.synthetic_windows;
+  dopt.generator.coupling = o.coupling;
+  dopt.generator.seed = o.synthetic_seed;
+  return open_dataset(o.data, dopt);
+}
+
+std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
+  switch (o.split) {
+    case SplitKind::kAll:
+      return {all, all};
+    case SplitKind::kRandom: {
+      const Split s = random_split(all.size(), o.train_fraction, o.split_seed);
+      return {all.subset(s.train), all.subset(s.test)};
+    }
+    case SplitKind::kSubjectKfold:
+      break;
+  }
+  bool any = false;
+  for (int i = 0; i < all.size() && !any; ++i) any = all.subjects(i) >= 0;
+  if (!any) {
+    throw std::invalid_argument(
+        "--split subject-kfold needs subject ids (pid.npy in a .npy folder); the data has none");
+  }
+  const auto folds = subject_kfold(all.subjects, o.folds, o.split_seed);
+  const Split& s = folds[static_cast<size_t>(o.fold)];
+  return {all.subset(s.train), all.subset(s.test)};
+}
+
+}  // namespace moca::data

@@ -1,0 +1,62 @@
+#pragma once
+/// \file selection.hpp
+/// The one data-selection step of the programs that train or evaluate on one data set: which
+/// windows (a data spec and the `--data-*` options, the generator's size and seed when no data is
+/// named), at which length and rate (the command's, or a checkpoint's), and how they are split
+/// into a training and a test part (a seeded random split, subject-wise k folds, or all windows
+/// on both sides).
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "moca/common/enum_names.hpp"
+#include "moca/data/dataset.hpp"
+#include "moca/data/windows.hpp"
+
+namespace moca::data {
+
+/// How the selected windows are split into a training and a test part.
+enum class SplitKind {
+  kRandom,        ///< a seeded window-level split (train_fraction, split_seed; upstream's 7:3)
+  kSubjectKfold,  ///< fold `fold` of `folds` subject-wise folds is the test part (split_seed)
+  kAll,           ///< training and test part are every window
+};
+inline constexpr EnumName<SplitKind> kSplitKindNames[] = {
+    {SplitKind::kRandom, "random"},
+    {SplitKind::kSubjectKfold, "subject-kfold"},
+    {SplitKind::kAll, "all"}};
+inline std::string to_string(SplitKind k) {
+  return enum_name(kSplitKindNames, k);
+}
+
+/// What to select and how to split it.
+struct DataOptions {
+  /// Data spec (open_dataset): hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a folder; empty =
+  /// $MOCA_HAPT_DIR if set (open_dataset reads it), else the built-in generator.
+  std::string data;
+  /// The --data-* options (format, modalities, input rate, non-finite, classes, layout). Length
+  /// and rate are set by select(): the window length at 50 Hz, or a checkpoint's.
+  DatasetOptions dataset;
+  int window_length = 200;           ///< L samples (4 s at 50 Hz) when no checkpoint fixes it
+  int synthetic_windows = 2640;      ///< generator: windows (upstream's HAPT count)
+  double coupling = 0.8;             ///< generator: cross-modal coupling in [0, 1]
+  std::uint64_t synthetic_seed = 0;  ///< generator seed
+  SplitKind split = SplitKind::kRandom;
+  double train_fraction = 0.7;      ///< kRandom
+  std::uint64_t split_seed = 1004;  ///< kRandom (upstream 1004) and the subject folds
+  int folds = 5;                    ///< kSubjectKfold: k
+  int fold = 0;                     ///< kSubjectKfold: the test fold, in [0, folds)
+  /// Throws std::invalid_argument naming the field, its value and the rule.
+  void validate() const;
+};
+
+/// Opens the data of `options` (open_dataset) with windows of `length` samples at `rate_hz` (a
+/// checkpoint's; 0 = options.window_length at 50 Hz) and the generator's size, coupling and seed.
+Dataset select(const DataOptions& options, int length = 0, double rate_hz = 0.0);
+
+/// The training and test windows of `all` under the options' split (fold options.fold of a
+/// subject-wise split). std::invalid_argument when a subject-wise split meets windows without
+/// subject ids.
+std::pair<Windows, Windows> split(const Windows& all, const DataOptions& options);
+
+}  // namespace moca::data
