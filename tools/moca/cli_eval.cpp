@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "enum_option.hpp"
 #include "moca/common/error_text.hpp"
 
 namespace moca::tools {
@@ -35,10 +36,9 @@ Subcommand add_predict_cli(CLI::App& app) {
   p->add_option("--out", c->out_csv,
                 "CSV window,subject,predicted[,truth][,p_<class>...]; default: stdout");
   p->add_flag("--proba", c->proba, "one probability column per class");
-  p->add_option("--match-channels", c->match_channels,
-                "name (the classifier's input channels by name) | position (the data's channel "
-                "i is the classifier's input channel i)")
-      ->capture_default_str();
+  add_enum_option(p, "--match-channels", c->match_channels, model::kChannelMatchNames,
+                  "name (the classifier's input channels by name) | position (the data's "
+                  "channel i is the classifier's input channel i)");
   p->add_option("--json", c->json, "summary JSON file (metrics when the data has labels)");
   add_no_progress(p, *no_progress);
   return {p, [c](const nlohmann::json& options) {
@@ -214,10 +214,9 @@ Subcommand add_data_cli(CLI::App& app) {
                  "label column (default: annotation, else label)");
   dw->add_option("--time-column", win->options.time_column, "time-stamp column, dropped if present")
       ->capture_default_str();
-  dw->add_option("--label-rule", win->label_rule,
-                 "majority | transition (two labels each over --transition-seconds -> "
-                 "'transition')")
-      ->capture_default_str();
+  add_enum_option(dw, "--label-rule", win->options.rule, data::kLabelRuleNames,
+                  "majority | transition (two labels each over --transition-seconds -> "
+                  "'transition')");
   dw->add_option("--transition-seconds", win->options.transition_seconds,
                  "transition rule: a label covers a window above this many seconds")
       ->capture_default_str();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "enum_option.hpp"
 #include "launch.hpp"
 #include "moca/model/distributed.hpp"
 
@@ -196,10 +197,9 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
                 "with '{fold}' in the name, or --refit)");
   s->add_flag("--refit", c->refit,
               "after scoring the folds, train the kept model on every labelled window");
-  s->add_option("--match-channels", c->match_channels,
-                "name (channels matched to the checkpoint's by name) | position (the data's "
-                "channel i is the model's channel i)")
-      ->capture_default_str();
+  add_enum_option(s, "--match-channels", c->match_channels, model::kChannelMatchNames,
+                  "name (channels matched to the checkpoint's by name) | position (the data's "
+                  "channel i is the model's channel i)");
   s->add_option("--label-fraction", c->label_fraction,
                 "train each fold on this share of its labelled windows, per class (at least one "
                 "each), seeded by --split-seed")

@@ -240,7 +240,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   po.save_model = cmd.save_model;
   po.refit = cmd.refit;
   po.label_fraction = cmd.label_fraction;
-  po.match_channels = parse_enum(model::kChannelMatchNames, cmd.match_channels, "--match-channels");
+  po.match_channels = cmd.match_channels;
   const model::ProtocolResult r = model::run_protocol(po, ds.windows, log);
   if (r.folds.size() == 1)
     out << model::confusion_table(r.folds[0].result.test, ds.windows.class_names);
@@ -321,8 +321,7 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
   const ModelGeometry geometry{spec.length, spec.sample_rate_hz};
   const data::Dataset ds = open_command_data(cmd.data, &geometry, log);
   std::vector<std::string> notes;
-  const bool by_position = parse_enum(model::kChannelMatchNames, cmd.match_channels,
-                                      "--match-channels") == model::ChannelMatch::kPosition;
+  const bool by_position = cmd.match_channels == model::ChannelMatch::kPosition;
   const data::Windows w = model::prepare_windows(
       spec,
       by_position ? model::channels_by_position(ds.windows, spec.input_channels, &notes)
@@ -690,7 +689,6 @@ nlohmann::json run_data_window(const DataWindowCommand& cmd, std::ostream& out) 
   if (cmd.from.empty()) throw std::invalid_argument("run_data_window(): --from is required");
   if (cmd.out_dir.empty()) throw std::invalid_argument("run_data_window(): --out is required");
   data::RecordingWindowOptions o = cmd.options;
-  o.rule = parse_enum(data::kLabelRuleNames, cmd.label_rule, "--label-rule");
   data::Windows w = data::window_recordings(cmd.from, o);
   w.modalities = data::groups_from_names(w.channel_names);
   data::export_dataset(w, cmd.out_dir);

@@ -86,8 +86,8 @@ struct ClassifyCommand {
   /// > 0: windows of this many seconds at the checkpoint's rate instead of its own length
   /// (rounded down to whole patches; the fixed sin-cos positions at the new patch indices).
   double input_seconds = 0.0;
-  std::string match_channels = "name";  ///< name | position (model::ChannelMatch)
-  double label_fraction = 1.0;          ///< ProtocolOptions::label_fraction
+  model::ChannelMatch match_channels = model::ChannelMatch::kName;
+  double label_fraction = 1.0;  ///< ProtocolOptions::label_fraction
   void validate() const;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
@@ -111,9 +111,9 @@ struct PredictCommand {
   /// CSV window,subject,predicted[,truth][,p_<class>...]; empty = on `out` (the report then
   /// goes to `log`).
   std::string out_csv;
-  bool proba = false;                   ///< one probability column per class
-  std::string match_channels = "name";  ///< name | position (model::ChannelMatch)
-  std::string json;                     ///< summary JSON; empty = none
+  bool proba = false;  ///< one probability column per class
+  model::ChannelMatch match_channels = model::ChannelMatch::kName;
+  std::string json;  ///< summary JSON; empty = none
   model::RuntimeOptions runtime;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
@@ -194,7 +194,6 @@ nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, 
 struct DataWindowCommand {
   std::string from;  ///< folder of recordings
   data::RecordingWindowOptions options;
-  std::string label_rule = "majority";  ///< majority | transition (data::LabelRule)
   std::string out_dir;
 };
 nlohmann::json run_data_window(const DataWindowCommand& cmd, std::ostream& out);

@@ -6,6 +6,7 @@
 /// is a usage error listing the choices.
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 
 #include "moca/common/enum_names.hpp"
@@ -17,17 +18,18 @@ CLI::Option* add_enum_option(CLI::App* app, const std::string& flag, E& value,
                              const EnumName<E> (&table)[N], const std::string& help) {
   std::string names;
   for (const auto& row : table) names += (names.empty() ? "" : " | ") + std::string(row.name);
+  // The parse error is the library's message ("--split (x) must be one of: random, ..."), a
+  // CLI11 error so that a config file's line is named.
   CLI::Option* opt = app->add_option_function<std::string>(
       flag,
-      [&value, &table, flag](const std::string& text) { value = parse_enum(table, text, flag); },
-      help.empty() ? names : help);
-  opt->check(CLI::Validator(
-      [&table](std::string& text) -> std::string {
-        for (const auto& row : table)
-          if (text == row.name) return {};
-        return "value " + text + " is not one of: " + enum_choices(table);  // CLI11 adds the flag
+      [&value, &table, flag](const std::string& text) {
+        try {
+          value = parse_enum(table, text, flag);
+        } catch (const std::invalid_argument& e) {
+          throw CLI::ValidationError(e.what());
+        }
       },
-      "", "enum"));
+      help.empty() ? names : help);
   opt->default_str(enum_name(table, value));
   return opt;
 }
