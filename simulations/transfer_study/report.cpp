@@ -70,6 +70,8 @@ json build_transfer_report(const std::string& dir, std::ostream& out, std::ostre
   const std::vector<Row> rows = table_rows(o);
   json report;
   report["settings"] = o.settings_json();
+  // the options of the run that started the study (its flags, as --print-config writes them)
+  if (records.front().contains("options")) report["options"] = records.front().at("options");
   report["data"] = records.front().value("data", json::array());
   json unit_table = json::object();
   for (const TransferUnit& u : transfer_units(o)) {

@@ -163,6 +163,18 @@ def test_print_config_then_config_repeats_moca_runs(tmp_path, pretrained, comman
         assert list(doc["options"]) == [command]  # the subcommand's keys, as its TOML section
 
 
+def test_print_config_then_config_repeats_transfer_study(tmp_path):
+    """transfer_study (a supervised baseline on a 3-subject generated set: leave-one-subject-out):
+    its report records the options of the run that started the ledger."""
+    flags = ["--out", "ts", "--data", "g=generator:windows=42,subjects=3", "--settings", "ft",
+             "--scratch-preset", "tiny", "--scratch-epochs", "1", "--threads", "1"]
+    doc = _round_trip("transfer_study", [], flags, tmp_path, "ts/report.json", fresh="ts")
+    # (a repeatable flag given once is written as one value, as --print-config writes it)
+    assert doc["options"]["scratch-epochs"] == 1
+    assert doc["options"]["data"] == "g=generator:windows=42,subjects=3"
+    assert doc["units"]["scratch/g/supervised"]["protocol"] == "loso"
+
+
 def test_print_config_then_config_repeats_policy_study(tmp_path):
     """The resumable study: its report records the options of the run that started the ledger."""
     flags = ["--out", "ps", "--generator-windows", "140", "--train-windows", "60", "--test-windows",
