@@ -77,7 +77,7 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
   lin.options.warmup_epochs = 1;
   lin.options.batch_size = 21;
   lin.options.progress = false;
-  lin.protocol = "subject-kfold";
+  lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
   lin.predictions = moca_test::temp_path("cmd_pred.csv");
   const auto c = tools::run_classify(lin, out, log);
   CHECK(c.at("folds").size() == 5);
@@ -96,17 +96,18 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
                    c.at("summary").at("accuracy").at("values")[f].get<double>()) < 1e-12);
   }
 
-  lin.protocol = "adl-loso";
+  lin.protocol = tools::ClassifyProtocol::kAdlLoso;
   lin.hmp = moca_test::temp_path("no-hmp-here");
   CHECK_THROWS_AS(tools::run_classify(lin, out, log), std::runtime_error);
-  lin.protocol = "random";
+  lin.protocol = tools::ClassifyProtocol::kRandom;
   lin.data.split = moca::data::SplitKind::kAll;  // classification splits come from --protocol only
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log), doctest::Contains("--protocol"),
                        std::invalid_argument);
   lin.data.split = moca::data::SplitKind::kRandom;
-  lin.protocol = "leave-two-out";
-  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log), doctest::Contains("protocol"),
-                       std::invalid_argument);
+  // an unknown protocol is refused where it is parsed (--protocol), naming every choice
+  CHECK_THROWS_WITH_AS(
+      moca::parse_enum(tools::kClassifyProtocolNames, "leave-two-out", "--protocol"),
+      doctest::Contains("random, subject-kfold, loso, adl-loso"), std::invalid_argument);
 }
 
 TEST_CASE("run_impute and run_embed on generated data") {
@@ -232,17 +233,17 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   lin.options.warmup_epochs = 1;
   lin.options.batch_size = 10;
   lin.options.progress = false;
-  lin.protocol = "subject-kfold";
+  lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
   const auto c = tools::run_classify(lin, out, log);
   CHECK(c.at("folds").size() == 3);
   CHECK(c.at("data").at("class_names") == std::vector<std::string>{"jump", "run", "walk"});
   CHECK(c.at("data").at("subjects") == 6);
-  lin.protocol = "loso";
+  lin.protocol = tools::ClassifyProtocol::kLoso;
   lin.options.epochs = 1;
   lin.options.warmup_epochs = 0;
   CHECK(tools::run_classify(lin, out, log).at("folds").size() == 6);
   // Bad input for a probe: one class, no subject ids, channels the model does not have.
-  lin.protocol = "subject-kfold";
+  lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
   lin.data.dataset.keep_classes = "walk";
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log),
                        doctest::Contains("needs labels of >= 2 classes; every labelled window has "

@@ -174,10 +174,9 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   add_dist_options(s, o.dist);
   s->add_option("--checkpoint", o.checkpoint,
                 "pre-trained MAE ('{fold}' is replaced by the fold index)");
-  s->add_option("--protocol", c->protocol,
-                "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data "
-                "hmp:HMP --protocol loso, the paper's 5 classes)")
-      ->capture_default_str();
+  add_enum_option(s, "--protocol", c->protocol, kClassifyProtocolNames,
+                  "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data "
+                  "hmp:HMP --protocol loso, the paper's 5 classes)");
   s->add_option("--hmp", c->hmp, "UCI ADL (HMP) folder for adl-loso (default $MOCA_HMP_DIR)");
   s->add_option("--adl-classes", c->adl_classes,
                 "adl-loso: paper (5 activities of the paper's table) | all (14)")

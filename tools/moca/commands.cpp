@@ -154,8 +154,6 @@ void ClassifyCommand::validate() const {
         data::to_string(data.split) + ", " + std::to_string(data.fold) +
         ") apply to the other subcommands");
   }
-  // adl-loso is this command's spelling of loso on HMP; the others are model::Protocol's names
-  if (protocol != "adl-loso") parse_enum(model::kProtocolNames, protocol, "--protocol");
   if (!(input_seconds >= 0.0 && std::isfinite(input_seconds))) {
     throw std::invalid_argument("ClassifyCommand: --input-seconds (" +
                                 std::to_string(input_seconds) + ") must be >= 0");
@@ -165,7 +163,7 @@ void ClassifyCommand::validate() const {
         "ClassifyCommand: --input-seconds sets a pre-trained encoder's input length; "
         "--from-scratch takes --window-length");
   }
-  if (protocol == "adl-loso" && !data.data.empty()) {
+  if (protocol == ClassifyProtocol::kAdlLoso && !data.data.empty()) {
     throw std::invalid_argument(
         "ClassifyCommand: protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); "
         "for another data set use --data D --protocol loso (--data was " +
@@ -176,16 +174,15 @@ void ClassifyCommand::validate() const {
 namespace {
 
 // The data of linprobe / finetune; adl-loso is a spelling of --data hmp:HMP --protocol loso
-// (with the paper's classes): `protocol` becomes loso and the log says what it stands for.
+// (with the paper's classes): the log says what it stands for.
 data::Dataset open_classify_data(const ClassifyCommand& cmd, const ModelGeometry* geometry,
-                                 std::string& protocol, std::ostream& log) {
+                                 std::ostream& log) {
   DataOptions dopts = cmd.data;
-  if (protocol == "adl-loso") {
+  if (cmd.protocol == ClassifyProtocol::kAdlLoso) {
     const data::AdlTransferData adl =
         data::adl_transfer_data(cmd.hmp, cmd.adl_classes == "paper", dopts.dataset.keep_classes);
     dopts.data = adl.spec;
     dopts.dataset.keep_classes = adl.keep_classes;
-    protocol = "loso";
     data_log(log) << "adl-loso: --data " << dopts.data << " --protocol loso"
                   << (dopts.dataset.keep_classes.empty()
                           ? ""
@@ -202,8 +199,8 @@ void print_classify_result(std::ostream& out, const ClassifyCommand& cmd, const 
              b = model::mean_sd(r.scores.balanced_accuracy);
   const size_t splits = r.folds.size();
   out << std::fixed << std::setprecision(2) << model::to_string(cmd.options.mode) << " ("
-      << cmd.protocol << ", " << splits << (splits == 1 ? " split" : " splits") << ", " << source
-      << "): top-1 " << 100 * a.mean;
+      << enum_name(kClassifyProtocolNames, cmd.protocol) << ", " << splits
+      << (splits == 1 ? " split" : " splits") << ", " << source << "): top-1 " << 100 * a.mean;
   if (a.n > 1) out << " +- " << 100 * a.sd;
   out << " %, macro-F1 " << 100 * m.mean;
   if (m.n > 1) out << " +- " << 100 * m.sd;
@@ -226,13 +223,15 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
     geometry = model::geometry_at_seconds(geometry, cmd.input_seconds, "--input-seconds", &note);
     data_log(log) << note << "\n";
   }
-  std::string protocol = cmd.protocol;
-  const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, protocol, log);
+  const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, log);
   const std::string source = ds.spec.to_string();
   model::ProtocolOptions po;
   po.downstream = cmd.options;
-  po.protocol = parse_enum(model::kProtocolNames, protocol, "--protocol");
-  po.protocol_name = cmd.protocol;
+  static constexpr model::Protocol kModelProtocol[] = {
+      model::Protocol::kRandom, model::Protocol::kSubjectKfold, model::Protocol::kLoso,
+      model::Protocol::kLoso};  // adl-loso is loso on HMP
+  po.protocol = kModelProtocol[static_cast<int>(cmd.protocol)];
+  po.protocol_name = enum_name(kClassifyProtocolNames, cmd.protocol);
   po.train_fraction = cmd.data.train_fraction;
   po.folds = cmd.data.folds;
   po.split_seed = cmd.data.split_seed;
@@ -246,7 +245,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
     out << model::confusion_table(r.folds[0].result.test, ds.windows.class_names);
   nlohmann::json j;
   j["command"] = model::to_string(cmd.options.mode);
-  j["protocol"] = cmd.protocol;
+  j["protocol"] = po.protocol_name;
   j["data"] = ds.to_json();
   j["data"]["source"] = source;
   j["settings"] = cmd.options.to_json();

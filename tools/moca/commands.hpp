@@ -62,6 +62,15 @@ struct PretrainCommand {
 nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::ostream& log,
                             const std::atomic<bool>* stop = nullptr);
 
+/// The protocols of `moca linprobe | finetune`: model::Protocol's, and adl-loso (a spelling of
+/// --data hmp:HMP --protocol loso with the paper's classes).
+enum class ClassifyProtocol { kRandom, kSubjectKfold, kLoso, kAdlLoso };
+inline constexpr EnumName<ClassifyProtocol> kClassifyProtocolNames[] = {
+    {ClassifyProtocol::kRandom, "random"},
+    {ClassifyProtocol::kSubjectKfold, "subject-kfold"},
+    {ClassifyProtocol::kLoso, "loso"},
+    {ClassifyProtocol::kAdlLoso, "adl-loso"}};
+
 /// moca linprobe | finetune (classification under a protocol).
 struct ClassifyCommand {
   DataOptions data;
@@ -70,7 +79,7 @@ struct ClassifyCommand {
   /// which may be another data set than the pre-training one (channels are matched by name,
   /// rate and length resampled to the checkpoint's) | adl-loso (a spelling of --data hmp:HMP
   /// --protocol loso with the paper's classes).
-  std::string protocol = "random";
+  ClassifyProtocol protocol = ClassifyProtocol::kRandom;
   std::string hmp;  ///< HMP folder for adl-loso; empty = $MOCA_HMP_DIR
   /// adl-loso classes: "paper" keeps the five ADL activities of the paper's transfer table
   /// (climb_stairs, drink_glass, getup_bed, pour_water, walk; relabelled 0..4 in that order),
