@@ -47,43 +47,19 @@ void run_classify_rank(ClassifyCommand c) {
   run_classify(c, null_out, null_out);
 }
 
-// --layout and --pos-embed as text (pretrain, finetune --from-scratch), parsed after CLI11 has
-// run; the defaults are the options struct's.
-struct ArchitectureText {
-  std::string layout, pos_embed;
-  ArchitectureText(model::TokenLayout l, model::PosEmbedKind p)
-      : layout(model::to_string(l)), pos_embed(model::to_string(p)) {}
-  void add_flags(CLI::App* app, const std::string& layout_help, const std::string& pos_help) {
-    app->add_option("--layout", layout, layout_help)->capture_default_str();
-    app->add_option("--pos-embed", pos_embed, pos_help)->capture_default_str();
-  }
-  void apply(model::TokenLayout& l, model::PosEmbedKind& p) const {
-    l = model::parse_token_layout(layout);
-    p = model::parse_pos_embed(pos_embed);
-  }
-};
-
-// The enum flags of `pretrain` as text, parsed into PretrainOptions after CLI11 has run.
-struct PretrainText {
-  ArchitectureText architecture{model::PretrainOptions{}.layout,
-                                model::PretrainOptions{}.pos_embed};
-  std::string loss = model::to_string(model::PretrainOptions{}.loss);
-  bool no_progress = false;
-  void apply(model::PretrainOptions& t) const {
-    architecture.apply(t.layout, t.pos_embed);
-    t.loss = model::parse_loss_scope(loss);
-    t.progress = !no_progress;
-  }
-};
+// --layout and --pos-embed (pretrain; finetune --from-scratch says so in the help).
+void add_architecture_flags(CLI::App* app, model::TokenLayout& layout,
+                            model::PosEmbedKind& pos_embed, const std::string& note = "") {
+  add_enum_option(app, "--layout", layout, model::kTokenLayoutNames, "modality | stacked" + note);
+  add_enum_option(app, "--pos-embed", pos_embed, model::kPosEmbedNames,
+                  "2d (paper) | 1d (released code)" + note);
+}
 
 // The flags of `linprobe` / `finetune` that are not plain fields of ClassifyCommand.
-struct ClassifyText {
-  ArchitectureText architecture{model::DownstreamOptions{}.layout,
-                                model::DownstreamOptions{}.pos_embed};
+struct ClassifyFlags {
   bool no_progress = false;
   bool from_scratch = false;
   void apply(ClassifyCommand& c) const {
-    architecture.apply(c.options.layout, c.options.pos_embed);
     c.options.progress = !no_progress;
     if (from_scratch) {
       c.options.mode = model::DownstreamMode::kScratch;
@@ -98,7 +74,7 @@ struct ClassifyText {
 
 Subcommand add_pretrain_cli(CLI::App& app) {
   auto pre = std::make_shared<PretrainCommand>();
-  auto text = std::make_shared<PretrainText>();
+  auto no_progress = std::make_shared<bool>(false);
   model::PretrainOptions& t = pre->train;
   auto* p = app.add_subcommand("pretrain", "pre-train a MoCA MAE with a masking policy");
   add_data_options(p, pre->data);
@@ -108,8 +84,8 @@ Subcommand add_pretrain_cli(CLI::App& app) {
       ->capture_default_str();
   p->add_option("--preset", t.preset, "paper-base | tiny | cpu-small")->capture_default_str();
   p->add_option("--patch-length", t.patch_length, "samples per patch")->capture_default_str();
-  text->architecture.add_flags(p, "modality | stacked", "2d (paper) | 1d (released code)");
-  p->add_option("--loss", text->loss, "all (paper) | masked")->capture_default_str();
+  add_architecture_flags(p, t.layout, t.pos_embed);
+  add_enum_option(p, "--loss", t.loss, model::kLossScopeNames, "all (paper) | masked");
   p->add_flag("--norm-pix-loss", t.norm_pix_loss, "per-patch normalised targets");
   p->add_option("--policy", t.policy, "masking policy spec")->capture_default_str();
   p->add_option("--epochs", t.epochs)->capture_default_str();
@@ -129,10 +105,10 @@ Subcommand add_pretrain_cli(CLI::App& app) {
                 "checkpoint and stop after this many iterations (-1 = never)");
   p->add_option("--json", pre->json, "summary JSON file");
   add_dist_options(p, t.dist);
-  add_no_progress(p, text->no_progress);
-  return {p, [pre, text](const nlohmann::json& options) {
+  add_no_progress(p, *no_progress);
+  return {p, [pre, no_progress](const nlohmann::json& options) {
             pre->recorded_options = options;
-            text->apply(pre->train);
+            pre->train.progress = !*no_progress;
             install_stop_handlers();
             // Data-parallel: only rank 0 logs (rank errors still reach stderr through run_cli).
             std::ostream null_log(nullptr);
@@ -161,7 +137,7 @@ Subcommand add_launch_cli(CLI::App& app) {
 
 Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   auto c = std::make_shared<ClassifyCommand>();
-  auto text = std::make_shared<ClassifyText>();
+  auto text = std::make_shared<ClassifyFlags>();
   c->options = model::downstream_defaults(finetune ? model::DownstreamMode::kFinetune
                                                    : model::DownstreamMode::kLinearProbe);
   model::DownstreamOptions& o = c->options;
@@ -215,7 +191,7 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
                 "supervised ViT baseline from random initialisation (no checkpoint)");
     s->add_option("--preset", o.preset, "architecture for --from-scratch")->capture_default_str();
     s->add_option("--patch-length", o.patch_length, "for --from-scratch")->capture_default_str();
-    text->architecture.add_flags(s, "for --from-scratch", "for --from-scratch");
+    add_architecture_flags(s, o.layout, o.pos_embed, " (for --from-scratch)");
   }
   add_no_progress(s, text->no_progress);
   return {s, [c, text](const nlohmann::json& options) {

@@ -14,18 +14,6 @@ namespace {
   throw std::invalid_argument(what + ": unknown value '" + value + "' (valid: " + valid + ")");
 }
 
-// clang-format off
-constexpr EnumName<TokenLayout> kTokenLayoutNames[] = {
-    {TokenLayout::kModality, "modality"},
-    {TokenLayout::kStacked,  "stacked"}};
-constexpr EnumName<PosEmbedKind> kPosEmbedNames[] = {
-    {PosEmbedKind::kSinCos2d, "2d"},
-    {PosEmbedKind::kSinCos1d, "1d"}};
-constexpr EnumName<LossScope> kLossScopeNames[] = {
-    {LossScope::kAll,    "all"},
-    {LossScope::kMasked, "masked"}};
-// clang-format on
-
 }  // namespace
 
 TokenLayout parse_token_layout(const std::string& name) {

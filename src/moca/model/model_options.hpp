@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/model/arg.hpp"
 
 namespace moca::model {
@@ -38,6 +39,19 @@ enum class LossScope {
   kAll,    ///< all patches, visible and masked (paper "Objective", upstream default)
   kMasked  ///< masked patches only (original MAE)
 };
+
+// clang-format off
+/// The names of the choices (`--layout`, `--pos-embed`, `--loss`; checkpoint metadata).
+inline constexpr EnumName<TokenLayout> kTokenLayoutNames[] = {
+    {TokenLayout::kModality, "modality"},
+    {TokenLayout::kStacked,  "stacked"}};
+inline constexpr EnumName<PosEmbedKind> kPosEmbedNames[] = {
+    {PosEmbedKind::kSinCos2d, "2d"},
+    {PosEmbedKind::kSinCos1d, "1d"}};
+inline constexpr EnumName<LossScope> kLossScopeNames[] = {
+    {LossScope::kAll,    "all"},
+    {LossScope::kMasked, "masked"}};
+// clang-format on
 
 /// Parses "modality" | "stacked"; throws std::invalid_argument listing the valid names.
 TokenLayout parse_token_layout(const std::string& name);
