@@ -142,10 +142,10 @@ TEST_CASE("moca finetune: --layout and --pos-embed are parsed at the flags, befo
   };
   auto r = run("--layout bogus");
   CHECK(r.first == 2);
-  CHECK(r.second == "moca: layout (bogus) must be one of: modality, stacked\n");
+  CHECK(r.second == "moca: --layout (bogus) must be one of: modality, stacked\n");
   r = run("--pos-embed 3d");
   CHECK(r.first == 2);
-  CHECK(r.second == "moca: pos_embed (3d) must be one of: 2d, 1d\n");
+  CHECK(r.second == "moca: --pos-embed (3d) must be one of: 2d, 1d\n");
   // Valid names pass the flags; the run then stops at the missing data.
   r = run("--layout stacked --pos-embed 1d");
   CHECK(r.first != 0);
