@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "data_flags.hpp"
+#include "enum_option.hpp"
 #include "kcca_score.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/policy_score.hpp"
@@ -17,11 +18,9 @@
 namespace {
 
 // The flags given as text, parsed into KccaScoreOptions after CLI11 has run: the scheme list,
-// the enum choices and the encoder feature map.
+// the mask mode (auto is not a MaskMode) and the encoder feature map.
 struct FlagText {
   std::string schemes = "cross,sync";
-  std::string estimator = moca::masking::to_string(moca::masking::ScoreOptions{}.estimator);
-  std::string kernel = moca::kcca::kernel_type_name(moca::masking::ScoreOptions{}.kernel);
   std::string mask_mode = "auto";
   std::string checkpoint;
   void apply(moca::tools::KccaScoreOptions& o) const;
@@ -29,8 +28,6 @@ struct FlagText {
 
 void FlagText::apply(moca::tools::KccaScoreOptions& o) const {
   o.scoring.schemes = moca::masking::split_spec_list(schemes, "--scheme");
-  o.scoring.score.estimator = moca::masking::parse_estimator(estimator);
-  o.scoring.score.kernel = moca::kcca::parse_kernel_type(kernel);
   moca::masking::set_mask_mode(o.scoring, mask_mode);
   if (o.scoring.features == "encoder") {
     if (checkpoint.empty()) {
@@ -83,11 +80,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--checkpoint", text.checkpoint,
                  "--features encoder: MoCA checkpoint (moca pretrain)");
-  app.add_option("--estimator", text.estimator, "cca | kcca")->capture_default_str();
+  moca::tools::add_enum_option(&app, "--estimator", o.scoring.score.estimator,
+                               moca::masking::kEstimatorNames, "cca | kcca");
   app.add_option("--pca", o.scoring.score.pca, "cca: principal components per view")
       ->capture_default_str();
-  app.add_option("--kernel", text.kernel, "kcca: rbf | linear | laplacian | poly")
-      ->capture_default_str();
+  moca::tools::add_enum_option(&app, "--kernel", o.scoring.score.kernel,
+                               moca::kcca::kKernelTypeNames,
+                               "kcca: rbf | linear | laplacian | poly");
   app.add_option("--gamma", o.scoring.score.gamma, "kcca: regularisation")->capture_default_str();
   app.add_option("--sigma", o.scoring.score.sigma, "kcca: bandwidth (0 = median heuristic)")
       ->capture_default_str();

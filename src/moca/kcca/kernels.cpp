@@ -104,13 +104,6 @@ void map_lower_and_mirror(Eigen::MatrixXd& G, const Eigen::VectorXd& nrm, const 
 
 }  // namespace
 
-namespace {
-constexpr EnumName<KernelType> kKernelTypeNames[] = {
-    {KernelType::kLinear, "linear"},         {KernelType::kGaussian, "rbf"},
-    {KernelType::kGaussian, "gaussian"},     {KernelType::kPolynomial, "poly"},
-    {KernelType::kPolynomial, "polynomial"}, {KernelType::kLaplacian, "laplacian"}};
-}  // namespace
-
 KernelType parse_kernel_type(const std::string& name) {
   return parse_enum(kKernelTypeNames, name, "parse_kernel_type(): kernel");
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
+
 namespace moca::kcca {
 
 /// The vector kernels.
@@ -19,6 +21,12 @@ enum class KernelType {
   kPolynomial,  ///< k(x, y) = (<x, y> + coef0)^degree
   kLaplacian,   ///< k(x, y) = exp(-|x - y| / sigma)  (Euclidean norm; the exponential kernel)
 };
+
+/// The kernels' names (first of a value: its name; later ones: accepted aliases).
+inline constexpr EnumName<KernelType> kKernelTypeNames[] = {
+    {KernelType::kLinear, "linear"},         {KernelType::kGaussian, "rbf"},
+    {KernelType::kGaussian, "gaussian"},     {KernelType::kPolynomial, "poly"},
+    {KernelType::kPolynomial, "polynomial"}, {KernelType::kLaplacian, "laplacian"}};
 
 /// Parses "linear", "rbf" | "gaussian", "poly" | "polynomial", "laplacian" (case-sensitive).
 /// Throws std::invalid_argument listing the valid names.

@@ -21,13 +21,6 @@
 
 namespace moca::masking {
 
-namespace {
-constexpr EnumName<Estimator> kEstimatorNames[] = {{Estimator::kCca, "cca"},
-                                                   {Estimator::kKcca, "kcca"}};
-constexpr EnumName<MaskMode> kMaskModeNames[] = {{MaskMode::kPerWindow, "per-window"},
-                                                 {MaskMode::kShared, "shared"}};
-}  // namespace
-
 Estimator parse_estimator(const std::string& name) {
   return parse_enum(kEstimatorNames, name, "estimator");
 }

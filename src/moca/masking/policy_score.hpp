@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/policy.hpp"
@@ -39,6 +40,11 @@ enum class MaskMode {
   kPerWindow,  ///< an independent mask for every window (the paper's m_i ~ P(. | x_i))
   kShared,     ///< one mask for all windows of the draw
 };
+
+inline constexpr EnumName<Estimator> kEstimatorNames[] = {{Estimator::kCca, "cca"},
+                                                          {Estimator::kKcca, "kcca"}};
+inline constexpr EnumName<MaskMode> kMaskModeNames[] = {{MaskMode::kPerWindow, "per-window"},
+                                                        {MaskMode::kShared, "shared"}};
 
 Estimator parse_estimator(const std::string& name);  ///< "cca" | "kcca"; lists valid names
 MaskMode parse_mask_mode(const std::string& name);   ///< "per-window" | "shared"
