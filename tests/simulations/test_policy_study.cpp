@@ -154,15 +154,8 @@ TEST_CASE("policy_study: a stopped, killed and resumed smoke grid equals an unin
   CHECK(runs_at_kill < 6);
   // ... and resumed, with two jobs (one thread each, as before: the same numbers).
   REQUIRE(shell(bin + " --out " + b + common + " --jobs 2 --threads 2" + quiet) == 0);
-  const auto resumed = ledger_map(b);
   CHECK(count_runs(b) == 6);
-  REQUIRE(resumed.size() == full.size());
-  for (const auto& kv : full) {
-    REQUIRE_MESSAGE(resumed.count(kv.first), "missing " << kv.first);
-    CHECK_MESSAGE(resumed.at(kv.first) == kv.second, kv.first << ":\n"
-                                                              << kv.second.dump() << "\n"
-                                                              << resumed.at(kv.first).dump());
-  }
+  moca::test::check_same_records(full, ledger_map(b));
 
   // A finished study: run again does nothing new; other settings are refused (exit 1).
   REQUIRE(shell(bin + " --out " + b + common + " --threads 1" + quiet) == 0);
