@@ -57,49 +57,42 @@ std::string cell_text(const json* summary) {
   return percent(mean) + (summary->at("n").get<int>() > 1 ? " ± " + percent(sd) : "");
 }
 
-}  // namespace
-
-json build_transfer_report(const std::string& dir, std::ostream& out, std::ostream& log, bool png) {
-  const std::vector<json> records = read_study_ledgers(dir, "--report");
+/// The study's ledgers and what the report is built from.
+struct Ledgers {
+  std::vector<json> records;
   TransferStudyOptions o;
-  o.set_settings(records.front().at("settings"));
-  std::map<std::string, const json*> units;
-  for (const json& r : records)
-    if (r.at("kind") == "unit") units[r.at("key")] = &r;
+  std::map<std::string, const json*> units;  ///< finished units by key
+  std::vector<Row> rows;
 
-  const std::vector<Row> rows = table_rows(o);
-  json report;
-  report["settings"] = o.settings_json();
-  // the options of the run that started the study (its flags, as --print-config writes them)
-  if (records.front().contains("options")) report["options"] = records.front().at("options");
-  report["data"] = records.front().value("data", json::array());
-  json unit_table = json::object();
-  for (const TransferUnit& u : transfer_units(o)) {
-    const auto it = units.find(u.key());
-    unit_table[u.key()] = it == units.end() ? json(nullptr)
-                                            : json{{"summary", it->second->at("summary")},
-                                                   {"protocol", it->second->at("protocol")},
-                                                   {"folds", it->second->at("folds").size()},
-                                                   {"seconds", it->second->at("seconds")}};
+  explicit Ledgers(const std::string& dir) : records(read_study_ledgers(dir, "--report")) {
+    o.set_settings(records.front().at("settings"));
+    for (const json& r : records)
+      if (r.at("kind") == "unit") units[r.at("key")] = &r;
+    rows = table_rows(o);
   }
-  report["units"] = unit_table;
-  report["units_done"] = units.size();
-  report["units_total"] = transfer_units(o).size();
+  /// The unit of `row` on data set `data`, or nullptr when it has not run.
+  const json* unit(const Row& row, const std::string& data) const {
+    const auto it = units.find(row.model + "/" + data + "/" + row.setting);
+    return it == units.end() ? nullptr : it->second;
+  }
+  size_t total() const { return transfer_units(o).size(); }
 
-  std::ostringstream md;
-  md << "# transfer_study report\n\nBuilt from the ledgers of this folder alone (" << units.size()
-     << " of " << transfer_units(o).size()
-     << " units done). Each cell: mean ± sd over the data set's folds, in %. `avg`: the "
-        "row's mean over the data sets it has. `lp-shuffled`: the first model's linear probe "
-        "with training labels permuted (the no-signal control).\n\n";
-  md << "| data set | protocol | windows | classes | subjects |\n|---|---|---|---|---|\n";
-  for (const json& d : report["data"]) {
-    md << "| " << d.value("name", "") << " | " << d.value("protocol", "") << " | "
-       << d.value("windows", 0) << " | " << d.value("class_names", json::array()).size() << " | "
-       << d.value("subjects", 0) << " |\n";
+  /// Every unit: its summary, protocol, folds and wall time (null when not run).
+  json unit_table() const {
+    json table = json::object();
+    for (const TransferUnit& u : transfer_units(o)) {
+      const auto it = units.find(u.key());
+      table[u.key()] = it == units.end() ? json(nullptr)
+                                         : json{{"summary", it->second->at("summary")},
+                                                {"protocol", it->second->at("protocol")},
+                                                {"folds", it->second->at("folds").size()},
+                                                {"seconds", it->second->at("seconds")}};
+    }
+    return table;
   }
-  json tables = json::object();
-  for (const Metric& m : kMetrics) {
+
+  /// One metric's table (rows x data sets, each row's average) as JSON, its markdown to `md`.
+  json metric_table(const Metric& m, std::ostream& md) const {
     md << "\n## " << m.title << "\n\n| model | setting |";
     for (const auto& d : o.data) md << " " << d.name << " |";
     md << " avg |\n|---|---|";
@@ -112,8 +105,8 @@ json build_transfer_report(const std::string& dir, std::ostream& out, std::ostre
       int n = 0;
       md << "| " << row.model << " | " << row.setting << " |";
       for (const auto& d : o.data) {
-        const auto it = units.find(row.model + "/" + d.name + "/" + row.setting);
-        const json* summary = it == units.end() ? nullptr : &it->second->at("summary").at(m.key);
+        const json* u = unit(row, d.name);
+        const json* summary = u ? &u->at("summary").at(m.key) : nullptr;
         md << " " << cell_text(summary) << " |";
         cells[d.name] = summary ? *summary : json(nullptr);
         if (summary) {
@@ -129,28 +122,28 @@ json build_transfer_report(const std::string& dir, std::ostream& out, std::ostre
                        {"average", n > 0 ? json(avg) : json(nullptr)},
                        {"data_sets", n}});
     }
-    tables[m.key] = table;
+    return table;
   }
-  report["tables"] = tables;
 
-  // One boxplot per setting: per model, its top-1 means over the data sets.
-  namespace fs = std::filesystem;
-  const std::string fig_dir = dir + "/figures";
-  fs::create_directories(fig_dir);
-  json figures = json::array();
-  const bool draw = png && gnuplot_available();
-  for (const std::string& s : o.settings) {
+  /// The rows drawn in setting `s`'s boxplot: its rows and the baseline, those with a unit done.
+  std::vector<Row> boxplot_columns(const std::string& s) const {
     std::vector<Row> cols;
-    for (const Row& r : rows) {  // the rows of this setting (and the baseline) with a unit done
+    for (const Row& r : rows) {
       if (r.setting != s && r.setting != "supervised") continue;
       for (const auto& d : o.data) {
-        if (units.count(r.model + "/" + d.name + "/" + r.setting)) {
+        if (unit(r, d.name)) {
           cols.push_back(r);
           break;
         }
       }
     }
-    if (cols.empty()) continue;
+    return cols;
+  }
+
+  /// Writes figures/boxplot_<s>.{dat,gp} and, when `draw`, the PNG; false when nothing to draw.
+  bool write_boxplot(const std::string& s, const std::string& base, bool draw) const {
+    const std::vector<Row> cols = boxplot_columns(s);
+    if (cols.empty()) return false;
     std::ostringstream dat;
     dat << "# data set";
     for (const Row& c : cols) dat << " \"" << c.label() << "\"";
@@ -158,15 +151,13 @@ json build_transfer_report(const std::string& dir, std::ostream& out, std::ostre
     for (const auto& d : o.data) {
       dat << d.name;
       for (const Row& c : cols) {
-        const auto it = units.find(c.model + "/" + d.name + "/" + c.setting);
+        const json* u = unit(c, d.name);
         dat << " "
-            << (it == units.end()
-                    ? std::string("NaN")
-                    : percent(it->second->at("summary").at("accuracy").at("mean").get<double>()));
+            << (u ? percent(u->at("summary").at("accuracy").at("mean").get<double>())
+                  : std::string("NaN"));
       }
       dat << "\n";
     }
-    const std::string base = fig_dir + "/boxplot_" + s;
     write_output_text(base + ".dat", dat.str());
     std::ostringstream gp;
     gp << "set terminal pngcairo size 900,500\nset output '" << base
@@ -183,22 +174,33 @@ json build_transfer_report(const std::string& dir, std::ostream& out, std::ostre
        << ".dat' using (i):(column(i+1)) with boxplot notitle, for [i=1:" << cols.size() << "] '"
        << base << ".dat' using (i):(column(i+1)) with points pt 7 lc rgb 'black' notitle\n";
     write_output_text(base + ".gp", gp.str());
-    if (draw) {
+    if (draw)
       run_gnuplot(base + ".gp", base + ".png.tmp", base + ".png", "transfer_study --report");
-      figures.push_back("figures/boxplot_" + s + ".png");
-      md << "\n![top-1 over data sets, " << s << "](figures/boxplot_" << s << ".png)\n";
-    }
+    return draw;
   }
-  if (png && !draw) log << "transfer_study: gnuplot not found; wrote .dat/.gp files only\n";
-  report["figures"] = figures;
-  write_json(dir + "/report.json", report);
-  write_output_text(dir + "/report.md", md.str());
+};
 
-  // stdout: the top-1 table.
+/// report.md's head: what the cells are, and the data sets.
+void markdown_head(const Ledgers& L, const json& data, std::ostream& md) {
+  md << "# transfer_study report\n\nBuilt from the ledgers of this folder alone (" << L.units.size()
+     << " of " << L.total()
+     << " units done). Each cell: mean ± sd over the data set's folds, in %. `avg`: the "
+        "row's mean over the data sets it has. `lp-shuffled`: the first model's linear probe "
+        "with training labels permuted (the no-signal control).\n\n";
+  md << "| data set | protocol | windows | classes | subjects |\n|---|---|---|---|---|\n";
+  for (const json& d : data) {
+    md << "| " << d.value("name", "") << " | " << d.value("protocol", "") << " | "
+       << d.value("windows", 0) << " | " << d.value("class_names", json::array()).size() << " | "
+       << d.value("subjects", 0) << " |\n";
+  }
+}
+
+/// The top-1 table on stdout.
+void print_top1(const TransferStudyOptions& o, const json& table, std::ostream& out) {
   out << std::left << std::setw(24) << "top-1 (%)";
   for (const auto& d : o.data) out << std::setw(18) << d.name;
   out << "avg\n";
-  for (const json& row : tables["accuracy"]) {
+  for (const json& row : table) {
     out << std::setw(24)
         << (row["model"].get<std::string>() + " " + row["setting"].get<std::string>());
     for (const auto& d : o.data)
@@ -206,8 +208,39 @@ json build_transfer_report(const std::string& dir, std::ostream& out, std::ostre
           << cell_text(row["cells"][d.name].is_null() ? nullptr : &row["cells"][d.name]);
     out << (row["average"].is_null() ? "—" : percent(row["average"].get<double>())) << "\n";
   }
-  out << "transfer_study: report " << dir << "/report.md (" << units.size() << " of "
-      << transfer_units(o).size() << " units)\n";
+}
+
+}  // namespace
+
+json build_transfer_report(const std::string& dir, std::ostream& out, std::ostream& log, bool png) {
+  const Ledgers L(dir);
+  json report;
+  report["settings"] = L.o.settings_json();
+  // the options of the run that started the study (its flags, as --print-config writes them)
+  if (L.records.front().contains("options")) report["options"] = L.records.front().at("options");
+  report["data"] = L.records.front().value("data", json::array());
+  report["units"] = L.unit_table();
+  report["units_done"] = L.units.size();
+  report["units_total"] = L.total();
+  std::ostringstream md;
+  markdown_head(L, report["data"], md);
+  for (const Metric& m : kMetrics) report["tables"][m.key] = L.metric_table(m, md);
+
+  std::filesystem::create_directories(dir + "/figures");
+  json figures = json::array();
+  const bool draw = png && gnuplot_available();
+  for (const std::string& s : L.o.settings) {
+    if (!L.write_boxplot(s, dir + "/figures/boxplot_" + s, draw)) continue;
+    figures.push_back("figures/boxplot_" + s + ".png");
+    md << "\n![top-1 over data sets, " << s << "](figures/boxplot_" << s << ".png)\n";
+  }
+  if (png && !draw) log << "transfer_study: gnuplot not found; wrote .dat/.gp files only\n";
+  report["figures"] = figures;
+  write_json(dir + "/report.json", report);
+  write_output_text(dir + "/report.md", md.str());
+  print_top1(L.o, report["tables"]["accuracy"], out);
+  out << "transfer_study: report " << dir << "/report.md (" << L.units.size() << " of " << L.total()
+      << " units)\n";
   return report;
 }
 

@@ -518,14 +518,11 @@ void run_transfer_worker(const TransferStudyOptions& given, std::ostream& log) {
 
 // ---- the study ----
 
-int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::ostream& log) {
-  o.validate();
-  if (o.report) {
-    build_transfer_report(o.out, out, log);
-    return 0;
-  }
-  // Everything is checked before the output folder exists: checkpoints, then each data set
-  // opened at the first model's geometry (rate, classes, subjects, protocol).
+namespace {
+
+/// Checks every checkpoint and opens every data set at the first model's geometry (rate,
+/// classes, subjects, protocol) before anything is written; returns their descriptions.
+json check_and_describe(const TransferStudyOptions& o, std::ostream& log) {
   for (const auto& [name, path] : o.models) {
     if (!fs::exists(path))
       throw std::invalid_argument("--model " + name + "=" + path + ": no such checkpoint");
@@ -546,6 +543,77 @@ int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::os
     j["protocol"] = model::to_string(opened.protocol.protocol);
     described.push_back(j);
   }
+  return described;
+}
+
+/// This process's units (its shard's) and how to run the ones still to do.
+class UnitRunner {
+ public:
+  UnitRunner(const TransferStudyOptions& o, const Shard& shard, Ledger& ledger, std::ostream& log)
+      : o_(o), shard_(shard), ledger_(ledger), log_(log) {}
+
+  /// Records the units finished before a kill; runs the others as workers (--jobs at once, up
+  /// to --max-units new ones). Returns {units recorded, units of this shard}.
+  std::pair<int, int> run() {
+    const std::vector<TransferUnit> units = transfer_units(o_);
+    const int total_threads = o_.threads > 0 ? o_.threads : hardware_threads();
+    const int per_job = std::max(1, total_threads / o_.jobs);
+    std::vector<WorkerJob> jobs;
+    int mine = 0, recorded_now = 0;
+    for (size_t i = 0; i < units.size(); ++i) {
+      if (!shard_.owns(i)) continue;
+      ++mine;
+      const TransferUnit& u = units[i];
+      if (ledger_.has("unit", u.key())) continue;
+      if (fs::exists(unit_dir(o_.out, u) + "/result.json")) {  // finished before a kill
+        record(u);
+        ++recorded_now;
+        continue;
+      }
+      WorkerJob j;
+      j.key = u.key();
+      j.threads = per_job;
+      j.args = {"--out",         o_.out,  "--shard",          shard_.to_string(),
+                "--worker-unit", u.key(), "--worker-threads", std::to_string(per_job)};
+      j.log_path = unit_dir(o_.out, u) + "/worker.log";
+      by_key_[u.key()] = u;
+      jobs.push_back(j);
+    }
+    const int left = o_.max_units < 0 ? -1 : std::max(0, o_.max_units - recorded_now);
+    run_worker_jobs(
+        self_executable(), jobs, o_.jobs, left,
+        [&](const WorkerJob& j) { record(by_key_.at(j.key)); }, kWho, log_);
+    int done = 0;
+    for (const json& r : ledger_.records()) done += r.at("kind") == "unit" ? 1 : 0;
+    return {done, mine};
+  }
+
+ private:
+  /// A finished unit's result.json into the ledger.
+  void record(const TransferUnit& u) {
+    json r = read_json_file(unit_dir(o_.out, u) + "/result.json");
+    r["kind"] = "unit";
+    r["result"] = fs::relative(unit_dir(o_.out, u) + "/result.json", o_.out).string();
+    ledger_.append(r);
+    log_ << kWho << ": " << u.key() << " recorded\n";
+  }
+
+  const TransferStudyOptions& o_;
+  const Shard& shard_;
+  Ledger& ledger_;
+  std::ostream& log_;
+  std::map<std::string, TransferUnit> by_key_;
+};
+
+}  // namespace
+
+int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::ostream& log) {
+  o.validate();
+  if (o.report) {
+    build_transfer_report(o.out, out, log);
+    return 0;
+  }
+  const json described = check_and_describe(o, log);  // before the output folder exists
   const Shard shard = parse_shard(o.shard, "--shard");
   fs::create_directories(o.out);
   Ledger ledger(o.out + "/" + shard.ledger_name());
@@ -556,45 +624,7 @@ int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::os
     log << kWho << ": resuming " << ledger.path() << " (" << ledger.records().size() - 1
         << " units done)\n";
   }
-
-  const std::vector<TransferUnit> units = transfer_units(o);
-  const int total_threads = o.threads > 0 ? o.threads : hardware_threads();
-  const int per_job = std::max(1, total_threads / o.jobs);
-  std::map<std::string, TransferUnit> by_key;
-  const auto record = [&](const TransferUnit& u) {
-    json r = read_json_file(unit_dir(o.out, u) + "/result.json");
-    r["kind"] = "unit";
-    r["result"] = fs::relative(unit_dir(o.out, u) + "/result.json", o.out).string();
-    ledger.append(r);
-    log << kWho << ": " << u.key() << " recorded\n";
-  };
-  std::vector<WorkerJob> jobs;
-  int mine = 0, recorded_now = 0;
-  for (size_t i = 0; i < units.size(); ++i) {
-    if (!shard.owns(i)) continue;
-    ++mine;
-    const TransferUnit& u = units[i];
-    if (ledger.has("unit", u.key())) continue;
-    if (fs::exists(unit_dir(o.out, u) + "/result.json")) {  // finished before a kill
-      record(u);
-      ++recorded_now;
-      continue;
-    }
-    WorkerJob j;
-    j.key = u.key();
-    j.threads = per_job;
-    j.args = {"--out",         o.out,   "--shard",          shard.to_string(),
-              "--worker-unit", u.key(), "--worker-threads", std::to_string(per_job)};
-    j.log_path = unit_dir(o.out, u) + "/worker.log";
-    by_key[u.key()] = u;
-    jobs.push_back(j);
-  }
-  const int left = o.max_units < 0 ? -1 : std::max(0, o.max_units - recorded_now);
-  run_worker_jobs(
-      self_executable(), jobs, o.jobs, left, [&](const WorkerJob& j) { record(by_key.at(j.key)); },
-      kWho, log);
-  int done = 0;
-  for (const json& r : ledger.records()) done += r.at("kind") == "unit" ? 1 : 0;
+  const auto [done, mine] = UnitRunner(o, shard, ledger, log).run();
   if (done < mine) {
     log << kWho << ": " << done << " of " << mine
         << " units done; stopped (--max-units); run the same command again to resume\n";
