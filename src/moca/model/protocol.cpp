@@ -243,6 +243,59 @@ std::vector<int> subjects_of(const data::Windows& test) {
 
 }  // namespace
 
+namespace {
+
+/// Fold `f`'s downstream options: its checkpoint ('{fold}' replaced) and, when this fold's model
+/// is kept, where and with which provenance (recorded in `out.saved`).
+DownstreamOptions fold_options(const ProtocolOptions& o, const std::vector<data::Split>& splits,
+                               size_t f, ProtocolResult& out, std::ostream& log) {
+  const int fold = static_cast<int>(f);
+  const bool each_fold = o.save_model.find("{fold}") != std::string::npos;
+  DownstreamOptions d = o.downstream;
+  d.checkpoint = replace_fold(d.checkpoint, fold);
+  if (!o.refit && (each_fold || f == 0)) {
+    d.save_model = replace_fold(o.save_model, fold);
+    d.provenance = {{"protocol", out.protocol},
+                    {"fold", f},
+                    {"folds", splits.size()},
+                    {"data", o.source},
+                    {"test_windows", splits[f].test.size()}};
+    if (!d.save_model.empty()) {
+      out.saved.push_back({d.save_model, fold, 0});
+      if (splits.size() > 1 && !each_fold) {
+        log << "--save-model: keeping fold 0's model of " << splits.size()
+            << " (use --refit for one model on every window, or '{fold}' in the name for "
+               "each fold's)\n";
+      }
+    }
+  }
+  return d;
+}
+
+/// Fold `f`'s training windows under the options' label fraction and shuffled-label control;
+/// the batch brought down to them when allowed.
+data::Windows fold_training_windows(const ProtocolOptions& o, data::Windows train, size_t f,
+                                    DownstreamOptions& d, std::ostream& log) {
+  if (o.label_fraction < 1.0) {
+    const int before = train.size();
+    train = train.subset(label_subset(train, o.label_fraction, o.split_seed + f));
+    log << "label fraction " << o.label_fraction << ": " << train.size() << " of " << before
+        << " training windows (per class, at least one each)\n";
+  }
+  if (o.shuffle_train_labels) {
+    train = shuffle_labels(train, derive_seed(o.split_seed + f, 0x5348'5546));  // "SHUF"
+    log << "shuffled-label control: training labels permuted\n";
+  }
+  if (o.batch_at_most_train && train.size() < d.batch_size) {
+    log << "batch size " << d.batch_size << " > " << train.size()
+        << " training windows: batches of " << train.size() << "\n";
+    d.batch_size = std::max(1, train.size());
+  }
+  return train;
+}
+
+}  // namespace
+
 ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windows,
                             std::ostream& log) {
   o.validate();
@@ -267,46 +320,13 @@ ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windo
     require_model_channels(replace_fold(o.downstream.checkpoint, 0), all);
   }
   const std::vector<data::Split> splits = protocol_splits(o, out.protocol, all);
-  const bool each_fold = o.save_model.find("{fold}") != std::string::npos;
   for (size_t f = 0; f < splits.size(); ++f) {
     const int fold = static_cast<int>(f);
-    DownstreamOptions d = o.downstream;
-    d.checkpoint = replace_fold(d.checkpoint, fold);
-    if (!o.refit && (each_fold || f == 0)) {
-      d.save_model = replace_fold(o.save_model, fold);
-      d.provenance = {{"protocol", out.protocol},
-                      {"fold", f},
-                      {"folds", splits.size()},
-                      {"data", o.source},
-                      {"test_windows", splits[f].test.size()}};
-      if (!d.save_model.empty()) {
-        out.saved.push_back({d.save_model, fold, 0});
-        if (splits.size() > 1 && !each_fold) {
-          log << "--save-model: keeping fold 0's model of " << splits.size()
-              << " (use --refit for one model on every window, or '{fold}' in the name for "
-                 "each fold's)\n";
-        }
-      }
-    }
-    data::Windows train = all.subset(splits[f].train);
+    DownstreamOptions d = fold_options(o, splits, f, out, log);
     const data::Windows test = all.subset(splits[f].test);
-    log << out.protocol << " split " << f + 1 << "/" << splits.size() << ": " << train.size()
-        << " train, " << test.size() << " test windows\n";
-    if (o.label_fraction < 1.0) {
-      const int before = train.size();
-      train = train.subset(label_subset(train, o.label_fraction, o.split_seed + f));
-      log << "label fraction " << o.label_fraction << ": " << train.size() << " of " << before
-          << " training windows (per class, at least one each)\n";
-    }
-    if (o.shuffle_train_labels) {
-      train = shuffle_labels(train, derive_seed(o.split_seed + f, 0x5348'5546));  // "SHUF"
-      log << "shuffled-label control: training labels permuted\n";
-    }
-    if (o.batch_at_most_train && train.size() < d.batch_size) {
-      log << "batch size " << d.batch_size << " > " << train.size()
-          << " training windows: batches of " << train.size() << "\n";
-      d.batch_size = std::max(1, train.size());
-    }
+    log << out.protocol << " split " << f + 1 << "/" << splits.size() << ": "
+        << splits[f].train.size() << " train, " << test.size() << " test windows\n";
+    const data::Windows train = fold_training_windows(o, all.subset(splits[f].train), f, d, log);
     FoldResult fr;
     fr.fold = fold;
     fr.train_windows = train.size();
