@@ -7,7 +7,7 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/data/dataset.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/moca_model.hpp"
 
 namespace moca::model {

@@ -28,8 +28,8 @@
 #include <type_traits>
 
 #include "moca/common/random.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
-#include "moca/model/detail/torch_util.hpp"
 
 namespace moca::model {
 

@@ -15,7 +15,7 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/model/classifier.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/pos_embed.hpp"
 

@@ -1,4 +1,4 @@
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>

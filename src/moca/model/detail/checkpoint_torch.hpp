@@ -1,5 +1,5 @@
 #pragma once
-/// \file torch_util.hpp
+/// \file checkpoint_torch.hpp
 /// Internal torch helpers of src/moca/model: device and threads, Eigen <-> tensor adapters (the
 /// project's only ones), checkpoint archives with shape-checked loading. Include only from
 /// torch translation units of src/moca/model (and the model tests).

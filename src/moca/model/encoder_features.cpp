@@ -4,7 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/imputation.hpp"
 #include "moca/model/mask_indices.hpp"
