@@ -17,6 +17,8 @@
 #include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/detail/option_checks.hpp"
 #include "moca/model/detail/progress.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/detail/tensor_adapter.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/schedule.hpp"
 
