@@ -25,7 +25,7 @@
 #include "moca/model/detail/adamw.hpp"
 #include "moca/model/detail/cpu_kernels.hpp"
 #include "moca/model/detail/gemm.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_flops.hpp"
 #include "run_cli.hpp"

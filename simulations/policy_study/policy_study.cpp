@@ -30,11 +30,11 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
+#include "moca/masking/score_json.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/encoder_features.hpp"
 #include "moca/model/imputation.hpp"
 #include "moca/model/pretrain.hpp"
-#include "moca/masking/score_json.hpp"
 #include "study_data.hpp"
 #include "study_runner.hpp"
 #include "study_training.hpp"
@@ -107,75 +107,83 @@ void PolicyStudyOptions::validate() const {
        "max_runs (" + std::to_string(max_runs) + ") must be -1 (no limit) or >= 0");
 }
 
+namespace {
+
+// The study's settings, each as (ledger key, member): settings_json() writes and set_settings()
+// reads exactly these lists, so a setting cannot be written without being read back. "dataset"
+// is an object of its own fields (for_each_dataset_setting).
+template <class Options, class F>
+void for_each_setting(Options& o, F&& f) {
+  f("data", o.data);
+  f("dataset", o.dataset);
+  f("generator_windows", o.generator_windows);
+  f("folds", o.folds);
+  f("split_seed", o.split_seed);
+  f("train_windows", o.train_windows);
+  f("test_windows", o.test_windows);
+  f("policies", o.policies);
+  f("seeds", o.seeds);
+  f("preset", o.preset);
+  f("patch_length", o.patch_length);
+  f("epochs", o.epochs);
+  f("batch_size", o.batch_size);
+  f("lr", o.lr);
+  f("warmup_epochs", o.warmup_epochs);
+  f("checkpoint_every", o.checkpoint_every);
+  f("probe_epochs", o.probe_epochs);
+  f("features", o.features);
+  f("pca", o.pca);
+  f("draws", o.draws);
+  f("encoder_windows", o.encoder_windows);
+  f("reference_policy", o.reference_policy);
+  f("reference_seed", o.reference_seed);
+  f("tasks", o.tasks);
+  f("seed", o.seed);
+  f("resamples", o.resamples);
+}
+
+// The data-set options the study records (the --data-* flags it has).
+template <class DatasetOptions, class F>
+void for_each_dataset_setting(DatasetOptions& d, F&& f) {
+  f("format", d.format);
+  f("modalities", d.modalities);
+  f("sample_rate_hz", d.sample_rate_hz);
+  f("drop_nonfinite", d.drop_nonfinite);
+  f("keep_classes", d.keep_classes);
+  f("npy_layout", d.npy_layout);
+}
+
+template <class T>
+json setting_json(const T& value) {
+  return value;
+}
+
+json setting_json(const data::DatasetOptions& d) {
+  json j = json::object();
+  for_each_dataset_setting(d, [&](const char* key, const auto& value) { j[key] = value; });
+  return j;
+}
+
+template <class T>
+void read_setting(const json& j, T& value) {
+  j.get_to(value);
+}
+
+void read_setting(const json& j, data::DatasetOptions& d) {
+  for_each_dataset_setting(d, [&](const char* key, auto& value) { j.at(key).get_to(value); });
+}
+
+}  // namespace
+
 json PolicyStudyOptions::settings_json() const {
-  const data::DatasetOptions& d = dataset;
-  return {{"data", data},
-          {"dataset",
-           {{"format", d.format},
-            {"modalities", d.modalities},
-            {"sample_rate_hz", d.sample_rate_hz},
-            {"drop_nonfinite", d.drop_nonfinite},
-            {"keep_classes", d.keep_classes},
-            {"npy_layout", d.npy_layout}}},
-          {"generator_windows", generator_windows},
-          {"folds", folds},
-          {"split_seed", split_seed},
-          {"train_windows", train_windows},
-          {"test_windows", test_windows},
-          {"policies", policies},
-          {"seeds", seeds},
-          {"preset", preset},
-          {"patch_length", patch_length},
-          {"epochs", epochs},
-          {"batch_size", batch_size},
-          {"lr", lr},
-          {"warmup_epochs", warmup_epochs},
-          {"checkpoint_every", checkpoint_every},
-          {"probe_epochs", probe_epochs},
-          {"features", features},
-          {"pca", pca},
-          {"draws", draws},
-          {"encoder_windows", encoder_windows},
-          {"reference_policy", reference_policy},
-          {"reference_seed", reference_seed},
-          {"tasks", tasks},
-          {"seed", seed},
-          {"resamples", resamples}};
+  json s = json::object();
+  for_each_setting(*this,
+                   [&](const char* key, const auto& value) { s[key] = setting_json(value); });
+  return s;
 }
 
 void PolicyStudyOptions::set_settings(const json& s) {
-  s.at("data").get_to(data);
-  const json& d = s.at("dataset");
-  d.at("format").get_to(dataset.format);
-  d.at("modalities").get_to(dataset.modalities);
-  d.at("sample_rate_hz").get_to(dataset.sample_rate_hz);
-  d.at("drop_nonfinite").get_to(dataset.drop_nonfinite);
-  d.at("keep_classes").get_to(dataset.keep_classes);
-  d.at("npy_layout").get_to(dataset.npy_layout);
-  s.at("generator_windows").get_to(generator_windows);
-  s.at("folds").get_to(folds);
-  s.at("split_seed").get_to(split_seed);
-  s.at("train_windows").get_to(train_windows);
-  s.at("test_windows").get_to(test_windows);
-  s.at("policies").get_to(policies);
-  s.at("seeds").get_to(seeds);
-  s.at("preset").get_to(preset);
-  s.at("patch_length").get_to(patch_length);
-  s.at("epochs").get_to(epochs);
-  s.at("batch_size").get_to(batch_size);
-  s.at("lr").get_to(lr);
-  s.at("warmup_epochs").get_to(warmup_epochs);
-  s.at("checkpoint_every").get_to(checkpoint_every);
-  s.at("probe_epochs").get_to(probe_epochs);
-  s.at("features").get_to(features);
-  s.at("pca").get_to(pca);
-  s.at("draws").get_to(draws);
-  s.at("encoder_windows").get_to(encoder_windows);
-  s.at("reference_policy").get_to(reference_policy);
-  s.at("reference_seed").get_to(reference_seed);
-  s.at("tasks").get_to(tasks);
-  s.at("seed").get_to(seed);
-  s.at("resamples").get_to(resamples);
+  for_each_setting(*this, [&](const char* key, auto& value) { read_setting(s.at(key), value); });
 }
 
 // ---- data (the one place that loads the study's windows) ----

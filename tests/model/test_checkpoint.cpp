@@ -7,7 +7,7 @@
 
 #include "moca/data/synthetic.hpp"
 #include "moca/model/checkpoint.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/moca_model.hpp"
 #include "test_support.hpp"
 

@@ -10,7 +10,7 @@
 #include "moca/model/detail/gelu_kernels.hpp"
 #include "moca/model/detail/gemm.hpp"
 #include "moca/model/detail/linear.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
 
 namespace {
 

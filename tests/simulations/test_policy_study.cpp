@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,56 @@ TEST_CASE("PolicyStudyOptions: defaults, validation, settings round trip") {
   moca::sim::PolicyStudyOptions z;
   z.set_settings(y.settings_json());
   CHECK(z.settings_json() == y.settings_json());
+}
+
+// Every key settings_json() writes is read back by set_settings(): each value in turn (the
+// "dataset" object's too) is changed in the JSON, read into default options and written again.
+TEST_CASE("PolicyStudyOptions: every setting written is read back") {
+  const json written = moca::sim::PolicyStudyOptions().settings_json();
+  auto changed = [](const json& v) -> json {
+    switch (v.type()) {
+      case json::value_t::string:
+        return v.get<std::string>() + "x";
+      case json::value_t::boolean:
+        return !v.get<bool>();
+      case json::value_t::number_unsigned:
+        return v.get<std::uint64_t>() + 1;
+      case json::value_t::number_integer:
+        return v.get<std::int64_t>() + 1;
+      case json::value_t::number_float:
+        return v.get<double>() + 0.5;
+      case json::value_t::array: {
+        json a = v;
+        a.push_back("x");
+        return a;
+      }
+      default:
+        FAIL("unexpected setting type " << v.type_name());
+        return v;
+    }
+  };
+  auto check_read_back = [](const json& expected, const std::string& key) {
+    moca::sim::PolicyStudyOptions o;
+    o.set_settings(expected);
+    CHECK_MESSAGE(o.settings_json() == expected, key << " is written but not read back");
+  };
+  int keys = 0;
+  for (const auto& [key, value] : written.items()) {
+    if (value.is_object()) {
+      for (const auto& [sub, sub_value] : value.items()) {
+        json j = written;
+        j[key][sub] = changed(sub_value);
+        check_read_back(j, key + "." + sub);
+        ++keys;
+      }
+    } else {
+      json j = written;
+      j[key] = changed(value);
+      check_read_back(j, key);
+      ++keys;
+    }
+  }
+  CHECK(keys == 31);
 }
 
 TEST_CASE("policy_study: usage errors exit 2 with 'policy_study: message'") {

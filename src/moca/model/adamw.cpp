@@ -122,4 +122,12 @@ void adamw_step(torch::optim::AdamW& optimizer) {
   }
 }
 
+std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : module.parameters()) {
+    if (p.requires_grad()) out.push_back(p);
+  }
+  return out;
+}
+
 }  // namespace moca::model::detail

@@ -7,7 +7,9 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/data/dataset.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/detail/tensor_adapter.hpp"
 #include "moca/model/moca_model.hpp"
 
 namespace moca::model {

@@ -29,7 +29,7 @@
 
 #include "moca/common/random.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/torch_error.hpp"
 
 namespace moca::model {
 
@@ -217,7 +217,7 @@ struct Communicator::Impl {
       std::snprintf(buf, sizeof buf, "failed after %.1f s (--dist-timeout %g s)", s, timeout_s);
       throw std::runtime_error("rank " + std::to_string(rank) + "/" + std::to_string(world_size) +
                                ": " + what + " (" + backend + ") " + buf + ": " + peer_hint() +
-                               "; " + first_line(detail::error_message(e)));
+                               "; " + first_line(error_text(e)));
     }
   }
 };
@@ -287,7 +287,7 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const Di
   try {
     im.store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
   } catch (const std::exception& e) {
-    const std::string msg = detail::error_message(e);
+    const std::string msg = error_text(e);
     if (env.rank == 0 && msg.find("already in use") != std::string::npos) {
       throw std::runtime_error("distributed: MASTER_PORT " + std::to_string(env.master_port) +
                                " is in use (rank 0 hosts the rendezvous store at " + where +
@@ -323,7 +323,7 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const Di
   } catch (const std::exception& e) {
     throw std::runtime_error("distributed: rank " + std::to_string(env.rank) +
                              " could not create the " + backend +
-                             " process group: " + first_line(detail::error_message(e)));
+                             " process group: " + first_line(error_text(e)));
   }
   return comm;
 }

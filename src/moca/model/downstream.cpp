@@ -13,10 +13,12 @@
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/classifier.hpp"
 #include "moca/model/detail/adamw.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/detail/option_checks.hpp"
 #include "moca/model/detail/progress.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/detail/tensor_adapter.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/schedule.hpp"
 

@@ -7,8 +7,10 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/model/detail/attention.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/detail/linear.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/detail/tensor_adapter.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
 

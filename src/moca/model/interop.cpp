@@ -15,7 +15,8 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/model/classifier.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
+#include "moca/model/detail/torch_error.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/pos_embed.hpp"
 
@@ -423,15 +424,14 @@ std::vector<NamedArray> read_pth_arrays(const std::string& path,
   try {
     top = torch::pickle_load(bytes);
   } catch (const std::exception& e) {
-    if (detail::error_message(e).find("got None") != std::string::npos) {
+    if (error_text(e).find("got None") != std::string::npos) {
       throw std::runtime_error(path +
                                ": an OrderedDict state dict, which LibTorch's unpickler "
                                "cannot read; use `python3 -m moca.interop import`, or "
                                "save dict(state_dict)");
     }
     throw std::runtime_error(
-        path + ": LibTorch's unpickler cannot read it (" +
-        printable(detail::error_message(e), 160) +
+        path + ": LibTorch's unpickler cannot read it (" + printable(error_text(e), 160) +
         "); use `python3 -m moca.interop import` (its reader skips entries such as the "
         "authors' argparse args and never runs code)");
   }

@@ -1,10 +1,17 @@
 #pragma once
 /// \file adamw.hpp
 /// Internal (torch translation units of src/moca/model, the benchmark and the model tests): one
-/// AdamW step of a torch::optim::AdamW as a single pass over each parameter on CPU.
+/// AdamW step of a torch::optim::AdamW as a single pass over each parameter on CPU, and the
+/// parameters the trainers' optimisers update.
 #include <torch/torch.h>
 
+#include <vector>
+
 namespace moca::model::detail {
+
+/// The parameters of `module` that require gradients, in parameters() order: what the trainers'
+/// AdamW and their gradient reducers update.
+std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module);
 
 /// One step of `optimizer`, the same update as optimizer.step() (LibTorch's AdamW, decoupled
 /// weight decay, no amsgrad) to float rounding. When every parameter with a gradient is a dense,

@@ -1,129 +1,18 @@
-// Model inference: reconstruction / imputation and encoder features (torch translation unit).
-#include <map>
+// The encoder as a feature map of token views (encoder_features.hpp).
+#include "moca/model/encoder_features.hpp"
+
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
 
-#include "moca/model/detail/torch_util.hpp"
-#include "moca/model/encoder_features.hpp"
-#include "moca/model/imputation.hpp"
-#include "moca/model/mask_indices.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
+#include "moca/model/detail/inference_batches.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/detail/tensor_adapter.hpp"
 #include "moca/model/moca_model.hpp"
 
 namespace moca::model {
 
-namespace {
-
-void check_fits(const CheckpointInfo& info, const data::Windows& w, const char* who) {
-  w.validate(std::string(who) + ": windows");
-  if (w.length != info.model.length()) {
-    throw std::invalid_argument(std::string(who) + ": windows of length " +
-                                std::to_string(w.length) + " do not fit the model (length " +
-                                std::to_string(info.model.length()) + ")");
-  }
-}
-
-/// Row groups with equal visible-token counts (the encoder needs equal counts per batch),
-/// each split into chunks of at most `batch` rows.
-std::vector<std::vector<int>> batches_by_count(const std::vector<int>& counts, int batch) {
-  std::map<int, std::vector<int>> groups;
-  for (size_t i = 0; i < counts.size(); ++i) groups[counts[i]].push_back(static_cast<int>(i));
-  std::vector<std::vector<int>> out;
-  for (auto& kv : groups) {
-    for (size_t s = 0; s < kv.second.size(); s += static_cast<size_t>(batch)) {
-      out.emplace_back(kv.second.begin() + static_cast<long>(s),
-                       kv.second.begin() + static_cast<long>(std::min(
-                                               kv.second.size(), s + static_cast<size_t>(batch))));
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-data::RowMatrixXf reconstruct_with_model(const std::string& checkpoint,
-                                         const data::Windows& windows,
-                                         const std::vector<masking::Mask>& masks,
-                                         const InferenceOptions& options) {
-  if (options.batch_size < 1) {
-    throw std::invalid_argument("reconstruct_with_model(): batch_size (" +
-                                std::to_string(options.batch_size) + ") must be >= 1");
-  }
-  const torch::Device device = detail::setup_runtime(options.runtime);
-  auto ck = detail::open_checkpoint(checkpoint);
-  if (ck.info.kind != "mae") {
-    throw std::invalid_argument("reconstruct_with_model(): " + checkpoint + " is a " +
-                                ck.info.kind + " checkpoint; reconstruction needs an MAE");
-  }
-  const MocaOptions& mo = ck.info.model;
-  if (mo.norm_pix_loss()) {
-    throw std::invalid_argument(
-        "reconstruct_with_model(): the model was trained with norm_pix_loss; its outputs are "
-        "per-patch normalised and cannot be mapped back to signal units");
-  }
-  check_fits(ck.info, windows, "reconstruct_with_model()");
-  if (masks.size() != 1 && static_cast<int>(masks.size()) != windows.size()) {
-    throw std::invalid_argument("reconstruct_with_model(): " + std::to_string(masks.size()) +
-                                " masks for " + std::to_string(windows.size()) + " windows");
-  }
-  auto pos_rows =
-      detail::pos_rows_for_data(ck.info, windows.channel_names, windows.channels, device);
-  MocaMae model(mo);
-  detail::load_module(ck, *model);
-  model->to(device);
-  model->eval();
-  torch::NoGradGuard no_grad;
-  const int C = windows.channels;
-  auto mask_of = [&](int i) -> const masking::Mask& {
-    return masks.size() == 1 ? masks[0] : masks[static_cast<size_t>(i)];
-  };
-  std::vector<int> counts(static_cast<size_t>(windows.size()));
-  for (int i = 0; i < windows.size(); ++i)
-    counts[static_cast<size_t>(i)] = mask_of(i).masked_count();
-  data::RowMatrixXf out(windows.size(), windows.x.cols());
-  for (const auto& rows : batches_by_count(counts, options.batch_size)) {
-    std::vector<masking::Mask> bm;
-    for (int r : rows) bm.push_back(mask_of(r));
-    auto mt = to_tensors(mask_indices(bm, mo.layout(), C, mo.patches()), device);
-    auto x = detail::windows_tensor(windows, rows, device);
-    auto latent =
-        model->encoder->forward(patchify(x, mo.layout(), mo.patch_length()), mt.ids_keep, pos_rows);
-    auto pred = model->decoder->forward(latent, mt.ids_restore, pos_rows);
-    auto rec = unpatchify(pred, mo.layout(), C, mo.patch_length())
-                   .reshape({static_cast<int64_t>(rows.size()), -1})
-                   .to(torch::kCPU)
-                   .contiguous();
-    const float* src = rec.data_ptr<float>();
-    for (size_t b = 0; b < rows.size(); ++b) {
-      std::copy(src + b * static_cast<size_t>(out.cols()),
-                src + (b + 1) * static_cast<size_t>(out.cols()), out.row(rows[b]).data());
-    }
-  }
-  return out;
-}
-
-data::RowMatrixXf impute_with_model(const std::string& checkpoint, const data::Windows& windows,
-                                    const std::vector<masking::Mask>& masks,
-                                    const InferenceOptions& options) {
-  data::RowMatrixXf rec = reconstruct_with_model(checkpoint, windows, masks, options);
-  const int L = windows.length;
-  if (masks.empty()) return windows.x;
-  const int P = masks[0].patches();
-  const int Lp = L / P;
-  data::RowMatrixXf out = windows.x;
-  for (int i = 0; i < windows.size(); ++i) {
-    const masking::Mask& m = masks.size() == 1 ? masks[0] : masks[static_cast<size_t>(i)];
-    for (int c = 0; c < windows.channels; ++c)
-      for (int t = 0; t < L; ++t)
-        if (m.masked(c, t / Lp)) {
-          const Eigen::Index col = static_cast<Eigen::Index>(c) * L + t;
-          out(i, col) = rec(i, col);
-        }
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
 struct EncoderFeatures::Impl {
   CheckpointInfo info;
   torch::Device device{torch::kCPU};
@@ -159,7 +48,7 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
                                             const std::vector<std::vector<int>>& tokens) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const MocaOptions& mo = impl_->info.model;
-  check_fits(impl_->info, windows, "EncoderFeatures");
+  detail::check_fits(impl_->info, windows, "EncoderFeatures");
   if (rows.size() != tokens.size()) {
     throw std::invalid_argument("EncoderFeatures: " + std::to_string(rows.size()) + " rows but " +
                                 std::to_string(tokens.size()) + " token lists");
@@ -206,7 +95,7 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
   }
   Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), dim());
   torch::NoGradGuard no_grad;
-  for (const auto& group : batches_by_count(counts, impl_->options.batch_size)) {
+  for (const auto& group : detail::batches_by_count(counts, impl_->options.batch_size)) {
     std::vector<int> wrows;
     std::vector<int64_t> flat;
     for (int k : group) {

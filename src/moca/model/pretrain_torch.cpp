@@ -1,4 +1,4 @@
-// Pre-training loop (torch translation unit). See pretrain.hpp for the contract.
+// The torch side of pretrain.hpp: the pre-training loop (see pretrain.hpp for the contract).
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -13,9 +13,11 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/detail/adamw.hpp"
+#include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/detail/distributed_torch.hpp"
 #include "moca/model/detail/progress.hpp"
-#include "moca/model/detail/torch_util.hpp"
+#include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/detail/tensor_adapter.hpp"
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/moca_model.hpp"
 #include "moca/model/model_memory.hpp"

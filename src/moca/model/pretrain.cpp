@@ -1,9 +1,11 @@
+// The torch-free side of pretrain.hpp: the options' checks and the JSON of options and epochs.
+#include "moca/model/pretrain.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
 #include "moca/model/detail/option_checks.hpp"
-#include "moca/model/pretrain.hpp"
 
 namespace moca::model {
 

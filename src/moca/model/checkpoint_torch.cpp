@@ -1,161 +1,22 @@
-#include "moca/model/detail/torch_util.hpp"
+// The torch side of checkpoint.hpp: archives written atomically, read with shape-checked loading
+// (detail/checkpoint_torch.hpp).
+#include "moca/model/detail/checkpoint_torch.hpp"
 
-#include <ATen/autocast_mode.h>
-#include <torch/version.h>
-
-#include <c10/util/Exception.h>
-
+#include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
-#include <thread>
 
-#include "moca/common/memory.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/model/detail/torch_error.hpp"
 #include "moca/model/moca_model.hpp"
 
 namespace moca::model {
 
-int RuntimeOptions::effective_threads() const {
-  if (threads > 0) return threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? static_cast<int>(hw) : 1;
-}
-
-bool cuda_available() {
-  return torch::cuda::is_available();
-}
-
 CheckpointInfo read_checkpoint_info(const std::string& path) {
   return detail::open_checkpoint(path).info;
 }
 
 namespace detail {
-
-torch::Device setup_runtime(const RuntimeOptions& runtime) {
-  runtime.validate();
-  at::set_num_threads(runtime.effective_threads());
-  // Heap-served activations: CPU steps about 10 % faster (measured on the tiny preset).
-  tune_allocator();
-  if (runtime.device == "cpu") return torch::kCPU;
-  if (runtime.device == "cuda") {
-    if (!torch::cuda::is_available()) {
-      throw std::runtime_error(
-          "setup_runtime(): device 'cuda' requested but this LibTorch build sees no CUDA device "
-          "(use --device cpu or auto)");
-    }
-    return torch::kCUDA;
-  }
-  return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
-}
-
-namespace {
-
-// Autocast state per device type across LibTorch versions (the API became device-typed in 2.4).
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-bool autocast_enabled(c10::DeviceType t) {
-  return at::autocast::is_autocast_enabled(t);
-}
-void set_autocast_enabled(c10::DeviceType t, bool on) {
-  at::autocast::set_autocast_enabled(t, on);
-}
-at::ScalarType autocast_dtype(c10::DeviceType t) {
-  return at::autocast::get_autocast_dtype(t);
-}
-void set_autocast_dtype(c10::DeviceType t, at::ScalarType d) {
-  at::autocast::set_autocast_dtype(t, d);
-}
-#else
-bool autocast_enabled(c10::DeviceType t) {
-  return t == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
-}
-void set_autocast_enabled(c10::DeviceType t, bool on) {
-  if (t == c10::DeviceType::CUDA) {
-    at::autocast::set_enabled(on);
-  } else {
-    at::autocast::set_cpu_enabled(on);
-  }
-}
-at::ScalarType autocast_dtype(c10::DeviceType t) {
-  return t == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
-                                    : at::autocast::get_autocast_cpu_dtype();
-}
-void set_autocast_dtype(c10::DeviceType t, at::ScalarType d) {
-  if (t == c10::DeviceType::CUDA) {
-    at::autocast::set_autocast_gpu_dtype(d);
-  } else {
-    at::autocast::set_autocast_cpu_dtype(d);
-  }
-}
-#endif
-
-}  // namespace
-
-AutocastScope::AutocastScope(const torch::Device& device, const std::string& precision) {
-  if (precision != "bf16") return;
-  type_ = device.type();
-  previous_enabled_ = autocast_enabled(type_);
-  previous_dtype_ = autocast_dtype(type_);
-  set_autocast_dtype(type_, at::kBFloat16);
-  set_autocast_enabled(type_, true);
-  at::autocast::increment_nesting();
-  active_ = true;
-}
-
-AutocastScope::~AutocastScope() {
-  if (!active_) return;
-  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  set_autocast_enabled(type_, previous_enabled_);
-  set_autocast_dtype(type_, previous_dtype_);
-}
-
-torch::Tensor windows_tensor(const data::Windows& windows, const std::vector<int>& rows,
-                             const torch::Device& device) {
-  const int64_t B = static_cast<int64_t>(rows.size()), CL = windows.x.cols();
-  auto t = torch::empty({B, CL}, torch::kFloat32);
-  float* dst = t.data_ptr<float>();
-  for (int64_t b = 0; b < B; ++b) {
-    const int r = rows[static_cast<size_t>(b)];
-    if (r < 0 || r >= windows.size()) {
-      throw std::invalid_argument("windows_tensor(): row " + std::to_string(r) +
-                                  " out of range [0, " + std::to_string(windows.size()) + ")");
-    }
-    std::copy(windows.x.row(r).data(), windows.x.row(r).data() + CL, dst + b * CL);
-  }
-  return t.view({B, windows.channels, windows.length}).to(device);
-}
-
-torch::Tensor batch_tensor(const data::RowMatrixXf& batch, int channels, int length,
-                           const torch::Device& device) {
-  auto t = torch::from_blob(const_cast<float*>(batch.data()),
-                            {static_cast<int64_t>(batch.rows()), channels, length}, torch::kFloat32)
-               .clone();
-  return t.to(device);
-}
-
-std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module) {
-  std::vector<torch::Tensor> out;
-  for (const auto& p : module.parameters()) {
-    if (p.requires_grad()) out.push_back(p);
-  }
-  return out;
-}
-
-Eigen::MatrixXd to_eigen(const torch::Tensor& t) {
-  auto c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
-  if (c.dim() != 2) throw std::invalid_argument("to_eigen(): tensor must be 2-D");
-  Eigen::MatrixXd m(c.size(0), c.size(1));
-  const double* src = c.data_ptr<double>();
-  for (int64_t i = 0; i < c.size(0); ++i)
-    for (int64_t j = 0; j < c.size(1); ++j) m(i, j) = src[i * c.size(1) + j];
-  return m;
-}
-
-std::string error_message(const std::exception& e) {
-  if (auto* ce = dynamic_cast<const c10::Error*>(&e)) return ce->what_without_backtrace();
-  return e.what();
-}
 
 namespace {
 
@@ -227,7 +88,7 @@ OpenCheckpoint open_checkpoint(const std::string& path) {
   } catch (const std::exception& e) {
     throw std::runtime_error("checkpoint " + path +
                              ": not a moca checkpoint (not a readable LibTorch archive: " +
-                             error_message(e).substr(0, 200) + ")");
+                             error_text(e).substr(0, 200) + ")");
   }
   torch::Tensor version, meta;
   if (!ck.archive.try_read("moca_checkpoint", version) || version.numel() != 1) {
@@ -323,7 +184,7 @@ void load_optimizer(OpenCheckpoint& ck, torch::optim::Optimizer& optimizer) {
     optimizer.load(sub);
   } catch (const std::exception& e) {
     throw std::runtime_error("checkpoint " + ck.info.path + ": optimizer state unreadable (" +
-                             error_message(e) + ")");
+                             error_text(e) + ")");
   }
 }
 
@@ -345,10 +206,4 @@ torch::Tensor pos_rows_for_data(const CheckpointInfo& info,
 }
 
 }  // namespace detail
-}  // namespace moca::model
-
-namespace moca::model {
-std::string error_text(const std::exception& e) {
-  return detail::error_message(e);
-}
 }  // namespace moca::model
