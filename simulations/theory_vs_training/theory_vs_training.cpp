@@ -13,11 +13,11 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
+#include "moca/masking/score_json.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/imputation.hpp"
 #include "moca/model/pretrain.hpp"
 #include "rank_correlation.hpp"
-#include "moca/masking/score_json.hpp"
 #include "study_training.hpp"
 
 namespace moca::sim {
