@@ -161,6 +161,9 @@ json setting_json(const T& value) {
 json setting_json(const data::DatasetOptions& d) {
   json j = json::object();
   for_each_dataset_setting(d, [&](const char* key, const auto& value) { j[key] = value; });
+  // Written only when given, so that a study started without them keeps its settings record.
+  if (!d.channel_names.empty()) j["channel_names"] = d.channel_names;
+  if (!d.segment.empty()) j["segment"] = d.segment;
   return j;
 }
 
@@ -171,6 +174,8 @@ void read_setting(const json& j, T& value) {
 
 void read_setting(const json& j, data::DatasetOptions& d) {
   for_each_dataset_setting(d, [&](const char* key, auto& value) { j.at(key).get_to(value); });
+  d.channel_names = j.value("channel_names", std::vector<std::string>{});
+  d.segment = j.value("segment", std::string());
 }
 
 }  // namespace

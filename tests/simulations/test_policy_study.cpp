@@ -69,6 +69,15 @@ TEST_CASE("PolicyStudyOptions: defaults, validation, settings round trip") {
   moca::sim::PolicyStudyOptions z;
   z.set_settings(y.settings_json());
   CHECK(z.settings_json() == y.settings_json());
+  // --channel-names and --segment reach the workers (written when given; absent in studies
+  // started without them, whose settings records stay as they were)
+  CHECK(!y.settings_json().at("dataset").contains("segment"));
+  y.dataset.channel_names = {"acc_x", "acc_y", "acc_z"};
+  y.dataset.segment = "2:1";
+  moca::sim::PolicyStudyOptions w;
+  w.set_settings(y.settings_json());
+  CHECK(w.dataset.channel_names == y.dataset.channel_names);
+  CHECK(w.dataset.segment == "2:1");
 }
 
 // Every key settings_json() writes is read back by set_settings(): each value in turn (the
