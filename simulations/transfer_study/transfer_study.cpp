@@ -237,39 +237,38 @@ void apply_data_settings(std::vector<TransferDataSet>& sets,
 // ---- options ----
 
 void TransferStudyOptions::validate() const {
-  const std::string w;  // run_cli names the program
-  if (out.empty()) throw std::invalid_argument(w + "--out is required");
+  if (out.empty()) throw std::invalid_argument("--out is required");
   if (report) return;  // the settings are the ledger's
   if (models.empty() && !scratch) {
-    throw std::invalid_argument(w +
-                                "no model: name checkpoints with --model NAME=PATH (or keep "
-                                "the scratch baseline)");
+    throw std::invalid_argument(
+        "no model: name checkpoints with --model NAME=PATH (or keep "
+        "the scratch baseline)");
   }
   std::set<std::string> names;
   for (const auto& [name, path] : models) {
     if (!valid_name(name))
-      throw std::invalid_argument(w + "--model (" + name + "=" + path +
+      throw std::invalid_argument("--model (" + name + "=" + path +
                                   "): the name must be letters, digits, '_' or '-'");
     if (name == "scratch")
-      throw std::invalid_argument(w + "--model (scratch=" + path +
+      throw std::invalid_argument("--model (scratch=" + path +
                                   "): the name scratch is the supervised baseline's");
     if (!names.insert(name).second)
-      throw std::invalid_argument(w + "--model: the name " + name + " is used twice");
+      throw std::invalid_argument("--model: the name " + name + " is used twice");
   }
-  if (data.empty()) throw std::invalid_argument(w + "no data set: name one with --data NAME=SPEC");
+  if (data.empty()) throw std::invalid_argument("no data set: name one with --data NAME=SPEC");
   std::set<std::string> data_names;
   for (const TransferDataSet& d : data) {
     if (!data_names.insert(d.name).second)
-      throw std::invalid_argument(w + "--data: the name " + d.name + " is used twice");
+      throw std::invalid_argument("--data: the name " + d.name + " is used twice");
     const std::string p = "--set " + d.name + ".";
     if (d.protocol != "auto") parse_enum(model::kProtocolNames, d.protocol, p + "protocol");
     if (d.folds < 2)
-      throw std::invalid_argument(w + p + "folds (" + std::to_string(d.folds) + ") must be >= 2");
+      throw std::invalid_argument(p + "folds (" + std::to_string(d.folds) + ") must be >= 2");
     if (!(d.input_seconds >= 0.0))
-      throw std::invalid_argument(w + p + "input-seconds (" + format_number(d.input_seconds) +
+      throw std::invalid_argument(p + "input-seconds (" + format_number(d.input_seconds) +
                                   ") must be >= 0");
     if (!d.paper.empty() && d.paper != "none" && !paper_column(d)) {
-      throw std::invalid_argument(w + p + "paper (" + d.paper + ") must be none or one of: " + [] {
+      throw std::invalid_argument(p + "paper (" + d.paper + ") must be none or one of: " + [] {
         std::string s;
         for (const auto& n : paper_column_names()) s += (s.empty() ? "" : ", ") + n;
         return s;
@@ -281,29 +280,27 @@ void TransferStudyOptions::validate() const {
       throw data_error(d, e.what());
     }
   }
-  if (settings.empty()) throw std::invalid_argument(w + "--settings is empty (lp, ft)");
+  if (settings.empty()) throw std::invalid_argument("--settings is empty (lp, ft)");
   std::set<std::string> seen;
   for (const std::string& s : settings) {
     if (s != "lp" && s != "ft")
-      throw std::invalid_argument(w + "--settings (" + s + ") must be lp or ft");
-    if (!seen.insert(s).second)
-      throw std::invalid_argument(w + "--settings: " + s + " is named twice");
+      throw std::invalid_argument("--settings (" + s + ") must be lp or ft");
+    if (!seen.insert(s).second) throw std::invalid_argument("--settings: " + s + " is named twice");
   }
   for (const auto& [what, v] : {std::pair<const char*, int>{"--lp-epochs", lp_epochs},
                                 {"--ft-epochs", ft_epochs},
                                 {"--scratch-epochs", scratch_epochs}}) {
-    if (v < 1) throw std::invalid_argument(w + what + " (" + std::to_string(v) + ") must be >= 1");
+    if (v < 1)
+      throw std::invalid_argument(std::string(what) + " (" + std::to_string(v) + ") must be >= 1");
   }
   if (!(label_fraction > 0.0 && label_fraction <= 1.0))
-    throw std::invalid_argument(w + "--label-fraction (" + format_number(label_fraction) +
+    throw std::invalid_argument("--label-fraction (" + format_number(label_fraction) +
                                 ") must be in (0, 1]");
-  if (jobs < 1)
-    throw std::invalid_argument(w + "--jobs (" + std::to_string(jobs) + ") must be >= 1");
+  if (jobs < 1) throw std::invalid_argument("--jobs (" + std::to_string(jobs) + ") must be >= 1");
   if (threads < 0)
-    throw std::invalid_argument(w + "--threads (" + std::to_string(threads) + ") must be >= 0");
+    throw std::invalid_argument("--threads (" + std::to_string(threads) + ") must be >= 0");
   if (max_units < -1)
-    throw std::invalid_argument(w + "--max-units (" + std::to_string(max_units) +
-                                ") must be >= -1");
+    throw std::invalid_argument("--max-units (" + std::to_string(max_units) + ") must be >= -1");
   parse_shard(shard, "--shard");
 }
 
