@@ -11,8 +11,11 @@
 #if defined(MOCA_MODEL_HAVE_DNNL)
 #include <oneapi/dnnl/dnnl.h>
 #include <unistd.h>
-#elif defined(MOCA_MODEL_HAVE_BLAS)
+#endif
+#if defined(MOCA_MODEL_HAVE_BLAS) || defined(MOCA_MODEL_DNNL_AT_RUN_TIME)
 #include <dlfcn.h>
+#endif
+#if defined(MOCA_MODEL_HAVE_BLAS)
 extern "C" {
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
             const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
@@ -25,6 +28,39 @@ namespace moca::model::detail {
 namespace {
 
 #if defined(MOCA_MODEL_HAVE_DNNL)
+// The two oneDNN functions moca calls.
+struct DnnlApi {
+  decltype(&dnnl_sgemm) sgemm = nullptr;
+  decltype(&dnnl_version) version = nullptr;
+};
+
+// Linked (the LibTorch 1.13 build), or loaded at the first product (MOCA_MODEL_DNNL_AT_RUN_TIME:
+// a LibTorch that carries its own oneDNN 3.x, PyTorch's 2.x builds). There libtorch_cpu.so
+// exports C++ symbols of its oneDNN's internals, which a libdnnl linked normally binds its own
+// references to (dnnl_sgemm then returns dnnl_unimplemented, docs/model.md); RTLD_DEEPBIND makes
+// the loaded libdnnl resolve its symbols in itself and its dependencies first, and RTLD_LOCAL
+// keeps its symbols out of LibTorch's way. The library of the headers' major version is loaded
+// and never closed; when it is missing sgemm_rm() takes the BLAS route.
+const DnnlApi& dnnl_api() {
+  static const DnnlApi api = [] {
+    DnnlApi found;
+#if defined(MOCA_MODEL_DNNL_AT_RUN_TIME)
+    const std::string soname = "libdnnl.so." + std::to_string(DNNL_VERSION_MAJOR);
+    void* const library = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (library != nullptr) {
+      found.sgemm = reinterpret_cast<decltype(&dnnl_sgemm)>(dlsym(library, "dnnl_sgemm"));
+      found.version = reinterpret_cast<decltype(&dnnl_version)>(dlsym(library, "dnnl_version"));
+      if (found.sgemm == nullptr || found.version == nullptr) found = DnnlApi{};
+    }
+#else
+    found.sgemm = &dnnl_sgemm;
+    found.version = &dnnl_version;
+#endif
+    return found;
+  }();
+  return api;
+}
+
 // A product smaller than this (m n k) runs on one thread even outside a parallel region.
 constexpr int64_t kThreadedWork = int64_t{1} << 18;
 // Block boundaries fall on multiples of this many rows (columns).
@@ -70,8 +106,8 @@ void sgemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
   const bool nested = omp_in_parallel() != 0;
   const int saved = nested ? 1 : omp_get_max_threads();
   if (saved != 1) omp_set_num_threads(1);
-  const dnnl_status_t status =
-      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  const dnnl_status_t status = dnnl_api().sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a,
+                                                lda, b, ldb, beta, c, ldc);
   if (saved != 1) omp_set_num_threads(saved);
   if (status != dnnl_success) {
     throw std::runtime_error("sgemm_rm(): oneDNN's dnnl_sgemm failed (status " +
@@ -79,14 +115,10 @@ void sgemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha
                              ", n " + std::to_string(n) + ", k " + std::to_string(k) + ")");
   }
 }
-#endif
 
-}  // namespace
-
-void sgemm_rm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-#if defined(MOCA_MODEL_HAVE_DNNL)
+// oneDNN, one single-threaded call per thread (see detail/gemm.hpp).
+void sgemm_dnnl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (threads <= 1 || m * n * k < kThreadedWork) {
     sgemm_serial(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -121,14 +153,35 @@ void sgemm_rm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, co
     }
   }
   if (!error.empty()) throw std::runtime_error(error);
-#elif defined(MOCA_MODEL_HAVE_BLAS)
-  // Column-major sgemm on the transposes: Cᵀ = op(B)ᵀ op(A)ᵀ (OpenBLAS threads it itself,
-  // splitting only m and n).
+}
+#endif
+
+#if defined(MOCA_MODEL_HAVE_BLAS)
+// Column-major sgemm on the transposes: Cᵀ = op(B)ᵀ op(A)ᵀ (OpenBLAS threads it itself,
+// splitting only m and n).
+void sgemm_blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   const char ca = ta ? 'T' : 'N', cb = tb ? 'T' : 'N';
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
   const int ilda = static_cast<int>(lda), ildb = static_cast<int>(ldb);
   const int ildc = static_cast<int>(ldc);
   sgemm_(&cb, &ca, &in, &im, &ik, &alpha, b, &ildb, a, &ilda, &beta, c, &ildc);
+}
+#endif
+
+}  // namespace
+
+void sgemm_rm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+              int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+#if defined(MOCA_MODEL_HAVE_DNNL)
+  if (dnnl_api().sgemm != nullptr) {
+    sgemm_dnnl(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+#endif
+#if defined(MOCA_MODEL_HAVE_BLAS)
+  sgemm_blas(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 #else
   (void)ta, (void)tb, (void)k, (void)alpha, (void)a, (void)lda, (void)b, (void)ldb, (void)beta;
   (void)c, (void)ldc;
@@ -146,13 +199,16 @@ bool have_sgemm() {
 
 const char* sgemm_library() {
 #if defined(MOCA_MODEL_HAVE_DNNL)
-  static const std::string name = [] {
-    const dnnl_version_t* v = dnnl_version();
-    return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-           std::to_string(v->patch);
-  }();
-  return name.c_str();
-#elif defined(MOCA_MODEL_HAVE_BLAS)
+  if (dnnl_api().version != nullptr) {
+    static const std::string name = [] {
+      const dnnl_version_t* v = dnnl_api().version();
+      return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+             std::to_string(v->patch);
+    }();
+    return name.c_str();
+  }
+#endif
+#if defined(MOCA_MODEL_HAVE_BLAS)
   // The library whose sgemm_ the dynamic linker bound: with PyTorch's LibTorch that can be the
   // MKL inside libtorch_cpu.so, which exports sgemm_ too (docs/model.md).
   static const std::string name = [] {
