@@ -18,29 +18,31 @@ void StudyDataOptions::validate() const {
     throw std::invalid_argument("StudyDataOptions::validate(): samples (" +
                                 std::to_string(samples) + ") must be >= 3");
   }
-  if (!(coupling >= 0.0 && coupling <= 1.0)) {
+  if (!(selection.coupling >= 0.0 && selection.coupling <= 1.0)) {
     throw std::invalid_argument("StudyDataOptions::validate(): coupling (" +
-                                std::to_string(coupling) + ") must be in [0, 1]");
+                                std::to_string(selection.coupling) + ") must be in [0, 1]");
   }
-  if (split_seed > 0xffffffffULL) {
+  if (selection.split_seed > 0xffffffffULL) {
     throw std::invalid_argument("StudyDataOptions::validate(): split_seed (" +
-                                std::to_string(split_seed) + ") must be <= 2^32 - 1");
+                                std::to_string(selection.split_seed) + ") must be <= 2^32 - 1");
   }
 }
 
 std::string StudyDataOptions::resolved_spec() const {
-  return data.empty() ? data::default_data_spec(use_env) : data;
+  return selection.data.empty() ? data::default_data_spec(selection.dataset.use_env)
+                                : selection.data;
 }
 
 namespace {
 
-data::Dataset open_study_data(const StudyDataOptions& options, int windows, std::uint64_t seed) {
-  data::DatasetOptions o = options.dataset;
-  o.use_env = false;  // resolved_spec() has read the environment already
-  o.generator.windows = windows;
-  o.generator.coupling = options.coupling;
-  o.generator.seed = seed;
-  return data::open_dataset(options.resolved_spec(), o);
+/// The selection with the generator's size and seed, its spec resolved (the environment read once).
+data::DataOptions with_generator(const StudyDataOptions& options, int windows, std::uint64_t seed) {
+  data::DataOptions o = options.selection;
+  o.data = options.resolved_spec();
+  o.dataset.use_env = false;
+  o.synthetic_windows = windows;
+  o.synthetic_seed = seed;
+  return o;
 }
 
 nlohmann::json describe(const data::Dataset& d) {
@@ -76,29 +78,22 @@ void add_channels(nlohmann::json& j, const data::Windows& w) {
 StudyWindows transition_windows(const StudyDataOptions& options) {
   options.validate();
   StudyWindows out;
-  const data::Dataset d = open_study_data(options, options.samples, options.seed);
+  const data::DataOptions selection = with_generator(options, options.samples, options.seed);
+  const data::Dataset d = data::select(selection);
   out.description = describe(d);
-  if (d.spec.format == data::DataFormat::kHapt) {
-    const data::Windows& all = d.windows;
-    const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
-    const data::Windows train = all.subset(split.train);
-    out.windows = data::synthetic_transitions(train, options.samples, options.seed);
-    out.windows.modalities = all.modalities;
-    out.description["train_windows"] = train.size();
+  const bool hapt = d.spec.format == data::DataFormat::kHapt;
+  data::WindowSample sample = data::sample_windows(d.windows, selection, hapt ? options.samples : 0,
+                                                   options.samples, options.seed);
+  out.windows = std::move(sample.windows);
+  if (hapt) {
+    out.description["train_windows"] = sample.train_windows;
     out.description["split"] = "random 7:3";
-    out.description["split_seed"] = options.split_seed;
+    out.description["split_seed"] = selection.split_seed;
     out.description["transitions"] = out.windows.size();
     out.description["transition_seed"] = options.seed;
     out.description["construction"] = "Algorithm 1 splices of training-split windows";
-  } else if (d.windows.size() > options.samples) {
-    std::vector<int> rows = data::numpy_legacy_permutation(
-        d.windows.size(), static_cast<std::uint32_t>(options.seed & 0xffffffffULL));
-    rows.resize(static_cast<size_t>(options.samples));
-    std::sort(rows.begin(), rows.end());
-    out.windows = d.windows.subset(rows);
+  } else if (sample.subset) {
     out.description["construction"] = "a seeded random subset of the windows";
-  } else {
-    out.windows = d.windows;
   }
   add_channels(out.description, out.windows);
   return out;
@@ -110,16 +105,19 @@ StudySplit train_test_windows(const StudyDataOptions& options) {
   const int n_test = static_cast<int>(std::ceil(options.samples * 3.0 / 7.0));
   if (options.resolved_spec().rfind("generator", 0) == 0) {
     const data::Dataset train =
-        open_study_data(options, options.samples, derive_seed(options.seed, 1));
-    const data::Dataset test = open_study_data(options, n_test, derive_seed(options.seed, 2));
+        data::select(with_generator(options, options.samples, derive_seed(options.seed, 1)));
+    const data::Dataset test =
+        data::select(with_generator(options, n_test, derive_seed(options.seed, 2)));
     out.train = train.windows;
     out.test = test.windows;
     out.description = {
         {"source", "generator"}, {"train", describe(train)}, {"test", describe(test)}};
   } else {
-    const data::Dataset d = open_study_data(options, options.samples, options.seed);
+    const data::DataOptions selection = with_generator(options, options.samples, options.seed);
+    const data::Dataset d = data::select(selection);
     const data::Windows& all = d.windows;
-    const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
+    const data::Split split =
+        data::random_split(all.size(), selection.train_fraction, selection.split_seed);
     std::vector<int> train_rows = split.train, test_rows = split.test;
     // The split rows are in permutation order, so their prefixes are random subsets.
     if (static_cast<int>(train_rows.size()) > options.samples) train_rows.resize(options.samples);
@@ -128,7 +126,7 @@ StudySplit train_test_windows(const StudyDataOptions& options) {
     out.test = all.subset(test_rows);
     out.description = describe(d);
     out.description["split"] = "random 7:3";
-    out.description["split_seed"] = options.split_seed;
+    out.description["split_seed"] = selection.split_seed;
     out.description["train_windows"] = out.train.size();
     out.description["test_windows"] = out.test.size();
     out.description["subsample"] = "first rows of each part of the split (a random subset)";

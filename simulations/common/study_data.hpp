@@ -8,25 +8,25 @@
 #include <string>
 
 #include "moca/data/dataset.hpp"
+#include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::sim {
 
-/// Where a study's windows come from.
+/// Where a study's windows come from and how many it draws.
 struct StudyDataOptions {
-  /// Data spec (open_dataset: hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a folder). Empty:
-  /// $MOCA_HAPT_DIR when `use_env` and it is set, else the generator.
-  std::string data;
-  /// The --data-* flags (format, modalities, input rate, ...); the model's L and rate.
-  data::DatasetOptions dataset;
-  bool use_env = true;              ///< read $MOCA_HAPT_DIR when `data` is empty (default true)
-  int samples = 1000;               ///< windows of the set built (>= 3)
-  double coupling = 0.8;            ///< generator: cross-modal coupling in [0, 1]
-  std::uint64_t seed = 0;           ///< seed of the generator / of Algorithm 1
-  std::uint64_t split_seed = 1004;  ///< HAPT: seed of the random 7:3 split (upstream's 1004)
+  /// The data selection (data::DataOptions): the spec (empty: $MOCA_HAPT_DIR when
+  /// selection.dataset.use_env and it is set, else the generator), the --data-* options, the
+  /// window length (200 samples at 50 Hz), the generator's coupling, and the random 7:3 split
+  /// (split_seed, upstream's 1004) that transitions and held-out windows come from. The
+  /// generator's size and seed are `samples` and `seed` (set by the functions below).
+  data::DataOptions selection;
+  int samples = 1000;      ///< windows of the set built (>= 3)
+  std::uint64_t seed = 0;  ///< seed of the generator / of Algorithm 1 / of the subset drawn
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
-  /// The spec actually used: `data`, else hapt:$MOCA_HAPT_DIR (when use_env), else "generator".
+  /// The spec actually used: selection.data, else hapt:$MOCA_HAPT_DIR (when use_env), else
+  /// "generator".
   std::string resolved_spec() const;
 };
 

@@ -6,11 +6,11 @@ namespace moca::sim {
 
 void add_study_data_flags(CLI::App* app, StudyDataOptions& o, const std::string& samples_help,
                           const std::string& data_seed_help) {
-  tools::add_data_flags(app, o.data, o.dataset);
+  tools::add_data_flags(app, o.selection.data, o.selection.dataset);
   app->add_option("--samples", o.samples, samples_help)->capture_default_str();
-  app->add_option("--coupling", o.coupling, "generator: cross-modal coupling")
+  app->add_option("--coupling", o.selection.coupling, "generator: cross-modal coupling")
       ->capture_default_str();
-  app->add_option("--split-seed", o.split_seed, "HAPT: seed of the 7:3 split")
+  app->add_option("--split-seed", o.selection.split_seed, "HAPT: seed of the 7:3 split")
       ->capture_default_str();
   app->add_option("--data-seed", o.seed, data_seed_help)->capture_default_str();
 }

@@ -387,7 +387,7 @@ std::string input_length_ablation(Runner& run, const json& description, std::ost
   for (double sec : o.input_seconds) {
     const model::ModelGeometry g = model::geometry_at_seconds(own, sec, "input_seconds");
     StudyDataOptions d = o.data;
-    d.dataset.length = g.length;
+    d.selection.window_length = g.length;
     const StudySplit split = train_test_windows(d);
     json row = {{"value", sec},
                 {"length", g.length},

@@ -13,11 +13,13 @@ namespace {
 
 // The generator size and the subject-wise split of the data into training and held-out windows.
 void add_split_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
-  app->add_option("--generator-windows", o.generator_windows, "generator: windows (10 subjects)")
+  app->add_option("--generator-windows", o.selection.synthetic_windows,
+                  "generator: windows (10 subjects)")
       ->capture_default_str();
-  app->add_option("--folds", o.folds, "subject-wise folds; fold 0 is held out")
+  app->add_option("--folds", o.selection.folds, "subject-wise folds; fold 0 is held out")
       ->capture_default_str();
-  app->add_option("--split-seed", o.split_seed, "seed of the subject folds and subsampling")
+  app->add_option("--split-seed", o.selection.split_seed,
+                  "seed of the subject folds and subsampling")
       ->capture_default_str();
   app->add_option("--train-windows", o.train_windows, "training windows kept (0 = all)")
       ->capture_default_str();
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
       "command again to resume; --report rebuilds the report from the ledger)"};
   app.add_option("--out", o.out, "output folder (ledger.jsonl, runs/, report, figures/)")
       ->required();
-  moca::tools::add_data_flags(&app, o.data, o.dataset);
+  moca::tools::add_data_flags(&app, o.selection.data, o.selection.dataset);
   add_split_flags(&app, o);
   app.add_option(
       "--policies", policies,

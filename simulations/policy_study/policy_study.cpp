@@ -59,9 +59,20 @@ std::vector<std::string> default_study_policies() {
   return p;
 }
 
+data::DataOptions default_study_selection() {
+  data::DataOptions s;
+  s.synthetic_windows = 1400;
+  s.split = data::SplitKind::kSubjectKfold;
+  s.folds = 3;
+  s.fold = 0;
+  s.split_seed = 0;
+  return s;
+}
+
 void PolicyStudyOptions::validate() const {
   const std::string f = "PolicyStudyOptions::validate(): ";
-  dataset.validate();
+  const int generator_windows = selection.synthetic_windows, folds = selection.folds;
+  selection.dataset.validate();
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(f + what);
   };
@@ -69,6 +80,7 @@ void PolicyStudyOptions::validate() const {
   need(generator_windows >= 30,
        "generator_windows (" + std::to_string(generator_windows) + ") must be >= 30");
   need(folds >= 2, "folds (" + std::to_string(folds) + ") must be >= 2");
+  selection.validate();
   need(train_windows >= 0 && train_windows != 1 && train_windows != 2,
        "train_windows (" + std::to_string(train_windows) + ") must be 0 (all) or >= 3");
   need(test_windows >= 0 && test_windows != 1 && test_windows != 2,
@@ -114,11 +126,11 @@ namespace {
 // is an object of its own fields (for_each_dataset_setting).
 template <class Options, class F>
 void for_each_setting(Options& o, F&& f) {
-  f("data", o.data);
-  f("dataset", o.dataset);
-  f("generator_windows", o.generator_windows);
-  f("folds", o.folds);
-  f("split_seed", o.split_seed);
+  f("data", o.selection.data);
+  f("dataset", o.selection.dataset);
+  f("generator_windows", o.selection.synthetic_windows);
+  f("folds", o.selection.folds);
+  f("split_seed", o.selection.split_seed);
   f("train_windows", o.train_windows);
   f("test_windows", o.test_windows);
   f("policies", o.policies);
@@ -197,19 +209,17 @@ PolicyStudyData load_policy_study_data(const PolicyStudyOptions& o) {
   // Any open_dataset source: `--data` (hapt:DIR, hmp:DIR, npy:DIR, generator[:...], a folder),
   // else $MOCA_HAPT_DIR, else the generator (its windows, subjects and seed set here unless the
   // spec names them).
-  StudyDataOptions where;
-  where.data = o.data;
-  data::DatasetOptions dopt = o.dataset;
-  dopt.use_env = false;  // resolved_spec() has read the environment already
-  dopt.generator.windows = o.generator_windows;
-  dopt.generator.seed = derive_seed(o.split_seed, 3);
-  const data::Dataset ds = data::open_dataset(where.resolved_spec(), dopt);
+  data::DataOptions selection = o.selection;
+  selection.synthetic_seed = derive_seed(selection.split_seed, 3);
+  const data::Dataset ds = data::select(selection);
   const data::Windows& all = ds.windows;
   const json source = ds.to_json();
-  const data::Split split = data::subject_kfold(all.subjects, o.folds, o.split_seed).at(0);
+  // The rows of fold `fold` (the same split as data::split), subsampled below.
+  const data::Split split = data::subject_kfold(all.subjects, selection.folds, selection.split_seed)
+                                .at(static_cast<size_t>(selection.fold));
   auto subsample = [&](std::vector<int> rows, int keep, std::uint64_t stream) {
     if (keep > 0 && keep < static_cast<int>(rows.size())) {
-      Rng rng(derive_seed(o.split_seed, stream));
+      Rng rng(derive_seed(selection.split_seed, stream));
       shuffle(rows, rng);
       rows.resize(static_cast<size_t>(keep));
       std::sort(rows.begin(), rows.end());
@@ -225,8 +235,8 @@ PolicyStudyData load_policy_study_data(const PolicyStudyOptions& o) {
   };
   d.description = {{"source", source},
                    {"split", "subject-wise: fold 0 of data::subject_kfold(k = folds) held out"},
-                   {"folds", o.folds},
-                   {"split_seed", o.split_seed},
+                   {"folds", selection.folds},
+                   {"split_seed", selection.split_seed},
                    {"train_windows", d.train.size()},
                    {"test_windows", d.test.size()},
                    {"train_subjects", subjects(d.train)},

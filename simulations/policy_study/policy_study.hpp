@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "moca/data/dataset.hpp"
+#include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
 #include "study_runner.hpp"
 
@@ -27,6 +28,10 @@ namespace moca::sim {
 /// keep 3 / 2 / 1, adaptive over cross 0.75 at beta 5 / 20 / 50).
 std::vector<std::string> default_study_policies();
 
+/// The study's defaults of the data selection: subject-wise folds (3, fold 0 held out, seed 0)
+/// of the generator's 1400 windows or of the data named.
+data::DataOptions default_study_selection();
+
 /// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_runs`, `shard`
 /// and the worker fields is a setting: it is stored in the ledger and must match on resume.
 struct PolicyStudyOptions {
@@ -34,13 +39,13 @@ struct PolicyStudyOptions {
   /// The program's effective options (tools::config_json: the keys of --print-config), recorded
   /// as "options" in its JSON (not compared when resuming: --jobs may change).
   nlohmann::json recorded_options;
-  std::string data;              ///< open_dataset spec; empty: $MOCA_HAPT_DIR, else the generator
-  data::DatasetOptions dataset;  ///< the --data-* flags (format, modalities, rate, classes, ...)
-  int generator_windows = 1400;  ///< generator: windows generated (10 subjects)
-  int folds = 3;                 ///< subject-wise folds; fold 0 is held out (>= 2)
-  std::uint64_t split_seed = 0;  ///< seed of the subject folds and the subsampling
-  int train_windows = 1000;      ///< training windows kept (0 = all of the training part)
-  int test_windows = 600;        ///< held-out windows kept (0 = all of the held-out part)
+  /// The data selection (data::DataOptions): the spec (empty: $MOCA_HAPT_DIR, else the
+  /// generator), the --data-* flags, the generator's size (synthetic_windows, 1400 here: 10
+  /// subjects; its seed is derived from split_seed) and the subject-wise split: fold 0 of
+  /// `folds` (3 here, >= 2) is held out; split_seed (0 here) also seeds the subsampling.
+  data::DataOptions selection = default_study_selection();
+  int train_windows = 1000;  ///< training windows kept (0 = all of the training part)
+  int test_windows = 600;    ///< held-out windows kept (0 = all of the held-out part)
   std::vector<std::string> policies = default_study_policies();  ///< >= 3 distinct specs
   int seeds = 3;                                                 ///< run seeds 0 .. seeds-1 (>= 1)
   std::string preset = "tiny";                                   ///< model preset

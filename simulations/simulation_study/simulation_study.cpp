@@ -160,9 +160,9 @@ json study_settings_json(const SimulationStudyOptions& options) {
                             options.patch_length, options.cross_modal);
   settings_json["leak_checks"] = options.leak_checks;
   settings_json["samples"] = options.data.samples;
-  settings_json["split_seed"] = options.data.split_seed;
+  settings_json["split_seed"] = options.data.selection.split_seed;
   settings_json["data_seed"] = options.data.seed;
-  settings_json["coupling"] = options.data.coupling;
+  settings_json["coupling"] = options.data.selection.coupling;
   settings_json["ratio_sweep"] = options.ratio_sweep;
   settings_json["mask_mode"] = "per-window";
   if (!options.encoder_source.empty()) settings_json["encoder"] = options.encoder_source;

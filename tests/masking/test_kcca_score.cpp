@@ -64,7 +64,7 @@ KccaScoreOptions small_options() {
 
 TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the binary's encoder)") {
   auto o = small_options();
-  o.data = "generator";
+  o.data.data = "generator";
   o.samples = 60;
   o.scoring.score.draws = 2;
   o.scoring.score.pca = 3;

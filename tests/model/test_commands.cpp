@@ -178,7 +178,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
 
   // kcca_score: the windows themselves (no transitions), resampled 25 -> 50 Hz, L 100 -> 200.
   tools::KccaScoreOptions ko;
-  ko.data = dir;
+  ko.data.data = dir;
   ko.scoring.schemes = {"cross", "per-modality"};
   ko.scoring.score.draws = 3;
   ko.scoring.score.pca = 5;
@@ -194,7 +194,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
         std::string::npos);
   CHECK(log.str().find("resampled 25 -> 50 Hz") != std::string::npos);
   // One modality group: the cross-modal policies and scores say they need two.
-  ko.dataset.modalities = "acc=0-2";
+  ko.data.dataset.modalities = "acc=0-2";
   ko.scoring.schemes = {"per-modality"};
   CHECK_THROWS_WITH_AS(tools::run_kcca_score(ko, out, log),
                        doctest::Contains("per-modality needs >= 2 modality groups"),

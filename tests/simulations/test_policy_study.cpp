@@ -61,7 +61,7 @@ TEST_CASE("PolicyStudyOptions: defaults, validation, settings round trip") {
   bad([](auto& x) { x.seeds = 0; });
   bad([](auto& x) { x.jobs = 0; });
   bad([](auto& x) { x.warmup_epochs = x.epochs; });
-  bad([](auto& x) { x.folds = 1; });
+  bad([](auto& x) { x.selection.folds = 1; });
   bad([](auto& x) { x.max_runs = -2; });
   moca::sim::PolicyStudyOptions y;
   y.epochs = 3;
@@ -72,12 +72,12 @@ TEST_CASE("PolicyStudyOptions: defaults, validation, settings round trip") {
   // --channel-names and --segment reach the workers (written when given; absent in studies
   // started without them, whose settings records stay as they were)
   CHECK(!y.settings_json().at("dataset").contains("segment"));
-  y.dataset.channel_names = {"acc_x", "acc_y", "acc_z"};
-  y.dataset.segment = "2:1";
+  y.selection.dataset.channel_names = {"acc_x", "acc_y", "acc_z"};
+  y.selection.dataset.segment = "2:1";
   moca::sim::PolicyStudyOptions w;
   w.set_settings(y.settings_json());
-  CHECK(w.dataset.channel_names == y.dataset.channel_names);
-  CHECK(w.dataset.segment == "2:1");
+  CHECK(w.selection.dataset.channel_names == y.selection.dataset.channel_names);
+  CHECK(w.selection.dataset.segment == "2:1");
 }
 
 // Every key settings_json() writes is read back by set_settings(): each value in turn (the
@@ -152,8 +152,8 @@ TEST_CASE("policy_study: usage errors exit 2 with 'policy_study: message'") {
 TEST_CASE("policy_study data: subject-wise split, no subject on both sides, seeded") {
   moca::sim::PolicyStudyOptions o;
   o.out = "x";
-  o.data = "generator";
-  o.generator_windows = 200;
+  o.selection.data = "generator";
+  o.selection.synthetic_windows = 200;
   o.train_windows = 50;
   o.test_windows = 0;
   const auto d = moca::sim::load_policy_study_data(o);

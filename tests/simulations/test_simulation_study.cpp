@@ -11,9 +11,9 @@ using moca::sim::SimulationStudyOptions;
 namespace {
 SimulationStudyOptions small(double coupling) {
   SimulationStudyOptions o;
-  o.data.use_env = false;
+  o.data.selection.dataset.use_env = false;
   o.data.samples = 400;
-  o.data.coupling = coupling;
+  o.data.selection.coupling = coupling;
   o.features = {"raw"};
   o.score.pca = 20;
   o.score.draws = 3;

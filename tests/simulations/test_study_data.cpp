@@ -16,7 +16,7 @@ using moca::sim::StudyDataOptions;
 namespace {
 StudyDataOptions generator(int n) {
   StudyDataOptions o;
-  o.use_env = false;
+  o.selection.dataset.use_env = false;
   o.samples = n;
   return o;
 }
@@ -52,8 +52,8 @@ TEST_CASE("a .npy folder: the studies read its windows (no transitions) at the m
   std::ofstream(dir + "/meta.json")
       << R"({"modalities": {"a": [0, 1], "b": [2, 3]}, "sample_rate": 25})";
   StudyDataOptions o;
-  o.use_env = false;
-  o.data = dir;
+  o.selection.dataset.use_env = false;
+  o.selection.data = dir;
   o.samples = 20;
   const auto t = moca::sim::transition_windows(o);
   CHECK(t.windows.size() == 20);   // a seeded subset of the 30 windows, not transitions
@@ -74,7 +74,7 @@ TEST_CASE("HAPT: transitions from the training split and a capped split") {
     return;
   }
   StudyDataOptions o;
-  o.data = dir;
+  o.selection.data = dir;
   o.samples = 50;
   const auto t = moca::sim::transition_windows(o);
   CHECK(t.windows.size() == 50);
@@ -92,10 +92,10 @@ TEST_CASE("StudyDataOptions validation and write_json") {
   auto o = generator(2);
   CHECK_THROWS_AS(o.validate(), std::invalid_argument);
   o = generator(10);
-  o.coupling = 1.5;
+  o.selection.coupling = 1.5;
   CHECK_THROWS_AS(o.validate(), std::invalid_argument);
   o = generator(10);
-  o.split_seed = 1ULL << 33;
+  o.selection.split_seed = 1ULL << 33;
   CHECK_THROWS_AS(o.validate(), std::invalid_argument);
 
   const std::string path = std::string(MOCA_BINARY_DIR) + "/study_data_test.json";

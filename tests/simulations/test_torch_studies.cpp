@@ -34,7 +34,7 @@ TEST_CASE("BoundCheckOptions::validate and a missing checkpoint") {
   o.c = 0;
   CHECK_THROWS_AS(o.validate(), std::invalid_argument);
   o.c = 1;
-  o.data.use_env = false;
+  o.data.selection.dataset.use_env = false;
   o.data.samples = 20;
   std::ostringstream out, log;
   CHECK_THROWS_AS(moca::sim::run_bound_check(o, out, log), std::runtime_error);

@@ -8,10 +8,7 @@
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
-#include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
-#include "moca/data/splits.hpp"
-#include "moca/data/synthetic.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
@@ -33,16 +30,17 @@ std::string pad(const std::string& s, size_t w) {
 void KccaScoreOptions::validate() const {
   scoring.validate();
   if (samples < 3) throw_invalid("", "--samples", std::to_string(samples), "must be >= 3");
-  if (!(coupling >= 0.0 && coupling <= 1.0))
-    throw_invalid("", "--coupling", fmt(coupling), "must be in [0, 1]");
-  if (scoring.patch_length < 1 || dataset.length % scoring.patch_length != 0)
+  if (!(data.coupling >= 0.0 && data.coupling <= 1.0))
+    throw_invalid("", "--coupling", fmt(data.coupling), "must be in [0, 1]");
+  if (scoring.patch_length < 1 || data.window_length % scoring.patch_length != 0)
     throw_invalid("", "--patch-length", std::to_string(scoring.patch_length),
-                  "must divide the window length " + std::to_string(dataset.length) +
+                  "must divide the window length " + std::to_string(data.window_length) +
                       " (e.g. 10, 20, 25, 40, 50 for 200)");
   if (transitions < -1)
     throw_invalid("", "--transitions", std::to_string(transitions),
                   "must be >= 0 (0 = the windows)");
-  dataset.validate();
+  data.validate();
+  data.dataset.validate();
 }
 
 namespace {
@@ -55,61 +53,39 @@ struct LoadedWindows {
   json data_json;
 };
 
-/// Algorithm-1 transitions built from the random 7:3 training split of `ds`.
-LoadedWindows transitions_of(const data::Dataset& ds, int transitions, std::uint64_t data_seed,
-                             const KccaScoreOptions& options, std::ostream& log) {
-  LoadedWindows out{{}, ds.to_json()};
-  const data::Windows& all = ds.windows;
-  const data::Split split = data::random_split(all.size(), 0.7, options.split_seed);
-  const data::Windows train = all.subset(split.train);
-  out.windows = data::synthetic_transitions(train, transitions, data_seed);
-  log << "kcca_score: scoring " << out.windows.size()
-      << " synthetic transitions (Algorithm 1) from the training split of " << train.size()
-      << " windows (random 7:3, seed " << options.split_seed << ")\n";
-  out.data_json["scored"] = "Algorithm-1 transitions";
-  out.data_json["train_windows"] = train.size();
-  out.data_json["split"] = "random 7:3";
-  out.data_json["split_seed"] = options.split_seed;
-  out.data_json["transitions"] = out.windows.size();
-  out.data_json["transition_seed"] = data_seed;
-  return out;
-}
-
-/// The data set's own windows, a seeded random subset of `samples` when it has more.
-LoadedWindows own_windows_of(const data::Dataset& ds, std::uint64_t data_seed, int samples,
-                             std::ostream& log) {
-  LoadedWindows out{ds.windows, ds.to_json()};
-  std::string how = "all";
-  if (out.windows.size() > samples) {
-    std::vector<int> rows = data::numpy_legacy_permutation(
-        out.windows.size(), static_cast<std::uint32_t>(data_seed & 0xffffffffULL));
-    rows.resize(static_cast<size_t>(samples));
-    std::sort(rows.begin(), rows.end());
-    out.windows = out.windows.subset(rows);
-    how = "a seeded random subset (--samples)";
-  }
-  log << "kcca_score: scoring " << out.windows.size() << " of the data's " << ds.windows.size()
-      << " windows (" << how << ")\n";
-  out.data_json["scored"] = "windows";
-  out.data_json["scored_windows"] = out.windows.size();
-  return out;
-}
-
-/// Opens options.data and picks the windows scored (transitions or the data's windows).
+/// Opens options.data and picks the windows scored: Algorithm-1 transitions built from the random
+/// 7:3 training split, or the data's windows (a seeded random subset of `samples`).
 LoadedWindows load_windows(const KccaScoreOptions& options, std::ostream& log) {
   const std::uint64_t data_seed = derive_seed(options.scoring.score.seed, 0x64617461ULL);
-  data::DatasetOptions dopt = options.dataset;
-  dopt.generator.windows = options.samples;
-  dopt.generator.coupling = options.coupling;
-  dopt.generator.seed = data_seed;
-  const data::Dataset ds = data::open_dataset(options.data, dopt);
+  data::DataOptions selection = options.data;
+  selection.synthetic_windows = options.samples;
+  selection.synthetic_seed = data_seed;
+  const data::Dataset ds = data::select(selection);
   log << "kcca_score: data: " << ds.summary() << "\n";
   for (const auto& note : ds.notes) log << "kcca_score: data: " << note << "\n";
   const int transitions = options.transitions >= 0                    ? options.transitions
                           : ds.spec.format == data::DataFormat::kHapt ? options.samples
                                                                       : 0;
-  if (transitions > 0) return transitions_of(ds, transitions, data_seed, options, log);
-  return own_windows_of(ds, data_seed, options.samples, log);
+  data::WindowSample sample =
+      data::sample_windows(ds.windows, selection, transitions, options.samples, data_seed);
+  LoadedWindows out{std::move(sample.windows), ds.to_json()};
+  if (transitions > 0) {
+    log << "kcca_score: scoring " << out.windows.size()
+        << " synthetic transitions (Algorithm 1) from the training split of "
+        << sample.train_windows << " windows (random 7:3, seed " << selection.split_seed << ")\n";
+    out.data_json["scored"] = "Algorithm-1 transitions";
+    out.data_json["train_windows"] = sample.train_windows;
+    out.data_json["split"] = "random 7:3";
+    out.data_json["split_seed"] = selection.split_seed;
+    out.data_json["transitions"] = out.windows.size();
+    out.data_json["transition_seed"] = data_seed;
+    return out;
+  }
+  log << "kcca_score: scoring " << out.windows.size() << " of the data's " << ds.windows.size()
+      << " windows (" << (sample.subset ? "a seeded random subset (--samples)" : "all") << ")\n";
+  out.data_json["scored"] = "windows";
+  out.data_json["scored_windows"] = out.windows.size();
+  return out;
 }
 
 /// The table's header line and one row per scheme, then the schemes' warnings.
@@ -175,7 +151,7 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   print_comparisons(out, run.comparisons, run.score.draws);
   json doc = masking::to_json(run);
   doc["settings"]["samples"] = options.samples;
-  doc["settings"]["coupling"] = options.coupling;
+  doc["settings"]["coupling"] = options.data.coupling;
   doc["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
   if (!options.json.empty()) write_output_text(options.json, doc.dump(2) + "\n");

@@ -8,27 +8,24 @@
 #include <ostream>
 #include <string>
 
-#include "moca/data/dataset.hpp"
+#include "moca/data/selection.hpp"
 #include "moca/masking/score_run.hpp"
 
 namespace moca::tools {
 
 /// Options of kcca_score (the flags; defaults as documented in docs/masking.md).
 struct KccaScoreOptions {
-  /// Data spec (moca::data::open_dataset): hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a
-  /// folder; empty = $MOCA_HAPT_DIR if set, else the built-in generator.
-  std::string data;
-  /// The --data-* options (format, modalities, rate, ...); the model length/rate fields give the
-  /// window length and rate scored (default 200 samples at 50 Hz).
-  data::DatasetOptions dataset;
+  /// The data selection (data::DataOptions): the spec and --data-* options, the window length
+  /// (200 samples at 50 Hz), the generator's coupling, and the random 7:3 split (split_seed,
+  /// upstream's 1004) that Algorithm-1 transitions are built from. The generator's size and seed
+  /// are `samples` and a seed derived from `scoring.score.seed`.
+  data::DataOptions data;
   /// Algorithm-1 synthetic transitions built from the labelled windows' 7:3 training split; 0 =
   /// score the data's own windows; -1 (default) = `samples` transitions for HAPT, 0 otherwise.
   int transitions = -1;
   /// Windows scored: the generator's count, and the cap on a data set's windows (a seeded random
   /// subset when it has more); >= 3.
   int samples = 1000;
-  double coupling = 0.8;            ///< generator: cross-modal coupling in [0, 1]
-  std::uint64_t split_seed = 1004;  ///< HAPT: seed of the random 7:3 split (upstream's 1004)
   /// The scoring (--scheme, --ratio, --features, --estimator, --pca, ..., --cross-modal).
   /// `scoring.score.seed` also seeds the data (generator and transitions).
   masking::ScoreRunOptions scoring;
@@ -38,7 +35,7 @@ struct KccaScoreOptions {
   nlohmann::json recorded_options;
   bool progress = true;  ///< progress lines on stderr for runs over a second
   /// Throws std::invalid_argument naming the option, its value and the rule: scoring.validate(),
-  /// the data-selection fields here, then dataset.validate().
+  /// the data-selection fields here, then data.validate() and data.dataset.validate().
   void validate() const;
 };
 

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
       "kcca_score: score masking schemes by the canonical correlation between the "
       "unmasked and the masked views (PCA + sigma_1(Gamma) or KCCA), with CIs and paired "
       "comparisons"};
-  moca::tools::add_data_flags(&app, o.data, o.dataset);
+  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
   app.add_option("--transitions", o.transitions,
                  "score N Algorithm-1 synthetic transitions built from the labelled windows "
                  "(0 = the windows themselves; default: --samples for HAPT, 0 otherwise)");
@@ -96,11 +96,11 @@ int main(int argc, char** argv) {
   app.add_option("--mask-mode", text.mask_mode,
                  "per-window | shared | auto (shared for --features encoder, else per-window)")
       ->capture_default_str();
-  app.add_option("--coupling", o.coupling, "generator: cross-modal coupling in [0, 1]")
+  app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling in [0, 1]")
       ->capture_default_str();
   app.add_option("--patch-length", o.scoring.patch_length, "samples per patch")
       ->capture_default_str();
-  app.add_option("--split-seed", o.split_seed, "HAPT: seed of the 7:3 split")
+  app.add_option("--split-seed", o.data.split_seed, "HAPT: seed of the 7:3 split")
       ->capture_default_str();
   app.add_flag("--cross-modal", o.scoring.cross_modal,
                "score only the unmasked first modality group (acc) vs the masked other groups");

@@ -1,8 +1,11 @@
 #include "moca/data/selection.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "moca/common/error_text.hpp"
+#include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
 
 namespace moca::data {
@@ -58,6 +61,29 @@ std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
   const auto folds = subject_kfold(all.subjects, o.folds, o.split_seed);
   const Split& s = folds[static_cast<size_t>(o.fold)];
   return {all.subset(s.train), all.subset(s.test)};
+}
+
+WindowSample sample_windows(const Windows& all, const DataOptions& options, int transitions,
+                            int cap, std::uint64_t seed) {
+  WindowSample out;
+  if (transitions > 0) {
+    const Windows train = split(all, options).first;
+    out.windows = synthetic_transitions(train, transitions, seed);
+    out.train_windows = train.size();
+    return out;
+  }
+  if (cap < 1) throw_invalid("sample_windows()", "cap", std::to_string(cap), "must be >= 1");
+  if (all.size() <= cap) {
+    out.windows = all;
+    return out;
+  }
+  std::vector<int> rows =
+      numpy_legacy_permutation(all.size(), static_cast<std::uint32_t>(seed & 0xffffffffULL));
+  rows.resize(static_cast<size_t>(cap));
+  std::sort(rows.begin(), rows.end());
+  out.windows = all.subset(rows);
+  out.subset = true;
+  return out;
 }
 
 }  // namespace moca::data

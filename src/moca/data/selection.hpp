@@ -59,4 +59,22 @@ Dataset select(const DataOptions& options, int length = 0, double rate_hz = 0.0)
 /// subject ids.
 std::pair<Windows, Windows> split(const Windows& all, const DataOptions& options);
 
+/// The windows a masking score or a simulation study draws from the selected ones (the paper's
+/// simulation data; kcca_score and the studies in simulations/).
+struct WindowSample {
+  Windows windows;
+  /// With transitions: the training windows they were spliced from (the training part of the
+  /// options' split); 0 otherwise.
+  int train_windows = 0;
+  bool subset = false;  ///< without transitions: a random subset of the windows was drawn
+};
+
+/// With `transitions` > 0, that many Algorithm-1 synthetic transitions (synthetic_transitions with
+/// `seed`) spliced from the training part of `all` under the options' split (split(): the random
+/// 7:3 split of options.split_seed by default); else the windows of `all`, a random subset of
+/// `cap` of them (the first `cap` rows of numpy_legacy_permutation(n, seed), in their order)
+/// when there are more.
+WindowSample sample_windows(const Windows& all, const DataOptions& options, int transitions,
+                            int cap, std::uint64_t seed);
+
 }  // namespace moca::data
