@@ -63,7 +63,8 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
   pre.train.checkpoint = moca_test::temp_path("cmd.pt");
   pre.json = moca_test::temp_path("cmd_pretrain.json");
   std::ostringstream out, log;
-  const auto j = tools::run_pretrain(pre, out, log);
+  model::RunContext context(log);  // one process
+  const auto j = tools::run_pretrain(pre, out, context);
   CHECK(j.at("finished") == true);
   CHECK(j.at("data").at("source").get<std::string>().rfind("generator:windows=120", 0) == 0);
   CHECK(log.str().find("built-in synthetic IMU generator") != std::string::npos);
@@ -79,7 +80,7 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
   lin.options.progress = false;
   lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
   lin.predictions = moca_test::temp_path("cmd_pred.csv");
-  const auto c = tools::run_classify(lin, out, log);
+  const auto c = tools::run_classify(lin, out, context);
   CHECK(c.at("folds").size() == 5);
   CHECK(c.at("summary").at("accuracy").at("n") == 5);
   CHECK(out.str().find("+-") != std::string::npos);
@@ -98,10 +99,10 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
 
   lin.protocol = tools::ClassifyProtocol::kAdlLoso;
   lin.hmp = moca_test::temp_path("no-hmp-here");
-  CHECK_THROWS_AS(tools::run_classify(lin, out, log), std::runtime_error);
+  CHECK_THROWS_AS(tools::run_classify(lin, out, context), std::runtime_error);
   lin.protocol = tools::ClassifyProtocol::kRandom;
   lin.data.split = moca::data::SplitKind::kAll;  // classification splits come from --protocol only
-  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log), doctest::Contains("--protocol"),
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context), doctest::Contains("--protocol"),
                        std::invalid_argument);
   lin.data.split = moca::data::SplitKind::kRandom;
   // an unknown protocol is refused where it is parsed (--protocol), naming every choice
@@ -175,6 +176,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   ::unsetenv("MOCA_HAPT_DIR");
   const std::string dir = own_npy_folder("own_npy", true);
   std::ostringstream out, log;
+  model::RunContext context(log);  // one process
 
   // kcca_score: the windows themselves (no transitions), resampled 25 -> 50 Hz, L 100 -> 200.
   tools::KccaScoreOptions ko;
@@ -214,7 +216,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   pre.train.batch_size = 14;
   pre.train.progress = false;
   pre.train.checkpoint = moca_test::temp_path("own_npy.pt");
-  tools::run_pretrain(pre, out, log);
+  tools::run_pretrain(pre, out, context);
   const auto info = model::read_checkpoint_info(pre.train.checkpoint);
   CHECK(info.channel_names.size() == 9);
   CHECK(info.channel_names.back() == "mag_z");
@@ -234,29 +236,29 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   lin.options.batch_size = 10;
   lin.options.progress = false;
   lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
-  const auto c = tools::run_classify(lin, out, log);
+  const auto c = tools::run_classify(lin, out, context);
   CHECK(c.at("folds").size() == 3);
   CHECK(c.at("data").at("class_names") == std::vector<std::string>{"jump", "run", "walk"});
   CHECK(c.at("data").at("subjects") == 6);
   lin.protocol = tools::ClassifyProtocol::kLoso;
   lin.options.epochs = 1;
   lin.options.warmup_epochs = 0;
-  CHECK(tools::run_classify(lin, out, log).at("folds").size() == 6);
+  CHECK(tools::run_classify(lin, out, context).at("folds").size() == 6);
   // Bad input for a probe: one class, no subject ids, channels the model does not have.
   lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
   lin.data.dataset.keep_classes = "walk";
-  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log),
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("needs labels of >= 2 classes; every labelled window has "
                                          "class 'walk'"),
                        std::invalid_argument);
   lin.data.dataset.keep_classes.clear();
   lin.data.data = own_npy_folder("own_npy_nopid", false);
-  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log),
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("protocol subject-kfold needs subject ids"),
                        std::invalid_argument);
   lin.data.data = dir;
   lin.options.checkpoint = moca_test::shared_checkpoint();  // 6 channels acc + gyro
-  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, log),
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("channel 'mag_x' is not one of the model's"),
                        std::invalid_argument);
 

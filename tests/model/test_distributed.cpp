@@ -18,6 +18,7 @@
 
 #include "moca/common/random.hpp"
 #include "moca/model/distributed.hpp"
+#include "moca/model/run_context.hpp"
 #include "torch_test.hpp"
 
 using namespace moca;
@@ -238,12 +239,93 @@ TEST_CASE("read_dist_env: torchrun variables, SLURM fallback, clear errors") {
   CHECK_THROWS_WITH_AS(
       read_dist_env(env_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_PORT", "70000"}})),
       doctest::Contains("MASTER_PORT"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_enum(kDistBackendChoices, "mpi", "--backend"),
+                       doctest::Contains("--backend (mpi) must be one of: auto, gloo, nccl"),
+                       std::invalid_argument);
+  CHECK_THROWS_AS(parse_enum(kDistBackendChoices, "none", "--backend"), std::invalid_argument);
+  CHECK(parse_enum(kGradSyncNames, "reducer", "--grad-sync") == GradSync::kReducer);
+  CHECK(enum_name(kDistBackendNames, DistBackend::kNone) == "none");
   DistOptions bad;
-  bad.backend = "mpi";
-  CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("backend (mpi)"), std::invalid_argument);
-  bad.backend = "auto";
+  bad.backend = DistBackend::kNone;
+  CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("backend (none)"), std::invalid_argument);
+  bad.backend = DistBackend::kAuto;
   bad.timeout_s = 0;
   CHECK_THROWS_AS(bad.validate(), std::invalid_argument);
+  CHECK(resolve_backend(DistBackend::kAuto, false) == DistBackend::kGloo);
+  CHECK(resolve_backend(DistBackend::kAuto, true) ==
+        (nccl_compiled() ? DistBackend::kNccl : DistBackend::kGloo));
+  CHECK(resolve_backend(DistBackend::kGloo, true) == DistBackend::kGloo);
+}
+
+namespace {
+
+/// A collective that only says where it sits (rank `rank` of 2, gloo, timeout 20 s).
+class FakeCollective final : public Collective {
+ public:
+  explicit FakeCollective(int rank) : rank_(rank) {}
+  int rank() const override { return rank_; }
+  int world_size() const override { return 2; }
+  int local_rank() const override { return rank_; }
+  DistBackend backend() const override { return DistBackend::kGloo; }
+  double timeout_s() const override { return 20.0; }
+  void check_same(const std::string&, const std::string&) override {}
+  void barrier(const std::string&) override {}
+  std::vector<double> allreduce_sum(const std::vector<double>& v, const std::string&) override {
+    return v;
+  }
+  void allreduce_sum(std::vector<torch::Tensor>&, const std::string&) override {}
+  void broadcast_from_root(std::vector<torch::Tensor>&, const std::string&) override {}
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+TEST_CASE("RunContext: local by default, the log on rank 0 only, options checked against it") {
+  std::ostringstream log;
+  RunContext local(log);
+  CHECK(local.rank() == 0);
+  CHECK(local.world_size() == 1);
+  CHECK(local.collective().backend() == DistBackend::kNone);
+  CHECK(local.collective().allreduce_sum({1.5, 2.0}, "sum") == std::vector<double>{1.5, 2.0});
+  local.log() << "root";
+  DistOptions any;
+  any.backend = DistBackend::kNccl;
+  CHECK_NOTHROW(local.check_fits(any, false, "f()"));  // a world of one fits any options
+
+  RunContext rank1(std::make_unique<FakeCollective>(1), log);
+  rank1.log() << " rank 1";
+  CHECK(log.str() == "root");
+  RunContext rank0(std::make_unique<FakeCollective>(0), log);
+  rank0.log() << " rank 0";
+  CHECK(log.str() == "root rank 0");
+  CHECK(rank0.is_root());
+  CHECK_THROWS_AS(RunContext(nullptr, log), std::invalid_argument);
+
+  DistOptions same;
+  same.timeout_s = 20.0;
+  CHECK_NOTHROW(rank0.check_fits(same, false, "f()"));
+  same.backend = DistBackend::kGloo;
+  CHECK_NOTHROW(rank0.check_fits(same, true, "f()"));
+  DistOptions slower = same;
+  slower.timeout_s = 30.0;
+  CHECK_THROWS_WITH_AS(rank0.check_fits(slower, false, "f()"),
+                       doctest::Contains("f(): the run context's process group (gloo, timeout 20 "
+                                         "s) differs from the options' (gloo, timeout 30 s)"),
+                       std::invalid_argument);
+  DistOptions nccl = same;
+  nccl.backend = DistBackend::kNccl;
+  CHECK_THROWS_WITH_AS(rank0.check_fits(nccl, true, "f()"),
+                       doctest::Contains("(nccl, timeout 20 s)"), std::invalid_argument);
+
+  // make_run_context: a world of one from the environment is local (no rendezvous).
+  ::setenv("RANK", "0", 1);
+  ::setenv("WORLD_SIZE", "1", 1);
+  const RunContext made = make_run_context(DistOptions{}, false, log);
+  CHECK(made.world_size() == 1);
+  ::unsetenv("RANK");
+  ::unsetenv("WORLD_SIZE");
 }
 
 TEST_CASE("sampler: each window once per epoch across ranks, the same global batches") {
@@ -452,7 +534,7 @@ TEST_CASE("SIGTERM to moca launch stops every rank at the same iteration with a 
 TEST_CASE("start-up errors: batch not divisible, options differ between ranks, port in use") {
   const std::string d = tmp_dir("errors");
   std::string out;
-  // --batch 15 on 2 ranks: both ranks refuse before the rendezvous; the launcher exits 2.
+  // --batch 15 on 2 ranks: both ranks refuse before the first step; the launcher exits 2.
   CHECK(run_moca(launch(2, pretrain_args(d + "/a.pt", {{"--batch", "15"}})), out) == 2);
   CHECK(out.find("(--batch 15) must be a multiple of the world size (2 ranks)") !=
         std::string::npos);

@@ -36,16 +36,14 @@ void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training)
 }
 
 void add_dist_options(CLI::App* app, model::DistOptions& d) {
-  app->add_option("--backend", d.backend,
-                  "data-parallel: gloo | nccl | auto (nccl on CUDA when built with it)")
-      ->capture_default_str();
+  add_enum_option(app, "--backend", d.backend, model::kDistBackendChoices,
+                  "data-parallel: gloo | nccl | auto (nccl on CUDA when built with it)");
   app->add_option("--dist-timeout", d.timeout_s,
                   "data-parallel: seconds a rendezvous or collective may wait for the other ranks")
       ->capture_default_str();
-  app->add_option("--grad-sync", d.grad_sync,
+  add_enum_option(app, "--grad-sync", d.grad_sync, model::kGradSyncNames,
                   "data-parallel: buckets (flattened all-reduce after backward) | reducer "
-                  "(c10d::Reducer, overlaps backward; --batch-shards 1)")
-      ->capture_default_str();
+                  "(c10d::Reducer, overlaps backward; --batch-shards 1)");
 }
 
 void add_no_progress(CLI::App* app, bool& no_progress) {

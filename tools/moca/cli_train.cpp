@@ -9,7 +9,7 @@
 #include "cli.hpp"
 #include "enum_option.hpp"
 #include "launch.hpp"
-#include "moca/model/distributed.hpp"
+#include "moca/model/run_context.hpp"
 
 namespace moca::tools {
 
@@ -34,17 +34,25 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+// The process's run context (made once, before the command's work): the environment's ranks,
+// the log (std::cerr) on rank 0 and nowhere on the others. Rank errors still reach stderr
+// through run_cli.
+model::RunContext make_context(const model::DistOptions& dist, const model::RuntimeOptions& rt) {
+  return model::make_run_context(dist, rt.uses_cuda(), std::cerr);
+}
+
 // Data-parallel classification: rank 0 alone logs, prints and writes the result files.
 void run_classify_rank(ClassifyCommand c) {
-  if (model::read_dist_env().rank == 0) {
-    run_classify(c, std::cout, std::cerr);
+  model::RunContext context = make_context(c.options.dist, c.options.runtime);
+  if (context.is_root()) {
+    run_classify(c, std::cout, context);
     return;
   }
   std::ostream null_out(nullptr);
   c.json.clear();
   c.predictions.clear();
   c.options.progress = false;
-  run_classify(c, null_out, null_out);
+  run_classify(c, null_out, context);
 }
 
 // --layout and --pos-embed (pretrain; finetune --from-scratch says so in the help).
@@ -110,10 +118,8 @@ Subcommand add_pretrain_cli(CLI::App& app) {
             pre->recorded_options = options;
             pre->train.progress = !*no_progress;
             install_stop_handlers();
-            // Data-parallel: only rank 0 logs (rank errors still reach stderr through run_cli).
-            std::ostream null_log(nullptr);
-            const bool root = model::read_dist_env().rank == 0;
-            run_pretrain(*pre, std::cout, root ? std::cerr : null_log, &g_stop);
+            model::RunContext context = make_context(pre->train.dist, pre->train.runtime);
+            run_pretrain(*pre, std::cout, context, &g_stop);
             return 0;
           }};
 }

@@ -65,16 +65,8 @@ nlohmann::json LoadedData::to_json() const {
   return j;
 }
 
-// Where data loading reports: every rank of a multi-process run loads the same data and rank 0
-// alone says so (the others write nowhere).
-std::ostream& data_log(std::ostream& log) {
-  static std::ostream nowhere{nullptr};
-  return model::read_dist_env().rank == 0 ? log : nowhere;
-}
-
 data::Dataset open_command_data(const DataOptions& o, const ModelGeometry* geometry,
-                                std::ostream& log_in) {
-  std::ostream& log = data_log(log_in);
+                                std::ostream& log) {
   data::Dataset d =
       geometry ? data::select(o, geometry->length, geometry->sample_rate_hz) : data::select(o);
   log << "data: " << d.summary() << "\n";
@@ -89,17 +81,17 @@ LoadedData load_data(const DataOptions& options, std::ostream& log, const ModelG
   out.source = d.spec.to_string();
   out.dataset = d.to_json();
   std::tie(out.train, out.test) = data::split(d.windows, options);
-  data_log(log) << "split: " << data::to_string(options.split) << " -> " << out.train.size()
-                << " train, " << out.test.size() << " test windows\n";
+  log << "split: " << data::to_string(options.split) << " -> " << out.train.size() << " train, "
+      << out.test.size() << " test windows\n";
   return out;
 }
 
 // ---------------------------------------------------------------------------------------------
-nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::ostream& log,
-                            const std::atomic<bool>* stop) {
+nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
+                            model::RunContext& context, const std::atomic<bool>* stop) {
   cmd.train.validate();
-  const LoadedData d = load_data(cmd.data, log);
-  const auto r = model::pretrain(cmd.train, d.train, log, stop);
+  const LoadedData d = load_data(cmd.data, context.log());
+  const auto r = model::pretrain(cmd.train, d.train, context, stop);
   nlohmann::json j;
   j["command"] = "pretrain";
   j["data"] = d.to_json();
@@ -117,7 +109,7 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
   j["seconds"] = r.seconds;
   j["final_loss"] = r.history.empty() ? nlohmann::json() : nlohmann::json(r.history.back().loss);
   j["world_size"] = r.world_size;
-  j["backend"] = r.backend;
+  j["backend"] = enum_name(model::kDistBackendNames, r.backend);
   j["allreduce_seconds"] = r.allreduce_seconds;
   j["loop_seconds"] = r.loop_seconds;
   j["windows_per_s"] = r.loop_seconds > 0 ? static_cast<double>(r.loop_iterations) *
@@ -128,7 +120,8 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::
   out << "pretrain: " << r.history.size() << "/" << cmd.train.epochs << " epochs, " << r.iterations
       << " iterations on " << d.train.size() << " windows (" << d.source << "), " << r.device
       << " x" << r.threads << " threads"
-      << (r.world_size > 1 ? " x " + std::to_string(r.world_size) + " ranks (" + r.backend + ")"
+      << (r.world_size > 1 ? " x " + std::to_string(r.world_size) + " ranks (" +
+                                 enum_name(model::kDistBackendNames, r.backend) + ")"
                            : std::string())
       << ", " << std::fixed << std::setprecision(1) << r.seconds << " s\n";
   if (!r.history.empty()) {
@@ -183,11 +176,10 @@ data::Dataset open_classify_data(const ClassifyCommand& cmd, const ModelGeometry
         data::adl_transfer_data(cmd.hmp, cmd.adl_classes == "paper", dopts.dataset.keep_classes);
     dopts.data = adl.spec;
     dopts.dataset.keep_classes = adl.keep_classes;
-    data_log(log) << "adl-loso: --data " << dopts.data << " --protocol loso"
-                  << (dopts.dataset.keep_classes.empty()
-                          ? ""
-                          : " --keep-classes " + dopts.dataset.keep_classes)
-                  << "\n";
+    log << "adl-loso: --data " << dopts.data << " --protocol loso"
+        << (dopts.dataset.keep_classes.empty() ? ""
+                                               : " --keep-classes " + dopts.dataset.keep_classes)
+        << "\n";
   }
   return open_command_data(dopts, geometry, log);
 }
@@ -211,7 +203,9 @@ void print_classify_result(std::ostream& out, const ClassifyCommand& cmd, const 
 
 }  // namespace
 
-nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log) {
+nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
+                            model::RunContext& context) {
+  std::ostream& log = context.log();
   cmd.validate();
   // The checkpoint fixes the windows' length and rate; data at another rate or length is
   // resampled and cropped/padded to it (open_dataset says so).
@@ -221,7 +215,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   if (cmd.input_seconds > 0) {
     std::string note;
     geometry = model::geometry_at_seconds(geometry, cmd.input_seconds, "--input-seconds", &note);
-    data_log(log) << note << "\n";
+    log << note << "\n";
   }
   const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, log);
   const std::string source = ds.spec.to_string();
@@ -240,7 +234,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::
   po.refit = cmd.refit;
   po.label_fraction = cmd.label_fraction;
   po.match_channels = cmd.match_channels;
-  const model::ProtocolResult r = model::run_protocol(po, ds.windows, log);
+  const model::ProtocolResult r = model::run_protocol(po, ds.windows, context);
   if (r.folds.size() == 1)
     out << model::confusion_table(r.folds[0].result.test, ds.windows.class_names);
   nlohmann::json j;

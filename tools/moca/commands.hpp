@@ -22,6 +22,7 @@
 #include "moca/model/pretrain.hpp"
 #include "moca/model/protocol.hpp"
 #include "moca/model/reconstruct.hpp"
+#include "moca/model/run_context.hpp"
 
 namespace moca::tools {
 
@@ -59,8 +60,10 @@ struct PretrainCommand {
   std::string json;                 ///< summary JSON file; empty = none
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
-nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out, std::ostream& log,
-                            const std::atomic<bool>* stop = nullptr);
+/// On the ranks of `context` (its log: data notes and progress; rank 0 alone reports on `out`
+/// and writes --json).
+nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
+                            model::RunContext& context, const std::atomic<bool>* stop = nullptr);
 
 /// The protocols of `moca linprobe | finetune`: model::Protocol's, and adl-loso (a spelling of
 /// --data hmp:HMP --protocol loso with the paper's classes).
@@ -100,7 +103,9 @@ struct ClassifyCommand {
   void validate() const;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
-nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out, std::ostream& log);
+/// On the ranks of `context` (its log: data notes and progress).
+nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
+                            model::RunContext& context);
 
 /// moca metrics: metrics of a predictions CSV (columns truth,predicted, optional fold first).
 struct MetricsCommand {

@@ -123,13 +123,10 @@ bool is_loopback(const std::string& host) {
 
 // ---------------------------------------------------------------------------------------------
 void DistOptions::validate() const {
-  if (backend != "auto" && backend != "gloo" && backend != "nccl") {
-    throw std::invalid_argument("DistOptions::validate(): backend (" + backend +
-                                ") must be gloo, nccl or auto");
-  }
-  if (grad_sync != "buckets" && grad_sync != "reducer") {
-    throw std::invalid_argument("DistOptions::validate(): grad_sync (" + grad_sync +
-                                ") must be buckets or reducer");
+  if (backend == DistBackend::kNone) {
+    throw std::invalid_argument(
+        "DistOptions::validate(): backend (none) must be gloo, nccl or auto (none is what a "
+        "single process reports)");
   }
   if (!(timeout_s > 0.0) || !std::isfinite(timeout_s) || timeout_s > 86400.0 * 7) {
     throw std::invalid_argument("DistOptions::validate(): timeout_s (" + std::to_string(timeout_s) +
@@ -180,6 +177,11 @@ DistEnv read_dist_env(const std::function<const char*(const char*)>& lookup_in) 
   return env;
 }
 
+DistBackend resolve_backend(DistBackend requested, bool cuda) {
+  if (requested != DistBackend::kAuto) return requested;
+  return (cuda && nccl_compiled()) ? DistBackend::kNccl : DistBackend::kGloo;
+}
+
 bool nccl_compiled() {
 #ifdef MOCA_HAVE_NCCL
   return true;
@@ -189,19 +191,49 @@ bool nccl_compiled() {
 }
 
 // ---------------------------------------------------------------------------------------------
-struct Communicator::Impl {
-  int rank = 0;
-  int world_size = 1;
-  int cuda_index = 0;  ///< NCCL: this rank's device
-  std::string backend = "none";
-  double timeout_s = 300.0;
-  c10::intrusive_ptr<c10d::Store> store;
-  std::unique_ptr<Collectives> collectives;
-  long checks = 0;
+namespace {
+
+/// The c10d implementation of Collective: a TCPStore and a Gloo or NCCL process group.
+class C10dCollective final : public Collective {
+ public:
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_size_; }
+  int local_rank() const override { return local_rank_; }
+  DistBackend backend() const override { return backend_; }
+  double timeout_s() const override { return timeout_s_; }
+  void check_same(const std::string& what, const std::string& value) override;
+  void barrier(const std::string& what) override { allreduce_sum(std::vector<double>{1.0}, what); }
+  std::vector<double> allreduce_sum(const std::vector<double>& values,
+                                    const std::string& what) override;
+  void allreduce_sum(std::vector<torch::Tensor>& tensors, const std::string& what) override {
+    run(what, [&] { collectives_->allreduce_sum(tensors, to_ms(timeout_s_)); });
+  }
+  void broadcast_from_root(std::vector<torch::Tensor>& tensors, const std::string& what) override {
+    run(what, [&] { collectives_->broadcast_root(tensors, to_ms(timeout_s_)); });
+  }
+  /// The group as c10d::ProcessGroup (what c10d::Reducer takes); null where the backend class
+  /// is not one (LibTorch 2.x's Backend).
+  c10::intrusive_ptr<c10d::ProcessGroup> process_group() const {
+    return collectives_->process_group();
+  }
+
+  /// Joins the job (connect_c10d; env.world_size > 1).
+  C10dCollective(const DistEnv& env, const DistOptions& options, bool cuda);
+
+ private:
+  int rank_ = 0;
+  int world_size_ = 1;
+  int local_rank_ = 0;
+  int cuda_index_ = 0;  ///< NCCL: this rank's device
+  DistBackend backend_ = DistBackend::kNone;
+  double timeout_s_ = 300.0;
+  c10::intrusive_ptr<c10d::Store> store_;
+  std::unique_ptr<Collectives> collectives_;
+  long checks_ = 0;
 
   std::string peer_hint() const {
-    if (world_size == 2) {
-      return "rank " + std::to_string(1 - rank) + " died or stopped responding";
+    if (world_size_ == 2) {
+      return "rank " + std::to_string(1 - rank_) + " died or stopped responding";
     }
     return "another rank died or stopped responding (moca launch names the rank that failed)";
   }
@@ -214,68 +246,38 @@ struct Communicator::Impl {
     } catch (const std::exception& e) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       char buf[96];
-      std::snprintf(buf, sizeof buf, "failed after %.1f s (--dist-timeout %g s)", s, timeout_s);
-      throw std::runtime_error("rank " + std::to_string(rank) + "/" + std::to_string(world_size) +
-                               ": " + what + " (" + backend + ") " + buf + ": " + peer_hint() +
-                               "; " + first_line(error_text(e)));
+      std::snprintf(buf, sizeof buf, "failed after %.1f s (--dist-timeout %g s)", s, timeout_s_);
+      throw std::runtime_error("rank " + std::to_string(rank_) + "/" + std::to_string(world_size_) +
+                               ": " + what + " (" + enum_name(kDistBackendNames, backend_) + ") " +
+                               buf + ": " + peer_hint() + "; " + first_line(error_text(e)));
     }
   }
 };
 
-Communicator::Communicator() : impl_(std::make_unique<Impl>()) {}
-Communicator::~Communicator() = default;
-
-int Communicator::rank() const {
-  return impl_->rank;
-}
-int Communicator::world_size() const {
-  return impl_->world_size;
-}
-const std::string& Communicator::backend() const {
-  return impl_->backend;
-}
-double Communicator::timeout_s() const {
-  return impl_->timeout_s;
-}
-
-std::unique_ptr<Communicator> Communicator::from_environment(const DistOptions& options,
-                                                             bool cuda) {
-  return connect(read_dist_env(), options, cuda);
-}
-
-Communicator& Communicator::process(const DistOptions& options, bool cuda) {
-  // Deliberately never destroyed: the process group's threads and sockets end with the process
-  // (destroying it during static destruction would race LibTorch's own teardown).
-  static Communicator* comm = from_environment(options, cuda).release();
-  return *comm;
-}
-
-std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const DistOptions& options,
-                                                    bool cuda) {
-  options.validate();
-  auto comm = std::make_unique<Communicator>();
-  Impl& im = *comm->impl_;
-  im.timeout_s = options.timeout_s;
-  if (env.world_size <= 1) return comm;
+C10dCollective::C10dCollective(const DistEnv& env, const DistOptions& options, bool cuda) {
+  timeout_s_ = options.timeout_s;
   if (env.rank < 0 || env.rank >= env.world_size) {
     throw std::invalid_argument("distributed: rank (" + std::to_string(env.rank) +
                                 ") must be in [0, world size " + std::to_string(env.world_size) +
                                 ")");
   }
-  std::string backend = options.backend;
-  if (backend == "auto") backend = (cuda && nccl_compiled()) ? "nccl" : "gloo";
-  if (backend == "nccl" && !nccl_compiled()) {
+  const DistBackend backend = resolve_backend(options.backend, cuda);
+  if (backend == DistBackend::kNccl && !nccl_compiled()) {
     throw std::runtime_error(
         "distributed: --backend nccl is not available: this moca was built against a LibTorch "
         "without c10d NCCL (use --backend gloo, or build against a CUDA LibTorch)");
   }
-  if (backend == "nccl" && !cuda) {
+  if (backend == DistBackend::kNccl && !cuda) {
     throw std::runtime_error("distributed: --backend nccl needs --device cuda");
   }
-  im.rank = env.rank;
-  im.world_size = env.world_size;
-  if (backend == "nccl") im.cuda_index = detail::local_cuda_device(env.local_rank).index();
-  im.backend = backend;
+  rank_ = env.rank;
+  world_size_ = env.world_size;
+  local_rank_ = env.local_rank;
+  if (backend == DistBackend::kNccl) {
+    cuda_index_ = detail::local_cuda_device(env.local_rank).index();
+  }
+  backend_ = backend;
+  const std::string backend_name = enum_name(kDistBackendNames, backend);
   const auto timeout = to_ms(options.timeout_s);
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   c10d::TCPStoreOptions so;
@@ -285,7 +287,7 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const Di
   so.waitWorkers = true;
   so.timeout = timeout;
   try {
-    im.store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
+    store_ = c10::make_intrusive<c10d::TCPStore>(env.master_addr, so);
   } catch (const std::exception& e) {
     const std::string msg = error_text(e);
     if (env.rank == 0 && msg.find("already in use") != std::string::npos) {
@@ -299,9 +301,9 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const Di
                              std::to_string(env.world_size) + " could not join the rendezvous at " +
                              where + buf + first_line(msg));
   }
-  auto prefixed = c10::make_intrusive<c10d::PrefixStore>("moca/pg", im.store);
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>("moca/pg", store_);
   try {
-    if (backend == "gloo") {
+    if (backend == DistBackend::kGloo) {
       auto go = c10d::ProcessGroupGloo::Options::create(timeout);
       if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME")) {
         go->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
@@ -310,37 +312,34 @@ std::unique_ptr<Communicator> Communicator::connect(const DistEnv& env, const Di
       } else {
         go->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       }
-      im.collectives = std::make_unique<CollectivesOf<c10d::ProcessGroupGloo>>(
+      collectives_ = std::make_unique<CollectivesOf<c10d::ProcessGroupGloo>>(
           c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, env.rank, env.world_size, go));
     } else {
 #ifdef MOCA_HAVE_NCCL
       auto no = c10d::ProcessGroupNCCL::Options::create();
       no->timeout = timeout;
-      im.collectives = std::make_unique<CollectivesOf<c10d::ProcessGroupNCCL>>(
+      collectives_ = std::make_unique<CollectivesOf<c10d::ProcessGroupNCCL>>(
           c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, env.rank, env.world_size, no));
 #endif
     }
   } catch (const std::exception& e) {
     throw std::runtime_error("distributed: rank " + std::to_string(env.rank) +
-                             " could not create the " + backend +
+                             " could not create the " + backend_name +
                              " process group: " + first_line(error_text(e)));
   }
-  return comm;
 }
 
-void Communicator::check_same(const std::string& what, const std::string& value) {
-  Impl& im = *impl_;
-  if (im.world_size <= 1) return;
-  const std::string key = "moca/check/" + std::to_string(im.checks++) + "/";
-  std::vector<std::string> values(static_cast<size_t>(im.world_size));
-  im.run("comparing " + what + " across ranks", [&] {
-    im.store->set(key + std::to_string(im.rank), std::vector<uint8_t>(value.begin(), value.end()));
-    for (int r = 0; r < im.world_size; ++r) {
-      const auto v = im.store->get(key + std::to_string(r));
+void C10dCollective::check_same(const std::string& what, const std::string& value) {
+  const std::string key = "moca/check/" + std::to_string(checks_++) + "/";
+  std::vector<std::string> values(static_cast<size_t>(world_size_));
+  run("comparing " + what + " across ranks", [&] {
+    store_->set(key + std::to_string(rank_), std::vector<uint8_t>(value.begin(), value.end()));
+    for (int r = 0; r < world_size_; ++r) {
+      const auto v = store_->get(key + std::to_string(r));
       values[static_cast<size_t>(r)] = std::string(v.begin(), v.end());
     }
   });
-  for (int r = 1; r < im.world_size; ++r) {
+  for (int r = 1; r < world_size_; ++r) {
     if (values[static_cast<size_t>(r)] != values[0]) {
       throw std::invalid_argument("distributed: rank " + std::to_string(r) + "'s " + what + " (" +
                                   values[static_cast<size_t>(r)] + ") differ from rank 0's (" +
@@ -349,10 +348,25 @@ void Communicator::check_same(const std::string& what, const std::string& value)
   }
 }
 
-void Communicator::barrier(const std::string& what) {
-  if (impl_->world_size <= 1) return;
-  std::vector<double> one{1.0};
-  detail::allreduce_sum(*this, one, what);
+std::vector<double> C10dCollective::allreduce_sum(const std::vector<double>& values,
+                                                  const std::string& what) {
+  const torch::Device dev =
+      backend_ == DistBackend::kNccl
+          ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(cuda_index_))
+          : torch::Device(torch::kCPU);
+  std::vector<torch::Tensor> t{torch::tensor(values, torch::dtype(torch::kFloat64)).to(dev)};
+  allreduce_sum(t, what);
+  auto cpu = t[0].cpu();
+  return std::vector<double>(cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel());
+}
+
+}  // namespace
+
+std::unique_ptr<Collective> connect_c10d(const DistEnv& env, const DistOptions& options,
+                                         bool cuda) {
+  options.validate();
+  if (env.world_size <= 1) return std::make_unique<LocalCollective>(options.timeout_s);
+  return std::make_unique<C10dCollective>(env, options, cuda);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -412,9 +426,8 @@ torch::Device local_cuda_device(int local_rank) {
   return d;
 }
 
-void broadcast_module(Communicator& comm, torch::nn::Module& module) {
+void broadcast_module(Collective& comm, torch::nn::Module& module) {
   if (comm.world_size() <= 1) return;
-  auto& im = comm.impl();
   std::vector<torch::Tensor> tensors;
   for (const auto& p : module.parameters()) tensors.push_back(p);
   for (const auto& b : module.buffers()) tensors.push_back(b);
@@ -422,26 +435,11 @@ void broadcast_module(Communicator& comm, torch::nn::Module& module) {
   // Flattened per dtype and device would save calls; the start-up broadcast runs once.
   std::vector<torch::Tensor> flat;
   for (auto& t : tensors) flat.push_back(t.detach().contiguous().clone());
-  im.run("broadcast of the initial parameters from rank 0",
-         [&] { im.collectives->broadcast_root(flat, to_ms(im.timeout_s)); });
+  comm.broadcast_from_root(flat, "broadcast of the initial parameters from rank 0");
   for (size_t i = 0; i < tensors.size(); ++i) tensors[i].copy_(flat[i]);
 }
 
-std::vector<double> allreduce_sum(Communicator& comm, const std::vector<double>& values,
-                                  const std::string& what) {
-  if (comm.world_size() <= 1) return values;
-  auto& im = comm.impl();
-  const torch::Device dev =
-      im.backend == "nccl"
-          ? torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(im.cuda_index))
-          : torch::Device(torch::kCPU);
-  std::vector<torch::Tensor> t{torch::tensor(values, torch::dtype(torch::kFloat64)).to(dev)};
-  im.run(what, [&] { im.collectives->allreduce_sum(t, to_ms(im.timeout_s)); });
-  auto cpu = t[0].cpu();
-  return std::vector<double>(cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel());
-}
-
-GradientReducer::GradientReducer(Communicator& comm, std::vector<torch::Tensor> params,
+GradientReducer::GradientReducer(Collective& comm, std::vector<torch::Tensor> params,
                                  std::size_t bucket_bytes)
     : comm_(comm), params_(std::move(params)) {
   std::size_t bytes = 0;
@@ -459,7 +457,6 @@ std::vector<double> GradientReducer::reduce(double weight, const std::vector<dou
                                             const std::string& what) {
   if (comm_.world_size() <= 1) return scalars;
   const auto t0 = std::chrono::steady_clock::now();
-  auto& im = comm_.impl();
   torch::NoGradGuard no_grad;
   // The scalars and a "defined" vote per parameter, in doubles.
   std::vector<double> small(scalars);
@@ -476,7 +473,7 @@ std::vector<double> GradientReducer::reduce(double weight, const std::vector<dou
     flats.push_back(torch::cat(parts));
   }
   flats.push_back(torch::tensor(small, torch::dtype(torch::kFloat64)).to(dev));
-  im.run(what, [&] { im.collectives->allreduce_sum(flats, to_ms(im.timeout_s)); });
+  comm_.allreduce_sum(flats, what);
   const auto small_cpu = flats.back().cpu();
   const double* s = small_cpu.data_ptr<double>();
   for (std::size_t k = 0; k < buckets_.size(); ++k) {
@@ -509,14 +506,18 @@ struct C10dReducer::State {
 #endif
 };
 
-C10dReducer::C10dReducer(Communicator& comm, std::vector<torch::Tensor> params)
+C10dReducer::C10dReducer(Collective& comm, std::vector<torch::Tensor> params)
     : state_(std::make_unique<State>()) {
   if (comm.world_size() <= 1) return;
 #ifdef MOCA_C10D_REDUCER
-  auto pg = comm.impl().collectives->process_group();
+  auto* group = dynamic_cast<C10dCollective*>(&comm);
+  if (group == nullptr) {
+    throw std::invalid_argument("C10dReducer: the run's collective is not a c10d process group");
+  }
+  auto pg = group->process_group();
   if (!pg) {
     throw std::runtime_error(
-        "C10dReducer: this LibTorch's " + comm.backend() +
+        "C10dReducer: this LibTorch's " + enum_name(kDistBackendNames, comm.backend()) +
         " backend is not a c10d::ProcessGroup; use the flattened buckets (--grad-sync buckets)");
   }
   // As torch.nn.parallel.DistributedDataParallel: a 1 MiB first bucket, 25 MiB after, buckets

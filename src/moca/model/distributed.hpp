@@ -24,19 +24,59 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
+
+namespace at {
+class Tensor;  // torch::Tensor; the collectives' tensor calls are made from torch TUs only
+}
+
 namespace moca::model {
 
-/// Data-parallel options of a training run (command line: --backend, --dist-timeout).
+/// A c10d backend: what DistOptions::backend asks for (auto | gloo | nccl) and what a run used
+/// (gloo | nccl, or none: a single process, no process group).
+enum class DistBackend { kAuto, kGloo, kNccl, kNone };
+/// How a data-parallel step synchronises gradients (DistOptions::grad_sync).
+enum class GradSync {
+  kBuckets,  ///< flattened ~25 MiB buckets, one all-reduce each, after backward (default)
+  kReducer   ///< c10d::Reducer: all-reduce overlapping backward (LibTorch 1.x, pretrain only)
+};
+
+// clang-format off
+/// The names of DistBackend values (result JSON: "backend"); `--backend` takes the first three
+/// (kDistBackendChoices).
+inline constexpr EnumName<DistBackend> kDistBackendNames[] = {
+    {DistBackend::kAuto, "auto"},
+    {DistBackend::kGloo, "gloo"},
+    {DistBackend::kNccl, "nccl"},
+    {DistBackend::kNone, "none"}};
+/// The values `--backend` accepts.
+inline constexpr EnumName<DistBackend> kDistBackendChoices[] = {
+    {DistBackend::kAuto, "auto"},
+    {DistBackend::kGloo, "gloo"},
+    {DistBackend::kNccl, "nccl"}};
+/// The names of `--grad-sync`.
+inline constexpr EnumName<GradSync> kGradSyncNames[] = {
+    {GradSync::kBuckets, "buckets"},
+    {GradSync::kReducer, "reducer"}};
+// clang-format on
+
+/// Data-parallel options of a training run (command line: --backend, --dist-timeout,
+/// --grad-sync). backend and timeout_s make the process group (make_run_context); a training
+/// call given a context checks that they agree with it.
 struct DistOptions {
-  std::string backend = "auto";  ///< gloo | nccl | auto (nccl on CUDA when built with it)
-  double timeout_s = 300.0;      ///< rendezvous and collective timeout, seconds, > 0
-  /// Gradient synchronisation: "buckets" (default; flattened ~25 MiB buckets, one all-reduce
-  /// each, after backward) or "reducer" (c10d::Reducer, all-reduce overlapping backward; one
+  DistBackend backend = DistBackend::kAuto;  ///< gloo | nccl | auto (nccl on CUDA when built)
+  double timeout_s = 300.0;                  ///< rendezvous and collective timeout, seconds, > 0
+  /// Gradient synchronisation: buckets (default; flattened ~25 MiB buckets, one all-reduce
+  /// each, after backward) or reducer (c10d::Reducer, all-reduce overlapping backward; one
   /// batch shard, loss "all" only). Measured in docs/benchmarks.md.
-  std::string grad_sync = "buckets";
+  GradSync grad_sync = GradSync::kBuckets;
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
 };
+
+/// The backend a world of several ranks uses for `requested` on a CUDA (`cuda`) or CPU run:
+/// auto is nccl on CUDA when compiled in (nccl_compiled()), else gloo.
+DistBackend resolve_backend(DistBackend requested, bool cuda);
 
 /// Where this process sits in the job, as read from the environment.
 struct DistEnv {
@@ -56,46 +96,65 @@ DistEnv read_dist_env(const std::function<const char*(const char*)>& lookup = {}
 /// True when this build can use NCCL (a LibTorch with c10d NCCL; compiled out otherwise).
 bool nccl_compiled();
 
-/// A process group of the ranks of one job (or a single process when the world size is 1).
-/// Every call that communicates is collective: all ranks must make it in the same order.
-class Communicator {
+/// The ranks of one job and the collectives the training loops use. Every call that
+/// communicates is collective: all ranks must make it in the same order. Two implementations:
+/// LocalCollective (a world of one, every collective the identity) and the c10d process group
+/// of connect_c10d(). A run holds one in its RunContext (run_context.hpp).
+class Collective {
  public:
-  /// A world of one: no process group, every collective is the identity.
-  Communicator();
-  ~Communicator();
-  Communicator(const Communicator&) = delete;
-  Communicator& operator=(const Communicator&) = delete;
-
-  /// Joins the job described by `env` (world size 1: a world of one). `cuda`: the run's
-  /// device is CUDA (backend auto picks NCCL then). Throws std::runtime_error with a clear
-  /// message when the port is in use, the rendezvous times out, or the backend is unavailable.
-  static std::unique_ptr<Communicator> connect(const DistEnv& env, const DistOptions& options,
-                                               bool cuda);
-  /// connect(read_dist_env(), options, cuda).
-  static std::unique_ptr<Communicator> from_environment(const DistOptions& options, bool cuda);
-  /// The process's communicator: connected from the environment on the first call (later calls
-  /// return the same one, whatever their options), so that several training calls in one
-  /// process (linprobe's folds) share one rendezvous. Kept until the process ends.
-  static Communicator& process(const DistOptions& options, bool cuda);
-
-  int rank() const;
-  int world_size() const;
+  virtual ~Collective() = default;
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
   bool is_root() const { return rank() == 0; }
-  const std::string& backend() const;  ///< "gloo", "nccl" or "none"
-  double timeout_s() const;
+  /// The rank's index among the ranks of its node (its CUDA device, modulo the visible ones).
+  virtual int local_rank() const = 0;
+  virtual DistBackend backend() const = 0;  ///< gloo, nccl, or none (a world of one)
+  virtual double timeout_s() const = 0;     ///< of the rendezvous and of every collective
 
-  /// Collective: throws std::invalid_argument on every rank whose `value` differs from rank 0's
-  /// (e.g. a hash of the options that determine the numbers), naming `what` and both ranks.
-  void check_same(const std::string& what, const std::string& value);
-  /// Collective barrier; `what` names it in errors.
-  void barrier(const std::string& what);
+  /// Throws std::invalid_argument on every rank whose `value` differs from rank 0's (e.g. a
+  /// hash of the options that determine the numbers), naming `what` and both ranks.
+  virtual void check_same(const std::string& what, const std::string& value) = 0;
+  /// Barrier; `what` names it in errors.
+  virtual void barrier(const std::string& what) = 0;
+  /// Sums `values` element-wise over the ranks (doubles; `what` names it in errors).
+  virtual std::vector<double> allreduce_sum(const std::vector<double>& values,
+                                            const std::string& what) = 0;
+  /// Sums every tensor in place over the ranks: one all-reduce per tensor, launched together,
+  /// waited together (torch translation units only).
+  virtual void allreduce_sum(std::vector<at::Tensor>& tensors, const std::string& what) = 0;
+  /// Overwrites every tensor with rank 0's (torch translation units only).
+  virtual void broadcast_from_root(std::vector<at::Tensor>& tensors, const std::string& what) = 0;
+};
 
-  struct Impl;
-  Impl& impl() { return *impl_; }
+/// A world of one: rank 0 of 1, backend none, every collective the identity.
+class LocalCollective final : public Collective {
+ public:
+  explicit LocalCollective(double timeout_s = 300.0) : timeout_s_(timeout_s) {}
+  int rank() const override { return 0; }
+  int world_size() const override { return 1; }
+  int local_rank() const override { return 0; }
+  DistBackend backend() const override { return DistBackend::kNone; }
+  double timeout_s() const override { return timeout_s_; }
+  void check_same(const std::string&, const std::string&) override {}
+  void barrier(const std::string&) override {}
+  std::vector<double> allreduce_sum(const std::vector<double>& values,
+                                    const std::string&) override {
+    return values;
+  }
+  void allreduce_sum(std::vector<at::Tensor>&, const std::string&) override {}
+  void broadcast_from_root(std::vector<at::Tensor>&, const std::string&) override {}
 
  private:
-  std::unique_ptr<Impl> impl_;
+  double timeout_s_;
 };
+
+/// Joins the job described by `env`: a c10d TCPStore rendezvous (rank 0 hosts it on
+/// MASTER_ADDR:MASTER_PORT) and a Gloo or NCCL process group over it (resolve_backend(options.
+/// backend, cuda); NCCL makes local_rank's device current). A world size of 1 gives a
+/// LocalCollective. Throws std::invalid_argument for invalid options, std::runtime_error with a
+/// clear message when the port is in use, the rendezvous times out, or the backend is
+/// unavailable.
+std::unique_ptr<Collective> connect_c10d(const DistEnv& env, const DistOptions& options, bool cuda);
 
 /// The sampler's epoch order: a permutation of 0..n-1 drawn from Rng(epoch_seed).
 std::vector<int> epoch_order(int n, std::uint64_t epoch_seed);

@@ -254,8 +254,8 @@ std::vector<int> evaluate(const DownstreamOptions& o, ClassifierModel& m,
 
 /// The optimiser, reducer, schedule and clocks of a classifier run.
 struct ClassifierLoop {
-  ClassifierLoop(const DownstreamOptions& o, Communicator& comm, MocaClassifier& clf,
-                 ParamGroups pg, int n)
+  ClassifierLoop(const DownstreamOptions& o, Collective& comm, MocaClassifier& clf, ParamGroups pg,
+                 int n)
       : optimizer(std::move(pg.groups), torch::optim::AdamWOptions(o.lr)),
         lr_scales(std::move(pg.lr_scales)),
         reducer(comm, detail::trainable_parameters(*clf)),
@@ -497,19 +497,28 @@ nlohmann::json DownstreamOptions::to_json() const {
 
 DownstreamResult train_classifier(const DownstreamOptions& o, const data::Windows& train,
                                   const data::Windows& test, std::ostream& log) {
+  RunContext local(log);
+  return train_classifier(o, train, test, local);
+}
+
+DownstreamResult train_classifier(const DownstreamOptions& o, const data::Windows& train,
+                                  const data::Windows& test, RunContext& context) {
   check_classifier_inputs(o, train, test);
   const auto t0 = std::chrono::steady_clock::now();
+  std::ostream& log = context.log();
+  Collective& comm = context.collective();
   torch::Device device = detail::setup_runtime(o.runtime);
-  const DistEnv denv = read_dist_env();
-  check_global_batch("train_classifier()", o.batch_size, denv.world_size);
-  if (device.is_cuda() && denv.world_size > 1) device = detail::local_cuda_device(denv.local_rank);
+  check_global_batch("train_classifier()", o.batch_size, comm.world_size());
+  if (device.is_cuda() && comm.world_size() > 1) {
+    device = detail::local_cuda_device(comm.local_rank());
+  }
   o.dist.validate();
-  if (o.dist.grad_sync != "buckets") {
+  if (o.dist.grad_sync != GradSync::kBuckets) {
     throw std::invalid_argument(
-        "train_classifier(): grad_sync (" + o.dist.grad_sync +
+        "train_classifier(): grad_sync (" + enum_name(kGradSyncNames, o.dist.grad_sync) +
         ") must be buckets (the c10d Reducer is measured for pretrain only)");
   }
-  Communicator& comm = Communicator::process(o.dist, device.is_cuda());
+  context.check_fits(o.dist, device.is_cuda(), "train_classifier()");
   RankSlice ranks;
   ranks.rank = comm.rank();
   ranks.world = comm.world_size();

@@ -36,6 +36,7 @@
 #include "moca/model/distributed.hpp"
 #include "moca/model/metrics.hpp"
 #include "moca/model/model_options.hpp"
+#include "moca/model/run_context.hpp"
 #include "moca/model/runtime.hpp"
 
 namespace moca::model {
@@ -69,7 +70,7 @@ struct DownstreamOptions {
   int classes = 0;         ///< number of classes; 0 = from the labels / class names
   std::uint64_t seed = 0;  ///< head init, batch order, drop path
   RuntimeOptions runtime;
-  DistOptions dist;      ///< data-parallel backend and timeout (used when WORLD_SIZE > 1)
+  DistOptions dist;      ///< data-parallel backend, timeout, gradient sync (several ranks)
   bool progress = true;  ///< progress bar on stderr
   /// Where to keep the trained classifier (classifier.hpp; written atomically by rank 0 after
   /// training); empty = not kept.
@@ -106,6 +107,12 @@ struct DownstreamResult {
 /// model) use the matching modality rows of tokens and positions. Throws std::invalid_argument
 /// for invalid options, unlabelled windows, or data that does not fit the model;
 /// std::runtime_error for checkpoint problems and non-finite losses.
+/// On the ranks of `context` (data-parallel when its world has several: options.dist must fit it,
+/// RunContext::check_fits); progress to context.log().
+DownstreamResult train_classifier(const DownstreamOptions& options, const data::Windows& train,
+                                  const data::Windows& test, RunContext& context);
+/// train_classifier() in one process (a local RunContext on `log`), whatever the environment
+/// says.
 DownstreamResult train_classifier(const DownstreamOptions& options, const data::Windows& train,
                                   const data::Windows& test, std::ostream& log);
 

@@ -31,6 +31,7 @@
 #include "moca/data/windows.hpp"
 #include "moca/model/distributed.hpp"
 #include "moca/model/model_options.hpp"
+#include "moca/model/run_context.hpp"
 #include "moca/model/runtime.hpp"
 
 namespace moca::model {
@@ -60,7 +61,7 @@ struct PretrainOptions {
   bool resume = false;        ///< continue from `checkpoint`
   std::uint64_t seed = 0;     ///< weights, batch order, masks, augmentation
   RuntimeOptions runtime;     ///< device and threads
-  DistOptions dist;           ///< data-parallel backend and timeout (used when WORLD_SIZE > 1)
+  DistOptions dist;           ///< data-parallel backend, timeout, gradient sync (several ranks)
   bool progress = true;       ///< progress bar on stderr
   /// Stop (with a checkpoint) once this many iterations are done in total; -1 = no limit.
   /// Meant for tests and for splitting a run; the run can be resumed.
@@ -102,18 +103,23 @@ struct PretrainResult {
   MocaOptions model;                 ///< architecture trained
   int rank = 0;                      ///< this process's rank (0 writes the outputs)
   int world_size = 1;                ///< data-parallel ranks
-  std::string backend = "none";      ///< gloo | nccl | none (one process)
-  double allreduce_seconds = 0.0;    ///< time in the gradient all-reduce during this call
-  double loop_seconds = 0.0;         ///< time in the training loop during this call
-  long loop_iterations = 0;          ///< iterations done during this call
+  DistBackend backend = DistBackend::kNone;  ///< gloo | nccl | none (one process)
+  double allreduce_seconds = 0.0;            ///< time in the gradient all-reduce during this call
+  double loop_seconds = 0.0;                 ///< time in the training loop during this call
+  long loop_iterations = 0;                  ///< iterations done during this call
 };
 
-/// Pre-trains a MoCA MAE on `train` (its windows, not its labels). Progress goes to stderr when
-/// options.progress; a summary line per checkpoint to `log`. When `stop` becomes true (e.g. from
-/// a SIGINT handler), the current iteration finishes, a checkpoint is written and the call
-/// returns with interrupted = true. Throws std::invalid_argument for invalid options or data
-/// (and, on resume, a checkpoint made with different training options or data),
-/// std::runtime_error for I/O and non-finite losses (the message names the iteration).
+/// Pre-trains a MoCA MAE on `train` (its windows, not its labels) on the ranks of `context`
+/// (data-parallel when its world has several; its options.dist must fit the context:
+/// RunContext::check_fits). Progress goes to stderr when options.progress (rank 0); a summary
+/// line per checkpoint to context.log(). When `stop` becomes true (e.g. from a SIGINT handler),
+/// the current iteration finishes, a checkpoint is written and the call returns with
+/// interrupted = true. Throws std::invalid_argument for invalid options or data (and, on
+/// resume, a checkpoint made with different training options or data), std::runtime_error for
+/// I/O and non-finite losses (the message names the iteration).
+PretrainResult pretrain(const PretrainOptions& options, const data::Windows& train,
+                        RunContext& context, const std::atomic<bool>* stop = nullptr);
+/// pretrain() in one process (a local RunContext on `log`), whatever the environment says.
 PretrainResult pretrain(const PretrainOptions& options, const data::Windows& train,
                         std::ostream& log, const std::atomic<bool>* stop = nullptr);
 

@@ -185,16 +185,15 @@ namespace {
 /// What a run fixes before its first step: options, data, device, ranks, architecture, policy,
 /// the JSON that checkpoints record and resume checks compare.
 struct PretrainRun {
-  PretrainRun(const PretrainOptions& options, const data::Windows& windows, std::ostream& log_in);
+  PretrainRun(const PretrainOptions& options, const data::Windows& windows, RunContext& context);
 
   const PretrainOptions& o;
   const data::Windows& train;
   torch::Device device{torch::kCPU};
-  Communicator* comm = nullptr;
+  Collective& comm;
   int rank = 0, world = 1;
   bool root = true;
-  std::ostream null_log{nullptr};
-  std::ostream* log = nullptr;  ///< the caller's log on rank 0, nowhere on the others
+  std::ostream* log = nullptr;  ///< the context's log: the program's on rank 0, nowhere elsewhere
   std::unique_ptr<FileLock> lock;
   MocaOptions mo;
   std::unique_ptr<masking::MaskPolicy> policy;
@@ -205,22 +204,21 @@ struct PretrainRun {
 };
 
 PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& windows,
-                         std::ostream& log_in)
-    : o(options), train(windows) {
+                         RunContext& run_context)
+    : o(options), train(windows), comm(run_context.collective()) {
   const int n = train.size();
   device = detail::setup_runtime(o.runtime);
-  // Data-parallel when the environment names a world of several ranks (distributed.hpp).
-  const DistEnv denv = read_dist_env();
-  check_global_batch("pretrain()", o.batch_size, denv.world_size);
-  if (device.is_cuda() && denv.world_size > 1) {
-    device = detail::local_cuda_device(denv.local_rank);
+  // Data-parallel when the context's collective is a world of several ranks (run_context.hpp).
+  check_global_batch("pretrain()", o.batch_size, comm.world_size());
+  if (device.is_cuda() && comm.world_size() > 1) {
+    device = detail::local_cuda_device(comm.local_rank());
   }
   o.dist.validate();
-  comm = &Communicator::process(o.dist, device.is_cuda());
-  rank = comm->rank();
-  world = comm->world_size();
-  root = comm->is_root();
-  log = root ? &log_in : &null_log;
+  run_context.check_fits(o.dist, device.is_cuda(), "pretrain()");
+  rank = comm.rank();
+  world = comm.world_size();
+  root = comm.is_root();
+  log = &run_context.log();
   // One writer per checkpoint (and its metrics log) for the whole run: a second run with the
   // same checkpoint refuses to start instead of overwriting this one's files.
   if (root) {
@@ -353,10 +351,10 @@ void write_metrics(const PretrainRun& run, const TrainState& s) {
 
 /// How gradients, the loss and stop votes cross ranks: the bucketed reducer, or c10d's Reducer
 /// (--grad-sync reducer, which averages during backward).
-struct GradSync {
-  GradSync(const PretrainRun& run, const TrainState& s)
-      : reducer(*run.comm, detail::trainable_parameters(*s.model)) {
-    if (run.world > 1 && run.o.dist.grad_sync == "reducer") {
+struct GradientSync {
+  GradientSync(const PretrainRun& run, const TrainState& s)
+      : reducer(run.comm, detail::trainable_parameters(*s.model)) {
+    if (run.world > 1 && run.o.dist.grad_sync == GradSync::kReducer) {
       if (run.shards != 1 || run.mo.loss_scope() == LossScope::kMasked) {
         throw std::invalid_argument(
             "pretrain(): --grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
@@ -364,7 +362,7 @@ struct GradSync {
             std::to_string(run.shards) + ") and --loss all (now " + to_string(run.o.loss) + ")");
       }
       c10d =
-          std::make_unique<detail::C10dReducer>(*run.comm, detail::trainable_parameters(*s.model));
+          std::make_unique<detail::C10dReducer>(run.comm, detail::trainable_parameters(*s.model));
     }
   }
   detail::GradientReducer reducer;
@@ -392,7 +390,7 @@ struct Loop {
 
 /// One optimiser step on batch j of `epoch` (global batch, this rank's slice); returns the
 /// global batch's loss. Throws std::runtime_error for a non-finite loss.
-double train_step(const PretrainRun& run, TrainState& s, GradSync& sync, Loop& loop, int epoch,
+double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& loop, int epoch,
                   long j, const std::vector<int>& order, double lr, const std::atomic<bool>* stop) {
   const PretrainOptions& o = run.o;
   const int C = run.train.channels, L = run.train.length, B = o.batch_size;
@@ -432,8 +430,8 @@ double train_step(const PretrainRun& run, TrainState& s, GradSync& sync, Loop& l
     // With c10d's Reducer the gradients were averaged during backward; the loss and the stop
     // votes follow.
     const auto sums = sync.c10d
-                          ? detail::allreduce_sum(*run.comm, {weight * loss, stop_vote ? 1.0 : 0.0},
-                                                  "all-reduce of the loss at iteration " + what)
+                          ? run.comm.allreduce_sum({weight * loss, stop_vote ? 1.0 : 0.0},
+                                                   "all-reduce of the loss at iteration " + what)
                           : sync.reducer.reduce(weight, {weight * loss, stop_vote ? 1.0 : 0.0},
                                                 "all-reduce of the gradients at iteration " + what);
     loss = sums[0];
@@ -458,7 +456,7 @@ bool stop_due(const PretrainOptions& o, const TrainState& s, const Loop& loop) {
 
 /// Runs `epoch` from s.iteration to its end and appends its record to s.history; returns false
 /// when a stop came before the epoch's last step (s then holds the partial epoch).
-bool run_epoch(const PretrainRun& run, TrainState& s, GradSync& sync, Loop& loop, int epoch,
+bool run_epoch(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& loop, int epoch,
                const LrSchedule& schedule, const std::atomic<bool>* stop) {
   const PretrainOptions& o = run.o;
   const long ipe = run.ipe;
@@ -503,7 +501,13 @@ bool run_epoch(const PretrainRun& run, TrainState& s, GradSync& sync, Loop& loop
 
 }  // namespace
 
-PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log_in,
+PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, std::ostream& log,
+                        const std::atomic<bool>* stop) {
+  RunContext local(log);
+  return pretrain(o, train, local, stop);
+}
+
+PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, RunContext& context,
                         const std::atomic<bool>* stop) {
   o.validate();
   train.validate("pretrain(): training windows");
@@ -513,17 +517,17 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
                                 std::to_string(train.size()) + ")");
   }
   const auto t_start = std::chrono::steady_clock::now();
-  PretrainRun run(o, train, log_in);
+  PretrainRun run(o, train, context);
   std::ostream& log = *run.log;
   TrainState s = initial_state(run);
   if (o.resume) resume_from(s, run);
   // Every rank must run the same numbers on the same data, from the same state.
-  run.comm->check_same(
+  run.comm.check_same(
       "options hash (training options, model, data, resume point)",
       options_digest(run.training.dump() + to_json(run.mo).dump() + run.data_json.dump() +
                      run.policy->spec() + std::to_string(s.iteration)));
-  detail::broadcast_module(*run.comm, *s.model);
-  GradSync sync(run, s);
+  detail::broadcast_module(run.comm, *s.model);
+  GradientSync sync(run, s);
   LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
   schedule.validate();
   Loop loop(run, s.iteration);
@@ -534,7 +538,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   result.threads = o.runtime.effective_threads();
   result.rank = run.rank;
   result.world_size = run.world;
-  result.backend = run.comm->backend();
+  result.backend = run.comm.backend();
   result.iterations_per_epoch = run.ipe;
   for (int epoch = s.epoch(run.ipe); epoch < o.epochs && !result.interrupted; ++epoch) {
     const bool completed = run_epoch(run, s, sync, loop, epoch, schedule, stop);

@@ -298,6 +298,13 @@ data::Windows fold_training_windows(const ProtocolOptions& o, data::Windows trai
 
 ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windows,
                             std::ostream& log) {
+  RunContext local(log);
+  return run_protocol(o, windows, local);
+}
+
+ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windows,
+                            RunContext& context) {
+  std::ostream& log = context.log();
   o.validate();
   data::Windows renamed;
   if (o.match_channels == ChannelMatch::kPosition) {
@@ -333,7 +340,7 @@ ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windo
     fr.test_windows = test.size();
     fr.checkpoint = d.checkpoint;
     fr.test_subjects = subjects_of(test);
-    fr.result = train_classifier(d, train, test, log);
+    fr.result = train_classifier(d, train, test, context);
     out.scores.add(fr.result.test);
     out.folds.push_back(std::move(fr));
   }
@@ -345,7 +352,7 @@ ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windo
     d.save_model = o.save_model;
     d.provenance = {{"protocol", out.protocol}, {"refit", true}, {"data", o.source}};
     log << "refit: training the kept model on all " << rows.size() << " labelled windows\n";
-    train_classifier(d, all.subset(rows), all.subset({}), log);
+    train_classifier(d, all.subset(rows), all.subset({}), context);
     out.saved.push_back({d.save_model, -1, static_cast<int>(rows.size())});
   }
   return out;

@@ -140,7 +140,11 @@ std::string replace_fold(std::string text, int fold);
 /// Runs the protocol on `all` (labels -1 are left out of training and testing). Checks first
 /// that the windows hold >= 2 classes, that a pre-trained checkpoint knows every channel (by
 /// name) and that a subject-wise protocol has subject ids (std::invalid_argument naming the
-/// rule). Progress goes to `log`.
+/// rule). Every split trains on the ranks of `context` (train_classifier); progress goes to
+/// context.log().
+ProtocolResult run_protocol(const ProtocolOptions& options, const data::Windows& all,
+                            RunContext& context);
+/// run_protocol() in one process (a local RunContext on `log`), whatever the environment says.
 ProtocolResult run_protocol(const ProtocolOptions& options, const data::Windows& all,
                             std::ostream& log);
 

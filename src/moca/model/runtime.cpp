@@ -36,4 +36,8 @@ int RuntimeOptions::effective_batch_shards(bool cuda, int batch) const {
   return std::max(1, std::min(wanted, batch));
 }
 
+bool RuntimeOptions::uses_cuda() const {
+  return device == "cuda" || (device == "auto" && cuda_available());
+}
+
 }  // namespace moca::model

@@ -31,6 +31,9 @@ struct RuntimeOptions {
   int effective_threads() const;
   /// The batch shards used for a batch of `batch` windows on CUDA (`cuda`) or CPU.
   int effective_batch_shards(bool cuda, int batch) const;
+  /// True when a run on these options computes on CUDA: device "cuda", or "auto" where
+  /// cuda_available() (what the training entry points pick).
+  bool uses_cuda() const;
 };
 
 /// True when this LibTorch build sees a CUDA device.

@@ -18,11 +18,7 @@ torch::Device local_cuda_device(int local_rank);
 
 /// Collective: copies rank 0's parameters and buffers into every rank's `module` (no-op in a
 /// world of one).
-void broadcast_module(Communicator& comm, torch::nn::Module& module);
-
-/// Collective: sums `values` element-wise over the ranks (doubles; `what` names it in errors).
-std::vector<double> allreduce_sum(Communicator& comm, const std::vector<double>& values,
-                                  const std::string& what);
+void broadcast_module(Collective& comm, torch::nn::Module& module);
 
 /// Averages gradients over ranks the way one process would compute them for the global batch:
 /// every rank scales its gradients by its weight in the global loss (its share of the global
@@ -33,7 +29,7 @@ std::vector<double> allreduce_sum(Communicator& comm, const std::vector<double>&
 /// as zero. Scalars (the weighted loss, the stop votes) travel in the same round as doubles.
 class GradientReducer {
  public:
-  GradientReducer(Communicator& comm, std::vector<torch::Tensor> params,
+  GradientReducer(Collective& comm, std::vector<torch::Tensor> params,
                   std::size_t bucket_bytes = std::size_t{25} << 20);
   /// Collective. Returns the scalars summed over ranks. `what` names the step in errors.
   std::vector<double> reduce(double weight, const std::vector<double>& scalars,
@@ -43,7 +39,7 @@ class GradientReducer {
   int buckets() const { return static_cast<int>(buckets_.size()); }
 
  private:
-  Communicator& comm_;
+  Collective& comm_;
   std::vector<torch::Tensor> params_;
   std::vector<std::vector<std::size_t>> buckets_;  ///< parameter indices per bucket
   double seconds_ = 0.0;
@@ -56,7 +52,7 @@ class GradientReducer {
 /// that is a c10d::ProcessGroup (LibTorch 1.x). Selected by --grad-sync reducer.
 class C10dReducer {
  public:
-  C10dReducer(Communicator& comm, std::vector<torch::Tensor> params);
+  C10dReducer(Collective& comm, std::vector<torch::Tensor> params);
   ~C10dReducer();
   /// Call before each backward().
   void prepare_for_backward();
