@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "enum_option.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/model/detail/adamw.hpp"
@@ -53,20 +54,23 @@ struct BenchOptions {
   std::string preset = "tiny";
   int threads = 2, batch = 50, reps = 20, warmup = 3, channels = 6, length = 200, patch = 20;
   int shards = 0;
-  std::string precision = "fp32", profile, device_name = "cpu", kernels = "moca";
+  moca::model::Precision precision = moca::model::Precision::kFp32;
+  moca::model::Device device = moca::model::Device::kCpu;
+  std::string profile, kernels = "moca";
   double ratio = 0.75;
 };
 
 void add_flags(CLI::App& app, BenchOptions& o) {
   app.add_option("--preset", o.preset, "model preset");
-  app.add_option("--device", o.device_name, "cpu | cuda | auto")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  moca::tools::add_enum_option(&app, "--device", o.device, moca::model::kDeviceNames,
+                               "auto | cpu | cuda");
   app.add_option("--threads", o.threads, "intra-op threads");
   app.add_option("--batch", o.batch, "windows per step");
   app.add_option("--ratio", o.ratio, "masked fraction (cross masking)");
   app.add_option("--shards", o.shards,
                  "batch shards run concurrently, one thread each (0 = threads, 1 = off)");
-  app.add_option("--precision", o.precision, "fp32 | bf16 (autocast of the forward pass)");
+  moca::tools::add_enum_option(&app, "--precision", o.precision, moca::model::kPrecisionNames,
+                               "fp32 | bf16 (autocast of the forward pass)");
   app.add_option("--profile", o.profile,
                  "write a per-op summary of the timed steps (LibTorch's profiler) to this file");
   app.add_option("--kernels", o.kernels,
@@ -238,7 +242,7 @@ double kernel_matmul_rate(int64_t n) {
 
 int run_bench(const BenchOptions& o) {
   moca::model::RuntimeOptions runtime;
-  runtime.device = o.device_name;
+  runtime.device = o.device;
   runtime.threads = o.threads;
   runtime.batch_shards = o.shards;
   runtime.precision = o.precision;
@@ -266,8 +270,9 @@ int run_bench(const BenchOptions& o) {
   std::cout << std::fixed << std::setprecision(2);
   std::cout << "preset " << o.preset << ", batch " << o.batch << ", tokens " << T << ", visible "
             << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
-            << used_shards << ", " << o.precision << ", " << (cuda ? "cuda" : "cpu") << ", "
-            << (variants.front() ? "moca" : "libtorch") << " kernels\n";
+            << used_shards << ", " << moca::model::to_string(o.precision) << ", "
+            << (cuda ? "cuda" : "cpu") << ", " << (variants.front() ? "moca" : "libtorch")
+            << " kernels\n";
   std::cout << "step median " << step_s * 1e3 << " ms (min "
             << *std::min_element(times.wall.begin(), times.wall.end()) * 1e3 << " ms) over "
             << o.reps << " steps; CPU time per step (all threads) median "

@@ -297,7 +297,7 @@ void bind_data(py::module_& m) {
         data::DatasetOptions o;
         o.channel_names = channel_names;
         o.segment = segment;
-        o.format = format;
+        o.format = parse_enum(data::kDataFormatNames, format, "DatasetOptions::format");
         o.modalities = modalities;
         o.sample_rate_hz = sample_rate;
         o.target_rate_hz = rate;
@@ -305,7 +305,7 @@ void bind_data(py::module_& m) {
         o.keep_rate_and_length = keep_rate_and_length;
         o.drop_nonfinite = drop_nonfinite;
         o.keep_classes = keep_classes;
-        o.npy_layout = npy_layout;
+        o.npy_layout = parse_enum(data::kNpyLayoutNames, npy_layout, "DatasetOptions::npy_layout");
         o.generator.windows = windows;
         o.generator.coupling = coupling;
         o.generator.seed = seed;
@@ -395,7 +395,11 @@ void bind_scoring(py::module_& m) {
       .def(py::init<>())
       .def_readwrite("schemes", &ScoreRunOptions::schemes)
       .def_readwrite("ratio", &ScoreRunOptions::ratio)
-      .def_readwrite("features", &ScoreRunOptions::features)
+      .def_property(
+          "features", [](const ScoreRunOptions& o) { return masking::to_string(o.features); },
+          [](ScoreRunOptions& o, const std::string& t) {
+            o.features = parse_enum(masking::kFeatureKindNames, t, "ScoreRunOptions::features");
+          })
       .def_readwrite("score", &ScoreRunOptions::score)
       .def_readwrite("patch_length", &ScoreRunOptions::patch_length)
       .def_readwrite("cross_modal", &ScoreRunOptions::cross_modal)

@@ -34,7 +34,7 @@ using Floats = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
 model::RuntimeOptions runtime_of(const std::string& device, int threads) {
   model::RuntimeOptions r;
-  r.device = device;
+  r.device = parse_enum(model::kDeviceNames, device, "RuntimeOptions::device");
   r.threads = threads;
   r.validate();
   return r;

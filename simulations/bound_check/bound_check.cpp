@@ -112,7 +112,7 @@ nlohmann::json run_bound_check(const BoundCheckOptions& options, std::ostream& o
   const data::Windows& w = split.test;
   const masking::Grid grid = masking::make_grid(w.channels, w.length, info.model.patch_length());
   model::InferenceOptions io;
-  io.runtime.device = "cpu";
+  io.runtime.device = model::Device::kCpu;
   io.runtime.threads = options.threads;
   log << "bound_check: " << w.size() << " held-out windows, checkpoint " << options.checkpoint
       << "\n";

@@ -25,7 +25,7 @@ model::PretrainOptions study_pretrain_options(const StudyOptions& o, const std::
   po.batch_size = std::min(o.batch_size, train_windows);
   po.lr = o.lr;
   po.warmup_epochs = o.warmup_epochs;
-  po.runtime.device = "cpu";
+  po.runtime.device = model::Device::kCpu;
   po.progress = false;
   return po;
 }

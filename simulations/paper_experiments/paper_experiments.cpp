@@ -141,7 +141,7 @@ struct Runner {
     d.warmup_epochs = std::min(d.warmup_epochs, d.epochs / 2.0);
     d.batch_size = std::min(d.batch_size, train.size());
     d.seed = o.seed;
-    d.runtime.device = "cpu";
+    d.runtime.device = model::Device::kCpu;
     d.runtime.threads = o.threads;
     d.progress = false;
     std::ostringstream dlog;
@@ -276,7 +276,7 @@ std::string imputation(Runner& run, const StudySplit& split, std::ostream& out) 
   io.seed = o.seed;
   io.mice.iterations = o.mice_iterations;
   io.mice.draws = o.mice_draws;
-  io.inference.runtime.device = "cpu";
+  io.inference.runtime.device = model::Device::kCpu;
   io.inference.runtime.threads = o.threads;
   const model::ImputeTable t = model::evaluate_imputation(io, split.test, run.log);
   json doc = common_json(o, split.description);
@@ -511,7 +511,7 @@ std::string reconstructions(Runner& run, const StudySplit& split) {
     ro.baselines = true;
     ro.mice.iterations = o.mice_iterations;
     ro.mice.draws = o.mice_draws;
-    ro.inference.runtime.device = "cpu";
+    ro.inference.runtime.device = model::Device::kCpu;
     ro.inference.runtime.threads = o.threads;
     std::ostringstream rlog;
     const model::ReconstructResult r = model::reconstruct_window(ro, split.test, rlog);
@@ -575,7 +575,7 @@ std::string inspect(Runner& run, const StudySplit& split) {
   std::vector<std::string> classes;
   for (int i = 0; i < test.size(); ++i) classes.push_back(model::class_label(test, i));
   model::InferenceOptions io;
-  io.runtime.device = "cpu";
+  io.runtime.device = model::Device::kCpu;
   io.runtime.threads = o.threads;
   embed::UmapOptions uo;
   uo.neighbors = std::max(2, std::min(uo.neighbors, test.size()));  // tiny (smoke) test sets

@@ -335,7 +335,7 @@ model::DownstreamResult probe_run(const PolicyStudyOptions& o, const PolicyStudy
   dopt.warmup_epochs = std::min(dopt.warmup_epochs, o.probe_epochs / 2.0);
   dopt.batch_size = std::min(dopt.batch_size, d.train.size());
   dopt.seed = static_cast<std::uint64_t>(o.worker_seed);
-  dopt.runtime.device = "cpu";
+  dopt.runtime.device = model::Device::kCpu;
   dopt.runtime.threads = o.worker_threads;
   dopt.progress = false;
   std::ostringstream dlog;
@@ -538,7 +538,7 @@ class StudyRunner {
     if (!need_reference_ || !ledger_.has("reference", "reference")) return;
     const json* ref = ledger_.find("reference", "reference");
     model::InferenceOptions io;
-    io.runtime.device = "cpu";
+    io.runtime.device = model::Device::kCpu;
     io.runtime.threads = total_threads_;
     score_policies(o_, d_, "encoder",
                    model::make_encoder_feature_map(

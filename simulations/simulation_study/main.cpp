@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     if (!checkpoint.empty()) {
 #ifdef MOCA_STUDIES_WITH_TORCH
       moca::model::InferenceOptions io;
-      io.runtime.device = "cpu";
+      io.runtime.device = moca::model::Device::kCpu;
       io.runtime.threads = o.score.threads;
       o.encoder = moca::model::make_encoder_feature_map(checkpoint, io);
       o.encoder_source = checkpoint;

@@ -48,7 +48,7 @@ void TheoryVsTrainingOptions::validate() const {
 MaskedError masked_reconstruction_error(const std::string& checkpoint, const data::Windows& windows,
                                         const std::vector<masking::Mask>& masks, int threads) {
   model::InferenceOptions io;
-  io.runtime.device = "cpu";
+  io.runtime.device = model::Device::kCpu;
   io.runtime.threads = threads;
   const data::RowMatrixXf rec = model::reconstruct_with_model(checkpoint, windows, masks, io);
   const int C = windows.channels, L = windows.length;
@@ -128,7 +128,7 @@ model::DownstreamResult probe(const TheoryVsTrainingOptions& options, const std:
   dopt.warmup_epochs = std::min(dopt.warmup_epochs, options.probe_epochs / 2.0);
   dopt.batch_size = std::min(dopt.batch_size, split.train.size());
   dopt.seed = options.seed;
-  dopt.runtime.device = "cpu";
+  dopt.runtime.device = model::Device::kCpu;
   dopt.runtime.threads = options.threads;
   dopt.progress = false;
   std::ostringstream dlog;

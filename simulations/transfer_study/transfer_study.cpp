@@ -201,7 +201,7 @@ void apply_data_settings(std::vector<TransferDataSet>& sets,
     TransferDataSet& d = *it;
     const std::string what = "--set " + name + "." + key;
     if (key == "format") {
-      d.dataset.format = value;
+      d.dataset.format = parse_enum(data::kDataFormatNames, value, what);
     } else if (key == "modalities") {
       d.dataset.modalities = value;
     } else if (key == "sample-rate") {
@@ -213,7 +213,7 @@ void apply_data_settings(std::vector<TransferDataSet>& sets,
     } else if (key == "keep-classes") {
       d.dataset.keep_classes = value;
     } else if (key == "npy-layout") {
-      d.dataset.npy_layout = value;
+      d.dataset.npy_layout = parse_enum(data::kNpyLayoutNames, value, what);
     } else if (key == "drop-nonfinite") {
       d.dataset.drop_nonfinite = parse_bool(value, what);
     } else if (key == "protocol") {
@@ -381,7 +381,7 @@ model::DownstreamOptions unit_downstream_options(const TransferStudyOptions& o,
   // The paper warms up for 10 (5) of 50 epochs: fewer epochs keep that share.
   dopt.warmup_epochs = dopt.warmup_epochs * dopt.epochs / 50.0;
   dopt.seed = o.seed;
-  dopt.runtime.device = "cpu";
+  dopt.runtime.device = model::Device::kCpu;
   dopt.progress = false;
   if (mode == DownstreamMode::kScratch) {
     dopt.preset = o.scratch_preset;

@@ -141,11 +141,12 @@ TEST_CASE("data spec: prefixes, generator keys, detection, printable form") {
   const std::string fx = moca::data::test::fixture_dir();
   CHECK(parse_data_spec(fx + "/hapt").format == DataFormat::kHapt);
   CHECK(parse_data_spec(fx + "/hmp").format == DataFormat::kHmp);
-  CHECK(parse_data_spec(fx + "/hmp", "hapt").format == DataFormat::kHapt);  // forced
+  CHECK(parse_data_spec(fx + "/hmp", DataFormat::kHapt).format == DataFormat::kHapt);  // forced
   CHECK(contains(error_text<std::invalid_argument>([] { parse_data_spec("generator:bogus=1"); }),
                  "unknown generator key 'bogus'"));
-  CHECK(contains(error_text<std::invalid_argument>([&] { parse_data_spec("hapt:" + fx, "npy"); }),
-                 "contradicts"));
+  CHECK(contains(
+      error_text<std::invalid_argument>([&] { parse_data_spec("hapt:" + fx, DataFormat::kNpy); }),
+      "contradicts"));
   CHECK(contains(error_text<std::invalid_argument>([&] { parse_data_spec(fx); }),
                  "cannot tell the format"));
   CHECK_THROWS_AS(parse_data_spec("/nonexistent/folder"), std::runtime_error);
@@ -298,12 +299,12 @@ TEST_CASE("open_dataset: bad .npy input gives a clear error naming the file") {
   err("got 2 dimensions");
   write_raw_npy(x, "<f4", "(2, 2, 3, 1)", bytes_of(ok));
   err("got 4 dimensions");
-  o.npy_layout = "NCL";
+  o.npy_layout = NpyLayout::kChannelsFirst;
   write_raw_npy(x, "<f4", "(2, 0, 3)", "");
   err("C = 0");
   write_raw_npy(x, "<f4", "(2, 3, 0)", "");
   err("L = 0");
-  o.npy_layout = "auto";
+  o.npy_layout = NpyLayout::kAuto;
   std::vector<float> bad = ok;
   bad[7] = NAN;
   bad[8] = INFINITY;
@@ -363,10 +364,10 @@ TEST_CASE("open_dataset: channel names, names from modality groups, meta.json's 
   CHECK(format_modalities(named.windows.modalities) == "a=0-2,g=3-5");  // groups by prefix
   o.channel_names = {"ax", "ay"};
   CHECK(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }) ==
-        "--channel-names: 2 names for the data's 6 channels (npy:" + d + ")");
+        "DatasetOptions::channel_names: 2 names for the data's 6 channels (npy:" + d + ")");
   o.channel_names = {"a_x", "a_y", "a_x", "g_x", "g_y", "g_z"};
   CHECK(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }) ==
-        "--channel-names: 'a_x' is named twice");
+        "DatasetOptions::channel_names: 'a_x' is named twice");
   o.channel_names.clear();
   // meta.json keys the reader does not know: a warning naming the nearest known key
   moca::write_output_text(d + "/meta.json",
@@ -421,10 +422,11 @@ TEST_CASE("open_dataset --segment: sub-windows that concatenate back to the wind
   // a segment longer than the window, a malformed one, and a segment without a rate
   o.segment = "11";
   CHECK(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }) ==
-        "--segment (11) is 330 samples at 30 Hz, longer than the windows (300 samples)");
+        "DatasetOptions::segment (11) is 330 samples at 30 Hz, longer than the windows (300 "
+        "samples)");
   o.segment = "5:x";
   CHECK(contains(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }),
-                 "--segment (5:x) must be SECONDS[:STRIDE]"));
+                 "DatasetOptions::segment (5:x) must be SECONDS[:STRIDE]"));
   o.segment = "5";
   o.sample_rate_hz = 0;
   CHECK(contains(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }),

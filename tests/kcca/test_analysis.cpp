@@ -114,26 +114,28 @@ TEST_CASE("kcca_analysis: every error path names the option") {
   CHECK_THROWS_WITH_AS(kcca_analysis(o, U.topRows(2), M.topRows(2)), "need at least 3 rows (got 2)",
                        std::invalid_argument);
   o.components = 21;
-  CHECK_THROWS_WITH_AS(kcca_analysis(o, U, M), "--components (21) exceeds n (20)",
+  CHECK_THROWS_WITH_AS(kcca_analysis(o, U, M), "AnalysisOptions::components (21) exceeds n (20)",
                        std::invalid_argument);
   o.components = 1;
   o.pca = 2;
-  CHECK_THROWS_WITH_AS(o.validate(), "--pca (2) needs --cca", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(o.validate(), "AnalysisOptions::pca (2) needs AnalysisOptions::cca",
+                       std::invalid_argument);
   o.cca = true;
   o.pca = 3;
-  CHECK_THROWS_WITH_AS(kcca_analysis(o, U, M), "--pca (3) exceeds min(d_u, d_m, n - 1) (2)",
+  CHECK_THROWS_WITH_AS(kcca_analysis(o, U, M),
+                       "AnalysisOptions::pca (3) exceeds min(d_u, d_m, n - 1) (2)",
                        std::invalid_argument);
   o = AnalysisOptions{};
   o.sigma = "wide";
-  CHECK_THROWS_WITH_AS(o.validate(), "--sigma (wide) must be a number > 0 or auto",
+  CHECK_THROWS_WITH_AS(o.validate(), "AnalysisOptions::sigma (wide) must be a number > 0 or auto",
                        std::invalid_argument);
   o = AnalysisOptions{};
   o.bootstrap = 1;
-  CHECK_THROWS_WITH_AS(o.validate(), "--bootstrap (1) must be 0 (none) or >= 2",
+  CHECK_THROWS_WITH_AS(o.validate(), "AnalysisOptions::bootstrap (1) must be 0 (none) or >= 2",
                        std::invalid_argument);
   o = AnalysisOptions{};
   o.method = "fast";
-  CHECK_THROWS_WITH_AS(o.validate(),
-                       "--method (fast) must be one of auto, exact, iterative, lowrank",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      o.validate(), "AnalysisOptions::method (fast) must be one of auto, exact, iterative, lowrank",
+      std::invalid_argument);
 }

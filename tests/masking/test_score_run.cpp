@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "field_flags.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/masking/feature_map.hpp"
 
@@ -83,26 +84,49 @@ TEST_CASE("score_windows: errors name the option") {
   const auto w = small_windows();
   auto o = small_options();
   o.patch_length = 30;
-  CHECK_THROWS_WITH_AS(
-      masking::score_windows(w, {}, o),
-      "--patch-length (30) must divide the window length 200 (e.g. 10, 20, 25, 40, 50 for 200)",
-      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(masking::score_windows(w, {}, o),
+                       "ScoreRunOptions::patch_length (30) must divide the window length 200 (e.g. "
+                       "10, 20, 25, 40, 50 for 200)",
+                       std::invalid_argument);
   o = small_options();
   o.schemes.clear();
   CHECK_THROWS_AS(masking::score_windows(w, {}, o), std::invalid_argument);
   o = small_options();
   o.ratio = 1.0;
-  CHECK_THROWS_WITH_AS(o.validate(), "--ratio (1.0000) must be in (0, 1)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(o.validate(), "ScoreRunOptions::ratio (1.0000) must be in (0, 1)",
+                       std::invalid_argument);
   o = small_options();
-  o.features = "pixels";
+  o.features = masking::FeatureKind::kEncoder;
   CHECK_THROWS_WITH_AS(o.validate(),
-                       "--features (pixels) must be one of: raw, patch-mean, rff-mean",
+                       "ScoreRunOptions::features (encoder) needs feature_map (a trained encoder)",
                        std::invalid_argument);
   o = small_options();
   o.cross_modal = true;
-  o.features = "rff-mean";
-  CHECK_THROWS_WITH_AS(masking::score_windows(w, {}, o),
-                       "--cross-modal needs per-channel features (raw, patch-mean), not rff-mean",
-                       std::invalid_argument);
+  o.features = masking::FeatureKind::kRffMean;
+  CHECK_THROWS_WITH_AS(
+      masking::score_windows(w, {}, o),
+      "ScoreRunOptions::cross_modal needs per-channel features (raw, patch-mean), not rff-mean",
+      std::invalid_argument);
   CHECK_THROWS_AS(masking::set_mask_mode(o, "sometimes"), std::invalid_argument);
+}
+
+TEST_CASE("the programs name the flag where the library names the field (field_flags.hpp)") {
+  auto o = small_options();
+  o.ratio = 1.0;
+  std::string text;
+  try {
+    o.validate();
+  } catch (const std::invalid_argument& e) {
+    text = e.what();
+  }
+  CHECK(text == "ScoreRunOptions::ratio (1.0000) must be in (0, 1)");
+  CHECK(tools::with_flag_names(text) == "--ratio (1.0000) must be in (0, 1)");
+  // Whole names only; every occurrence; other text untouched.
+  CHECK(tools::with_flag_names("AnalysisOptions::gamma_u (0) and AnalysisOptions::gamma (0)") ==
+        "--gamma-u (0) and --gamma (0)");
+  CHECK(tools::with_flag_names("DatasetOptions::channel_names: 'a' is named twice") ==
+        "--channel-names: 'a' is named twice");
+  CHECK(tools::with_flag_names("DatasetOptions::formats, X::DatasetOptions::format") ==
+        "DatasetOptions::formats, X::DatasetOptions::format");
+  CHECK(tools::with_flag_names("pca (2) needs AnalysisOptions::cca") == "pca (2) needs --cca");
 }

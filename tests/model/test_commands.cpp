@@ -204,7 +204,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   ko.scoring.schemes = {"cross"};
   ko.scoring.cross_modal = true;
   CHECK_THROWS_WITH_AS(tools::run_kcca_score(ko, out, log),
-                       doctest::Contains("--cross-modal needs >= 2 modality groups"),
+                       doctest::Contains("ScoreRunOptions::cross_modal needs >= 2 modality groups"),
                        std::invalid_argument);
 
   // pretrain (tiny): the checkpoint records channels, groups, rate and L.

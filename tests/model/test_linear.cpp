@@ -172,7 +172,7 @@ TEST_CASE("linear, linear_gelu: same bits for 1 and 2 threads; LibTorch's layers
   moca::model::detail::set_fused_linear_enabled(true);
 
   // Under bf16 autocast the products are bf16 (LibTorch's route), not the float32 kernel.
-  moca::model::detail::AutocastScope amp(torch::kCPU, "bf16");
+  moca::model::detail::AutocastScope amp(torch::kCPU, moca::model::Precision::kBf16);
   REQUIRE(amp.active());
   CHECK((linear_gelu(x0, layer).scalar_type() == torch::kBFloat16));
   CHECK((linear(x0, layer).scalar_type() == torch::kBFloat16));

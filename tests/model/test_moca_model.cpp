@@ -422,12 +422,12 @@ TEST_CASE("AutocastScope: bf16 products inside the scope, fp32 outside, state re
   const auto a = torch::randn({8, 16}), b = torch::randn({16, 4});
   CHECK((torch::matmul(a, b).scalar_type() == torch::kFloat));
   {
-    AutocastScope fp32(torch::kCPU, "fp32");
+    AutocastScope fp32(torch::kCPU, Precision::kFp32);
     CHECK_FALSE(fp32.active());
     CHECK((torch::matmul(a, b).scalar_type() == torch::kFloat));
   }
   {
-    AutocastScope amp(torch::kCPU, "bf16");
+    AutocastScope amp(torch::kCPU, Precision::kBf16);
     CHECK(amp.active());
     const auto c = torch::matmul(a, b);
     CHECK((c.scalar_type() == torch::kBFloat16));
@@ -448,7 +448,7 @@ TEST_CASE("batch shards give the whole-batch loss and gradients, deterministical
     auto gradients = [&](int shards, double& loss) {
       // The gradients are replaced: stale values must not survive.
       for (auto& p : mae->parameters()) p.mutable_grad() = torch::full_like(p, 7.0);
-      loss = mae_loss_and_gradients(mae, x, mt, shards, "fp32");
+      loss = mae_loss_and_gradients(mae, x, mt, shards, Precision::kFp32);
       std::vector<torch::Tensor> g;
       for (const auto& p : mae->parameters()) g.push_back(p.grad().clone());
       return g;
@@ -462,7 +462,7 @@ TEST_CASE("batch shards give the whole-batch loss and gradients, deterministical
       CHECK(torch::allclose(g1[j], g3[j], 1e-4, 1e-7));
       CHECK(torch::equal(g3[j], g3b[j]));
     }
-    CHECK_THROWS_AS(mae_loss_and_gradients(mae, x, mt, 0, "fp32"), std::invalid_argument);
-    CHECK_THROWS_AS(mae_loss_and_gradients(mae, x, mt, 8, "fp32"), std::invalid_argument);
+    CHECK_THROWS_AS(mae_loss_and_gradients(mae, x, mt, 0, Precision::kFp32), std::invalid_argument);
+    CHECK_THROWS_AS(mae_loss_and_gradients(mae, x, mt, 8, Precision::kFp32), std::invalid_argument);
   }
 }

@@ -86,7 +86,7 @@ TEST_CASE("bf16 mixed precision trains: finite, decreasing loss, not the fp32 nu
   fp32.lr = 1e-3;
   auto bf16 = fp32;
   bf16.checkpoint = moca_test::temp_path("pre_bf16.pt");
-  bf16.runtime.precision = "bf16";
+  bf16.runtime.precision = Precision::kBf16;
   const auto a = pretrain(fp32, w, log), b = pretrain(bf16, w, log);
   REQUIRE(b.history.size() == 4);
   CHECK(std::isfinite(b.history.back().loss));
@@ -95,8 +95,8 @@ TEST_CASE("bf16 mixed precision trains: finite, decreasing loss, not the fp32 nu
   CHECK(b.history.back().loss != a.history.back().loss);
   CHECK(std::abs(b.history.back().loss - a.history.back().loss) <
         0.1 * a.history.back().loss + 0.05);
-  bf16.runtime.precision = "fp16";
-  CHECK_THROWS_WITH_AS(pretrain(bf16, w, log), doctest::Contains("precision"),
+  CHECK_THROWS_WITH_AS(parse_enum(kPrecisionNames, "fp16", "RuntimeOptions::precision"),
+                       "RuntimeOptions::precision (fp16) must be one of: fp32, bf16",
                        std::invalid_argument);
 }
 

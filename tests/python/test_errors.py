@@ -13,16 +13,16 @@ def UM():
 
 
 @pytest.mark.parametrize("kw,exc,msg", [
-    (dict(gamma=-1.0), ValueError, "--gamma-u (-1) must be > 0"),
-    (dict(gamma=0.0), ValueError, "--gamma-u (0) must be > 0"),
+    (dict(gamma=-1.0), ValueError, "AnalysisOptions::gamma_u (-1) must be > 0"),
+    (dict(gamma=0.0), ValueError, "AnalysisOptions::gamma_u (0) must be > 0"),
     (dict(kernel="cosine"), ValueError, "cosine"),
     (dict(method="fast"), ValueError, "fast"),
-    (dict(sigma=-2.0), ValueError, "--sigma (-2.0) must be a number > 0 or auto"),
-    (dict(sigma="wide"), ValueError, "--sigma (wide) must be a number > 0 or auto"),
-    (dict(n_components=0), ValueError, "--components (0) must be >= 1"),
-    (dict(n_components=31), ValueError, "--components (31) exceeds n (30)"),
-    (dict(rank=0, method="lowrank"), ValueError, "--rank (0) must be >= 1"),
-    (dict(degree=0, kernel="poly"), ValueError, "--degree (0) must be >= 1"),
+    (dict(sigma=-2.0), ValueError, "AnalysisOptions::sigma (-2.0) must be a number > 0 or auto"),
+    (dict(sigma="wide"), ValueError, "AnalysisOptions::sigma (wide) must be a number > 0 or auto"),
+    (dict(n_components=0), ValueError, "AnalysisOptions::components (0) must be >= 1"),
+    (dict(n_components=31), ValueError, "AnalysisOptions::components (31) exceeds n (30)"),
+    (dict(rank=0, method="lowrank"), ValueError, "AnalysisOptions::rank (0) must be >= 1"),
+    (dict(degree=0, kernel="poly"), ValueError, "AnalysisOptions::degree (0) must be >= 1"),
     (dict(n_components=2.5), TypeError, "n_components (2.5) must be an integer"),
     (dict(gamma="big"), TypeError, "gamma ('big') must be a number"),
     (dict(center="yes"), TypeError, "center ('yes') must be True or False"),
@@ -54,9 +54,9 @@ def test_kcca_bad_arrays(UM):
         moca.CCA().fit(scipy.sparse.csr_matrix(U), M)
     with pytest.raises(ValueError, match="requires y to be passed"):
         moca.KCCA().fit(U)
-    with pytest.raises(ValueError, match=r"--permutations \(-1\) must be >= 0"):
+    with pytest.raises(ValueError, match=r"AnalysisOptions::permutations \(-1\) must be >= 0"):
         moca.KCCA(permutations=-1).fit(U, M)
-    with pytest.raises(ValueError, match=r"--bootstrap \(1\) must be 0 \(none\) or >= 2"):
+    with pytest.raises(ValueError, match=r"AnalysisOptions::bootstrap \(1\) must be 0 \(none\) or >= 2"):
         moca.CCA(bootstrap=1).fit(U, M)
     with pytest.raises(ValueError, match=r"U: must be a 2-d array, got shape \(30,\)"):
         moca.KCCA().fit(U[:, 0], M)
@@ -73,11 +73,11 @@ def test_kcca_bad_arrays(UM):
 
 
 def test_cca_bad_options(UM):
-    with pytest.raises(ValueError, match=r"--pca \(5\) exceeds min\(d_u, d_m, n - 1\) \(2\)"):
+    with pytest.raises(ValueError, match=r"AnalysisOptions::pca \(5\) exceeds min\(d_u, d_m, n - 1\) \(2\)"):
         moca.CCA(pca=5).fit(*UM)
-    with pytest.raises(ValueError, match=r"--components \(3\) exceeds the 2 canonical"):
+    with pytest.raises(ValueError, match=r"AnalysisOptions::components \(3\) exceeds the 2 canonical"):
         moca.CCA(n_components=3).fit(*UM)
-    with pytest.raises(ValueError, match=r"--ridge \(-1\) must be >= 0"):
+    with pytest.raises(ValueError, match=r"AnalysisOptions::ridge \(-1\) must be >= 0"):
         moca.CCA(ridge=-1).fit(*UM)
 
 
@@ -102,7 +102,7 @@ def test_score_errors():
     X = moca.data.load("generator", windows=40).X
     with pytest.raises(ValueError, match=r"draws \(1\) must be >= 2"):
         moca.score(X, draws=1)
-    with pytest.raises(ValueError, match=r"--features \(pixels\) must be one of"):
+    with pytest.raises(ValueError, match=r"ScoreRunOptions::features \(pixels\) must be one of"):
         moca.score(X, features="pixels")
     with pytest.raises(ValueError, match="estimator"):
         moca.score(X, estimator="svm")

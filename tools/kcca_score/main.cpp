@@ -29,7 +29,7 @@ struct FlagText {
 void FlagText::apply(moca::tools::KccaScoreOptions& o) const {
   o.scoring.schemes = moca::masking::split_spec_list(schemes, "--scheme");
   moca::masking::set_mask_mode(o.scoring, mask_mode);
-  if (o.scoring.features == "encoder") {
+  if (o.scoring.features == moca::masking::FeatureKind::kEncoder) {
     if (checkpoint.empty()) {
       throw std::invalid_argument(
           "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
@@ -74,10 +74,10 @@ int main(int argc, char** argv) {
   app.add_option("--samples", o.samples,
                  "windows scored: the generator's count, and the cap on a data set's windows")
       ->capture_default_str();
-  app.add_option("--features", o.scoring.features,
-                 "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, with "
-                 "--checkpoint; its default mask mode is shared)")
-      ->capture_default_str();
+  moca::tools::add_enum_option(&app, "--features", o.scoring.features,
+                               moca::masking::kFeatureKindNames,
+                               "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, "
+                               "with --checkpoint; its default mask mode is shared)");
   app.add_option("--checkpoint", text.checkpoint,
                  "--features encoder: MoCA checkpoint (moca pretrain)");
   moca::tools::add_enum_option(&app, "--estimator", o.scoring.score.estimator,

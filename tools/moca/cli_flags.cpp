@@ -25,13 +25,12 @@ void add_data_options(CLI::App* app, DataOptions& d) {
 }
 
 void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training) {
-  app->add_option("--device", r.device, "auto | cpu | cuda")->capture_default_str();
+  add_enum_option(app, "--device", r.device, model::kDeviceNames, "auto | cpu | cuda");
   app->add_option("--threads", r.threads, "CPU threads (0 = hardware cores)")
       ->capture_default_str();
   if (training) {
-    app->add_option("--precision", r.precision,
-                    "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)")
-        ->capture_default_str();
+    add_enum_option(app, "--precision", r.precision, model::kPrecisionNames,
+                    "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)");
   }
 }
 

@@ -99,9 +99,9 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
   j["settings"]["checkpoint"] = cmd.train.checkpoint;
   j["settings"]["metrics"] = cmd.train.metrics_path();
   j["model"] = model::to_json(r.model);
-  j["device"] = r.device;
+  j["device"] = model::to_string(r.device);
   j["threads"] = r.threads;
-  j["precision"] = cmd.train.runtime.precision;
+  j["precision"] = model::to_string(cmd.train.runtime.precision);
   j["iterations"] = r.iterations;
   j["iterations_per_epoch"] = r.iterations_per_epoch;
   j["finished"] = r.finished;
@@ -118,8 +118,8 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
   if (r.rank != 0) return j;  // data-parallel: rank 0 alone reports
   write_json(cmd.json, j, cmd.recorded_options);
   out << "pretrain: " << r.history.size() << "/" << cmd.train.epochs << " epochs, " << r.iterations
-      << " iterations on " << d.train.size() << " windows (" << d.source << "), " << r.device
-      << " x" << r.threads << " threads"
+      << " iterations on " << d.train.size() << " windows (" << d.source << "), "
+      << model::to_string(r.device) << " x" << r.threads << " threads"
       << (r.world_size > 1 ? " x " + std::to_string(r.world_size) + " ranks (" +
                                  enum_name(model::kDistBackendNames, r.backend) + ")"
                            : std::string())

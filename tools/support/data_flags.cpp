@@ -1,5 +1,7 @@
 #include "data_flags.hpp"
 
+#include "enum_option.hpp"
+
 namespace moca::tools {
 
 void add_data_flags(CLI::App* app, std::string& spec, data::DatasetOptions& o) {
@@ -7,8 +9,8 @@ void add_data_flags(CLI::App* app, std::string& spec, data::DatasetOptions& o) {
                   "data: hapt:DIR | hmp:DIR | npy:DIR | generator[:coupling=0.8,windows=N,...] | "
                   "DIR (format detected); default $MOCA_HAPT_DIR, else the generator")
       ->group("Data");
-  app->add_option("--data-format", o.format, "force the format of --data DIR: hapt | hmp | npy")
-      ->capture_default_str()
+  add_enum_option(app, "--data-format", o.format, data::kDataFormatNames,
+                  "force the format of --data DIR: hapt | hmp | npy")
       ->group("Data");
   app->add_option("--modalities", o.modalities,
                   "modality groups, e.g. acc=0-2,gyro=3-5 (channels not named are dropped; "
@@ -33,8 +35,8 @@ void add_data_flags(CLI::App* app, std::string& spec, data::DatasetOptions& o) {
                   "SECONDS[:STRIDE]: cut each window into sub-windows (label and subject kept; "
                   "samples after the last whole one dropped), e.g. 5 for 10-s windows -> two")
       ->group("Data");
-  app->add_option("--npy-layout", o.npy_layout, "X.npy axis order: auto | NCL | NLC")
-      ->capture_default_str()
+  add_enum_option(app, "--npy-layout", o.npy_layout, data::kNpyLayoutNames,
+                  "X.npy axis order: auto | NCL | NLC")
       ->group("Data");
 }
 

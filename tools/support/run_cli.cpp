@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "field_flags.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/memory.hpp"
 
@@ -23,8 +24,9 @@ namespace {
 
 std::string g_tool = "moca";  // the running program's name, for the terminate handler
 
+// The message as the program's user reads it: flags instead of library field names.
 std::string message_of(const std::exception& e) {
-  return debug_errors() ? std::string(e.what()) : exception_text(e);
+  return with_flag_names(debug_errors() ? std::string(e.what()) : exception_text(e));
 }
 
 [[noreturn]] void on_terminate() {
@@ -279,10 +281,10 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << tool << ": " << locate(e.what(), path, keys, argc, argv) << "\n";
+    std::cerr << tool << ": " << locate(with_flag_names(e.what()), path, keys, argc, argv) << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
-    std::cerr << tool << ": " << e.what() << "\n";
+    std::cerr << tool << ": " << with_flag_names(e.what()) << "\n";
     return 2;
   }
   if (print_config) {
@@ -296,7 +298,7 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
     try {
       return body();
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(locate(e.what(), path, keys, argc, argv));
+      throw std::invalid_argument(locate(with_flag_names(e.what()), path, keys, argc, argv));
     }
   });
 }

@@ -64,7 +64,7 @@ namespace {
 // The rows x cols matrix of row-major `values`; an error naming `path` when there are no rows.
 Eigen::MatrixXd row_major_to_matrix(const std::string& path, const std::vector<double>& values,
                                     long rows, long cols) {
-  if (rows == 0) throw std::invalid_argument(path + ": no data rows (empty file or header only)");
+  if (rows == 0) throw_invalid(path, "no data rows (empty file or header only)");
   Eigen::MatrixXd m(rows, cols);
   for (long i = 0; i < rows; ++i)
     for (long j = 0; j < cols; ++j) m(i, j) = values[static_cast<size_t>(i * cols + j)];
@@ -93,21 +93,21 @@ Eigen::MatrixXd read_csv_matrix_checked(const std::string& path, std::vector<std
       }
     }
     if (cols >= 0 && static_cast<long>(cells.size()) != cols) {
-      throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": row has " +
-                                  std::to_string(cells.size()) + " cells, expected " +
-                                  std::to_string(cols) + " (rows must not be ragged)");
+      throw_invalid("", path + ":" + std::to_string(in.line_number()) + ": row has " +
+                            std::to_string(cells.size()) + " cells, expected " +
+                            std::to_string(cols) + " (rows must not be ragged)");
     }
     cols = static_cast<long>(cells.size());
     for (size_t j = 0; j < cells.size(); ++j) {
       if (!parse_number(cells[j], row[j])) {
-        throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
-                                    std::to_string(j + 1) + " is not a number ('" +
-                                    printable(cells[j]) + "')");
+        throw_invalid("", path + ":" + std::to_string(in.line_number()) + ": column " +
+                              std::to_string(j + 1) + " is not a number ('" + printable(cells[j]) +
+                              "')");
       }
       if (!std::isfinite(row[j])) {
-        throw std::invalid_argument(path + ":" + std::to_string(in.line_number()) + ": column " +
-                                    std::to_string(j + 1) + " is " + cells[j] +
-                                    " (values must be finite)");
+        throw_invalid("", path + ":" + std::to_string(in.line_number()) + ": column " +
+                              std::to_string(j + 1) + " is " + cells[j] +
+                              " (values must be finite)");
       }
     }
     values.insert(values.end(), row.begin(), row.end());
@@ -260,22 +260,22 @@ std::vector<char> read_payload(std::istream& in, const std::string& path,
   std::int64_t n = 1;
   for (const auto s : shape) {
     if (s != 0 && n > std::numeric_limits<std::int64_t>::max() / s) {
-      throw std::invalid_argument(path + ": .npy shape too large");
+      throw_invalid(path, ".npy shape too large");
     }
     n *= s;
   }
   // Zero-width elements still cost memory once parsed: bound them as if they took a byte.
   if (static_cast<std::uint64_t>(n) >
       static_cast<std::uint64_t>(left) / std::max<size_t>(width, 1)) {
-    throw std::invalid_argument(path + ": truncated data (the shape needs " + std::to_string(n) +
-                                " elements of " + std::to_string(width) +
-                                " bytes, the file holds " + std::to_string(left) + " bytes)");
+    throw_invalid(path, "truncated data (the shape needs " + std::to_string(n) + " elements of " +
+                            std::to_string(width) + " bytes, the file holds " +
+                            std::to_string(left) + " bytes)");
   }
   std::vector<char> raw(static_cast<size_t>(n) * width);
   in.read(raw.data(), static_cast<std::streamsize>(raw.size()));
   if (static_cast<size_t>(in.gcount()) != raw.size()) {
-    throw std::invalid_argument(path + ": truncated data (" + std::to_string(in.gcount()) + " of " +
-                                std::to_string(raw.size()) + " bytes)");
+    throw_invalid(path, "truncated data (" + std::to_string(in.gcount()) + " of " +
+                            std::to_string(raw.size()) + " bytes)");
   }
   return raw;
 }
@@ -285,12 +285,12 @@ void read_npy_strings(std::istream& in, const std::string& path, bool fortran, N
   const std::string& d = a.dtype;
   const bool unicode = d[1] == 'U';
   if (unicode && d[0] == '>') {
-    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) + "' (big-endian)");
+    throw_invalid(path, "unsupported dtype '" + printable(d) + "' (big-endian)");
   }
   char* end = nullptr;
   const long chars = std::strtol(d.c_str() + 2, &end, 10);
   if (end != d.c_str() + d.size() || chars < 1 || chars > (1L << 20)) {
-    throw std::invalid_argument(path + ": bad string dtype '" + printable(d) + "'");
+    throw_invalid(path, "bad string dtype '" + printable(d) + "'");
   }
   const size_t width = static_cast<size_t>(chars) * (unicode ? 4 : 1);
   const std::vector<char> raw = read_payload(in, path, a.shape, width);
@@ -306,8 +306,8 @@ void read_npy_strings(std::istream& in, const std::string& path, bool fortran, N
             b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
         if (cp == 0) break;
         if (cp > 0x10FFFF) {
-          throw std::invalid_argument(path + ": element " + std::to_string(i) +
-                                      " holds an invalid code point");
+          throw_invalid("",
+                        path + ": element " + std::to_string(i) + " holds an invalid code point");
         }
         append_utf8(s, cp);
       }
@@ -330,7 +330,7 @@ NdArray read_npy_header(std::istream& in, const std::string& path) {
   char magic[8];
   in.read(magic, 8);
   if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
-    throw std::invalid_argument(path + ": not a .npy file (bad magic string)");
+    throw_invalid(path, "not a .npy file (bad magic string)");
   }
   const int major = static_cast<unsigned char>(magic[6]);
   std::uint32_t hlen = 0;
@@ -343,16 +343,16 @@ NdArray read_npy_header(std::istream& in, const std::string& path) {
     in.read(reinterpret_cast<char*>(b), 4);
     hlen = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
   } else {
-    throw std::invalid_argument(path + ": unsupported .npy version " + std::to_string(major));
+    throw_invalid(path, "unsupported .npy version " + std::to_string(major));
   }
-  if (!in || hlen > (1u << 24)) throw std::invalid_argument(path + ": truncated .npy header");
+  if (!in || hlen > (1u << 24)) throw_invalid(path, "truncated .npy header");
   std::string header(hlen, '\0');
   in.read(&header[0], hlen);
-  if (!in) throw std::invalid_argument(path + ": truncated .npy header");
+  if (!in) throw_invalid(path, "truncated .npy header");
   auto field = [&](const std::string& key) {
     const auto k = header.find("'" + key + "'");
     if (k == std::string::npos) {
-      throw std::invalid_argument(path + ": .npy header lacks '" + key + "'");
+      throw_invalid(path, ".npy header lacks '" + key + "'");
     }
     return header.find(':', k) + 1;
   };
@@ -376,7 +376,7 @@ NdArray read_npy_header(std::istream& in, const std::string& path) {
     if (tok.empty()) continue;
     char* end = nullptr;
     const long long v = std::strtoll(tok.c_str(), &end, 10);
-    if (*end != '\0' || v < 0) throw std::invalid_argument(path + ": bad .npy shape");
+    if (*end != '\0' || v < 0) throw_invalid(path, "bad .npy shape");
     a.shape.push_back(v);
   }
   return a;
@@ -385,20 +385,20 @@ NdArray read_npy_header(std::istream& in, const std::string& path) {
 // The element width of a numeric dtype ('<f4', '|u1', ...); throws for the others.
 size_t numeric_width(const std::string& d, const std::string& path) {
   if (d.find('O') != std::string::npos) {
-    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
-                                "' (an object array, stored with pickle, which moca does not "
-                                "read; save numbers or fixed-width strings)");
+    throw_invalid(path, "unsupported dtype '" + printable(d) +
+                            "' (an object array, stored with pickle, which moca does not "
+                            "read; save numbers or fixed-width strings)");
   }
   if (d.size() < 3 || d[0] == '>') {
-    throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
-                                "' (need little-endian f4, f8, i4, i8, u1 or b1)");
+    throw_invalid(path, "unsupported dtype '" + printable(d) +
+                            "' (need little-endian f4, f8, i4, i8, u1 or b1)");
   }
   const std::string kind = d.substr(1);
   if (kind == "f4" || kind == "i4") return 4;
   if (kind == "f8" || kind == "i8") return 8;
   if (kind == "u1" || kind == "b1" || kind == "i1") return 1;
-  throw std::invalid_argument(path + ": unsupported dtype '" + printable(d) +
-                              "' (need f4, f8, i4, i8, u1 or b1)");
+  throw_invalid(
+      "", path + ": unsupported dtype '" + printable(d) + "' (need f4, f8, i4, i8, u1 or b1)");
 }
 
 // The n elements of kind ("f4", "i8", ...) and `width` bytes in raw, as doubles.
@@ -454,22 +454,22 @@ NdArray read_npy(const std::string& path) {
 Eigen::MatrixXd read_npy_matrix(const std::string& path) {
   const NdArray a = read_npy(path);
   if (a.is_string()) {
-    throw std::invalid_argument(path + ": expected numbers, got strings (dtype '" +
-                                printable(a.dtype) + "')");
+    throw_invalid("",
+                  path + ": expected numbers, got strings (dtype '" + printable(a.dtype) + "')");
   }
   if (a.shape.empty() || a.shape.size() > 2) {
-    throw std::invalid_argument(path + ": expected a 1-D or 2-D array, got " +
-                                std::to_string(a.shape.size()) + " dimensions");
+    throw_invalid(
+        path, "expected a 1-D or 2-D array, got " + std::to_string(a.shape.size()) + " dimensions");
   }
   const std::int64_t rows = a.shape[0], cols = a.shape.size() == 2 ? a.shape[1] : 1;
-  if (rows == 0 || cols == 0) throw std::invalid_argument(path + ": empty array");
+  if (rows == 0 || cols == 0) throw_invalid(path, "empty array");
   Eigen::MatrixXd m(rows, cols);
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j) {
       const double v = a.data[static_cast<size_t>(i * cols + j)];
       if (!std::isfinite(v)) {
-        throw std::invalid_argument(path + ": value at row " + std::to_string(i) + ", column " +
-                                    std::to_string(j) + " is not finite");
+        throw_invalid(path, "value at row " + std::to_string(i) + ", column " + std::to_string(j) +
+                                " is not finite");
       }
       m(i, j) = v;
     }
@@ -535,8 +535,7 @@ void write_npy_strings(const std::string& path, const std::vector<std::string>& 
   size_t width = 1;
   for (size_t i = 0; i < values.size(); ++i) {
     if (!decode_utf8(values[i], cps[i])) {
-      throw std::invalid_argument("write_npy_strings(): value " + std::to_string(i) +
-                                  " is not valid UTF-8");
+      throw_invalid("write_npy_strings()", "value " + std::to_string(i) + " is not valid UTF-8");
     }
     width = std::max(width, cps[i].size());
   }

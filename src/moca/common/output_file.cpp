@@ -185,7 +185,7 @@ void write_atomic(const std::string& path, const std::string& target,
 }  // namespace
 
 OutputTarget resolve_output(const std::string& path) {
-  if (path.empty()) throw std::invalid_argument("write_output_file(): empty output path");
+  if (path.empty()) throw_invalid("write_output_file()", "empty output path");
   OutputTarget t;
   std::string p = path;
   for (int hops = 0;; ++hops) {

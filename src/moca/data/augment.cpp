@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/data/npy_windows.hpp"
 
@@ -13,8 +14,9 @@ namespace moca::data {
 
 std::pair<int, int> splice_length_range(int length) {
   if (length < 2) {
-    throw std::invalid_argument("splice_length_range(): length (" + std::to_string(length) +
-                                ") must be >= 2 so that ceil(0.2 L) <= floor(0.5 L)");
+    throw_invalid(
+        "splice_length_range()",
+        "length (" + std::to_string(length) + ") must be >= 2 so that ceil(0.2 L) <= floor(0.5 L)");
   }
   return {(length + 4) / 5, length / 2};
 }
@@ -31,16 +33,16 @@ SpliceDraw draw_splice(int length, Rng& rng) {
 void splice(Eigen::Ref<RowMatrixXf> x1, const Eigen::Ref<const RowMatrixXf>& x2,
             const SpliceDraw& d) {
   if (x1.rows() != x2.rows() || x1.cols() != x2.cols()) {
-    throw std::invalid_argument("splice(): x1 is " + std::to_string(x1.rows()) + " x " +
-                                std::to_string(x1.cols()) + " but x2 is " +
-                                std::to_string(x2.rows()) + " x " + std::to_string(x2.cols()) +
-                                " (same C and L required)");
+    throw_invalid("splice()", "x1 is " + std::to_string(x1.rows()) + " x " +
+                                  std::to_string(x1.cols()) + " but x2 is " +
+                                  std::to_string(x2.rows()) + " x " + std::to_string(x2.cols()) +
+                                  " (same C and L required)");
   }
   const Eigen::Index len = x1.cols();
   if (d.lambda < 0 || d.s1 < 0 || d.s2 < 0 || d.s1 + d.lambda > len || d.s2 + d.lambda > len) {
-    throw std::invalid_argument("splice(): draw (lambda " + std::to_string(d.lambda) + ", s1 " +
-                                std::to_string(d.s1) + ", s2 " + std::to_string(d.s2) +
-                                ") does not fit length " + std::to_string(len));
+    throw_invalid("splice()", "draw (lambda " + std::to_string(d.lambda) + ", s1 " +
+                                  std::to_string(d.s1) + ", s2 " + std::to_string(d.s2) +
+                                  ") does not fit length " + std::to_string(len));
   }
   // x2 may alias x1 (x1 == x2 is allowed by Algorithm 1): copy the segment first.
   const RowMatrixXf seg = x2.middleCols(d.s2, d.lambda);
@@ -55,12 +57,12 @@ SpliceDraw splice(Eigen::Ref<RowMatrixXf> x1, const Eigen::Ref<const RowMatrixXf
 
 namespace {
 void check_base(const Windows& base, const std::string& who) {
-  if (base.size() < 1) throw std::invalid_argument(who + "the base set is empty");
+  if (base.size() < 1) throw_invalid("", who + "the base set is empty");
   if (base.channels < 1 ||
       base.x.cols() != static_cast<Eigen::Index>(base.channels) * base.length) {
-    throw std::invalid_argument(
-        who + "the base set's x has " + std::to_string(base.x.cols()) +
-        " columns, expected C*L = " + std::to_string(base.channels * base.length));
+    throw_invalid("",
+                  who + "the base set's x has " + std::to_string(base.x.cols()) +
+                      " columns, expected C*L = " + std::to_string(base.channels * base.length));
   }
   splice_length_range(base.length);
 }
@@ -69,7 +71,7 @@ void check_base(const Windows& base, const std::string& who) {
 Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
                               std::vector<SpliceRecord>* records) {
   const std::string who = "synthetic_transitions(): ";
-  if (n < 1) throw std::invalid_argument(who + "n (" + std::to_string(n) + ") must be >= 1");
+  if (n < 1) throw_invalid("", who + "n (" + std::to_string(n) + ") must be >= 1");
   check_base(base, who);
   Rng rng(seed);
   std::vector<int> first(static_cast<size_t>(n));
@@ -97,13 +99,12 @@ int augment_batch(Eigen::Ref<RowMatrixXf> batch, const Windows& pool, Rng& rng,
   const std::string who = "augment_batch(): ";
   check_base(pool, who);
   if (batch.cols() != pool.x.cols()) {
-    throw std::invalid_argument(
-        who + "batch has " + std::to_string(batch.cols()) +
-        " columns, the pool's windows have C*L = " + std::to_string(pool.x.cols()));
+    throw_invalid("",
+                  who + "batch has " + std::to_string(batch.cols()) +
+                      " columns, the pool's windows have C*L = " + std::to_string(pool.x.cols()));
   }
   if (!(probability >= 0.0 && probability <= 1.0)) {
-    throw std::invalid_argument(who + "probability (" + std::to_string(probability) +
-                                ") must be in [0, 1]");
+    throw_invalid("", who + "probability (" + std::to_string(probability) + ") must be in [0, 1]");
   }
   int spliced = 0;
   for (Eigen::Index i = 0; i < batch.rows(); ++i) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/data/detail/text_parse.hpp"
 #include "moca/data/hmp.hpp"
@@ -47,22 +48,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-// clang-format off
-constexpr EnumName<DataFormat> kDataFormatNames[] = {
-    {DataFormat::kHapt, "hapt"},
-    {DataFormat::kHmp, "hmp"},
-    {DataFormat::kHmp, "adl"},
-    {DataFormat::kNpy, "npy"},
-    {DataFormat::kGenerator, "generator"}};
-// clang-format on
-
-DataFormat parse_format(const std::string& f) {
-  for (const auto& row : kDataFormatNames)
-    if (f == row.name) return row.value;
-  throw std::invalid_argument("--data-format (" + f + ") must be one of auto, " +
-                              enum_choices(kDataFormatNames));
-}
-
 bool has_hmp_files(const std::string& dir) {
   for (const auto& f : detail::list_files(dir))
     if (starts_with(f, "Accelerometer-")) return true;
@@ -82,14 +67,15 @@ std::vector<int> parse_channel_list(const std::string& text, const std::string& 
       char* end = nullptr;
       const long v = std::strtol(t.c_str(), &end, 10);
       if (t.empty() || *end != '\0' || v < 0) {
-        throw std::invalid_argument("--modalities: '" + item + "' has '" + t +
-                                    "', not a channel index (use name=first-last, e.g. acc=0-2)");
+        throw_invalid("DatasetOptions::modalities",
+                      "'" + item + "' has '" + t +
+                          "', not a channel index (use name=first-last, e.g. acc=0-2)");
       }
       if (v >= channels) {
-        throw std::invalid_argument(
-            "--modalities: '" + item + "' names channel " + std::to_string(v) + ", outside [0, " +
-            std::to_string(channels) + ") (the data has C = " + std::to_string(channels) +
-            " channels)");
+        throw_invalid("DatasetOptions::modalities",
+                      "'" + item + "' names channel " + std::to_string(v) + ", outside [0, " +
+                          std::to_string(channels) +
+                          ") (the data has C = " + std::to_string(channels) + " channels)");
       }
       return static_cast<int>(v);
     };
@@ -98,7 +84,7 @@ std::vector<int> parse_channel_list(const std::string& text, const std::string& 
     } else {
       const int a = to_int(trim(p.substr(0, dash))), b = to_int(trim(p.substr(dash + 1)));
       if (b < a) {
-        throw std::invalid_argument("--modalities: '" + item + "' has the empty range " + p);
+        throw_invalid("DatasetOptions::modalities", "'" + item + "' has the empty range " + p);
       }
       for (int c = a; c <= b; ++c) out.push_back(c);
     }
@@ -149,9 +135,9 @@ Windows keep_classes(const Windows& w, const std::string& list, std::vector<std:
   for (const auto& n : split(list, ',')) {
     const std::string t = trim(n);
     if (t.empty())
-      throw std::invalid_argument("--keep-classes: empty class name in '" + list + "'");
+      throw_invalid("DatasetOptions::keep_classes", "empty class name in '" + list + "'");
     if (std::find(names.begin(), names.end(), t) != names.end()) {
-      throw std::invalid_argument("--keep-classes: class '" + t + "' is named twice");
+      throw_invalid("DatasetOptions::keep_classes", "class '" + t + "' is named twice");
     }
     names.push_back(t);
   }
@@ -161,9 +147,9 @@ Windows keep_classes(const Windows& w, const std::string& list, std::vector<std:
     if (it == w.class_names.end()) {
       std::string known;
       for (const auto& k : w.class_names) known += (known.empty() ? "" : ", ") + k;
-      throw std::invalid_argument(
-          "--keep-classes: class '" + n +
-          "' is not in the data (classes: " + (known.empty() ? "none named" : known) + ")");
+      throw_invalid("DatasetOptions::keep_classes",
+                    "class '" + n + "' is not in the data (classes: " +
+                        (known.empty() ? "none named" : known) + ")");
     }
     old_id.push_back(static_cast<int>(it - w.class_names.begin()));
   }
@@ -175,7 +161,7 @@ Windows keep_classes(const Windows& w, const std::string& list, std::vector<std:
       relabel.push_back(static_cast<int>(it - old_id.begin()));
     }
   }
-  if (rows.empty()) throw std::invalid_argument("--keep-classes: no window has these classes");
+  if (rows.empty()) throw_invalid("DatasetOptions::keep_classes", "no window has these classes");
   Windows out = w.subset(rows);
   for (int i = 0; i < out.size(); ++i) out.labels(i) = relabel[static_cast<size_t>(i)];
   out.class_names = names;
@@ -189,6 +175,14 @@ Windows keep_classes(const Windows& w, const std::string& list, std::vector<std:
 
 std::string to_string(DataFormat format) {
   return enum_name(kDataFormatNames, format);
+}
+
+void to_json(nlohmann::json& j, DataFormat format) {
+  j = to_string(format);
+}
+
+void from_json(const nlohmann::json& j, DataFormat& format) {
+  format = parse_enum(kDataFormatNames, j.get<std::string>(), "format");
 }
 
 std::string DataSpec::to_string() const {
@@ -212,20 +206,20 @@ DataFormat detect_format(const std::string& dir) {
   for (const auto& sub : detail::list_subdirs(dir)) {
     if (has_hmp_files(dir + "/" + sub)) return DataFormat::kHmp;
   }
-  throw std::invalid_argument(
-      "--data: cannot tell the format of '" + dir +
-      "' (looked for X.npy -> npy; RawData/ or labels.txt -> hapt; HMP_Dataset/ or folders of "
-      "Accelerometer-*.txt -> hmp); name it with --data-format hapt|hmp|npy or FORMAT:DIR");
+  throw_invalid(
+      "--data",
+      "cannot tell the format of '" + dir +
+          "' (looked for X.npy -> npy; RawData/ or labels.txt -> hapt; HMP_Dataset/ or folders of "
+          "Accelerometer-*.txt -> hmp); name it with --data-format hapt|hmp|npy or FORMAT:DIR");
 }
 
-DataSpec parse_data_spec(const std::string& text, const std::string& format) {
-  if (format != "auto") parse_format(format);
+DataSpec parse_data_spec(const std::string& text, DataFormat format) {
   DataSpec s;
   const auto colon = text.find(':');
   const std::string head = colon == std::string::npos ? text : text.substr(0, colon);
   if (head == "generator") {
-    if (format != "auto" && format != "generator") {
-      throw std::invalid_argument("--data-format (" + format + ") contradicts --data " + text);
+    if (format != DataFormat::kAuto && format != DataFormat::kGenerator) {
+      throw_invalid("", "DatasetOptions::format", to_string(format), "contradicts --data " + text);
     }
     s.format = DataFormat::kGenerator;
     if (colon != std::string::npos) {
@@ -233,13 +227,13 @@ DataSpec parse_data_spec(const std::string& text, const std::string& format) {
         const auto eq = kv.find('=');
         const std::string key = trim(kv.substr(0, eq));
         if (eq == std::string::npos || key.empty()) {
-          throw std::invalid_argument("--data: generator option '" + kv +
+          throw_invalid("--data", "generator option '" + kv +
                                       "' is not key=value (keys: " + kGeneratorKeys + ")");
         }
         if (key != "windows" && key != "coupling" && key != "noise" && key != "subjects" &&
             key != "seed") {
-          throw std::invalid_argument("--data: unknown generator key '" + key +
-                                      "' (keys: " + kGeneratorKeys + ")");
+          throw_invalid("--data",
+                        "unknown generator key '" + key + "' (keys: " + kGeneratorKeys + ")");
         }
         s.params.emplace_back(key, trim(kv.substr(eq + 1)));
       }
@@ -247,22 +241,22 @@ DataSpec parse_data_spec(const std::string& text, const std::string& format) {
     return s;
   }
   if (colon != std::string::npos && (head == "hapt" || head == "hmp" || head == "npy")) {
-    s.format = parse_format(head);
+    s.format = parse_enum(kDataFormatNames, head, "--data");
     s.path = text.substr(colon + 1);
-    if (format != "auto" && parse_format(format) != s.format) {
-      throw std::invalid_argument("--data-format (" + format + ") contradicts --data " + text);
+    if (format != DataFormat::kAuto && format != s.format) {
+      throw_invalid("", "DatasetOptions::format", to_string(format), "contradicts --data " + text);
     }
-    if (s.path.empty()) throw std::invalid_argument("--data: " + text + " names no folder");
+    if (s.path.empty()) throw_invalid("--data", text + " names no folder");
     return s;
   }
-  if (text.empty()) throw std::invalid_argument("--data: empty spec");
+  if (text.empty()) throw_invalid("--data", "empty spec");
   s.path = text;
-  s.format = format == "auto" ? detect_format(text) : parse_format(format);
+  s.format = format == DataFormat::kAuto ? detect_format(text) : format;
   if (s.format == DataFormat::kGenerator) {
-    throw std::invalid_argument(
-        "--data-format generator takes --data generator[:key=value,...], "
-        "not a folder (" +
-        text + ")");
+    throw_invalid("",
+                  "--data-format generator takes --data generator[:key=value,...], "
+                  "not a folder (" +
+                      text + ")");
   }
   return s;
 }
@@ -295,25 +289,26 @@ std::vector<ModalityGroup> parse_modalities(const std::string& text, int channel
     const std::string item = trim(raw);
     const auto eq = item.find('=');
     if (eq == std::string::npos) {
-      throw std::invalid_argument("--modalities: '" + item +
-                                  "' is not name=channels (e.g. acc=0-2,gyro=3-5)");
+      throw_invalid("DatasetOptions::modalities",
+                    "'" + item + "' is not name=channels (e.g. acc=0-2,gyro=3-5)");
     }
     ModalityGroup g{trim(item.substr(0, eq)),
                     parse_channel_list(item.substr(eq + 1), item, channels)};
-    if (g.name.empty()) throw std::invalid_argument("--modalities: '" + item + "' has no name");
+    if (g.name.empty()) throw_invalid("DatasetOptions::modalities", "'" + item + "' has no name");
     for (const auto& o : groups) {
       if (o.name == g.name) {
-        throw std::invalid_argument("--modalities: the name '" + g.name + "' is used twice");
+        throw_invalid("DatasetOptions::modalities", "the name '" + g.name + "' is used twice");
       }
     }
     std::sort(g.channels.begin(), g.channels.end());
     for (size_t k = 0; k < g.channels.size(); ++k) {
       const int c = g.channels[k];
       if ((k > 0 && g.channels[k - 1] == c) || !owner[static_cast<size_t>(c)].empty()) {
-        throw std::invalid_argument(
-            "--modalities: channel " + std::to_string(c) + " is in two groups ('" +
-            (owner[static_cast<size_t>(c)].empty() ? g.name : owner[static_cast<size_t>(c)]) +
-            "' and '" + g.name + "'); groups must not overlap");
+        throw_invalid(
+            "DatasetOptions::modalities",
+            "channel " + std::to_string(c) + " is in two groups ('" +
+                (owner[static_cast<size_t>(c)].empty() ? g.name : owner[static_cast<size_t>(c)]) +
+                "' and '" + g.name + "'); groups must not overlap");
       }
       owner[static_cast<size_t>(c)] = g.name;
     }
@@ -330,28 +325,26 @@ std::string format_modalities(const std::vector<ModalityGroup>& groups) {
 }
 
 void DatasetOptions::validate() const {
-  if (format != "auto") parse_format(format);
   if (!(sample_rate_hz >= 0.0) || !std::isfinite(sample_rate_hz)) {
-    throw std::invalid_argument("--sample-rate (" + format_number(sample_rate_hz, 6) +
-                                ") must be > 0 (0 = from meta.json or the format)");
+    throw_invalid("", "DatasetOptions::sample_rate_hz", format_number(sample_rate_hz, 6),
+                  "must be > 0 (0 = from meta.json or the format)");
   }
   if (!(target_rate_hz > 0.0) || !std::isfinite(target_rate_hz)) {
-    throw std::invalid_argument("the model's sample rate (" + format_number(target_rate_hz, 6) +
-                                ") must be > 0");
+    throw_invalid("",
+                  "the model's sample rate (" + format_number(target_rate_hz, 6) + ") must be > 0");
   }
   if (length < 2) {
-    throw std::invalid_argument("the model's window length (" + std::to_string(length) +
-                                ") must be >= 2");
+    throw_invalid("", "the model's window length (" + std::to_string(length) + ") must be >= 2");
   }
-  parse_npy_layout(npy_layout);
   std::set<std::string> seen;
   for (const std::string& name : channel_names) {
-    if (name.empty()) throw std::invalid_argument("--channel-names: an empty name");
+    if (name.empty()) throw_invalid("DatasetOptions::channel_names", "an empty name");
     if (!seen.insert(name).second) {
-      throw std::invalid_argument("--channel-names: '" + name + "' is named twice");
+      throw_invalid("DatasetOptions::channel_names", "'" + name + "' is named twice");
     }
   }
-  if (!segment.empty()) parse_segment(segment, 1e6, "--segment");  // the form; lengths later
+  if (!segment.empty())
+    parse_segment(segment, 1e6, "DatasetOptions::segment");  // the form; lengths later
 }
 
 namespace {
@@ -366,12 +359,11 @@ Windows generate_for_spec(DataSpec& spec, const DatasetOptions& o) {
     char* end = nullptr;
     const double x = std::strtod(v.c_str(), &end);
     if (v.empty() || *end != '\0' || !std::isfinite(x)) {
-      throw std::invalid_argument("--data: generator " + k + " (" + v + ") is not a number");
+      throw_invalid("--data", "generator " + k + " (" + v + ") is not a number");
     }
     const bool whole = x == std::floor(x) && x >= 0 && x < 9.2e18;
     if ((k == "windows" || k == "subjects" || k == "seed") && !whole) {
-      throw std::invalid_argument("--data: generator " + k + " (" + v +
-                                  ") must be a whole number >= 0");
+      throw_invalid("--data", "generator " + k + " (" + v + ") must be a whole number >= 0");
     }
     if (k == "windows") so.windows = static_cast<int>(std::min(x, 2e9));
     if (k == "subjects") so.subjects = static_cast<int>(std::min(x, 2e9));
@@ -391,6 +383,8 @@ Windows generate_for_spec(DataSpec& spec, const DatasetOptions& o) {
 /// The windows of d.spec as its reader gives them (before rate, modality and length fixes).
 Windows read_source(Dataset& d, const DatasetOptions& o) {
   switch (d.spec.format) {
+    case DataFormat::kAuto:
+      break;  // parse_data_spec() resolves it
     case DataFormat::kGenerator:
       return generate_for_spec(d.spec, o);
     case DataFormat::kHapt: {
@@ -415,7 +409,7 @@ Windows read_source(Dataset& d, const DatasetOptions& o) {
     }
     case DataFormat::kNpy: {
       NpyReadOptions no;
-      no.layout = parse_npy_layout(o.npy_layout);
+      no.layout = o.npy_layout;
       no.drop_nonfinite = o.drop_nonfinite;
       std::vector<std::string> warnings;
       Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite, &warnings);
@@ -434,19 +428,19 @@ Windows read_source(Dataset& d, const DatasetOptions& o) {
 void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
   if (o.sample_rate_hz > 0) {
     if (d.spec.format != DataFormat::kNpy) {
-      throw std::invalid_argument("--sample-rate (" + format_number(o.sample_rate_hz, 6) +
-                                  ") applies to .npy folders; " + to_string(d.spec.format) +
-                                  " data has a known rate");
+      throw_invalid(
+          "", "DatasetOptions::sample_rate_hz", format_number(o.sample_rate_hz, 6),
+          "applies to .npy folders; " + to_string(d.spec.format) + " data has a known rate");
     }
     w.sample_rate_hz = o.sample_rate_hz;
   }
   if (!(w.sample_rate_hz > 0)) {
     // Resampling or segmenting needs the rate: a guess would play a 30 Hz set 1.7x too fast.
     if (!o.keep_rate_and_length || !o.segment.empty()) {
-      throw std::invalid_argument(
-          d.spec.to_string() +
-          ": sample rate unknown (no --sample-rate, no sample_rate in meta.json); state it with "
-          "--sample-rate HZ");
+      throw_invalid("", d.spec.to_string() +
+                            ": sample rate unknown (no --sample-rate, no sample_rate in "
+                            "meta.json); state it with "
+                            "--sample-rate HZ");
     }
     w.sample_rate_hz = o.target_rate_hz;
     d.notes.push_back(
@@ -459,9 +453,9 @@ void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
 void settle_channel_names(Windows& w, Dataset& d, const DatasetOptions& o) {
   if (o.channel_names.empty()) return;
   if (static_cast<int>(o.channel_names.size()) != w.channels) {
-    throw std::invalid_argument("--channel-names: " + std::to_string(o.channel_names.size()) +
-                                " names for the data's " + std::to_string(w.channels) +
-                                " channels (" + d.spec.to_string() + ")");
+    throw_invalid("DatasetOptions::channel_names",
+                  std::to_string(o.channel_names.size()) + " names for the data's " +
+                      std::to_string(w.channels) + " channels (" + d.spec.to_string() + ")");
   }
   w.channel_names = o.channel_names;
   d.notes.push_back("channels named by --channel-names");
@@ -500,12 +494,13 @@ void names_from_groups(Windows& w, Dataset& d) {
 /// --segment: sub-windows at the input's rate.
 void settle_segments(Windows& w, Dataset& d, const DatasetOptions& o) {
   if (o.segment.empty()) return;
-  const auto [length, stride] = parse_segment(o.segment, w.sample_rate_hz, "--segment");
+  const auto [length, stride] =
+      parse_segment(o.segment, w.sample_rate_hz, "DatasetOptions::segment");
   if (length > w.length) {
-    throw std::invalid_argument("--segment (" + o.segment + ") is " + std::to_string(length) +
-                                " samples at " + format_number(w.sample_rate_hz, 6) +
-                                " Hz, longer than the windows (" + std::to_string(w.length) +
-                                " samples)");
+    throw_invalid("", "DatasetOptions::segment", o.segment,
+                  "is " + std::to_string(length) + " samples at " +
+                      format_number(w.sample_rate_hz, 6) + " Hz, longer than the windows (" +
+                      std::to_string(w.length) + " samples)");
   }
   const int n = w.size(), per = (w.length - length) / stride + 1;
   const int tail = w.length - ((per - 1) * stride + length);
@@ -572,7 +567,7 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
     text = default_data_spec(o.use_env);
     d.origin = text == "generator" ? "default" : "$MOCA_HAPT_DIR";
   }
-  d.spec = parse_data_spec(text, text == spec_text ? o.format : "auto");
+  d.spec = parse_data_spec(text, text == spec_text ? o.format : DataFormat::kAuto);
   Windows w = read_source(d, o);
   d.source_channels = w.channels;
   d.source_length = w.length;
@@ -666,12 +661,13 @@ void export_dataset(const Windows& w, const std::string& dir) {
 
 std::vector<std::vector<int>> require_modalities(const Windows& w, const std::string& what) {
   if (w.modalities.size() < 2) {
-    throw std::invalid_argument(
+    throw_invalid(
+        "",
         what + " needs >= 2 modality groups; the data has " +
-        (w.modalities.empty()
-             ? std::string("none stated")
-             : std::to_string(w.modalities.size()) + " (" + format_modalities(w.modalities) + ")") +
-        " (set groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json 'modalities')");
+            (w.modalities.empty() ? std::string("none stated")
+                                  : std::to_string(w.modalities.size()) + " (" +
+                                        format_modalities(w.modalities) + ")") +
+            " (set groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json 'modalities')");
   }
   return w.modality_channels();
 }

@@ -29,15 +29,36 @@
 #include <utility>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
+#include "moca/data/npy_windows.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::data {
 
 /// The kinds of sources.
-enum class DataFormat { kHapt, kHmp, kNpy, kGenerator };
-/// "hapt", "hmp", "npy", "generator".
+enum class DataFormat {
+  kAuto,  ///< detect a folder's format from its contents (an option only; never a parsed spec's)
+  kHapt,
+  kHmp,
+  kNpy,
+  kGenerator
+};
+// clang-format off
+/// The names of the formats (`--data-format`, spec prefixes, results); "adl" is hmp.
+inline constexpr EnumName<DataFormat> kDataFormatNames[] = {
+    {DataFormat::kAuto,      "auto"},
+    {DataFormat::kHapt,      "hapt"},
+    {DataFormat::kHmp,       "hmp"},
+    {DataFormat::kHmp,       "adl"},
+    {DataFormat::kNpy,       "npy"},
+    {DataFormat::kGenerator, "generator"}};
+// clang-format on
+/// "auto", "hapt", "hmp", "npy", "generator".
 std::string to_string(DataFormat format);
+/// JSON as the name (settings records), read back by name.
+void to_json(nlohmann::json& j, DataFormat format);
+void from_json(const nlohmann::json& j, DataFormat& format);
 
 /// A parsed data spec.
 struct DataSpec {
@@ -53,10 +74,10 @@ struct DataSpec {
 /// does not exist; std::invalid_argument naming what was looked for if nothing matches.
 DataFormat detect_format(const std::string& dir);
 
-/// Parses a spec (rule above); `format` is "auto" or a format name that overrides a bare folder's
+/// Parses a spec (rule above); `format` is kAuto or a format that overrides a bare folder's
 /// detection (and must agree with an explicit prefix). std::invalid_argument for an unknown
-/// prefix, format or generator key.
-DataSpec parse_data_spec(const std::string& text, const std::string& format = "auto");
+/// prefix or generator key.
+DataSpec parse_data_spec(const std::string& text, DataFormat format = DataFormat::kAuto);
 
 /// Parses `acc=0-2,gyro=3-5` (also `a=0+2+4`, `b=1`) for `channels` channels.
 /// std::invalid_argument for a malformed item, an empty or repeated name, a channel out of
@@ -70,7 +91,7 @@ std::string format_modalities(const std::vector<ModalityGroup>& groups);
 
 /// Options of open_dataset (the shared `--data-*` flags, plus what the program fixes).
 struct DatasetOptions {
-  std::string format = "auto";   ///< --data-format: auto | hapt | hmp | npy | generator
+  DataFormat format = DataFormat::kAuto;  ///< --data-format: auto | hapt | hmp | npy | generator
   std::string modalities;        ///< --modalities: e.g. acc=0-2,gyro=3-5 (empty: meta.json/names)
   double sample_rate_hz = 0.0;   ///< --sample-rate: the input's rate (0 = meta.json / format's)
   double target_rate_hz = 50.0;  ///< the model's rate
@@ -79,7 +100,7 @@ struct DatasetOptions {
   /// --keep-classes: comma-separated class names to keep, relabelled 0.. in this order (empty =
   /// all).
   std::string keep_classes;
-  std::string npy_layout = "auto";  ///< --npy-layout: auto | NCL | NLC
+  NpyLayout npy_layout = NpyLayout::kAuto;  ///< --npy-layout: auto | NCL | NLC
   /// --channel-names: the input's C channel names in order (any source; distinct; before
   /// --modalities selects). Empty: the source's (meta.json's for .npy); a .npy folder without
   /// names gets them from its modality groups (group acc of 3 channels: acc_x, acc_y, acc_z,
@@ -99,7 +120,8 @@ struct DatasetOptions {
   /// length and rate are the model's.
   SyntheticOptions generator;
   bool hmp_include_model_folders = false;  ///< HMP: also the *_MODEL folders
-  /// Throws std::invalid_argument naming the flag, its value and the rule.
+  /// Throws std::invalid_argument naming the field (`DatasetOptions::sample_rate_hz`; the programs
+  /// print its flag), its value and the rule.
   void validate() const;
 };
 

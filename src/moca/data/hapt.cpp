@@ -47,29 +47,27 @@ void read_three_columns(const std::string& path, std::vector<float>& values, std
       continue;
     }
     if (blank_line != 0) {
-      throw std::invalid_argument(where(opened, blank_line) +
-                                  "blank line inside the data (rows must be contiguous)");
+      throw_invalid(
+          "", where(opened, blank_line) + "blank line inside the data (rows must be contiguous)");
     }
     const auto r = detail::parse_doubles(line, v, 3);
     if (r.bad_field > 0) {
-      throw std::invalid_argument(where(opened, in.line_number()) + "field " +
-                                  std::to_string(r.bad_field) + " is not a number ('" +
-                                  printable(r.bad_text) + "')");
+      throw_invalid("", where(opened, in.line_number()) + "field " + std::to_string(r.bad_field) +
+                            " is not a number ('" + printable(r.bad_text) + "')");
     }
     if (r.count != 3) {
-      throw std::invalid_argument(where(opened, in.line_number()) + "row has " +
-                                  std::to_string(r.count) +
-                                  " fields, expected 3 (ragged or truncated row)");
+      throw_invalid("", where(opened, in.line_number()) + "row has " + std::to_string(r.count) +
+                            " fields, expected 3 (ragged or truncated row)");
     }
     for (int k = 0; k < 3; ++k) {
       if (!std::isfinite(v[k])) {
-        throw std::invalid_argument(where(opened, in.line_number()) + "field " +
-                                    std::to_string(k + 1) + " is not finite");
+        throw_invalid("", where(opened, in.line_number()) + "field " + std::to_string(k + 1) +
+                              " is not finite");
       }
       values.push_back(static_cast<float>(v[k]));
     }
   }
-  if (values.empty()) throw std::invalid_argument(opened + ": no data rows (empty file)");
+  if (values.empty()) throw_invalid(opened, "no data rows (empty file)");
 }
 
 std::string join_path(const std::string& dir, const std::string& name) {
@@ -114,13 +112,13 @@ std::vector<HaptLabelSegment> read_hapt_labels(const std::string& path) {
     const auto r = detail::parse_longs(line, v, 5);
     const std::string at = where(opened, in.line_number());
     if (r.bad_field > 0) {
-      throw std::invalid_argument(at + "field " + std::to_string(r.bad_field) +
-                                  " is not an integer ('" + printable(r.bad_text) +
-                                  "'); expected 'experiment user activity start end'");
+      throw_invalid("", at + "field " + std::to_string(r.bad_field) + " is not an integer ('" +
+                            printable(r.bad_text) +
+                            "'); expected 'experiment user activity start end'");
     }
     if (r.count != 5) {
-      throw std::invalid_argument(at + "line has " + std::to_string(r.count) +
-                                  " fields, expected 5 ('experiment user activity start end')");
+      throw_invalid("", at + "line has " + std::to_string(r.count) +
+                            " fields, expected 5 ('experiment user activity start end')");
     }
     HaptLabelSegment s;
     s.experiment = static_cast<int>(v[0]);
@@ -130,19 +128,19 @@ std::vector<HaptLabelSegment> read_hapt_labels(const std::string& path) {
     s.end = v[4];
     s.line = in.line_number();
     if (v[0] < 1 || v[1] < 1) {
-      throw std::invalid_argument(at + "experiment (" + std::to_string(v[0]) + ") and user (" +
-                                  std::to_string(v[1]) + ") must be >= 1");
+      throw_invalid("", at + "experiment (" + std::to_string(v[0]) + ") and user (" +
+                            std::to_string(v[1]) + ") must be >= 1");
     }
     if (s.activity < 1 || s.activity > kHaptActivities) {
-      throw std::invalid_argument(at + "activity (" + std::to_string(v[2]) + ") must be in 1..12");
+      throw_invalid("", at + "activity (" + std::to_string(v[2]) + ") must be in 1..12");
     }
     if (s.start < 1) {
-      throw std::invalid_argument(at + "start (" + std::to_string(s.start) +
-                                  ") must be >= 1 (labels.txt indices are 1-based)");
+      throw_invalid("", at + "start (" + std::to_string(s.start) +
+                            ") must be >= 1 (labels.txt indices are 1-based)");
     }
     if (s.end < s.start) {
-      throw std::invalid_argument(at + "end (" + std::to_string(s.end) + ") < start (" +
-                                  std::to_string(s.start) + ")");
+      throw_invalid(
+          "", at + "end (" + std::to_string(s.end) + ") < start (" + std::to_string(s.start) + ")");
     }
     segs.push_back(s);
   }
@@ -158,10 +156,10 @@ Recording read_hapt_recording(const std::string& acc_path, const std::string& gy
   read_three_columns(acc_path, acc, rec.acc_path);
   read_three_columns(gyro_path, gyro, rec.gyro_path);
   if (acc.size() != gyro.size()) {
-    throw std::invalid_argument(
-        "HAPT experiment " + std::to_string(experiment) + ": '" + rec.acc_path + "' has " +
-        std::to_string(acc.size() / 3) + " rows but '" + rec.gyro_path + "' has " +
-        std::to_string(gyro.size() / 3) + " (acc and gyro must have equal lengths)");
+    throw_invalid("", "HAPT experiment " + std::to_string(experiment) + ": '" + rec.acc_path +
+                          "' has " + std::to_string(acc.size() / 3) + " rows but '" +
+                          rec.gyro_path + "' has " + std::to_string(gyro.size() / 3) +
+                          " (acc and gyro must have equal lengths)");
   }
   const Eigen::Index t = static_cast<Eigen::Index>(acc.size() / 3);
   rec.signal.resize(kHaptChannels, t);
@@ -185,21 +183,20 @@ void apply_hapt_labels(Recording& rec, const std::vector<HaptLabelSegment>& segm
     if (s.experiment != rec.experiment) continue;
     const std::string at = where(labels_path, s.line);
     if (s.user != rec.subject) {
-      throw std::invalid_argument(at + "experiment " + std::to_string(s.experiment) + " has user " +
-                                  std::to_string(s.user) + " but its files '" + rec.acc_path +
-                                  "' say user " + std::to_string(rec.subject));
+      throw_invalid("", at + "experiment " + std::to_string(s.experiment) + " has user " +
+                            std::to_string(s.user) + " but its files '" + rec.acc_path +
+                            "' say user " + std::to_string(rec.subject));
     }
     if (s.end > t) {
-      throw std::invalid_argument(at + "end (" + std::to_string(s.end) +
-                                  ") exceeds the recording length (" + std::to_string(t) +
-                                  " rows in '" + rec.acc_path + "')");
+      throw_invalid("", at + "end (" + std::to_string(s.end) + ") exceeds the recording length (" +
+                            std::to_string(t) + " rows in '" + rec.acc_path + "')");
     }
     for (long i = s.start - 1; i < s.end; ++i) {
       if (owner[static_cast<size_t>(i)] != 0) {
-        throw std::invalid_argument(at + "segment " + std::to_string(s.start) + ".." +
-                                    std::to_string(s.end) + " overlaps the segment on line " +
-                                    std::to_string(owner[static_cast<size_t>(i)]) + " at row " +
-                                    std::to_string(i + 1));
+        throw_invalid("", at + "segment " + std::to_string(s.start) + ".." + std::to_string(s.end) +
+                              " overlaps the segment on line " +
+                              std::to_string(owner[static_cast<size_t>(i)]) + " at row " +
+                              std::to_string(i + 1));
       }
       owner[static_cast<size_t>(i)] = s.line;
       rec.sample_labels(i) = s.activity;
@@ -225,9 +222,10 @@ std::vector<Recording> read_hapt_recordings(const std::string& dir) {
     if (!parse_acc_name(name, e, u)) continue;
     const auto it = files.find(e);
     if (it != files.end() && it->second.first != u) {
-      throw std::invalid_argument("read_hapt_recordings(): experiment " + std::to_string(e) +
-                                  " appears with users " + std::to_string(it->second.first) +
-                                  " and " + std::to_string(u) + " in '" + raw + "'");
+      throw_invalid("read_hapt_recordings()", "experiment " + std::to_string(e) +
+                                                  " appears with users " +
+                                                  std::to_string(it->second.first) + " and " +
+                                                  std::to_string(u) + " in '" + raw + "'");
     }
     files[e] = {u, name};
   }
@@ -239,9 +237,9 @@ std::vector<Recording> read_hapt_recordings(const std::string& dir) {
   const std::string labels_opened = TextFileReader(labels_path).path();
   for (const auto& s : segments) {
     if (!files.count(s.experiment)) {
-      throw std::invalid_argument(where(labels_opened, s.line) + "experiment " +
-                                  std::to_string(s.experiment) + " has no acc/gyro files in '" +
-                                  raw + "'");
+      throw_invalid("", where(labels_opened, s.line) + "experiment " +
+                            std::to_string(s.experiment) + " has no acc/gyro files in '" + raw +
+                            "'");
     }
   }
   struct Job {

@@ -17,15 +17,14 @@ namespace moca::data {
 void HmpOptions::validate() const {
   const std::string f = "HmpOptions::validate(): ";
   if (length < 1) {
-    throw std::invalid_argument(f + "length (" + std::to_string(length) + ") must be >= 1");
+    throw_invalid("", f + "length (" + std::to_string(length) + ") must be >= 1");
   }
   if (stride < 0) {
-    throw std::invalid_argument(f + "stride (" + std::to_string(stride) +
-                                ") must be >= 0 (0 = length)");
+    throw_invalid("", f + "stride (" + std::to_string(stride) + ") must be >= 0 (0 = length)");
   }
   if (!(target_rate_hz > 0.0 && target_rate_hz <= 1000.0)) {
-    throw std::invalid_argument(f + "target_rate_hz (" + std::to_string(target_rate_hz) +
-                                ") must be in (0, 1000]");
+    throw_invalid(
+        "", f + "target_rate_hz (" + std::to_string(target_rate_hz) + ") must be in (0, 1000]");
   }
 }
 
@@ -58,10 +57,10 @@ bool parse_hmp_file_name(const std::string& name, std::string& activity, std::st
 }
 
 RowMatrixXf resample_linear(const RowMatrixXf& x, double from_hz, double to_hz) {
-  if (x.cols() < 1) throw std::invalid_argument("resample_linear(): no samples (T = 0)");
+  if (x.cols() < 1) throw_invalid("resample_linear()", "no samples (T = 0)");
   if (!(from_hz > 0.0) || !(to_hz > 0.0)) {
-    throw std::invalid_argument("resample_linear(): rates (" + std::to_string(from_hz) + ", " +
-                                std::to_string(to_hz) + ") must be > 0");
+    throw_invalid("resample_linear()", "rates (" + std::to_string(from_hz) + ", " +
+                                           std::to_string(to_hz) + ") must be > 0");
   }
   const Eigen::Index t = x.cols();
   const double step = from_hz / to_hz;  // source samples per output sample
@@ -92,9 +91,9 @@ HmpRecording read_hmp_file(const std::string& path, double target_rate_hz) {
   rec.path = in.path();
   std::string name = rec.path.substr(rec.path.find_last_of('/') + 1);
   if (!parse_hmp_file_name(name, rec.activity, rec.volunteer)) {
-    throw std::invalid_argument(rec.path +
-                                ": file name does not match "
-                                "Accelerometer-YYYY-MM-DD-HH-MM-SS-<activity>-<volunteer>.txt");
+    throw_invalid("", rec.path +
+                          ": file name does not match "
+                          "Accelerometer-YYYY-MM-DD-HH-MM-SS-<activity>-<volunteer>.txt");
   }
   std::vector<float> v;
   std::string line;
@@ -107,27 +106,27 @@ HmpRecording read_hmp_file(const std::string& path, double target_rate_hz) {
     }
     const std::string at = rec.path + ":" + std::to_string(in.line_number()) + ": ";
     if (blank_line != 0) {
-      throw std::invalid_argument(rec.path + ":" + std::to_string(blank_line) +
-                                  ": blank line inside the data (rows must be contiguous)");
+      throw_invalid("", rec.path + ":" + std::to_string(blank_line) +
+                            ": blank line inside the data (rows must be contiguous)");
     }
     const auto r = detail::parse_longs(line, raw, 3);
     if (r.bad_field > 0) {
-      throw std::invalid_argument(at + "field " + std::to_string(r.bad_field) +
-                                  " is not an integer ('" + printable(r.bad_text) + "')");
+      throw_invalid("", at + "field " + std::to_string(r.bad_field) + " is not an integer ('" +
+                            printable(r.bad_text) + "')");
     }
     if (r.count != 3) {
-      throw std::invalid_argument(at + "row has " + std::to_string(r.count) +
-                                  " fields, expected 3 (ragged or truncated row)");
+      throw_invalid("", at + "row has " + std::to_string(r.count) +
+                            " fields, expected 3 (ragged or truncated row)");
     }
     for (int k = 0; k < 3; ++k) {
       if (raw[k] < 0 || raw[k] > 63) {
-        throw std::invalid_argument(at + "field " + std::to_string(k + 1) + " (" +
-                                    std::to_string(raw[k]) + ") is outside the coded range 0..63");
+        throw_invalid("", at + "field " + std::to_string(k + 1) + " (" + std::to_string(raw[k]) +
+                              ") is outside the coded range 0..63");
       }
       v.push_back(static_cast<float>(raw[k]));
     }
   }
-  if (v.empty()) throw std::invalid_argument(rec.path + ": no data rows (empty file)");
+  if (v.empty()) throw_invalid("", rec.path + ": no data rows (empty file)");
   const Eigen::Index t = static_cast<Eigen::Index>(v.size() / 3);
   RowMatrixXf g(3, t);
   for (Eigen::Index i = 0; i < t; ++i) {
@@ -266,9 +265,9 @@ AdlTransferData adl_transfer_data(const std::string& dir, bool paper_classes,
     if (env != nullptr) folder = env;
   }
   if (folder.empty()) {
-    throw std::invalid_argument(
-        "adl_transfer_data(): protocol adl-loso needs the UCI ADL (HMP) data: --hmp DIR or "
-        "$MOCA_HMP_DIR");
+    throw_invalid("adl_transfer_data()",
+                  "protocol adl-loso needs the UCI ADL (HMP) data: --hmp DIR or "
+                  "$MOCA_HMP_DIR");
   }
   d.spec = "hmp:" + folder;
   d.keep_classes = paper_classes && keep_classes.empty() ? kHmpPaperClasses : keep_classes;

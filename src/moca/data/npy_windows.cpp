@@ -14,16 +14,16 @@
 
 namespace moca::data {
 
-namespace {
-constexpr EnumName<NpyLayout> kNpyLayoutNames[] = {{NpyLayout::kAuto, "auto"},
-                                                   {NpyLayout::kChannelsFirst, "NCL"},
-                                                   {NpyLayout::kChannelsLast, "NLC"},
-                                                   {NpyLayout::kChannelsFirst, "ncl"},
-                                                   {NpyLayout::kChannelsLast, "nlc"}};
-}  // namespace
-
 std::string to_string(NpyLayout layout) {
   return enum_name(kNpyLayoutNames, layout);
+}
+
+void to_json(nlohmann::json& j, NpyLayout layout) {
+  j = to_string(layout);
+}
+
+void from_json(const nlohmann::json& j, NpyLayout& layout) {
+  layout = parse_npy_layout(j.get<std::string>());
 }
 
 NpyLayout parse_npy_layout(const std::string& text) {
@@ -32,15 +32,15 @@ NpyLayout parse_npy_layout(const std::string& text) {
 
 void NpyReadOptions::validate() const {
   if (!(sample_rate_hz >= 0.0 && std::isfinite(sample_rate_hz))) {
-    throw std::invalid_argument("NpyReadOptions::validate(): sample_rate_hz (" +
-                                std::to_string(sample_rate_hz) + ") must be finite and >= 0");
+    throw_invalid(
+        "NpyReadOptions::validate()",
+        "sample_rate_hz (" + std::to_string(sample_rate_hz) + ") must be finite and >= 0");
   }
 }
 
 void NpyWriteOptions::validate() const {
   if (layout == NpyLayout::kAuto) {
-    throw std::invalid_argument(
-        "NpyWriteOptions::validate(): layout (auto) must be NCL or NLC when writing");
+    throw_invalid("NpyWriteOptions::validate()", "layout (auto) must be NCL or NLC when writing");
   }
 }
 
@@ -68,7 +68,7 @@ Meta read_meta(const std::string& path) {
   try {
     in >> j;
     m.present = true;
-    if (!j.is_object()) throw std::invalid_argument("not a JSON object");
+    if (!j.is_object()) throw_invalid("", "not a JSON object");
     for (const auto& item : j.items()) {
       const auto& known = npy_meta_keys();
       if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
@@ -100,7 +100,7 @@ Meta read_meta(const std::string& path) {
     }
     if (j.contains("description")) m.description = j.at("description").get<std::string>();
   } catch (const std::exception& e) {
-    throw std::invalid_argument(path + ": malformed meta.json (" + e.what() + ")");
+    throw_invalid(path, std::string("malformed meta.json (") + e.what() + ")");
   }
   return m;
 }
@@ -112,13 +112,12 @@ Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::str
                          int min_id) {
   const NdArray a = read_npy(path);
   if (a.shape.size() != 1 && !(a.shape.size() == 2 && a.shape[1] == 1)) {
-    throw std::invalid_argument(path + ": " + what + " must be a 1-D array of length N (" +
-                                std::to_string(n) + "), got " + std::to_string(a.shape.size()) +
-                                " dimensions");
+    throw_invalid(path, what + " must be a 1-D array of length N (" + std::to_string(n) +
+                            "), got " + std::to_string(a.shape.size()) + " dimensions");
   }
   if (a.shape[0] != n) {
-    throw std::invalid_argument(path + ": " + what + " has " + std::to_string(a.shape[0]) +
-                                " entries, X has N = " + std::to_string(n) + " windows");
+    throw_invalid(path, what + " has " + std::to_string(a.shape[0]) +
+                            " entries, X has N = " + std::to_string(n) + " windows");
   }
   Eigen::VectorXi ids(n);
   if (a.is_string()) {
@@ -141,9 +140,8 @@ Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::str
   for (Eigen::Index i = 0; i < n; ++i) {
     const double v = a.data[static_cast<size_t>(i)];
     if (!std::isfinite(v) || v != std::floor(v) || v < min_id || v > 2147483647.0) {
-      throw std::invalid_argument(path + ": " + what + " entry " + std::to_string(i) + " (" +
-                                  std::to_string(v) +
-                                  ") is not an integer id >= " + std::to_string(min_id));
+      throw_invalid(path, what + " entry " + std::to_string(i) + " (" + std::to_string(v) +
+                              ") is not an integer id >= " + std::to_string(min_id));
     }
     ids(i) = static_cast<int>(v);
   }
@@ -160,22 +158,21 @@ struct XShape {
 /// meta.json, then the shorter of the last two axes as channels).
 XShape x_shape(const NdArray& a, const std::string& x_path, NpyLayout requested, const Meta& meta) {
   if (a.is_string()) {
-    throw std::invalid_argument(x_path + ": X must be numeric, got dtype '" + printable(a.dtype) +
-                                "'");
+    throw_invalid(x_path, "X must be numeric, got dtype '" + printable(a.dtype) + "'");
   }
   if (a.fortran_order && a.shape.size() > 1) {
-    throw std::invalid_argument(x_path +
-                                ": X is stored in Fortran (column-major) order; save it C-ordered "
-                                "(numpy.ascontiguousarray(X))");
+    throw_invalid("", x_path +
+                          ": X is stored in Fortran (column-major) order; save it C-ordered "
+                          "(numpy.ascontiguousarray(X))");
   }
   if (a.dtype != "<f4" && a.dtype != "<f8") {
-    throw std::invalid_argument(x_path + ": X has dtype '" + printable(a.dtype) +
-                                "'; windows must be little-endian float32 '<f4' or float64 '<f8'");
+    throw_invalid(x_path, "X has dtype '" + printable(a.dtype) +
+                              "'; windows must be little-endian float32 '<f4' or float64 '<f8'");
   }
   if (a.shape.size() != 3) {
-    throw std::invalid_argument(x_path + ": X must be N x C x L or N x L x C (3 dimensions), got " +
-                                std::to_string(a.shape.size()) +
-                                " dimensions (a one-channel N x L array needs X[:, None, :])");
+    throw_invalid(x_path, "X must be N x C x L or N x L x C (3 dimensions), got " +
+                              std::to_string(a.shape.size()) +
+                              " dimensions (a one-channel N x L array needs X[:, None, :])");
   }
   XShape s;
   s.n = a.shape[0];
@@ -187,10 +184,9 @@ XShape x_shape(const NdArray& a, const std::string& x_path, NpyLayout requested,
   s.c = s.layout == NpyLayout::kChannelsFirst ? a.shape[1] : a.shape[2];
   s.len = s.layout == NpyLayout::kChannelsFirst ? a.shape[2] : a.shape[1];
   if (s.n < 1 || s.c < 1 || s.len < 1) {
-    throw std::invalid_argument(x_path +
-                                ": X is empty (shape with a zero axis: N = " + std::to_string(s.n) +
-                                ", C = " + std::to_string(s.c) + ", L = " + std::to_string(s.len) +
-                                ", layout " + to_string(s.layout) + ")");
+    throw_invalid(x_path, "X is empty (shape with a zero axis: N = " + std::to_string(s.n) +
+                              ", C = " + std::to_string(s.c) + ", L = " + std::to_string(s.len) +
+                              ", layout " + to_string(s.layout) + ")");
   }
   return s;
 }
@@ -220,16 +216,16 @@ NonFinite scan_nonfinite(const NdArray& a, const XShape& s, bool drop, const std
     const std::int64_t i = first_bad / (c * len), r = first_bad % (c * len);
     const std::int64_t ch = s.layout == NpyLayout::kChannelsFirst ? r / len : r % c;
     const std::int64_t t = s.layout == NpyLayout::kChannelsFirst ? r % len : r / c;
-    throw std::invalid_argument(
-        x_path + ": X holds " + std::to_string(out.values) + " non-finite values (NaN/Inf) in " +
-        std::to_string(out.windows) + " of " + std::to_string(s.n) +
-        " windows; the first is window " + std::to_string(i) + " channel " + std::to_string(ch) +
-        " sample " + std::to_string(t) +
-        " (it is not finite); clean them or drop those windows with --drop-nonfinite");
+    throw_invalid(
+        "", x_path + ": X holds " + std::to_string(out.values) +
+                " non-finite values (NaN/Inf) in " + std::to_string(out.windows) + " of " +
+                std::to_string(s.n) + " windows; the first is window " + std::to_string(i) +
+                " channel " + std::to_string(ch) + " sample " + std::to_string(t) +
+                " (it is not finite); clean them or drop those windows with --drop-nonfinite");
   }
   if (out.windows == s.n) {
-    throw std::invalid_argument(x_path + ": every window of X holds non-finite values (" +
-                                std::to_string(out.values) + "); nothing is left to read");
+    throw_invalid(x_path, "every window of X holds non-finite values (" +
+                              std::to_string(out.values) + "); nothing is left to read");
   }
   for (std::int64_t i = 0; i < s.n; ++i)
     if (!bad_window[static_cast<size_t>(i)]) out.keep.push_back(static_cast<int>(i));
@@ -267,8 +263,8 @@ void attach_metadata(Windows& w, const std::string& x_path, const std::string& y
     for (std::int64_t ch = 0; ch < c; ++ch) w.channel_names.push_back("ch" + std::to_string(ch));
   }
   if (static_cast<std::int64_t>(w.channel_names.size()) != c) {
-    throw std::invalid_argument(x_path + ": " + std::to_string(w.channel_names.size()) +
-                                " channel names for C = " + std::to_string(c) + " channels");
+    throw_invalid(x_path, std::to_string(w.channel_names.size()) +
+                              " channel names for C = " + std::to_string(c) + " channels");
   }
   w.sample_rate_hz = o.sample_rate_hz > 0 ? o.sample_rate_hz : meta.sample_rate_hz;
   w.class_names = meta.class_names;
@@ -312,7 +308,7 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
   try {
     w.validate("read_windows_npy()");
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(x_path + ": " + e.what());
+    throw_invalid(x_path, e.what());
   }
   return w;
 }
@@ -373,9 +369,9 @@ void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteO
     for (std::int64_t i = 0; i < n; ++i) {
       const int k = w.labels(i);
       if (k < 0 || k >= static_cast<int>(w.class_names.size())) {
-        throw std::invalid_argument("write_windows_npy(): label " + std::to_string(k) +
-                                    " of window " + std::to_string(i) +
-                                    " has no class name (labels_as_strings needs one per label)");
+        throw_invalid("write_windows_npy()",
+                      "label " + std::to_string(k) + " of window " + std::to_string(i) +
+                          " has no class name (labels_as_strings needs one per label)");
       }
       names[static_cast<size_t>(i)] = w.class_names[static_cast<size_t>(k)];
     }

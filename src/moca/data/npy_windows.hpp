@@ -18,9 +18,11 @@
 /// otherwise the sorted distinct strings (byte order) get ids 0..K-1 and become class_names. The
 /// same rule maps string subject ids to 0..S-1 with Windows::subject_names.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::data {
@@ -32,8 +34,21 @@ enum class NpyLayout {
   kChannelsLast    ///< N x L x C ("NLC"; ssl-wearables)
 };
 
+// clang-format off
+/// The names of the layouts (`--npy-layout`, meta.json's "layout"); lower case accepted.
+inline constexpr EnumName<NpyLayout> kNpyLayoutNames[] = {
+    {NpyLayout::kAuto,          "auto"},
+    {NpyLayout::kChannelsFirst, "NCL"},
+    {NpyLayout::kChannelsLast,  "NLC"},
+    {NpyLayout::kChannelsFirst, "ncl"},
+    {NpyLayout::kChannelsLast,  "nlc"}};
+// clang-format on
+
 /// "auto", "NCL" or "NLC".
 std::string to_string(NpyLayout layout);
+/// JSON as the name (settings records), read back by name.
+void to_json(nlohmann::json& j, NpyLayout layout);
+void from_json(const nlohmann::json& j, NpyLayout& layout);
 /// Parses "auto", "NCL"/"ncl", "NLC"/"nlc"; std::invalid_argument listing the valid values.
 NpyLayout parse_npy_layout(const std::string& text);
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/text_file.hpp"
 #include "moca/data/detail/text_parse.hpp"
@@ -16,20 +17,19 @@ void RecordingWindowOptions::validate() const {
   const std::string w = "RecordingWindowOptions::validate(): ";
   auto positive = [&](double v, const char* name) {
     if (!(v > 0.0) || !std::isfinite(v)) {
-      throw std::invalid_argument(w + name + " (" + format_number(v, 6) + ") must be > 0");
+      throw_invalid("", w + name + " (" + format_number(v, 6) + ") must be > 0");
     }
   };
   if (!(sample_rate_hz > 0.0) || !std::isfinite(sample_rate_hz)) {
-    throw std::invalid_argument(w + "sample_rate_hz (" + format_number(sample_rate_hz, 6) +
-                                ") must be > 0: state the recordings' rate (--sample-rate)");
+    throw_invalid("", w + "sample_rate_hz (" + format_number(sample_rate_hz, 6) +
+                          ") must be > 0: state the recordings' rate (--sample-rate)");
   }
   positive(window_seconds, "window_seconds");
   if (stride_seconds != 0.0) positive(stride_seconds, "stride_seconds");
   if (rule == LabelRule::kTransition) positive(transition_seconds, "transition_seconds");
   if (std::lround(window_seconds * sample_rate_hz) < 2) {
-    throw std::invalid_argument(w + "window_seconds (" + format_number(window_seconds, 6) +
-                                ") is under two samples at " + format_number(sample_rate_hz, 6) +
-                                " Hz");
+    throw_invalid("", w + "window_seconds (" + format_number(window_seconds, 6) +
+                          ") is under two samples at " + format_number(sample_rate_hz, 6) + " Hz");
   }
 }
 
@@ -62,8 +62,7 @@ struct Track {
 Track read_track(const std::string& path, const RecordingWindowOptions& o) {
   TextFileReader in(path);
   std::string line;
-  if (!in.next_line(line))
-    throw std::invalid_argument(path + ": empty file (a header row is needed)");
+  if (!in.next_line(line)) throw_invalid(path, "empty file (a header row is needed)");
   const std::vector<std::string> header = csv_fields(line);
   auto column = [&](const std::string& name) {
     return static_cast<int>(std::find(header.begin(), header.end(), name) - header.begin());
@@ -72,10 +71,10 @@ Track read_track(const std::string& path, const RecordingWindowOptions& o) {
   int label = o.label_column.empty() ? column("annotation") : column(o.label_column);
   if (o.label_column.empty() && label == n) label = column("label");
   if (label == n) {
-    throw std::invalid_argument(
-        path + ":1: no label column '" +
-        (o.label_column.empty() ? std::string("annotation' or 'label") : o.label_column) +
-        "' in the header");
+    throw_invalid(
+        "", path + ":1: no label column '" +
+                (o.label_column.empty() ? std::string("annotation' or 'label") : o.label_column) +
+                "' in the header");
   }
   const int time = column(o.time_column);
   Track t;
@@ -85,23 +84,23 @@ Track read_track(const std::string& path, const RecordingWindowOptions& o) {
     channel_cols.push_back(c);
     t.channels.push_back(header[static_cast<size_t>(c)]);
   }
-  if (channel_cols.empty()) throw std::invalid_argument(path + ":1: no channel columns");
+  if (channel_cols.empty()) throw_invalid("", path + ":1: no channel columns");
   t.values.resize(channel_cols.size());
   while (in.next_line(line)) {
     if (detail::is_blank(line)) continue;
     const std::vector<std::string> f = csv_fields(line);
     const std::string where = path + ":" + std::to_string(in.line_number()) + ": ";
     if (static_cast<int>(f.size()) != n) {
-      throw std::invalid_argument(where + std::to_string(f.size()) + " fields, the header has " +
-                                  std::to_string(n));
+      throw_invalid(
+          "", where + std::to_string(f.size()) + " fields, the header has " + std::to_string(n));
     }
     for (size_t k = 0; k < channel_cols.size(); ++k) {
       const std::string& s = f[static_cast<size_t>(channel_cols[k])];
       double v = 0.0;
       const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
       if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v)) {
-        throw std::invalid_argument(where + "column '" + t.channels[k] + "' holds '" + s +
-                                    "', not a finite number");
+        throw_invalid(
+            "", where + "column '" + t.channels[k] + "' holds '" + s + "', not a finite number");
       }
       t.values[k].push_back(static_cast<float>(v));
     }
@@ -157,7 +156,7 @@ Windows window_recordings(const std::string& dir, const RecordingWindowOptions& 
       w.channel_names = t.channels;
       w.channels = static_cast<int>(t.channels.size());
     } else if (t.channels != w.channel_names) {
-      throw std::invalid_argument(path + ": channel columns differ from " + files[0] + "'s");
+      throw_invalid(path, "channel columns differ from " + files[0] + "'s");
     }
     std::string name = files[s].substr(0, files[s].rfind(".csv"));
     w.subject_names.push_back(name);

@@ -1,4 +1,5 @@
 #include "moca/data/resample.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,8 +28,8 @@ double bessel_i0(double x) {
 
 void check_rate(double hz, const char* what) {
   if (!(hz > 0.0) || !std::isfinite(hz)) {
-    throw std::invalid_argument(std::string("resample_bandlimited(): ") + what + " (" +
-                                std::to_string(hz) + ") must be a positive, finite rate");
+    throw_invalid("", std::string("resample_bandlimited(): ") + what + " (" + std::to_string(hz) +
+                          ") must be a positive, finite rate");
   }
 }
 
@@ -54,7 +55,7 @@ RowMatrixXf resample_bandlimited(const RowMatrixXf& x, double from_hz, double to
   check_rate(from_hz, "from_hz");
   check_rate(to_hz, "to_hz");
   const int t = static_cast<int>(x.cols());
-  if (t < 1) throw std::invalid_argument("resample_bandlimited(): the window has no samples");
+  if (t < 1) throw_invalid("resample_bandlimited()", "the window has no samples");
   if (from_hz == to_hz) return x;
   const int m = resampled_length(t, from_hz, to_hz);
   const double scale = std::min(1.0, to_hz / from_hz);
@@ -92,11 +93,10 @@ RowMatrixXf resample_bandlimited(const RowMatrixXf& x, double from_hz, double to
 
 RowMatrixXf fit_length(const RowMatrixXf& x, int length) {
   if (length < 1) {
-    throw std::invalid_argument("fit_length(): length (" + std::to_string(length) +
-                                ") must be >= 1");
+    throw_invalid("fit_length()", "length (" + std::to_string(length) + ") must be >= 1");
   }
   const int m = static_cast<int>(x.cols());
-  if (m < 1) throw std::invalid_argument("fit_length(): the window has no samples");
+  if (m < 1) throw_invalid("fit_length()", "the window has no samples");
   if (m == length) return x;
   RowMatrixXf y(x.rows(), length);
   if (m > length) {

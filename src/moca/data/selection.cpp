@@ -55,7 +55,8 @@ std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
   bool any = false;
   for (int i = 0; i < all.size() && !any; ++i) any = all.subjects(i) >= 0;
   if (!any) {
-    throw std::invalid_argument(
+    throw_invalid(
+        "",
         "--split subject-kfold needs subject ids (pid.npy in a .npy folder); the data has none");
   }
   const auto folds = subject_kfold(all.subjects, o.folds, o.split_seed);

@@ -6,18 +6,18 @@
 #include <stdexcept>
 #include <string>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 
 namespace moca::data {
 
 std::vector<int> numpy_legacy_permutation(int n, std::uint64_t seed) {
   if (n < 0) {
-    throw std::invalid_argument("numpy_legacy_permutation(): n (" + std::to_string(n) +
-                                ") must be >= 0");
+    throw_invalid("numpy_legacy_permutation()", "n (" + std::to_string(n) + ") must be >= 0");
   }
   if (seed > 0xFFFFFFFFULL) {
-    throw std::invalid_argument("numpy_legacy_permutation(): seed (" + std::to_string(seed) +
-                                ") must be <= 2^32 - 1 (numpy legacy seeding)");
+    throw_invalid("numpy_legacy_permutation()",
+                  "seed (" + std::to_string(seed) + ") must be <= 2^32 - 1 (numpy legacy seeding)");
   }
   // std::mt19937 is MT19937 with init_genrand seeding and 32-bit tempered output, i.e. numpy's
   // legacy mt19937_seed + mt19937_next32.
@@ -43,18 +43,17 @@ std::vector<int> numpy_legacy_permutation(int n, std::uint64_t seed) {
 
 Split random_split(int n, double train_fraction, std::uint64_t seed) {
   const std::string f = "random_split(): ";
-  if (n < 2) throw std::invalid_argument(f + "n (" + std::to_string(n) + ") must be >= 2");
+  if (n < 2) throw_invalid("", f + "n (" + std::to_string(n) + ") must be >= 2");
   if (!(train_fraction > 0.0 && train_fraction < 1.0)) {
-    throw std::invalid_argument(f + "train_fraction (" + std::to_string(train_fraction) +
-                                ") must be in (0, 1)");
+    throw_invalid("",
+                  f + "train_fraction (" + std::to_string(train_fraction) + ") must be in (0, 1)");
   }
   const int n_train = static_cast<int>(train_fraction * static_cast<double>(n));
   if (n_train < 1 || n_train >= n) {
-    throw std::invalid_argument(f + "train_fraction (" + std::to_string(train_fraction) +
-                                ") * n (" + std::to_string(n) + ") gives " +
-                                std::to_string(n_train) +
-                                " training rows; both parts must be "
-                                "non-empty");
+    throw_invalid("", f + "train_fraction (" + std::to_string(train_fraction) + ") * n (" +
+                          std::to_string(n) + ") gives " + std::to_string(n_train) +
+                          " training rows; both parts must be "
+                          "non-empty");
   }
   const auto perm = numpy_legacy_permutation(n, seed);
   Split s;
@@ -68,8 +67,8 @@ std::vector<int> distinct_subjects(const Eigen::VectorXi& subjects, const std::s
   std::vector<int> ids;
   for (Eigen::Index i = 0; i < subjects.size(); ++i) {
     if (subjects(i) < 0) {
-      throw std::invalid_argument(who + "subject of row " + std::to_string(i) + " is " +
-                                  std::to_string(subjects(i)) + " (unknown); ids must be >= 0");
+      throw_invalid("", who + "subject of row " + std::to_string(i) + " is " +
+                            std::to_string(subjects(i)) + " (unknown); ids must be >= 0");
     }
     ids.push_back(subjects(i));
   }
@@ -97,8 +96,8 @@ std::vector<Split> subject_kfold(const Eigen::VectorXi& subjects, int k, std::ui
   const std::string f = "subject_kfold(): ";
   auto ids = distinct_subjects(subjects, f);
   if (k < 2 || k > static_cast<int>(ids.size())) {
-    throw std::invalid_argument(f + "k (" + std::to_string(k) + ") must be in [2, " +
-                                std::to_string(ids.size()) + "] (the number of distinct subjects)");
+    throw_invalid("", f + "k (" + std::to_string(k) + ") must be in [2, " +
+                          std::to_string(ids.size()) + "] (the number of distinct subjects)");
   }
   Rng rng(seed);
   shuffle(ids, rng);
@@ -111,8 +110,7 @@ std::vector<Split> leave_one_subject_out(const Eigen::VectorXi& subjects) {
   const std::string f = "leave_one_subject_out(): ";
   const auto ids = distinct_subjects(subjects, f);
   if (ids.size() < 2) {
-    throw std::invalid_argument(f + "needs >= 2 distinct subjects, got " +
-                                std::to_string(ids.size()));
+    throw_invalid("", f + "needs >= 2 distinct subjects, got " + std::to_string(ids.size()));
   }
   std::map<int, int> fold_of;
   for (size_t j = 0; j < ids.size(); ++j) fold_of[ids[j]] = static_cast<int>(j);

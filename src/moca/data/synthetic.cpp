@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/hapt.hpp"
 #include "moca/data/windowing.hpp"
@@ -15,25 +16,23 @@ namespace moca::data {
 void SyntheticOptions::validate() const {
   const std::string f = "SyntheticOptions::validate(): ";
   if (windows < 1) {
-    throw std::invalid_argument(f + "windows (" + std::to_string(windows) + ") must be >= 1");
+    throw_invalid("", f + "windows (" + std::to_string(windows) + ") must be >= 1");
   }
   if (length < 8) {
-    throw std::invalid_argument(f + "length (" + std::to_string(length) + ") must be >= 8");
+    throw_invalid("", f + "length (" + std::to_string(length) + ") must be >= 8");
   }
   if (!(sample_rate_hz > 0.0 && sample_rate_hz <= 10000.0)) {
-    throw std::invalid_argument(f + "sample_rate_hz (" + std::to_string(sample_rate_hz) +
-                                ") must be in (0, 10000]");
+    throw_invalid(
+        "", f + "sample_rate_hz (" + std::to_string(sample_rate_hz) + ") must be in (0, 10000]");
   }
   if (!(coupling >= 0.0 && coupling <= 1.0)) {
-    throw std::invalid_argument(f + "coupling (" + std::to_string(coupling) +
-                                ") must be in [0, 1]");
+    throw_invalid("", f + "coupling (" + std::to_string(coupling) + ") must be in [0, 1]");
   }
   if (!(noise >= 0.0 && std::isfinite(noise))) {
-    throw std::invalid_argument(f + "noise (" + std::to_string(noise) +
-                                ") must be finite and >= 0");
+    throw_invalid("", f + "noise (" + std::to_string(noise) + ") must be finite and >= 0");
   }
   if (subjects < 1) {
-    throw std::invalid_argument(f + "subjects (" + std::to_string(subjects) + ") must be >= 1");
+    throw_invalid("", f + "subjects (" + std::to_string(subjects) + ") must be >= 1");
   }
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 
 namespace moca::data {
@@ -15,16 +16,14 @@ namespace moca::data {
 void WindowingOptions::validate() const {
   const std::string f = "WindowingOptions::validate(): ";
   if (length < 1) {
-    throw std::invalid_argument(f + "length (" + std::to_string(length) + ") must be >= 1");
+    throw_invalid("", f + "length (" + std::to_string(length) + ") must be >= 1");
   }
   if (stride < 0) {
-    throw std::invalid_argument(f + "stride (" + std::to_string(stride) +
-                                ") must be >= 0 (0 = length)");
+    throw_invalid("", f + "stride (" + std::to_string(stride) + ") must be >= 0 (0 = length)");
   }
   if (transition_min_samples < 0 || transition_min_samples >= length) {
-    throw std::invalid_argument(f + "transition_min_samples (" +
-                                std::to_string(transition_min_samples) +
-                                ") must be in [0, length (" + std::to_string(length) + "))");
+    throw_invalid("", f + "transition_min_samples (" + std::to_string(transition_min_samples) +
+                          ") must be in [0, length (" + std::to_string(length) + "))");
   }
 }
 
@@ -35,13 +34,13 @@ const std::vector<std::string>& har_class_names() {
 }
 
 int window_class(const int* hapt_ids, int n, int transition_min_samples) {
-  if (n < 1) throw std::invalid_argument("window_class(): n (" + std::to_string(n) + ") < 1");
+  if (n < 1) throw_invalid("window_class()", "n (" + std::to_string(n) + ") < 1");
   std::array<int, kHaptActivities + 1> count{};
   for (int i = 0; i < n; ++i) {
     const int id = hapt_ids[i];
     if (id < 1 || id > kHaptActivities) {
-      throw std::invalid_argument("window_class(): sample " + std::to_string(i) + " has id " +
-                                  std::to_string(id) + ", expected 1..12");
+      throw_invalid("window_class()", "sample " + std::to_string(i) + " has id " +
+                                          std::to_string(id) + ", expected 1..12");
     }
     ++count[static_cast<size_t>(id)];
   }
@@ -61,7 +60,7 @@ Windows make_windows(const std::vector<Recording>& recordings, const WindowingOp
   Windows w;
   w.length = len;
   w.class_names = har_class_names();
-  if (recordings.empty()) throw std::invalid_argument("make_windows(): no recordings");
+  if (recordings.empty()) throw_invalid("make_windows()", "no recordings");
   w.channels = static_cast<int>(recordings.front().signal.rows());
   w.sample_rate_hz = recordings.front().sample_rate_hz;
   w.channel_names = recordings.front().channel_names;
@@ -75,14 +74,15 @@ Windows make_windows(const std::vector<Recording>& recordings, const WindowingOp
   for (size_t r = 0; r < recordings.size(); ++r) {
     const Recording& rec = recordings[r];
     if (rec.signal.rows() != w.channels) {
-      throw std::invalid_argument("make_windows(): recording " + std::to_string(rec.experiment) +
-                                  " has " + std::to_string(rec.signal.rows()) +
-                                  " channels, the first has " + std::to_string(w.channels));
+      throw_invalid("make_windows()", "recording " + std::to_string(rec.experiment) + " has " +
+                                          std::to_string(rec.signal.rows()) +
+                                          " channels, the first has " + std::to_string(w.channels));
     }
     if (rec.sample_labels.size() != rec.signal.cols()) {
-      throw std::invalid_argument("make_windows(): recording " + std::to_string(rec.experiment) +
-                                  " has " + std::to_string(rec.sample_labels.size()) +
-                                  " labels for " + std::to_string(rec.signal.cols()) + " samples");
+      throw_invalid("make_windows()", "recording " + std::to_string(rec.experiment) + " has " +
+                                          std::to_string(rec.sample_labels.size()) +
+                                          " labels for " + std::to_string(rec.signal.cols()) +
+                                          " samples");
     }
     const Eigen::Index t = rec.signal.cols();
     const int* ids = rec.sample_labels.data();
@@ -170,13 +170,11 @@ std::string class_count_table(const Windows& windows) {
 
 Windows segment_windows(const Windows& w, int length, int stride) {
   if (length < 1 || length > w.length) {
-    throw std::invalid_argument("segment_windows(): length (" + std::to_string(length) +
-                                ") must be in [1, " + std::to_string(w.length) +
-                                "], the windows' length");
+    throw_invalid("segment_windows()", "length (" + std::to_string(length) + ") must be in [1, " +
+                                           std::to_string(w.length) + "], the windows' length");
   }
   if (stride < 1) {
-    throw std::invalid_argument("segment_windows(): stride (" + std::to_string(stride) +
-                                ") must be >= 1");
+    throw_invalid("segment_windows()", "stride (" + std::to_string(stride) + ") must be >= 1");
   }
   const int per = (w.length - length) / stride + 1;
   Windows out = w;
@@ -204,13 +202,13 @@ std::pair<int, int> parse_segment(const std::string& text, double rate_hz,
     char* end = nullptr;
     const double v = std::strtod(part.c_str(), &end);
     if (part.empty() || end != part.c_str() + part.size() || !(v > 0) || !std::isfinite(v)) {
-      throw std::invalid_argument(what + " (" + text +
-                                  ") must be SECONDS[:STRIDE] with seconds > 0, e.g. 5 or 5:2.5");
+      throw_invalid(
+          "", what + " (" + text + ") must be SECONDS[:STRIDE] with seconds > 0, e.g. 5 or 5:2.5");
     }
     const long samples = std::lround(v * rate_hz);
     if (samples < 1) {
-      throw std::invalid_argument(what + " (" + text + ") is under one sample at " +
-                                  format_number(rate_hz, 6) + " Hz");
+      throw_invalid(
+          "", what + " (" + text + ") is under one sample at " + format_number(rate_hz, 6) + " Hz");
     }
     return static_cast<int>(samples);
   };

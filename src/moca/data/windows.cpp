@@ -24,8 +24,8 @@ Windows Windows::subset(const std::vector<int>& rows) const {
   for (size_t k = 0; k < rows.size(); ++k) {
     const int r = rows[k];
     if (r < 0 || r >= size()) {
-      throw std::invalid_argument("Windows::subset(): row " + std::to_string(r) +
-                                  " out of range [0, " + std::to_string(size()) + ")");
+      throw_invalid("Windows::subset()", "row " + std::to_string(r) + " out of range [0, " +
+                                             std::to_string(size()) + ")");
     }
     w.x.row(static_cast<Eigen::Index>(k)) = x.row(r);
     w.labels(static_cast<Eigen::Index>(k)) = labels.size() ? labels(r) : -1;

@@ -30,7 +30,7 @@ double parse_sigma(const std::string& s) {
     used = 0;
   }
   if (used != s.size() || !(std::isfinite(v) && v > 0.0)) {
-    throw_invalid("", "--sigma", s, "must be a number > 0 or auto");
+    throw_invalid("", "AnalysisOptions::sigma", s, "must be a number > 0 or auto");
   }
   return v;
 }
@@ -93,12 +93,12 @@ void linear_cca_part(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, Analysi
   const Eigen::Index limit_u = o.pca > 0 ? std::min<Eigen::Index>(o.pca, U.cols()) : U.cols();
   const Eigen::Index limit_m = o.pca > 0 ? std::min<Eigen::Index>(o.pca, M.cols()) : M.cols();
   if (o.pca > std::min(U.cols(), M.cols()) || o.pca > n - 1) {
-    throw_invalid("", "--pca", std::to_string(o.pca),
+    throw_invalid("", "AnalysisOptions::pca", std::to_string(o.pca),
                   "exceeds min(d_u, d_m, n - 1) (" +
                       std::to_string(std::min({U.cols(), M.cols(), n - 1})) + ")");
   }
   if (o.components > std::min(limit_u, limit_m)) {
-    throw_invalid("", "--components", std::to_string(o.components),
+    throw_invalid("", "AnalysisOptions::components", std::to_string(o.components),
                   "exceeds the " + std::to_string(std::min(limit_u, limit_m)) +
                       " canonical correlations linear CCA of these views has");
   }
@@ -149,8 +149,8 @@ KccaOptions solver_options(const AnalysisOptions& o, Eigen::Index n) {
   ko.seed = o.seed;
   ko.coefficients = o.coefficients;
   if (ko.method == KccaMethod::kIterative && o.components > n - 3) {
-    throw_invalid("", "--components", std::to_string(o.components),
-                  "must be <= n - 3 for --method iterative");
+    throw_invalid("", "AnalysisOptions::components", std::to_string(o.components),
+                  "must be <= n - 3 for AnalysisOptions::method iterative");
   }
   if (ko.method == KccaMethod::kLowRank) ko.tolerance = 1e-12;
   return ko;
@@ -209,7 +209,7 @@ void kernel_cca_part(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, Analysi
   const AnalysisOptions& o = out.options;
   const Eigen::Index n = U.rows();
   if (o.components > n) {
-    throw_invalid("", "--components", std::to_string(o.components),
+    throw_invalid("", "AnalysisOptions::components", std::to_string(o.components),
                   "exceeds n (" + std::to_string(n) + ")");
   }
   out.kernel_u = view_kernel(o, U, 0);
@@ -308,38 +308,43 @@ void resampling_json(const AnalysisResult& a, json& j) {
 void AnalysisOptions::validate() const {
   parse_kernel_type(kernel);
   if (!sigma_auto(*this)) parse_sigma(sigma);
-  if (degree < 1) throw_invalid("", "--degree", std::to_string(degree), "must be >= 1");
+  if (degree < 1)
+    throw_invalid("", "AnalysisOptions::degree", std::to_string(degree), "must be >= 1");
   if (!(std::isfinite(coef0) && coef0 >= 0.0)) {
-    throw_invalid("", "--coef0", format_number(coef0, 12), "must be >= 0");
+    throw_invalid("", "AnalysisOptions::coef0", format_number(coef0, 12), "must be >= 0");
   }
   if (gamma && !(std::isfinite(*gamma) && *gamma > 0.0)) {
-    throw_invalid("", "--gamma", format_number(*gamma, 12), "must be > 0");
+    throw_invalid("", "AnalysisOptions::gamma", format_number(*gamma, 12), "must be > 0");
   }
   if (!(std::isfinite(gamma_u) && gamma_u > 0.0)) {
-    throw_invalid("", "--gamma-u", format_number(gamma_u, 12), "must be > 0");
+    throw_invalid("", "AnalysisOptions::gamma_u", format_number(gamma_u, 12), "must be > 0");
   }
   if (!(std::isfinite(gamma_m) && gamma_m > 0.0)) {
-    throw_invalid("", "--gamma-m", format_number(gamma_m, 12), "must be > 0");
+    throw_invalid("", "AnalysisOptions::gamma_m", format_number(gamma_m, 12), "must be > 0");
   }
   if (components < 1) {
-    throw_invalid("", "--components", std::to_string(components), "must be >= 1");
+    throw_invalid("", "AnalysisOptions::components", std::to_string(components), "must be >= 1");
   }
   try {
     parse_kcca_method(method);
   } catch (const std::invalid_argument&) {
-    throw_invalid("", "--method", method, "must be one of auto, exact, iterative, lowrank");
+    throw_invalid("", "AnalysisOptions::method", method,
+                  "must be one of auto, exact, iterative, lowrank");
   }
-  if (rank < 1) throw_invalid("", "--rank", std::to_string(rank), "must be >= 1");
-  if (pca < 0) throw_invalid("", "--pca", std::to_string(pca), "must be >= 0");
-  if (pca > 0 && !cca) throw_invalid("", "--pca", std::to_string(pca), "needs --cca");
+  if (rank < 1) throw_invalid("", "AnalysisOptions::rank", std::to_string(rank), "must be >= 1");
+  if (pca < 0) throw_invalid("", "AnalysisOptions::pca", std::to_string(pca), "must be >= 0");
+  if (pca > 0 && !cca)
+    throw_invalid("", "AnalysisOptions::pca", std::to_string(pca), "needs AnalysisOptions::cca");
   if (!(std::isfinite(ridge) && ridge >= 0.0)) {
-    throw_invalid("", "--ridge", format_number(ridge, 12), "must be >= 0");
+    throw_invalid("", "AnalysisOptions::ridge", format_number(ridge, 12), "must be >= 0");
   }
   if (bootstrap < 0 || bootstrap == 1) {
-    throw_invalid("", "--bootstrap", std::to_string(bootstrap), "must be 0 (none) or >= 2");
+    throw_invalid("", "AnalysisOptions::bootstrap", std::to_string(bootstrap),
+                  "must be 0 (none) or >= 2");
   }
   if (permutations < 0) {
-    throw_invalid("", "--permutations", std::to_string(permutations), "must be >= 0");
+    throw_invalid("", "AnalysisOptions::permutations", std::to_string(permutations),
+                  "must be >= 0");
   }
 }
 

@@ -19,7 +19,7 @@
 namespace moca::kcca {
 
 /// Options of kcca_analysis() (the `kcca` tool's flags; defaults are its defaults). Messages of
-/// validate() name the tool's flags (`--sigma`), which the Python estimators share.
+/// validate() name the fields (`AnalysisOptions::sigma`; the `kcca` tool prints its flags).
 struct AnalysisOptions {
   std::string kernel = "rbf";   ///< linear | rbf | poly | laplacian (parse_kernel_type names)
   std::string sigma = "auto";   ///< bandwidth S (> 0) or auto (median heuristic per view)
@@ -41,7 +41,7 @@ struct AnalysisOptions {
   /// Also compute the KCCA coefficients alpha, beta (KccaResult::alpha, beta), or with `cca` the
   /// canonical weights. The `kcca` tool reports correlations only (false).
   bool coefficients = false;
-  /// Throws std::invalid_argument naming the flag, its value and the rule, for every option
+  /// Throws std::invalid_argument naming the field, its value and the rule, for every option
   /// that does not need the data.
   void validate() const;
 };

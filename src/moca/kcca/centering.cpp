@@ -1,4 +1,5 @@
 #include "moca/kcca/centering.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -7,8 +8,9 @@ namespace moca::kcca {
 
 Eigen::MatrixXd center_gram(const Eigen::Ref<const Eigen::MatrixXd>& K) {
   if (K.rows() == 0 || K.rows() != K.cols()) {
-    throw std::invalid_argument("center_gram(): K is " + std::to_string(K.rows()) + " x " +
-                                std::to_string(K.cols()) + " (must be square and non-empty)");
+    throw_invalid("center_gram()", "K is " + std::to_string(K.rows()) + " x " +
+                                       std::to_string(K.cols()) +
+                                       " (must be square and non-empty)");
   }
   const Eigen::VectorXd r = K.rowwise().mean();
   const Eigen::RowVectorXd c = K.colwise().mean();
@@ -23,10 +25,11 @@ Eigen::MatrixXd center_gram(const Eigen::Ref<const Eigen::MatrixXd>& K) {
 Eigen::MatrixXd center_cross_gram(const Eigen::Ref<const Eigen::MatrixXd>& K_test,
                                   const Eigen::Ref<const Eigen::MatrixXd>& K_train) {
   if (K_train.rows() == 0 || K_train.rows() != K_train.cols() || K_test.cols() != K_train.cols()) {
-    throw std::invalid_argument(
-        "center_cross_gram(): K_test is " + std::to_string(K_test.rows()) + " x " +
-        std::to_string(K_test.cols()) + ", K_train is " + std::to_string(K_train.rows()) + " x " +
-        std::to_string(K_train.cols()) + " (K_train square, same number of columns)");
+    throw_invalid("center_cross_gram()", "K_test is " + std::to_string(K_test.rows()) + " x " +
+                                             std::to_string(K_test.cols()) + ", K_train is " +
+                                             std::to_string(K_train.rows()) + " x " +
+                                             std::to_string(K_train.cols()) +
+                                             " (K_train square, same number of columns)");
   }
   const Eigen::RowVectorXd c = K_train.colwise().mean();
   const double g = c.mean();

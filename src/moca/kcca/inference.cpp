@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 
@@ -30,18 +31,17 @@ double quantile(std::vector<double> v, double q) {
 BartlettResult bartlett_test(const Eigen::VectorXd& correlations, int n, int p, int q,
                              double alpha) {
   if (p < 1 || q < 1) {
-    throw std::invalid_argument("bartlett_test(): p (" + std::to_string(p) + ") and q (" +
-                                std::to_string(q) + ") must be >= 1");
+    throw_invalid("bartlett_test()",
+                  "p (" + std::to_string(p) + ") and q (" + std::to_string(q) + ") must be >= 1");
   }
   const double mult = n - 1 - (p + q + 1) / 2.0;
   if (!(mult > 0.0)) {
-    throw std::invalid_argument("bartlett_test(): n (" + std::to_string(n) +
-                                ") must exceed (p + q + 3) / 2 (p = " + std::to_string(p) +
-                                ", q = " + std::to_string(q) + ")");
+    throw_invalid("bartlett_test()", "n (" + std::to_string(n) +
+                                         ") must exceed (p + q + 3) / 2 (p = " + std::to_string(p) +
+                                         ", q = " + std::to_string(q) + ")");
   }
   if (!(alpha > 0.0 && alpha < 1.0)) {
-    throw std::invalid_argument("bartlett_test(): alpha (" + format_number(alpha, 12) +
-                                ") must be in (0, 1)");
+    throw_invalid("bartlett_test()", "alpha (" + format_number(alpha, 12) + ") must be in (0, 1)");
   }
   const int m = std::min(p, q);
   Eigen::VectorXd r = Eigen::VectorXd::Zero(m);
@@ -49,8 +49,9 @@ BartlettResult bartlett_test(const Eigen::VectorXd& correlations, int n, int p, 
   r.head(given) = correlations.head(given);
   for (Eigen::Index i = 0; i < correlations.size(); ++i) {
     if (!(correlations(i) >= 0.0 && correlations(i) <= 1.0)) {
-      throw std::invalid_argument("bartlett_test(): correlation " + std::to_string(i) + " (" +
-                                  format_number(correlations(i), 12) + ") must be in [0, 1]");
+      throw_invalid("bartlett_test()", "correlation " + std::to_string(i) + " (" +
+                                           format_number(correlations(i), 12) +
+                                           ") must be in [0, 1]");
     }
   }
   BartlettResult res;
@@ -98,15 +99,13 @@ Eigen::VectorXd checked(const RowStatistics& statistics, const std::vector<Eigen
 std::vector<BootstrapResult> bootstrap_each(Eigen::Index n, const RowStatistics& statistics,
                                             int resamples, double level, std::uint64_t seed) {
   if (n < 2) {
-    throw std::invalid_argument("bootstrap(): n (" + std::to_string(n) + ") must be >= 2");
+    throw_invalid("bootstrap()", "n (" + std::to_string(n) + ") must be >= 2");
   }
   if (resamples < 2) {
-    throw std::invalid_argument("bootstrap(): resamples (" + std::to_string(resamples) +
-                                ") must be >= 2");
+    throw_invalid("bootstrap()", "resamples (" + std::to_string(resamples) + ") must be >= 2");
   }
   if (!(level > 0.0 && level < 1.0)) {
-    throw std::invalid_argument("bootstrap(): level (" + format_number(level, 12) +
-                                ") must be in (0, 1)");
+    throw_invalid("bootstrap()", "level (" + format_number(level, 12) + ") must be in (0, 1)");
   }
   std::vector<Eigen::Index> rows(static_cast<size_t>(n));
   std::iota(rows.begin(), rows.end(), Eigen::Index{0});
@@ -153,11 +152,11 @@ BootstrapResult bootstrap(Eigen::Index n, const RowStatistic& statistic, int res
 PermutationTestEach permutation_test_each(Eigen::Index n, const RowStatistics& statistics,
                                           int permutations, std::uint64_t seed) {
   if (n < 2) {
-    throw std::invalid_argument("permutation_test(): n (" + std::to_string(n) + ") must be >= 2");
+    throw_invalid("permutation_test()", "n (" + std::to_string(n) + ") must be >= 2");
   }
   if (permutations < 1) {
-    throw std::invalid_argument("permutation_test(): permutations (" +
-                                std::to_string(permutations) + ") must be >= 1");
+    throw_invalid("permutation_test()",
+                  "permutations (" + std::to_string(permutations) + ") must be >= 1");
   }
   PermutationTestEach res;
   res.permutations = permutations;

@@ -1,6 +1,7 @@
 // KCCA: input checks, Gram preparation and the dispatch to the solver families
 // (kcca_exact.cpp, kcca_iterative.cpp, kcca_low_rank.cpp); options and enum names.
 #include "moca/kcca/kcca.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <Eigen/Dense>
 
@@ -40,12 +41,11 @@ void for_each_symmetric_pair(Eigen::Index n, F&& f) {
 // Checks that K is square, finite and symmetric to 1e-8 relative; returns max |K_ij|.
 double check_gram(const Eigen::MatrixXd& K, const char* view) {
   if (K.rows() != K.cols()) {
-    throw std::invalid_argument(std::string("kcca(): K_") + view + " is " +
-                                std::to_string(K.rows()) + " x " + std::to_string(K.cols()) +
-                                " (must be square)");
+    throw_invalid("", std::string("kcca(): K_") + view + " is " + std::to_string(K.rows()) + " x " +
+                          std::to_string(K.cols()) + " (must be square)");
   }
   if (!K.allFinite()) {
-    throw std::invalid_argument(std::string("kcca(): K_") + view + " contains NaN or Inf");
+    throw_invalid("", std::string("kcca(): K_") + view + " contains NaN or Inf");
   }
   double scale = 0.0, asym = 0.0;
   for_each_symmetric_pair(K.rows(), [&](Eigen::Index i, Eigen::Index j) {
@@ -54,8 +54,8 @@ double check_gram(const Eigen::MatrixXd& K, const char* view) {
     asym = std::max(asym, std::abs(a - b));
   });
   if (asym > 1e-8 * std::max(scale, 1e-300)) {
-    throw std::invalid_argument(std::string("kcca(): K_") + view +
-                                " is not symmetric (max |K - Kᵀ| = " + num(asym) + ")");
+    throw_invalid("", std::string("kcca(): K_") + view +
+                          " is not symmetric (max |K - Kᵀ| = " + num(asym) + ")");
   }
   return scale;
 }
@@ -84,22 +84,22 @@ std::pair<double, double> check_inputs(const Eigen::MatrixXd& Ku, const Eigen::M
   const double scale_u = check_gram(Ku, "u");
   const double scale_m = check_gram(Km, "m");
   if (Ku.rows() != Km.rows()) {
-    throw std::invalid_argument("kcca(): K_u is " + std::to_string(Ku.rows()) + " x " +
+    throw_invalid("kcca()", "K_u is " + std::to_string(Ku.rows()) + " x " +
                                 std::to_string(Ku.rows()) + ", K_m is " +
                                 std::to_string(Km.rows()) + " x " + std::to_string(Km.rows()) +
                                 " (sample counts must match)");
   }
   const Eigen::Index n = Ku.rows();
   if (n < 2) {
-    throw std::invalid_argument("kcca(): n (" + std::to_string(n) + ") must be >= 2");
+    throw_invalid("kcca()", "n (" + std::to_string(n) + ") must be >= 2");
   }
   if (options.components > n) {
-    throw std::invalid_argument("kcca(): components (" + std::to_string(options.components) +
+    throw_invalid("kcca()", "components (" + std::to_string(options.components) +
                                 ") must be <= n (" + std::to_string(n) + ")");
   }
   if (options.method == KccaMethod::kLowRank) {
-    throw std::invalid_argument(
-        "kcca(): method lowrank needs the data, not Gram matrices; call kcca_low_rank()");
+    throw_invalid("kcca()",
+                  "method lowrank needs the data, not Gram matrices; call kcca_low_rank()");
   }
   check_dense_kcca_memory(n, options.method);
   return {scale_u, scale_m};
@@ -165,10 +165,10 @@ KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u
   if (res.method == KccaMethod::kIterative) {
     // Zero-Gram check without a decomposition: the trace bounds the largest eigenvalue.
     if (!(Ku.trace() > zu) || !(Km.trace() > zm)) {
-      throw std::invalid_argument(std::string("kcca(): the Gram matrix of view ") +
-                                  (Ku.trace() > zu ? "m" : "u") +
-                                  " is zero; a constant view has no canonical direction, in "
-                                  "particular after centring");
+      throw_invalid("", std::string("kcca(): the Gram matrix of view ") +
+                            (Ku.trace() > zu ? "m" : "u") +
+                            " is zero; a constant view has no canonical direction, in "
+                            "particular after centring");
     }
     if (options.method == KccaMethod::kIterative) {
       res = detail::kcca_iterative(Ku, Km, res.gamma_u, res.gamma_m, options, res);
@@ -233,8 +233,8 @@ std::string to_string(SolverStatus status) {
 void KccaOptions::validate() const {
   auto nonneg = [](double v, const char* name) {
     if (!(std::isfinite(v) && v >= 0.0)) {
-      throw std::invalid_argument(std::string("KccaOptions::validate(): ") + name + " (" + num(v) +
-                                  ") must be finite and >= 0");
+      throw_invalid("", std::string("KccaOptions::validate(): ") + name + " (" + num(v) +
+                            ") must be finite and >= 0");
     }
   };
   nonneg(gamma_u, "gamma_u");
@@ -242,24 +242,23 @@ void KccaOptions::validate() const {
   nonneg(epsilon_u, "epsilon_u");
   nonneg(epsilon_m, "epsilon_m");
   if (components < 1) {
-    throw std::invalid_argument("KccaOptions::validate(): components (" +
-                                std::to_string(components) + ") must be >= 1");
+    throw_invalid("KccaOptions::validate()",
+                  "components (" + std::to_string(components) + ") must be >= 1");
   }
   if (rank < 1) {
-    throw std::invalid_argument("KccaOptions::validate(): rank (" + std::to_string(rank) +
-                                ") must be >= 1");
+    throw_invalid("KccaOptions::validate()", "rank (" + std::to_string(rank) + ") must be >= 1");
   }
   if (!(std::isfinite(tolerance) && tolerance > 0.0)) {
-    throw std::invalid_argument("KccaOptions::validate(): tolerance (" + num(tolerance) +
-                                ") must be finite and > 0");
+    throw_invalid("KccaOptions::validate()",
+                  "tolerance (" + num(tolerance) + ") must be finite and > 0");
   }
   if (max_iterations < 1) {
-    throw std::invalid_argument("KccaOptions::validate(): max_iterations (" +
-                                std::to_string(max_iterations) + ") must be >= 1");
+    throw_invalid("KccaOptions::validate()",
+                  "max_iterations (" + std::to_string(max_iterations) + ") must be >= 1");
   }
   if (!(drop_tolerance >= 0.0 && drop_tolerance < 1.0)) {
-    throw std::invalid_argument("KccaOptions::validate(): drop_tolerance (" + num(drop_tolerance) +
-                                ") must be in [0, 1)");
+    throw_invalid("KccaOptions::validate()",
+                  "drop_tolerance (" + num(drop_tolerance) + ") must be in [0, 1)");
   }
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/kcca/detail/solvers.hpp"
 
 namespace moca::kcca::detail {
@@ -14,10 +15,10 @@ namespace moca::kcca::detail {
 Spectrum truncate(const SymmetricEigen& e, double drop, const char* view, double zero_scale) {
   const double lmax = e.values.size() > 0 ? e.values(0) : 0.0;
   if (!(lmax > zero_scale)) {
-    throw std::invalid_argument(std::string("kcca(): the Gram matrix of view ") + view +
-                                " is zero (largest eigenvalue " + num(lmax) +
-                                "); a constant view has no canonical direction, in particular "
-                                "after centring");
+    throw_invalid("", std::string("kcca(): the Gram matrix of view ") + view +
+                          " is zero (largest eigenvalue " + num(lmax) +
+                          "); a constant view has no canonical direction, in particular "
+                          "after centring");
   }
   Eigen::Index r = 0;
   while (r < e.values.size() && e.values(r) > drop * lmax) ++r;
@@ -169,20 +170,19 @@ bool view_factor(const Eigen::MatrixXd& K, double gamma, double drop, const char
                  double zero_scale, ViewFactor& f) {
   // The trace bounds the largest eigenvalue: a Gram with trace at rounding level is zero.
   if (!(K.trace() > zero_scale)) {
-    throw std::invalid_argument(std::string("kcca(): the Gram matrix of view ") + view +
-                                " is zero (trace " + num(K.trace()) +
-                                "); a constant view has no canonical direction, in particular "
-                                "after centring");
+    throw_invalid("", std::string("kcca(): the Gram matrix of view ") + view + " is zero (trace " +
+                          num(K.trace()) +
+                          "); a constant view has no canonical direction, in particular "
+                          "after centring");
   }
   const double dmax = K.diagonal().maxCoeff();
   PivotedCholesky pc = pivoted_cholesky(K, drop * dmax);
   const Eigen::Index r = pc.G.cols();
   const double most_negative = pc.residual_diagonal.minCoeff();
   if (most_negative < -1e-8 * dmax) {
-    throw std::invalid_argument(std::string("kcca(): K_") + view +
-                                " is not positive semi-definite (after " + std::to_string(r) +
-                                " Cholesky pivots a residual diagonal entry is " +
-                                num(most_negative) + ")");
+    throw_invalid("", std::string("kcca(): K_") + view + " is not positive semi-definite (after " +
+                          std::to_string(r) + " Cholesky pivots a residual diagonal entry is " +
+                          num(most_negative) + ")");
   }
   Eigen::MatrixXd M = transpose_self_product(pc.G);
   M.diagonal().array() += gamma;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/kcca/detail/solvers.hpp"
 
 namespace moca::kcca::detail {
@@ -109,12 +110,12 @@ KccaResult kcca_iterative(Eigen::MatrixXd& lu, Eigen::MatrixXd& lm, double gu, d
   const Eigen::Index n = lu.rows();
   const int k = o.components;
   if (!(gu > 0.0 && gm > 0.0)) {
-    throw std::invalid_argument("kcca(): the iterative solver needs gamma_u, gamma_m > 0 (got " +
-                                num(gu) + ", " + num(gm) + ")");
+    throw_invalid("kcca()", "the iterative solver needs gamma_u, gamma_m > 0 (got " + num(gu) +
+                                ", " + num(gm) + ")");
   }
   if (k > n - 3) {
-    throw std::invalid_argument("kcca(): components (" + std::to_string(k) +
-                                ") must be <= n - 3 (" + std::to_string(n - 3) +
+    throw_invalid("kcca()", "components (" + std::to_string(k) + ") must be <= n - 3 (" +
+                                std::to_string(n - 3) +
                                 ") for the iterative solver; use method exact");
   }
   lu.diagonal().array() += gu;
@@ -125,7 +126,7 @@ KccaResult kcca_iterative(Eigen::MatrixXd& lu, Eigen::MatrixXd& lm, double gu, d
     ok_m = cholesky_lower_in_place(lm);
   }
   if (!ok_u || !ok_m) {
-    throw std::invalid_argument("kcca(): K + gamma I is not positive definite for view " +
+    throw_invalid("kcca()", "K + gamma I is not positive definite for view " +
                                 std::string(!ok_u ? "u" : "m") +
                                 " (the Gram matrix is not positive semi-definite)");
   }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/detail/solvers.hpp"
 
@@ -53,10 +54,10 @@ void kernel_column(const Eigen::MatrixXd& X, const Eigen::VectorXd& norms, Eigen
 
 void check_data(const Eigen::MatrixXd& X, const char* fn) {
   if (X.rows() < 2 || X.cols() < 1) {
-    throw std::invalid_argument(std::string(fn) + ": data is " + std::to_string(X.rows()) + " x " +
-                                std::to_string(X.cols()) + " (need >= 2 rows and >= 1 column)");
+    throw_invalid("", std::string(fn) + ": data is " + std::to_string(X.rows()) + " x " +
+                          std::to_string(X.cols()) + " (need >= 2 rows and >= 1 column)");
   }
-  if (!X.allFinite()) throw std::invalid_argument(std::string(fn) + ": data contains NaN or Inf");
+  if (!X.allFinite()) throw_invalid("", std::string(fn) + ": data contains NaN or Inf");
 }
 
 // Retained spectrum of G Gᵀ from the r x r matrix Gᵀ G: U = G V diag(1/s).
@@ -79,12 +80,12 @@ LowRankFactor incomplete_cholesky(const Eigen::MatrixXd& X, const Kernel& kernel
   kernel.validate();
   check_data(X, "incomplete_cholesky()");
   if (max_rank < 1) {
-    throw std::invalid_argument("incomplete_cholesky(): max_rank (" + std::to_string(max_rank) +
-                                ") must be >= 1");
+    throw_invalid("incomplete_cholesky()",
+                  "max_rank (" + std::to_string(max_rank) + ") must be >= 1");
   }
   if (!(tolerance >= 0.0 && std::isfinite(tolerance))) {
-    throw std::invalid_argument("incomplete_cholesky(): tolerance (" + num(tolerance) +
-                                ") must be finite and >= 0");
+    throw_invalid("incomplete_cholesky()",
+                  "tolerance (" + num(tolerance) + ") must be finite and >= 0");
   }
   const Eigen::Index n = X.rows();
   const Eigen::Index R = std::min<Eigen::Index>(max_rank, n);
@@ -128,7 +129,7 @@ LowRankFactor nystrom(const Eigen::MatrixXd& X, const Kernel& kernel, int rank,
   kernel.validate();
   check_data(X, "nystrom()");
   if (rank < 1) {
-    throw std::invalid_argument("nystrom(): rank (" + std::to_string(rank) + ") must be >= 1");
+    throw_invalid("nystrom()", "rank (" + std::to_string(rank) + ") must be >= 1");
   }
   const Eigen::Index n = X.rows();
   const Eigen::Index r = std::min<Eigen::Index>(rank, n);
@@ -170,21 +171,20 @@ KccaResult kcca_from_factors(const Eigen::MatrixXd& Gu_in, const Eigen::MatrixXd
   const auto t0 = std::chrono::steady_clock::now();
   options.validate();
   if (Gu_in.rows() != Gm_in.rows()) {
-    throw std::invalid_argument("kcca_from_factors(): factors have " +
-                                std::to_string(Gu_in.rows()) + " and " +
-                                std::to_string(Gm_in.rows()) + " rows (sample counts must match)");
+    throw_invalid("kcca_from_factors()", "factors have " + std::to_string(Gu_in.rows()) + " and " +
+                                             std::to_string(Gm_in.rows()) +
+                                             " rows (sample counts must match)");
   }
   const Eigen::Index n = Gu_in.rows();
   if (n < 2) {
-    throw std::invalid_argument("kcca_from_factors(): n (" + std::to_string(n) + ") must be >= 2");
+    throw_invalid("kcca_from_factors()", "n (" + std::to_string(n) + ") must be >= 2");
   }
   if (options.components > n) {
-    throw std::invalid_argument("kcca_from_factors(): components (" +
-                                std::to_string(options.components) + ") must be <= n (" +
-                                std::to_string(n) + ")");
+    throw_invalid("kcca_from_factors()", "components (" + std::to_string(options.components) +
+                                             ") must be <= n (" + std::to_string(n) + ")");
   }
   if (!Gu_in.allFinite() || !Gm_in.allFinite()) {
-    throw std::invalid_argument("kcca_from_factors(): factor contains NaN or Inf");
+    throw_invalid("kcca_from_factors()", "factor contains NaN or Inf");
   }
   KccaResult res;
   res.n = n;
@@ -194,10 +194,10 @@ KccaResult kcca_from_factors(const Eigen::MatrixXd& Gu_in, const Eigen::MatrixXd
   res.gamma_u = options.effective_gamma_u(n);
   res.gamma_m = options.effective_gamma_m(n);
   if (!(res.gamma_u > 0.0 && res.gamma_m > 0.0)) {
-    throw std::invalid_argument(
-        "kcca_from_factors(): the low-rank solver needs gamma_u, "
-        "gamma_m > 0 (got " +
-        num(res.gamma_u) + ", " + num(res.gamma_m) + ")");
+    throw_invalid("kcca_from_factors()",
+                  "the low-rank solver needs gamma_u, "
+                  "gamma_m > 0 (got " +
+                      num(res.gamma_u) + ", " + num(res.gamma_m) + ")");
   }
   Eigen::MatrixXd Gu = Gu_in, Gm = Gm_in;
   if (options.center) {
@@ -213,8 +213,8 @@ KccaResult kcca_low_rank(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, con
   const auto t0 = std::chrono::steady_clock::now();
   options.validate();
   if (U.rows() != M.rows()) {
-    throw std::invalid_argument("kcca_low_rank(): U has " + std::to_string(U.rows()) +
-                                " rows, M has " + std::to_string(M.rows()) + " (must match)");
+    throw_invalid("kcca_low_rank()", "U has " + std::to_string(U.rows()) + " rows, M has " +
+                                         std::to_string(M.rows()) + " (must match)");
   }
   LowRankFactor fu, fm;
   if (options.low_rank == LowRankMethod::kIncompleteCholesky) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/linalg.hpp"
@@ -21,7 +22,7 @@ constexpr double kRoundoff = 8.0 * std::numeric_limits<double>::epsilon();
 
 void check_finite(const Eigen::MatrixXd& X, const char* fn, const char* what) {
   if (!X.allFinite()) {
-    throw std::invalid_argument(std::string(fn) + ": " + what + " contains NaN or Inf");
+    throw_invalid("", std::string(fn) + ": " + what + " contains NaN or Inf");
   }
 }
 
@@ -140,17 +141,16 @@ Kernel Kernel::laplacian(double sigma) {
 void Kernel::validate() const {
   if ((type == KernelType::kGaussian || type == KernelType::kLaplacian) &&
       !(std::isfinite(sigma) && sigma > 0.0)) {
-    throw std::invalid_argument("Kernel::validate(): sigma (" + format_number(sigma, 12) +
-                                ") must be finite and > 0");
+    throw_invalid("Kernel::validate()",
+                  "sigma (" + format_number(sigma, 12) + ") must be finite and > 0");
   }
   if (type == KernelType::kPolynomial) {
     if (degree < 1) {
-      throw std::invalid_argument("Kernel::validate(): degree (" + std::to_string(degree) +
-                                  ") must be >= 1");
+      throw_invalid("Kernel::validate()", "degree (" + std::to_string(degree) + ") must be >= 1");
     }
     if (!(std::isfinite(coef0) && coef0 >= 0.0)) {
-      throw std::invalid_argument("Kernel::validate(): coef0 (" + format_number(coef0, 12) +
-                                  ") must be finite and >= 0");
+      throw_invalid("Kernel::validate()",
+                    "coef0 (" + format_number(coef0, 12) + ") must be finite and >= 0");
     }
   }
 }
@@ -158,8 +158,8 @@ void Kernel::validate() const {
 double Kernel::operator()(const Eigen::Ref<const Eigen::VectorXd>& a,
                           const Eigen::Ref<const Eigen::VectorXd>& b) const {
   if (a.size() != b.size()) {
-    throw std::invalid_argument("Kernel::operator(): vector lengths differ (" +
-                                std::to_string(a.size()) + " vs " + std::to_string(b.size()) + ")");
+    throw_invalid("Kernel::operator()", "vector lengths differ (" + std::to_string(a.size()) +
+                                            " vs " + std::to_string(b.size()) + ")");
   }
   switch (type) {
     case KernelType::kLinear:
@@ -214,8 +214,8 @@ Eigen::MatrixXd cross_gram(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y,
                            const Kernel& kernel) {
   kernel.validate();
   if (X.cols() != Y.cols()) {
-    throw std::invalid_argument("cross_gram(): X has " + std::to_string(X.cols()) +
-                                " columns, Y has " + std::to_string(Y.cols()) + " (must match)");
+    throw_invalid("cross_gram()", "X has " + std::to_string(X.cols()) + " columns, Y has " +
+                                      std::to_string(Y.cols()) + " (must match)");
   }
   check_finite(X, "cross_gram()", "X");
   check_finite(Y, "cross_gram()", "Y");
@@ -228,12 +228,12 @@ Eigen::MatrixXd cross_gram(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y,
 
 double median_heuristic_sigma(const Eigen::MatrixXd& X, std::uint64_t seed, int max_samples) {
   if (X.rows() < 2) {
-    throw std::invalid_argument("median_heuristic_sigma(): X has " + std::to_string(X.rows()) +
-                                " rows (need >= 2)");
+    throw_invalid("median_heuristic_sigma()",
+                  "X has " + std::to_string(X.rows()) + " rows (need >= 2)");
   }
   if (max_samples < 2) {
-    throw std::invalid_argument("median_heuristic_sigma(): max_samples (" +
-                                std::to_string(max_samples) + ") must be >= 2");
+    throw_invalid("median_heuristic_sigma()",
+                  "max_samples (" + std::to_string(max_samples) + ") must be >= 2");
   }
   check_finite(X, "median_heuristic_sigma()", "X");
   std::vector<Eigen::Index> idx(static_cast<size_t>(X.rows()));
@@ -263,9 +263,9 @@ double median_heuristic_sigma(const Eigen::MatrixXd& X, std::uint64_t seed, int 
     med = 0.5 * (med + lo);
   }
   if (!(med > 0.0)) {
-    throw std::invalid_argument(
-        "median_heuristic_sigma(): median pairwise distance is 0 (at least half of the sampled "
-        "rows coincide); set sigma explicitly");
+    throw_invalid("median_heuristic_sigma()",
+                  "median pairwise distance is 0 (at least half of the sampled "
+                  "rows coincide); set sigma explicitly");
   }
   return med;
 }
@@ -274,24 +274,24 @@ double median_heuristic_sigma(const Eigen::MatrixXd& X, std::uint64_t seed, int 
 
 void GakOptions::validate() const {
   if (!(std::isfinite(sigma) && sigma > 0.0)) {
-    throw std::invalid_argument("GakOptions::validate(): sigma (" + format_number(sigma, 12) +
-                                ") must be finite and > 0");
+    throw_invalid("GakOptions::validate()",
+                  "sigma (" + format_number(sigma, 12) + ") must be finite and > 0");
   }
   if (triangular < 0) {
-    throw std::invalid_argument("GakOptions::validate(): triangular (" +
-                                std::to_string(triangular) + ") must be >= 0");
+    throw_invalid("GakOptions::validate()",
+                  "triangular (" + std::to_string(triangular) + ") must be >= 0");
   }
 }
 
 double log_gak(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, const GakOptions& options) {
   options.validate();
   if (x.rows() == 0 || y.rows() == 0) {
-    throw std::invalid_argument("log_gak(): empty series (lengths " + std::to_string(x.rows()) +
-                                ", " + std::to_string(y.rows()) + ")");
+    throw_invalid("log_gak()", "empty series (lengths " + std::to_string(x.rows()) + ", " +
+                                   std::to_string(y.rows()) + ")");
   }
   if (x.cols() != y.cols()) {
-    throw std::invalid_argument("log_gak(): series dimensions differ (" + std::to_string(x.cols()) +
-                                " vs " + std::to_string(y.cols()) + ")");
+    throw_invalid("log_gak()", "series dimensions differ (" + std::to_string(x.cols()) + " vs " +
+                                   std::to_string(y.cols()) + ")");
   }
   check_finite(x, "log_gak()", "x");
   check_finite(y, "log_gak()", "y");
@@ -339,15 +339,15 @@ double normalized_gak(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y,
 
 double gak_sigma_heuristic(const std::vector<Eigen::MatrixXd>& series, std::uint64_t seed) {
   if (series.empty()) {
-    throw std::invalid_argument("gak_sigma_heuristic(): no series");
+    throw_invalid("gak_sigma_heuristic()", "no series");
   }
   Eigen::Index total = 0, dim = series.front().cols();
   std::vector<double> lengths;
   for (const auto& s : series) {
     if (s.rows() == 0 || s.cols() != dim) {
-      throw std::invalid_argument(
-          "gak_sigma_heuristic(): every series must be non-empty with the same dimension (" +
-          std::to_string(dim) + ")");
+      throw_invalid(
+          "gak_sigma_heuristic()",
+          "every series must be non-empty with the same dimension (" + std::to_string(dim) + ")");
     }
     total += s.rows();
     lengths.push_back(static_cast<double>(s.rows()));
@@ -373,13 +373,13 @@ bool PositionKernel::trivial() const {
 
 void PositionKernel::validate() const {
   if (!(modality_coupling >= 0.0 && modality_coupling <= 1.0)) {
-    throw std::invalid_argument("PositionKernel::validate(): modality_coupling (" +
-                                format_number(modality_coupling, 12) + ") must be in [0, 1]");
+    throw_invalid(
+        "PositionKernel::validate()",
+        "modality_coupling (" + format_number(modality_coupling, 12) + ") must be in [0, 1]");
   }
   if (!(time_sigma > 0.0)) {
-    throw std::invalid_argument("PositionKernel::validate(): time_sigma (" +
-                                format_number(time_sigma, 12) +
-                                ") must be > 0 (+inf ignores time)");
+    throw_invalid("PositionKernel::validate()", "time_sigma (" + format_number(time_sigma, 12) +
+                                                    ") must be > 0 (+inf ignores time)");
   }
 }
 
@@ -408,11 +408,11 @@ Eigen::MatrixXd cross_gram(const Eigen::MatrixXd& X, const Eigen::MatrixXd& PX,
   Eigen::MatrixXd G = cross_gram(X, Y, kernel.value);
   if (kernel.position.trivial()) return G;
   if (PX.rows() != X.rows() || PX.cols() != 2 || PY.rows() != Y.rows() || PY.cols() != 2) {
-    throw std::invalid_argument(
-        "cross_gram(): positions must be (rows x 2: modality, time) for both sets when the "
-        "position kernel is not trivial (got " +
-        std::to_string(PX.rows()) + " x " + std::to_string(PX.cols()) + " and " +
-        std::to_string(PY.rows()) + " x " + std::to_string(PY.cols()) + ")");
+    throw_invalid("cross_gram()",
+                  "positions must be (rows x 2: modality, time) for both sets when the "
+                  "position kernel is not trivial (got " +
+                      std::to_string(PX.rows()) + " x " + std::to_string(PX.cols()) + " and " +
+                      std::to_string(PY.rows()) + " x " + std::to_string(PY.cols()) + ")");
   }
   const PositionKernel& pk = kernel.position;
 #pragma omp parallel for schedule(static)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/memory.hpp"
 
 #ifdef MOCA_KCCA_HAVE_LAPACK
@@ -42,8 +43,8 @@ namespace {
 
 [[maybe_unused]] int checked_int(Eigen::Index v, const char* what) {
   if (v > static_cast<Eigen::Index>(2147483647)) {
-    throw std::invalid_argument(std::string(what) + ": dimension (" + std::to_string(v) +
-                                ") exceeds the LAPACK index range");
+    throw_invalid("", std::string(what) + ": dimension (" + std::to_string(v) +
+                          ") exceeds the LAPACK index range");
   }
   return static_cast<int>(v);
 }
@@ -52,8 +53,8 @@ namespace {
 
 SymmetricEigen symmetric_eigen(const Eigen::MatrixXd& A, bool vectors) {
   if (A.rows() != A.cols()) {
-    throw std::invalid_argument("symmetric_eigen(): matrix is " + std::to_string(A.rows()) + " x " +
-                                std::to_string(A.cols()) + " (must be square)");
+    throw_invalid("symmetric_eigen()", "matrix is " + std::to_string(A.rows()) + " x " +
+                                           std::to_string(A.cols()) + " (must be square)");
   }
   SymmetricEigen out;
   const Eigen::Index n = A.rows();
@@ -140,8 +141,8 @@ ThinSvd thin_svd(const Eigen::MatrixXd& A, bool vectors) {
 
 bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L) {
   if (A.rows() != A.cols()) {
-    throw std::invalid_argument("cholesky_lower(): matrix is " + std::to_string(A.rows()) + " x " +
-                                std::to_string(A.cols()) + " (must be square)");
+    throw_invalid("cholesky_lower()", "matrix is " + std::to_string(A.rows()) + " x " +
+                                          std::to_string(A.cols()) + " (must be square)");
   }
 #ifdef MOCA_KCCA_HAVE_LAPACK
   const int n = checked_int(A.rows(), "cholesky_lower()");
@@ -162,8 +163,8 @@ bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L) {
 
 bool cholesky_lower_in_place(Eigen::MatrixXd& A) {
   if (A.rows() != A.cols()) {
-    throw std::invalid_argument("cholesky_lower_in_place(): matrix is " + std::to_string(A.rows()) +
-                                " x " + std::to_string(A.cols()) + " (must be square)");
+    throw_invalid("cholesky_lower_in_place()", "matrix is " + std::to_string(A.rows()) + " x " +
+                                                   std::to_string(A.cols()) + " (must be square)");
   }
   if (A.rows() == 0) return true;
 #ifdef MOCA_KCCA_HAVE_LAPACK
@@ -180,8 +181,8 @@ bool cholesky_lower_in_place(Eigen::MatrixXd& A) {
 void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y) {
   const Eigen::Index n = A.rows();
   if (A.cols() != n) {
-    throw std::invalid_argument("symmetric_matvec_lower(): matrix is " + std::to_string(n) + " x " +
-                                std::to_string(A.cols()) + " (must be square)");
+    throw_invalid("symmetric_matvec_lower()", "matrix is " + std::to_string(n) + " x " +
+                                                  std::to_string(A.cols()) + " (must be square)");
   }
   if (n == 0) return;
 #ifdef MOCA_KCCA_HAVE_LAPACK
@@ -197,9 +198,8 @@ void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y
 
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorXd> b) {
   if (b.size() != L.rows()) {
-    throw std::invalid_argument("cholesky_solve_in_place(): right-hand side has " +
-                                std::to_string(b.size()) + " rows, factor " +
-                                std::to_string(L.rows()));
+    throw_invalid("cholesky_solve_in_place()", "right-hand side has " + std::to_string(b.size()) +
+                                                   " rows, factor " + std::to_string(L.rows()));
   }
   if (b.size() == 0) return;
 #ifdef MOCA_KCCA_HAVE_LAPACK
@@ -216,9 +216,8 @@ void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::Ref<Eigen::VectorX
 
 void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
   if (B.rows() != L.rows()) {
-    throw std::invalid_argument("cholesky_solve_in_place(): right-hand side has " +
-                                std::to_string(B.rows()) + " rows, factor " +
-                                std::to_string(L.rows()));
+    throw_invalid("cholesky_solve_in_place()", "right-hand side has " + std::to_string(B.rows()) +
+                                                   " rows, factor " + std::to_string(L.rows()));
   }
   if (B.size() == 0) return;
 #ifdef MOCA_KCCA_HAVE_LAPACK
@@ -238,9 +237,9 @@ void cholesky_solve_in_place(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
 
 void solve_right_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
   if (B.cols() != L.rows() || L.rows() != L.cols()) {
-    throw std::invalid_argument("solve_right_lower_transpose(): B has " + std::to_string(B.cols()) +
-                                " columns, L is " + std::to_string(L.rows()) + " x " +
-                                std::to_string(L.cols()));
+    throw_invalid("solve_right_lower_transpose()",
+                  "B has " + std::to_string(B.cols()) + " columns, L is " +
+                      std::to_string(L.rows()) + " x " + std::to_string(L.cols()));
   }
   if (B.size() == 0) return;
 #ifdef MOCA_KCCA_HAVE_LAPACK
@@ -258,9 +257,9 @@ void solve_right_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
 
 void solve_left_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
   if (B.rows() != L.rows() || L.rows() != L.cols()) {
-    throw std::invalid_argument("solve_left_lower_transpose(): B has " + std::to_string(B.rows()) +
-                                " rows, L is " + std::to_string(L.rows()) + " x " +
-                                std::to_string(L.cols()));
+    throw_invalid("solve_left_lower_transpose()", "B has " + std::to_string(B.rows()) +
+                                                      " rows, L is " + std::to_string(L.rows()) +
+                                                      " x " + std::to_string(L.cols()));
   }
   if (B.size() == 0) return;
 #ifdef MOCA_KCCA_HAVE_LAPACK
@@ -275,11 +274,11 @@ void solve_left_lower_transpose(const Eigen::MatrixXd& L, Eigen::MatrixXd& B) {
 
 PivotedCholesky pivoted_cholesky(const Eigen::MatrixXd& A, double tolerance) {
   if (A.rows() != A.cols()) {
-    throw std::invalid_argument("pivoted_cholesky(): matrix is " + std::to_string(A.rows()) +
-                                " x " + std::to_string(A.cols()) + " (must be square)");
+    throw_invalid("pivoted_cholesky()", "matrix is " + std::to_string(A.rows()) + " x " +
+                                            std::to_string(A.cols()) + " (must be square)");
   }
   if (!(tolerance >= 0.0)) {
-    throw std::invalid_argument("pivoted_cholesky(): tolerance must be >= 0");
+    throw_invalid("pivoted_cholesky()", "tolerance must be >= 0");
   }
   const Eigen::Index n = A.rows();
   PivotedCholesky out;
@@ -383,8 +382,8 @@ Eigen::MatrixXd transpose_self_product(const Eigen::MatrixXd& X) {
 
 Eigen::MatrixXd transpose_product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   if (A.rows() != B.rows()) {
-    throw std::invalid_argument("transpose_product(): row counts differ (" +
-                                std::to_string(A.rows()) + " vs " + std::to_string(B.rows()) + ")");
+    throw_invalid("transpose_product()", "row counts differ (" + std::to_string(A.rows()) + " vs " +
+                                             std::to_string(B.rows()) + ")");
   }
   Eigen::MatrixXd C(A.cols(), B.cols());
   if (C.size() == 0) return C;
@@ -403,8 +402,8 @@ Eigen::MatrixXd transpose_product(const Eigen::MatrixXd& A, const Eigen::MatrixX
 
 Eigen::MatrixXd product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   if (A.cols() != B.rows()) {
-    throw std::invalid_argument("product(): inner dimensions differ (" + std::to_string(A.cols()) +
-                                " vs " + std::to_string(B.rows()) + ")");
+    throw_invalid("product()", "inner dimensions differ (" + std::to_string(A.cols()) + " vs " +
+                                   std::to_string(B.rows()) + ")");
   }
   Eigen::MatrixXd C(A.rows(), B.cols());
   if (C.size() == 0) return C;
@@ -423,8 +422,8 @@ Eigen::MatrixXd product(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
 
 Eigen::MatrixXd product_transpose(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   if (A.cols() != B.cols()) {
-    throw std::invalid_argument("product_transpose(): column counts differ (" +
-                                std::to_string(A.cols()) + " vs " + std::to_string(B.cols()) + ")");
+    throw_invalid("product_transpose()", "column counts differ (" + std::to_string(A.cols()) +
+                                             " vs " + std::to_string(B.cols()) + ")");
   }
   Eigen::MatrixXd C(A.rows(), B.rows());
   if (C.size() == 0) return C;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/linalg.hpp"
@@ -136,8 +137,8 @@ ViewBasis pca_basis(const Eigen::MatrixXd& A, Eigen::Index k, const LinearCcaOpt
   const double total = A.trace();
   e = top_eigen(A, k, o.pca_solver, o.pca_iterations, b.residual);
   if (!(total > 0.0) || !(e.values(0) > 0.0)) {
-    throw std::invalid_argument(std::string("linear_cca(): view ") + view +
-                                " has no variance (every column is constant)");
+    throw_invalid("", std::string("linear_cca(): view ") + view +
+                          " has no variance (every column is constant)");
   }
   const double smax = std::sqrt(e.values(0));
   Eigen::Index r = 0;
@@ -187,8 +188,8 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool n
   if (need_values) {
     const ThinSvd svd = thin_svd(Xc, true);
     if (svd.values.size() == 0 || !(svd.values(0) > 0.0)) {
-      throw std::invalid_argument(std::string("linear_cca(): view ") + view +
-                                  " has no variance (every column is constant)");
+      throw_invalid("", std::string("linear_cca(): view ") + view +
+                            " has no variance (every column is constant)");
     }
     Eigen::Index r = 0;
     while (r < svd.values.size() && svd.values(r) > tol * svd.values(0)) ++r;
@@ -201,8 +202,8 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool n
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Xc);
   const double rmax = qr.maxPivot();
   if (!(rmax > 0.0)) {
-    throw std::invalid_argument(std::string("linear_cca(): view ") + view +
-                                " has no variance (every column is constant)");
+    throw_invalid("", std::string("linear_cca(): view ") + view +
+                          " has no variance (every column is constant)");
   }
   qr.setThreshold(tol);
   b.rank = qr.rank();
@@ -214,32 +215,31 @@ ViewBasis view_basis(const Eigen::MatrixXd& X, const LinearCcaOptions& o, bool n
 
 void LinearCcaOptions::validate() const {
   if (pca < 0) {
-    throw std::invalid_argument("LinearCcaOptions::validate(): pca (" + std::to_string(pca) +
-                                ") must be >= 0 (0 = no PCA)");
+    throw_invalid("LinearCcaOptions::validate()",
+                  "pca (" + std::to_string(pca) + ") must be >= 0 (0 = no PCA)");
   }
   if (!(std::isfinite(ridge) && ridge >= 0.0)) {
-    throw std::invalid_argument("LinearCcaOptions::validate(): ridge (" + format_number(ridge, 12) +
-                                ") must be finite and >= 0");
+    throw_invalid("LinearCcaOptions::validate()",
+                  "ridge (" + format_number(ridge, 12) + ") must be finite and >= 0");
   }
   if (components < 1) {
-    throw std::invalid_argument("LinearCcaOptions::validate(): components (" +
-                                std::to_string(components) + ") must be >= 1");
+    throw_invalid("LinearCcaOptions::validate()",
+                  "components (" + std::to_string(components) + ") must be >= 1");
   }
   if (pca_iterations < 1) {
-    throw std::invalid_argument("LinearCcaOptions::validate(): pca_iterations (" +
-                                std::to_string(pca_iterations) + ") must be >= 1");
+    throw_invalid("LinearCcaOptions::validate()",
+                  "pca_iterations (" + std::to_string(pca_iterations) + ") must be >= 1");
   }
   if (!(rank_tolerance >= 0.0 && rank_tolerance < 1.0)) {
-    throw std::invalid_argument("LinearCcaOptions::validate(): rank_tolerance (" +
-                                format_number(rank_tolerance, 12) + ") must be in [0, 1)");
+    throw_invalid("LinearCcaOptions::validate()",
+                  "rank_tolerance (" + format_number(rank_tolerance, 12) + ") must be in [0, 1)");
   }
 }
 
 double wachter_edge(int p, int q, int n) {
   if (p < 1 || q < 1 || n < 1) {
-    throw std::invalid_argument("wachter_edge(): p (" + std::to_string(p) + "), q (" +
-                                std::to_string(q) + ") and n (" + std::to_string(n) +
-                                ") must be >= 1");
+    throw_invalid("wachter_edge()", "p (" + std::to_string(p) + "), q (" + std::to_string(q) +
+                                        ") and n (" + std::to_string(n) + ") must be >= 1");
   }
   if (p + q >= n) return 1.0;
   const double a = static_cast<double>(p) / n, b = static_cast<double>(q) / n;
@@ -250,19 +250,18 @@ LinearCcaResult linear_cca(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M,
                            const LinearCcaOptions& options) {
   options.validate();
   if (U.rows() != M.rows()) {
-    throw std::invalid_argument("linear_cca(): U has " + std::to_string(U.rows()) +
-                                " rows, M has " + std::to_string(M.rows()) + " (must match)");
+    throw_invalid("linear_cca()", "U has " + std::to_string(U.rows()) + " rows, M has " +
+                                      std::to_string(M.rows()) + " (must match)");
   }
   if (U.rows() < 3) {
-    throw std::invalid_argument("linear_cca(): n (" + std::to_string(U.rows()) + ") must be >= 3");
+    throw_invalid("linear_cca()", "n (" + std::to_string(U.rows()) + ") must be >= 3");
   }
   if (U.cols() < 1 || M.cols() < 1) {
-    throw std::invalid_argument("linear_cca(): views need >= 1 column (U has " +
-                                std::to_string(U.cols()) + ", M has " + std::to_string(M.cols()) +
-                                ")");
+    throw_invalid("linear_cca()", "views need >= 1 column (U has " + std::to_string(U.cols()) +
+                                      ", M has " + std::to_string(M.cols()) + ")");
   }
   if (!U.allFinite() || !M.allFinite()) {
-    throw std::invalid_argument("linear_cca(): data contains NaN or Inf");
+    throw_invalid("linear_cca()", "data contains NaN or Inf");
   }
   const bool ridge = options.ridge > 0.0;
   const ViewBasis bu = view_basis(U, options, ridge, "u");
@@ -276,22 +275,23 @@ LinearCcaResult linear_cca_from_grams(const Eigen::MatrixXd& Gu, const Eigen::Ma
   options.validate();
   const Eigen::Index n = Gu.rows();
   if (Gu.cols() != n || Gm.rows() != n || Gm.cols() != n) {
-    throw std::invalid_argument("linear_cca_from_grams(): Grams are " + std::to_string(n) + " x " +
-                                std::to_string(Gu.cols()) + " and " + std::to_string(Gm.rows()) +
-                                " x " + std::to_string(Gm.cols()) + " (must be n x n, same n)");
+    throw_invalid("linear_cca_from_grams()",
+                  "Grams are " + std::to_string(n) + " x " + std::to_string(Gu.cols()) + " and " +
+                      std::to_string(Gm.rows()) + " x " + std::to_string(Gm.cols()) +
+                      " (must be n x n, same n)");
   }
   if (n < 3) {
-    throw std::invalid_argument("linear_cca_from_grams(): n (" + std::to_string(n) +
-                                ") must be >= 3");
+    throw_invalid("linear_cca_from_grams()", "n (" + std::to_string(n) + ") must be >= 3");
   }
   if (options.pca < 1 || options.weights || columns_u < n || columns_m < n) {
-    throw std::invalid_argument(
-        "linear_cca_from_grams(): needs pca >= 1 (" + std::to_string(options.pca) +
-        "), no weights, and views at least as wide as n (" + std::to_string(columns_u) + ", " +
-        std::to_string(columns_m) + " columns, n " + std::to_string(n) + ")");
+    throw_invalid("linear_cca_from_grams()",
+                  "needs pca >= 1 (" + std::to_string(options.pca) +
+                      "), no weights, and views at least as wide as n (" +
+                      std::to_string(columns_u) + ", " + std::to_string(columns_m) +
+                      " columns, n " + std::to_string(n) + ")");
   }
   if (!Gu.allFinite() || !Gm.allFinite()) {
-    throw std::invalid_argument("linear_cca_from_grams(): a Gram contains NaN or Inf");
+    throw_invalid("linear_cca_from_grams()", "a Gram contains NaN or Inf");
   }
   const Eigen::Index k = std::min<Eigen::Index>(options.pca, n);
   const ViewBasis bu = gram_basis(Gu, k, options, "u");

@@ -1,4 +1,5 @@
 #include "moca/kcca/operator_kernel.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <stdexcept>
@@ -9,22 +10,21 @@ namespace moca::kcca {
 void validate_psd(const Eigen::MatrixXd& B, const char* what) {
   const std::string w(what);
   if (B.rows() == 0 || B.rows() != B.cols()) {
-    throw std::invalid_argument(w + ": B is " + std::to_string(B.rows()) + " x " +
-                                std::to_string(B.cols()) + " (must be square and non-empty)");
+    throw_invalid(w, "B is " + std::to_string(B.rows()) + " x " + std::to_string(B.cols()) +
+                         " (must be square and non-empty)");
   }
-  if (!B.allFinite()) throw std::invalid_argument(w + ": B contains NaN or Inf");
+  if (!B.allFinite()) throw_invalid(w, "B contains NaN or Inf");
   const double scale = B.cwiseAbs().maxCoeff();
   const double asym = (B - B.transpose()).cwiseAbs().maxCoeff();
   if (asym > 1e-10 * std::max(scale, 1e-300)) {
-    throw std::invalid_argument(w + ": B is not symmetric (max |B - Bᵀ| = " + std::to_string(asym) +
-                                ")");
+    throw_invalid(w, "B is not symmetric (max |B - Bᵀ| = " + std::to_string(asym) + ")");
   }
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(B, Eigen::EigenvaluesOnly);
   const double lo = es.eigenvalues().minCoeff();
   const double hi = es.eigenvalues().cwiseAbs().maxCoeff();
   if (lo < -1e-10 * hi) {
-    throw std::invalid_argument(w + ": B is not positive semi-definite (smallest eigenvalue " +
-                                std::to_string(lo) + ")");
+    throw_invalid(
+        w, "B is not positive semi-definite (smallest eigenvalue " + std::to_string(lo) + ")");
   }
 }
 
@@ -40,8 +40,8 @@ Eigen::MatrixXd OperatorKernel::operator()(const Eigen::Ref<const Eigen::VectorX
 
 Eigen::MatrixXd block_gram(const Eigen::MatrixXd& K, const Eigen::MatrixXd& B) {
   if (K.rows() != K.cols()) {
-    throw std::invalid_argument("block_gram(): K is " + std::to_string(K.rows()) + " x " +
-                                std::to_string(K.cols()) + " (must be square)");
+    throw_invalid("block_gram()", "K is " + std::to_string(K.rows()) + " x " +
+                                      std::to_string(K.cols()) + " (must be square)");
   }
   validate_psd(B, "block_gram()");
   const Eigen::Index n = K.rows(), d = B.rows();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/kcca/linalg.hpp"
 
@@ -69,10 +70,10 @@ bool use_features(const PatchKernel& k, const ViewGramOptions& o) {
   if (o.method == ViewGramMethod::kExact) return false;
   if (o.method == ViewGramMethod::kRandomFeatures) {
     if (k.value.type != KernelType::kGaussian || !k.position.trivial()) {
-      throw std::invalid_argument(
-          "view_gram(): method random-features needs a Gaussian patch kernel without a position "
-          "kernel (got " +
-          k.value.describe() + ")");
+      throw_invalid("view_gram()",
+                    "method random-features needs a Gaussian patch kernel without a position "
+                    "kernel (got " +
+                        k.value.describe() + ")");
     }
     return true;
   }
@@ -91,53 +92,51 @@ Eigen::Index ViewSet::patches(Eigen::Index i) const {
 
 void ViewSet::validate(const std::string& what) const {
   if (offsets.size() < 2 || offsets.front() != 0) {
-    throw std::invalid_argument(what + ": offsets must hold n + 1 >= 2 values starting at 0 (got " +
-                                std::to_string(offsets.size()) + " values)");
+    throw_invalid(what, "offsets must hold n + 1 >= 2 values starting at 0 (got " +
+                            std::to_string(offsets.size()) + " values)");
   }
   for (size_t i = 0; i + 1 < offsets.size(); ++i) {
     if (offsets[i + 1] < offsets[i]) {
-      throw std::invalid_argument(what + ": offsets decrease at view " + std::to_string(i));
+      throw_invalid(what, "offsets decrease at view " + std::to_string(i));
     }
     if (offsets[i + 1] == offsets[i]) {
-      throw std::invalid_argument(what + ": view " + std::to_string(i) +
-                                  " has zero patches (its mean embedding is undefined)");
+      throw_invalid(what, "view " + std::to_string(i) +
+                              " has zero patches (its mean embedding is undefined)");
     }
   }
   if (offsets.back() != features.rows()) {
-    throw std::invalid_argument(what + ": offsets end at " + std::to_string(offsets.back()) +
-                                " but features has " + std::to_string(features.rows()) + " rows");
+    throw_invalid(what, "offsets end at " + std::to_string(offsets.back()) + " but features has " +
+                            std::to_string(features.rows()) + " rows");
   }
   if (features.cols() < 1) {
-    throw std::invalid_argument(what + ": features have no columns");
+    throw_invalid(what, "features have no columns");
   }
   if (positions.size() != 0 && (positions.rows() != features.rows() || positions.cols() != 2)) {
-    throw std::invalid_argument(what + ": positions are " + std::to_string(positions.rows()) +
-                                " x " + std::to_string(positions.cols()) + " (must be " +
-                                std::to_string(features.rows()) + " x 2 or empty)");
+    throw_invalid(what, "positions are " + std::to_string(positions.rows()) + " x " +
+                            std::to_string(positions.cols()) + " (must be " +
+                            std::to_string(features.rows()) + " x 2 or empty)");
   }
   if (!features.allFinite() || !positions.allFinite()) {
-    throw std::invalid_argument(what + ": features or positions contain NaN or Inf");
+    throw_invalid(what, "features or positions contain NaN or Inf");
   }
 }
 
 void ViewGramOptions::validate() const {
   if (rff_dimension < 1) {
-    throw std::invalid_argument("ViewGramOptions::validate(): rff_dimension (" +
-                                std::to_string(rff_dimension) + ") must be >= 1");
+    throw_invalid("ViewGramOptions::validate()",
+                  "rff_dimension (" + std::to_string(rff_dimension) + ") must be >= 1");
   }
 }
 
 Eigen::MatrixXd rff_features(const Eigen::MatrixXd& X, double sigma, int dimension,
                              std::uint64_t seed) {
   if (!(std::isfinite(sigma) && sigma > 0.0)) {
-    throw std::invalid_argument("rff_features(): sigma (" + std::to_string(sigma) +
-                                ") must be finite and > 0");
+    throw_invalid("rff_features()", "sigma (" + std::to_string(sigma) + ") must be finite and > 0");
   }
   if (dimension < 1) {
-    throw std::invalid_argument("rff_features(): dimension (" + std::to_string(dimension) +
-                                ") must be >= 1");
+    throw_invalid("rff_features()", "dimension (" + std::to_string(dimension) + ") must be >= 1");
   }
-  if (!X.allFinite()) throw std::invalid_argument("rff_features(): X contains NaN or Inf");
+  if (!X.allFinite()) throw_invalid("rff_features()", "X contains NaN or Inf");
   Rng rng(seed);
   Eigen::MatrixXd W(X.cols(), dimension);
   for (Eigen::Index j = 0; j < dimension; ++j) {
@@ -160,9 +159,9 @@ Eigen::MatrixXd view_features(const ViewSet& views, const PatchKernel& kernel,
   kernel.validate();
   views.validate("view_features(): views");
   if (!kernel.position.trivial()) {
-    throw std::invalid_argument(
-        "view_features(): a position kernel has no finite feature map "
-        "here; use view_gram with method exact");
+    throw_invalid("view_features()",
+                  "a position kernel has no finite feature map "
+                  "here; use view_gram with method exact");
   }
   if (kernel.value.type == KernelType::kLinear) return mean_rows(views.features, views);
   if (kernel.value.type == KernelType::kGaussian) {
@@ -170,8 +169,8 @@ Eigen::MatrixXd view_features(const ViewSet& views, const PatchKernel& kernel,
         rff_features(views.features, kernel.value.sigma, options.rff_dimension, options.seed),
         views);
   }
-  throw std::invalid_argument("view_features(): patch kernel " + kernel.value.describe() +
-                              " has no explicit feature map (linear or rbf only)");
+  throw_invalid("view_features()", "patch kernel " + kernel.value.describe() +
+                                       " has no explicit feature map (linear or rbf only)");
 }
 
 Eigen::MatrixXd view_gram(const ViewSet& views, const PatchKernel& kernel,
@@ -191,9 +190,9 @@ Eigen::MatrixXd cross_view_gram(const ViewSet& a, const ViewSet& b, const PatchK
   a.validate("cross_view_gram(): first views");
   b.validate("cross_view_gram(): second views");
   if (a.features.cols() != b.features.cols()) {
-    throw std::invalid_argument("cross_view_gram(): feature dimensions differ (" +
-                                std::to_string(a.features.cols()) + " vs " +
-                                std::to_string(b.features.cols()) + ")");
+    throw_invalid("cross_view_gram()", "feature dimensions differ (" +
+                                           std::to_string(a.features.cols()) + " vs " +
+                                           std::to_string(b.features.cols()) + ")");
   }
   if (use_features(kernel, options)) {
     return product_transpose(view_features(a, kernel, options), view_features(b, kernel, options));

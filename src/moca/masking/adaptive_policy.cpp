@@ -27,14 +27,14 @@ AdaptivePolicy::AdaptivePolicy(std::unique_ptr<MaskPolicy> base, AdaptiveOptions
                                const data::Windows& pilot,
                                std::shared_ptr<const FeatureMap> features)
     : base_(std::move(base)), options_(options) {
-  if (!base_) throw std::invalid_argument("make_policy(): adaptive needs a base policy");
+  if (!base_) throw_invalid("make_policy()", "adaptive needs a base policy");
   options_.validate();
   if (!features) features = std::make_shared<RawFeatureMap>();
   features_name_ = features->name();
   pilot_size_ = std::min(options_.pilot, pilot.size());
   if (pilot_size_ < 3) {
-    throw std::invalid_argument("make_policy(): adaptive needs >= 3 pilot windows (" +
-                                std::to_string(pilot.size()) + " given)");
+    throw_invalid("make_policy()",
+                  "adaptive needs >= 3 pilot windows (" + std::to_string(pilot.size()) + " given)");
   }
   std::vector<int> rows(static_cast<size_t>(pilot_size_));
   std::iota(rows.begin(), rows.end(), 0);
@@ -110,7 +110,7 @@ std::unique_ptr<MaskPolicy> make_adaptive(const PolicySpec& spec, const Grid& gr
   const std::string* b = spec.find("base");
   base_spec.name = b ? *b : "cross";
   if (base_spec.name == "adaptive") {
-    throw std::invalid_argument("make_policy(): adaptive base must not be adaptive");
+    throw_invalid("make_policy()", "adaptive base must not be adaptive");
   }
   for (const auto& kv : spec.options)
     if (std::find(own.begin(), own.end(), kv.first) == own.end()) base_spec.options.push_back(kv);
@@ -118,9 +118,9 @@ std::unique_ptr<MaskPolicy> make_adaptive(const PolicySpec& spec, const Grid& gr
   try {
     base = make_policy(format_policy_spec(base_spec), grid);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string(e.what()) +
-                                " [adaptive passes keys other than base, beta, candidates, seed, "
-                                "pilot, pca, features to its base policy]");
+    throw_invalid("", std::string(e.what()) +
+                          " [adaptive passes keys other than base, beta, candidates, seed, "
+                          "pilot, pca, features to its base policy]");
   }
   AdaptiveOptions o;
   o.beta = get_double(spec, "beta", o.beta);
@@ -129,8 +129,7 @@ std::unique_ptr<MaskPolicy> make_adaptive(const PolicySpec& spec, const Grid& gr
   const long long pilot = get_int(spec, "pilot", o.pilot);
   const long long pca = get_int(spec, "pca", o.pca);
   if (seed < 0) {
-    throw std::invalid_argument("make_policy(): adaptive seed (" + std::to_string(seed) +
-                                ") must be >= 0");
+    throw_invalid("make_policy()", "adaptive seed (" + std::to_string(seed) + ") must be >= 0");
   }
   auto clamp_int = [](long long v) {
     return static_cast<int>(std::max<long long>(std::min<long long>(v, 1 << 30), -1));
@@ -148,15 +147,15 @@ std::unique_ptr<MaskPolicy> make_adaptive(const PolicySpec& spec, const Grid& gr
     } else if (*fname == "raw" || *fname == "patch-mean") {
       features = make_feature_map(*fname);
     } else {
-      throw std::invalid_argument("make_policy(): adaptive features (" + *fname +
-                                  ") must be raw, patch-mean or the name of the context's "
-                                  "feature map");
+      throw_invalid("make_policy()", "adaptive features (" + *fname +
+                                         ") must be raw, patch-mean or the name of the context's "
+                                         "feature map");
     }
   }
   if (context.pilot == nullptr) {
-    throw std::invalid_argument(
-        "make_policy(): adaptive needs pilot windows (PolicyContext::pilot) to score its "
-        "candidates");
+    throw_invalid("make_policy()",
+                  "adaptive needs pilot windows (PolicyContext::pilot) to score its "
+                  "candidates");
   }
   return std::make_unique<AdaptivePolicy>(std::move(base), o, *context.pilot, features);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/kcca/view_kernel.hpp"
 
@@ -15,29 +16,27 @@ namespace detail {
 void check_windows(const data::Windows& w, const Grid& grid, const std::string& who) {
   grid.validate();
   if (w.channels != grid.channels || w.length != grid.length()) {
-    throw std::invalid_argument(who + ": windows are " + std::to_string(w.channels) + " x " +
-                                std::to_string(w.length) + " but the grid needs " +
-                                std::to_string(grid.channels) + " x " +
-                                std::to_string(grid.length()));
+    throw_invalid(who, "windows are " + std::to_string(w.channels) + " x " +
+                           std::to_string(w.length) + " but the grid needs " +
+                           std::to_string(grid.channels) + " x " + std::to_string(grid.length()));
   }
   if (w.size() < 2) {
-    throw std::invalid_argument(who + ": need at least 2 windows (" + std::to_string(w.size()) +
-                                ")");
+    throw_invalid(who, "need at least 2 windows (" + std::to_string(w.size()) + ")");
   }
 }
 
 void check_masks(const std::vector<Mask>& masks, int n, const Grid& grid) {
   if (masks.size() != 1 && static_cast<int>(masks.size()) != n) {
-    throw std::invalid_argument("ViewFeaturizer::features(): " + std::to_string(masks.size()) +
-                                " masks for " + std::to_string(n) +
-                                " windows (give 1 shared mask or one per window)");
+    throw_invalid("ViewFeaturizer::features()",
+                  std::to_string(masks.size()) + " masks for " + std::to_string(n) +
+                      " windows (give 1 shared mask or one per window)");
   }
   for (const auto& m : masks) {
     if (m.channels() != grid.channels || m.patches() != grid.patches) {
-      throw std::invalid_argument(
-          "ViewFeaturizer::features(): mask is " + std::to_string(m.channels()) + " x " +
-          std::to_string(m.patches()) + " but the grid is " + std::to_string(grid.channels) +
-          " x " + std::to_string(grid.patches));
+      throw_invalid("ViewFeaturizer::features()",
+                    "mask is " + std::to_string(m.channels()) + " x " +
+                        std::to_string(m.patches()) + " but the grid is " +
+                        std::to_string(grid.channels) + " x " + std::to_string(grid.patches));
     }
   }
 }
@@ -54,9 +53,8 @@ Eigen::MatrixXd standardise(const data::Windows& w, const std::string& who) {
     if (!(sd > 1e-12)) {
       const std::string name =
           c < static_cast<int>(w.channel_names.size()) ? w.channel_names[c] : std::to_string(c);
-      throw std::invalid_argument(who + ": channel " + name +
-                                  " does not vary over the windows (sd " + std::to_string(sd) +
-                                  "); it cannot be standardised");
+      throw_invalid(who, "channel " + name + " does not vary over the windows (sd " +
+                             std::to_string(sd) + "); it cannot be standardised");
     }
     block /= sd;
   }
@@ -151,9 +149,9 @@ class PatchMeanFeaturizer : public ViewFeaturizer {
         }
       }
       if (count == 0) {
-        throw std::invalid_argument(std::string("ViewFeaturizer::features(): the ") +
-                                    to_string(side) + " view of window " + std::to_string(i) +
-                                    " is empty (patch-mean needs >= 1 patch)");
+        throw_invalid("", std::string("ViewFeaturizer::features(): the ") + to_string(side) +
+                              " view of window " + std::to_string(i) +
+                              " is empty (patch-mean needs >= 1 patch)");
       }
       out.row(i) /= count;
     }
@@ -236,11 +234,11 @@ CallbackFeatureMap::CallbackFeatureMap(std::string name, FeatureCallback callbac
       callback_(std::move(callback)),
       batch_size_(batch_size),
       thread_safe_(thread_safe) {
-  if (name_.empty()) throw std::invalid_argument("CallbackFeatureMap(): name is empty");
-  if (!callback_) throw std::invalid_argument("CallbackFeatureMap(): callback is empty");
+  if (name_.empty()) throw_invalid("CallbackFeatureMap()", "name is empty");
+  if (!callback_) throw_invalid("CallbackFeatureMap()", "callback is empty");
   if (batch_size_ < 1) {
-    throw std::invalid_argument("CallbackFeatureMap(): batch_size (" + std::to_string(batch_size_) +
-                                ") must be >= 1");
+    throw_invalid("CallbackFeatureMap()",
+                  "batch_size (" + std::to_string(batch_size_) + ") must be >= 1");
   }
 }
 
@@ -254,12 +252,12 @@ std::unique_ptr<ViewFeaturizer> CallbackFeatureMap::prepare(const data::Windows&
 RffMeanFeatureMap::RffMeanFeatureMap(int dimension, std::uint64_t seed, double sigma)
     : dimension_(dimension), seed_(seed), sigma_(sigma) {
   if (dimension_ < 1) {
-    throw std::invalid_argument("RffMeanFeatureMap(): dimension (" + std::to_string(dimension_) +
-                                ") must be >= 1");
+    throw_invalid("RffMeanFeatureMap()",
+                  "dimension (" + std::to_string(dimension_) + ") must be >= 1");
   }
   if (!(sigma_ >= 0.0) || !std::isfinite(sigma_)) {
-    throw std::invalid_argument("RffMeanFeatureMap(): sigma (" + std::to_string(sigma_) +
-                                ") must be finite and >= 0 (0 = median heuristic)");
+    throw_invalid("RffMeanFeatureMap()", "sigma (" + std::to_string(sigma_) +
+                                             ") must be finite and >= 0 (0 = median heuristic)");
   }
 }
 
@@ -296,9 +294,10 @@ std::shared_ptr<const FeatureMap> make_feature_map(const std::string& name) {
   if (name == "raw") return std::make_shared<RawFeatureMap>();
   if (name == "patch-mean") return std::make_shared<PatchMeanFeatureMap>();
   if (name == "rff-mean") return std::make_shared<RffMeanFeatureMap>();
-  throw std::invalid_argument("make_feature_map(): unknown feature map '" + name +
-                              "' (valid: raw, patch-mean, rff-mean; an encoder comes through "
-                              "CallbackFeatureMap)");
+  throw_invalid("make_feature_map()",
+                "unknown feature map '" + name +
+                    "' (valid: raw, patch-mean, rff-mean; an encoder comes through "
+                    "CallbackFeatureMap)");
 }
 
 }  // namespace moca::masking

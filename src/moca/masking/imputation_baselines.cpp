@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 
 namespace moca::masking {
@@ -97,22 +98,22 @@ MissingMatrix missing_samples(const data::Windows& w, const std::vector<Mask>& m
                               const Grid& grid) {
   grid.validate();
   if (w.channels != grid.channels || w.length != grid.length()) {
-    throw std::invalid_argument("missing_samples(): windows are " + std::to_string(w.channels) +
-                                " x " + std::to_string(w.length) + " but the grid is " +
-                                std::to_string(grid.channels) + " x " +
-                                std::to_string(grid.length()));
+    throw_invalid("missing_samples()", "windows are " + std::to_string(w.channels) + " x " +
+                                           std::to_string(w.length) + " but the grid is " +
+                                           std::to_string(grid.channels) + " x " +
+                                           std::to_string(grid.length()));
   }
   if (masks.size() != 1 && static_cast<int>(masks.size()) != w.size()) {
-    throw std::invalid_argument("missing_samples(): " + std::to_string(masks.size()) +
-                                " masks for " + std::to_string(w.size()) +
-                                " windows (give one per window or one shared)");
+    throw_invalid("missing_samples()", std::to_string(masks.size()) + " masks for " +
+                                           std::to_string(w.size()) +
+                                           " windows (give one per window or one shared)");
   }
   for (size_t k = 0; k < masks.size(); ++k) {
     if (masks[k].channels() != grid.channels || masks[k].patches() != grid.patches) {
-      throw std::invalid_argument(
-          "missing_samples(): mask " + std::to_string(k) + " is " +
-          std::to_string(masks[k].channels()) + " x " + std::to_string(masks[k].patches()) +
-          ", the grid " + std::to_string(grid.channels) + " x " + std::to_string(grid.patches));
+      throw_invalid("missing_samples()",
+                    "mask " + std::to_string(k) + " is " + std::to_string(masks[k].channels()) +
+                        " x " + std::to_string(masks[k].patches()) + ", the grid " +
+                        std::to_string(grid.channels) + " x " + std::to_string(grid.patches));
     }
   }
   MissingMatrix miss(w.size(), static_cast<Eigen::Index>(w.channels) * w.length);
@@ -138,16 +139,14 @@ data::RowMatrixXf impute_nearest(const data::Windows& w, const std::vector<Mask>
 
 void MiceOptions::validate() const {
   if (iterations < 1) {
-    throw std::invalid_argument("MiceOptions::validate(): iterations (" +
-                                std::to_string(iterations) + ") must be >= 1");
+    throw_invalid("MiceOptions::validate()",
+                  "iterations (" + std::to_string(iterations) + ") must be >= 1");
   }
   if (draws < 1) {
-    throw std::invalid_argument("MiceOptions::validate(): draws (" + std::to_string(draws) +
-                                ") must be >= 1");
+    throw_invalid("MiceOptions::validate()", "draws (" + std::to_string(draws) + ") must be >= 1");
   }
   if (!(ridge >= 0.0) || !std::isfinite(ridge)) {
-    throw std::invalid_argument("MiceOptions::validate(): ridge (" + std::to_string(ridge) +
-                                ") must be >= 0");
+    throw_invalid("MiceOptions::validate()", "ridge (" + std::to_string(ridge) + ") must be >= 0");
   }
 }
 
@@ -275,10 +274,10 @@ data::RowMatrixXf impute_mice(const data::Windows& w, const std::vector<Mask>& m
 ImputationError imputation_error(const data::Windows& truth, const data::RowMatrixXf& imputed,
                                  const std::vector<Mask>& masks, const Grid& grid) {
   if (imputed.rows() != truth.x.rows() || imputed.cols() != truth.x.cols()) {
-    throw std::invalid_argument("imputation_error(): imputed is " + std::to_string(imputed.rows()) +
-                                " x " + std::to_string(imputed.cols()) + ", the windows " +
-                                std::to_string(truth.x.rows()) + " x " +
-                                std::to_string(truth.x.cols()));
+    throw_invalid("imputation_error()", "imputed is " + std::to_string(imputed.rows()) + " x " +
+                                            std::to_string(imputed.cols()) + ", the windows " +
+                                            std::to_string(truth.x.rows()) + " x " +
+                                            std::to_string(truth.x.cols()));
   }
   const MissingMatrix miss = missing_samples(truth, masks, grid);
   ImputationError e;

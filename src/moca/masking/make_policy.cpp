@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/text_file.hpp"
 #include "moca/masking/policies.hpp"
 #include "moca/masking/policy_spec.hpp"
@@ -23,9 +24,9 @@ void check_keys(const PolicySpec& spec, const std::vector<std::string>& allowed)
     bool ok = false;
     for (const auto& a : allowed) ok = ok || a == kv.first;
     if (!ok) {
-      throw std::invalid_argument(
-          "make_policy(): unknown key '" + kv.first + "' for policy '" + spec.name +
-          "' (valid keys: " + (allowed.empty() ? std::string("none") : join(allowed, ", ")) + ")");
+      throw_invalid("make_policy()",
+                    "unknown key '" + kv.first + "' for policy '" + spec.name + "' (valid keys: " +
+                        (allowed.empty() ? std::string("none") : join(allowed, ", ")) + ")");
     }
   }
 }
@@ -36,8 +37,7 @@ double get_double(const PolicySpec& spec, const std::string& key, double fallbac
   char* end = nullptr;
   const double d = std::strtod(v->c_str(), &end);
   if (v->empty() || end != v->c_str() + v->size() || !std::isfinite(d)) {
-    throw std::invalid_argument("make_policy(): " + spec.name + " " + key + " (" + *v +
-                                ") is not a number");
+    throw_invalid("make_policy()", spec.name + " " + key + " (" + *v + ") is not a number");
   }
   return d;
 }
@@ -48,8 +48,7 @@ long long get_int(const PolicySpec& spec, const std::string& key, long long fall
   char* end = nullptr;
   const long long d = std::strtoll(v->c_str(), &end, 10);
   if (v->empty() || end != v->c_str() + v->size()) {
-    throw std::invalid_argument("make_policy(): " + spec.name + " " + key + " (" + *v +
-                                ") is not an integer");
+    throw_invalid("make_policy()", spec.name + " " + key + " (" + *v + ") is not an integer");
   }
   return d;
 }
@@ -75,10 +74,11 @@ struct ModalityGroups {
   /// Throws when the data has a single group: `what` needs two.
   void require_two(const std::string& what) const {
     if (groups.size() == 1) {
-      throw std::invalid_argument(
-          "make_policy(): " + what + " needs >= 2 modality groups; the data has 1" +
-          (names.empty() ? std::string() : " (" + names + ")") +
-          " (state the groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json)");
+      throw_invalid(
+          "make_policy()",
+          what + " needs >= 2 modality groups; the data has 1" +
+              (names.empty() ? std::string() : " (" + names + ")") +
+              " (state the groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json)");
     }
   }
 };
@@ -100,9 +100,9 @@ std::unique_ptr<MaskPolicy> make_sensor(const PolicySpec& spec, const Grid& grid
   modalities.require_two("sensor");
   const long long keep = detail::get_int(spec, "keep", 1);
   if (keep < 1 || keep > grid.channels - 1) {
-    throw std::invalid_argument("make_policy(): sensor keep (" + std::to_string(keep) +
-                                ") must be in [1, C-1] = [1, " + std::to_string(grid.channels - 1) +
-                                "]");
+    throw_invalid("make_policy()", "sensor keep (" + std::to_string(keep) +
+                                       ") must be in [1, C-1] = [1, " +
+                                       std::to_string(grid.channels - 1) + "]");
   }
   return std::make_unique<SensorPolicy>(grid, static_cast<int>(keep));
 }
@@ -125,13 +125,13 @@ std::unique_ptr<MaskPolicy> make_fixed(const PolicySpec& spec, const Grid& grid)
   const std::string* file = spec.find("file");
   const std::string* cells = spec.find("cells");
   if ((file == nullptr) == (cells == nullptr)) {
-    throw std::invalid_argument(
-        "make_policy(): fixed needs exactly one of file=PATH or cells=ROWS (rows of 0/1 "
-        "joined by '/')");
+    throw_invalid("make_policy()",
+                  "fixed needs exactly one of file=PATH or cells=ROWS (rows of 0/1 "
+                  "joined by '/')");
   }
   if (file != nullptr) {
     if (!text_file_exists(*file)) {
-      throw std::invalid_argument("make_policy(): fixed file (" + *file + ") does not exist");
+      throw_invalid("make_policy()", "fixed file (" + *file + ") does not exist");
     }
     TextFileReader reader(*file);
     std::string all, line;
@@ -172,8 +172,8 @@ std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& gri
   if (n == "per-modality") return make_per_modality(spec, grid, modality_groups(context));
   if (n == "fixed") return make_fixed(spec, grid);
   if (n == "adaptive") return make_adaptive(spec, grid, context);
-  throw std::invalid_argument("make_policy(): unknown policy '" + n +
-                              "' (valid: " + join(policy_names(), ", ") + ")");
+  throw_invalid("make_policy()",
+                "unknown policy '" + n + "' (valid: " + join(policy_names(), ", ") + ")");
 }
 
 }  // namespace moca::masking

@@ -10,8 +10,7 @@ namespace moca::masking {
 void Grid::validate() const {
   auto check = [](int v, const char* name) {
     if (v < 1) {
-      throw std::invalid_argument(std::string("Grid: ") + name + " (" + std::to_string(v) +
-                                  ") must be >= 1");
+      throw_invalid("", std::string("Grid: ") + name + " (" + std::to_string(v) + ") must be >= 1");
     }
   };
   check(channels, "channels");
@@ -21,9 +20,9 @@ void Grid::validate() const {
 
 Grid make_grid(int channels, int length, int patch_length) {
   if (patch_length < 1 || length < 1 || length % patch_length != 0) {
-    throw std::invalid_argument("make_grid(): patch length (" + std::to_string(patch_length) +
-                                ") must be >= 1 and divide the window length (" +
-                                std::to_string(length) + ")");
+    throw_invalid("make_grid()", "patch length (" + std::to_string(patch_length) +
+                                     ") must be >= 1 and divide the window length (" +
+                                     std::to_string(length) + ")");
   }
   Grid g{channels, length / patch_length, patch_length};
   g.validate();
@@ -32,15 +31,15 @@ Grid make_grid(int channels, int length, int patch_length) {
 
 Mask::Mask(int channels, int patches) : channels_(channels), patches_(patches) {
   if (channels < 1 || patches < 1) {
-    throw std::invalid_argument("Mask(): grid " + std::to_string(channels) + " x " +
-                                std::to_string(patches) + " must be at least 1 x 1");
+    throw_invalid("Mask()", "grid " + std::to_string(channels) + " x " + std::to_string(patches) +
+                                " must be at least 1 x 1");
   }
   cells_.assign(static_cast<size_t>(channels) * static_cast<size_t>(patches), 0);
 }
 
 Mask::Mask(int channels, int patches, std::vector<std::uint8_t> cells) : Mask(channels, patches) {
   if (cells.size() != cells_.size()) {
-    throw std::invalid_argument("Mask(): " + std::to_string(cells.size()) + " cells given for a " +
+    throw_invalid("Mask()", std::to_string(cells.size()) + " cells given for a " +
                                 std::to_string(channels) + " x " + std::to_string(patches) +
                                 " grid");
   }
@@ -100,21 +99,21 @@ Mask Mask::parse(const std::string& text) {
         cells.push_back(ch == '1');
         ++n;
       } else if (ch != ' ' && ch != ',' && ch != '\t' && ch != '\r') {
-        throw std::invalid_argument("Mask::parse(): line " + std::to_string(line_no) +
-                                    " has character '" + printable(std::string(1, ch)) +
-                                    "' (cells must be 0 or 1)");
+        throw_invalid("Mask::parse()", "line " + std::to_string(line_no) + " has character '" +
+                                           printable(std::string(1, ch)) +
+                                           "' (cells must be 0 or 1)");
       }
     }
     if (n == 0) continue;
     if (cols >= 0 && n != cols) {
-      throw std::invalid_argument("Mask::parse(): line " + std::to_string(line_no) + " has " +
-                                  std::to_string(n) + " cells, expected " + std::to_string(cols) +
-                                  " (rows must not be ragged)");
+      throw_invalid("Mask::parse()", "line " + std::to_string(line_no) + " has " +
+                                         std::to_string(n) + " cells, expected " +
+                                         std::to_string(cols) + " (rows must not be ragged)");
     }
     cols = n;
     ++rows;
   }
-  if (rows == 0) throw std::invalid_argument("Mask::parse(): no mask rows");
+  if (rows == 0) throw_invalid("Mask::parse()", "no mask rows");
   return Mask(rows, cols, std::move(cells));
 }
 

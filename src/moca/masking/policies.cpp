@@ -14,17 +14,16 @@ namespace {
 
 void check_ratio(const std::string& who, double ratio) {
   if (!(ratio > 0.0 && ratio < 1.0)) {
-    throw std::invalid_argument("make_policy(): " + who + " ratio (" + format_number(ratio) +
-                                ") must be in (0, 1)");
+    throw_invalid("make_policy()", who + " ratio (" + format_number(ratio) + ") must be in (0, 1)");
   }
 }
 
 void check_count(const std::string& who, double ratio, int count, int n, const char* unit) {
   if (count < 1 || count > n - 1) {
-    throw std::invalid_argument("make_policy(): " + who + " ratio (" + format_number(ratio) +
-                                ") masks " + std::to_string(count) + " of " + std::to_string(n) +
-                                " " + unit +
-                                "; it must leave at least one masked and one visible " + unit);
+    throw_invalid("make_policy()",
+                  who + " ratio (" + format_number(ratio) + ") masks " + std::to_string(count) +
+                      " of " + std::to_string(n) + " " + unit +
+                      "; it must leave at least one masked and one visible " + unit);
   }
 }
 
@@ -36,8 +35,8 @@ int masked_count_for(double ratio, int n) {
 
 std::vector<int> choose_subset(Rng& rng, int n, int k) {
   if (k < 0 || k > n) {
-    throw std::invalid_argument("choose_subset(): k (" + std::to_string(k) + ") must be in [0, " +
-                                std::to_string(n) + "]");
+    throw_invalid("choose_subset()",
+                  "k (" + std::to_string(k) + ") must be in [0, " + std::to_string(n) + "]");
   }
   std::vector<int> idx(static_cast<size_t>(n));
   std::iota(idx.begin(), idx.end(), 0);
@@ -56,7 +55,7 @@ CrossPolicy::CrossPolicy(const Grid& grid, double ratio, std::string name)
     : grid_(grid), ratio_(ratio), name_(std::move(name)) {
   grid_.validate();
   if (name_ != "cross" && name_ != "random") {
-    throw std::invalid_argument("CrossPolicy(): name (" + name_ + ") must be cross or random");
+    throw_invalid("CrossPolicy()", "name (" + name_ + ") must be cross or random");
   }
   check_ratio(name_, ratio);
   count_ = masked_count_for(ratio, grid_.tokens());
@@ -121,9 +120,9 @@ Mask ColumnPolicy::sample(Rng& rng, const WindowRef&) const {
 SensorPolicy::SensorPolicy(const Grid& grid, int keep) : grid_(grid), keep_(keep) {
   grid_.validate();
   if (keep < 1 || keep > grid_.channels - 1) {
-    throw std::invalid_argument("make_policy(): sensor keep (" + std::to_string(keep) +
-                                ") must be in [1, C-1] = [1, " +
-                                std::to_string(grid_.channels - 1) + "]");
+    throw_invalid("make_policy()", "sensor keep (" + std::to_string(keep) +
+                                       ") must be in [1, C-1] = [1, " +
+                                       std::to_string(grid_.channels - 1) + "]");
   }
 }
 
@@ -142,8 +141,8 @@ Mask SensorPolicy::sample(Rng& rng, const WindowRef&) const {
 
 std::vector<std::vector<int>> default_modality_groups(int channels) {
   if (channels < 2) {
-    throw std::invalid_argument("default_modality_groups(): channels (" + std::to_string(channels) +
-                                ") must be >= 2");
+    throw_invalid("default_modality_groups()",
+                  "channels (" + std::to_string(channels) + ") must be >= 2");
   }
   std::vector<std::vector<int>> g(2);
   for (int c = 0; c < channels; ++c) g[c < channels / 2 ? 0 : 1].push_back(c);
@@ -227,24 +226,24 @@ PerModalityPolicy::PerModalityPolicy(const Grid& grid, double ratio,
   check_ratio("per-modality", ratio);
   columns_ = masked_count_for(ratio, grid_.patches);
   if (columns_ < 1) {
-    throw std::invalid_argument("make_policy(): per-modality ratio (" + format_number(ratio) +
-                                ") masks 0 of " + std::to_string(grid_.patches) +
-                                " columns; it must mask at least one");
+    throw_invalid("make_policy()", "per-modality ratio (" + format_number(ratio) + ") masks 0 of " +
+                                       std::to_string(grid_.patches) +
+                                       " columns; it must mask at least one");
   }
-  if (groups_.empty()) throw std::invalid_argument("make_policy(): per-modality needs >= 1 group");
+  if (groups_.empty()) throw_invalid("make_policy()", "per-modality needs >= 1 group");
   std::vector<int> seen(static_cast<size_t>(grid_.channels), 0);
   for (const auto& g : groups_) {
-    if (g.empty()) throw std::invalid_argument("make_policy(): per-modality group is empty");
+    if (g.empty()) throw_invalid("make_policy()", "per-modality group is empty");
     for (int c : g) {
       if (c < 0 || c >= grid_.channels || seen[static_cast<size_t>(c)]) {
-        throw std::invalid_argument("make_policy(): per-modality channel (" + std::to_string(c) +
-                                    ") out of range [0, " + std::to_string(grid_.channels) +
-                                    ") or repeated");
+        throw_invalid("make_policy()", "per-modality channel (" + std::to_string(c) +
+                                           ") out of range [0, " + std::to_string(grid_.channels) +
+                                           ") or repeated");
       }
       seen[static_cast<size_t>(c)] = 1;
     }
     if (static_cast<int>(g.size()) == grid_.channels && columns_ == grid_.patches) {
-      throw std::invalid_argument("make_policy(): per-modality masks every cell");
+      throw_invalid("make_policy()", "per-modality masks every cell");
     }
   }
 }
@@ -270,16 +269,17 @@ FixedPolicy::FixedPolicy(const Grid& grid, Mask mask, std::string source)
     : grid_(grid), mask_(std::move(mask)), source_(std::move(source)) {
   grid_.validate();
   if (mask_.channels() != grid_.channels || mask_.patches() != grid_.patches) {
-    throw std::invalid_argument("make_policy(): fixed mask is " + std::to_string(mask_.channels()) +
-                                " x " + std::to_string(mask_.patches()) + " but the grid is " +
-                                std::to_string(grid_.channels) + " x " +
-                                std::to_string(grid_.patches));
+    throw_invalid("make_policy()", "fixed mask is " + std::to_string(mask_.channels()) + " x " +
+                                       std::to_string(mask_.patches()) + " but the grid is " +
+                                       std::to_string(grid_.channels) + " x " +
+                                       std::to_string(grid_.patches));
   }
   const int k = mask_.masked_count();
   if (k < 1 || k > grid_.tokens() - 1) {
-    throw std::invalid_argument("make_policy(): fixed mask masks " + std::to_string(k) + " of " +
-                                std::to_string(grid_.tokens()) +
-                                " cells; it must leave at least one masked and one visible cell");
+    throw_invalid("make_policy()",
+                  "fixed mask masks " + std::to_string(k) + " of " +
+                      std::to_string(grid_.tokens()) +
+                      " cells; it must leave at least one masked and one visible cell");
   }
 }
 
@@ -292,8 +292,8 @@ Mask FixedPolicy::sample(Rng&, const WindowRef&) const {
 FunctionPolicy::FunctionPolicy(std::string name, const Grid& grid, SampleFunction function)
     : name_(std::move(name)), grid_(grid), function_(std::move(function)) {
   grid_.validate();
-  if (name_.empty()) throw std::invalid_argument("FunctionPolicy(): name is empty");
-  if (!function_) throw std::invalid_argument("FunctionPolicy(): function is empty");
+  if (name_.empty()) throw_invalid("FunctionPolicy()", "name is empty");
+  if (!function_) throw_invalid("FunctionPolicy()", "function is empty");
 }
 
 Mask FunctionPolicy::sample(Rng& rng, const WindowRef& window) const {

@@ -73,8 +73,7 @@ Eigen::MatrixXd restrict_columns(Eigen::MatrixXd X, const std::vector<int>& cols
 MeanInterval mean_interval(const std::vector<double>& v) {
   const int R = static_cast<int>(v.size());
   if (R < 2) {
-    throw std::invalid_argument("mean_interval(): " + std::to_string(R) +
-                                " values; a standard error needs >= 2");
+    throw_invalid("mean_interval()", std::to_string(R) + " values; a standard error needs >= 2");
   }
   MeanInterval out;
   for (double x : v) out.mean += x;
@@ -102,15 +101,15 @@ PolicyScorer::PolicyScorer(const data::Windows& windows, const Grid& grid,
     if (channels.empty()) return cols;
     const auto owner = featurizer_->column_channels();
     if (owner.empty()) {
-      throw std::invalid_argument(std::string("PolicyScorer(): ") + what + " needs a feature " +
-                                  "map with per-channel columns (raw, patch-mean), not " +
-                                  features_->name());
+      throw_invalid("", std::string("PolicyScorer(): ") + what + " needs a feature " +
+                            "map with per-channel columns (raw, patch-mean), not " +
+                            features_->name());
     }
     for (int c : channels) {
       if (c < 0 || c >= grid_.channels) {
-        throw std::invalid_argument(std::string("PolicyScorer(): ") + what + " channel (" +
-                                    std::to_string(c) + ") out of range [0, " +
-                                    std::to_string(grid_.channels) + ")");
+        throw_invalid("", std::string("PolicyScorer(): ") + what + " channel (" +
+                              std::to_string(c) + ") out of range [0, " +
+                              std::to_string(grid_.channels) + ")");
       }
     }
     for (size_t j = 0; j < owner.size(); ++j)
@@ -121,15 +120,14 @@ PolicyScorer::PolicyScorer(const data::Windows& windows, const Grid& grid,
   columns_u_ = columns_of(options_.unmasked_channels, "unmasked_channels");
   columns_m_ = columns_of(options_.masked_channels, "masked_channels");
   if (options_.estimator == Estimator::kCca && windows_.size() < 3) {
-    throw std::invalid_argument("PolicyScorer(): cca needs >= 3 windows (" +
-                                std::to_string(windows_.size()) + ")");
+    throw_invalid("PolicyScorer()",
+                  "cca needs >= 3 windows (" + std::to_string(windows_.size()) + ")");
   }
 }
 
 std::vector<Mask> PolicyScorer::draw_masks(const MaskPolicy& policy, int r) const {
   if (!(policy.grid() == grid_)) {
-    throw std::invalid_argument("PolicyScorer: policy " + policy.spec() +
-                                " was made for another grid");
+    throw_invalid("", "PolicyScorer: policy " + policy.spec() + " was made for another grid");
   }
   Rng rng(derive_seed(options_.seed, static_cast<std::uint64_t>(r)));
   std::vector<Mask> masks;
@@ -425,9 +423,9 @@ void use_cross_modal_views(ScoreOptions& options, const data::Windows& windows,
 
 PairedComparison compare_scores(const PolicyScore& a, const PolicyScore& b) {
   if (a.values.size() != b.values.size() || a.values.size() < 2) {
-    throw std::invalid_argument("compare_scores(): draw counts (" +
-                                std::to_string(a.values.size()) + ", " +
-                                std::to_string(b.values.size()) + ") must be equal and >= 2");
+    throw_invalid("compare_scores()", "draw counts (" + std::to_string(a.values.size()) + ", " +
+                                          std::to_string(b.values.size()) +
+                                          ") must be equal and >= 2");
   }
   const int R = static_cast<int>(a.values.size());
   std::vector<double> d(static_cast<size_t>(R));

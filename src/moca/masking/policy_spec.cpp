@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 
 namespace moca::masking {
@@ -31,8 +32,8 @@ PolicySpec parse_policy_spec(const std::string& text) {
   const auto colon = text.find(':');
   spec.name = trim(text.substr(0, colon));
   if (spec.name.empty()) {
-    throw std::invalid_argument("parse_policy_spec(): spec '" + text +
-                                "' has no policy name (form name[:key=value[,key=value]*])");
+    throw_invalid("parse_policy_spec()",
+                  "spec '" + text + "' has no policy name (form name[:key=value[,key=value]*])");
   }
   if (colon == std::string::npos) return spec;
   const std::string rest = text.substr(colon + 1);
@@ -44,13 +45,12 @@ PolicySpec parse_policy_spec(const std::string& text) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || trim(item.substr(0, eq)).empty() ||
         trim(item.substr(eq + 1)).empty()) {
-      throw std::invalid_argument("parse_policy_spec(): option '" + item + "' in spec '" + text +
-                                  "' is not of the form key=value");
+      throw_invalid("parse_policy_spec()",
+                    "option '" + item + "' in spec '" + text + "' is not of the form key=value");
     }
     const std::string key = trim(item.substr(0, eq));
     if (spec.find(key) != nullptr) {
-      throw std::invalid_argument("parse_policy_spec(): key '" + key + "' repeated in spec '" +
-                                  text + "'");
+      throw_invalid("parse_policy_spec()", "key '" + key + "' repeated in spec '" + text + "'");
     }
     spec.options.emplace_back(key, trim(item.substr(eq + 1)));
     if (comma == std::string::npos) break;
@@ -96,9 +96,8 @@ std::vector<std::string> split_spec_list(const std::string& text, const std::str
     const std::string item =
         trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (item.empty()) {
-      throw std::invalid_argument(
-          what + ": " +
-          (trim(text).empty() ? std::string("the list is empty") : "empty item in '" + text + "'"));
+      throw_invalid(what, (trim(text).empty() ? std::string("the list is empty")
+                                              : "empty item in '" + text + "'"));
     }
     const bool continues = item.find('=') != std::string::npos &&
                            item.find(':') == std::string::npos && !out.empty() &&

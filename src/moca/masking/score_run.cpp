@@ -31,21 +31,22 @@ struct Setup {
 /// `run`).
 Setup make_setup(const data::Windows& windows, const ScoreRunOptions& options, ScoreRun& run) {
   if (options.patch_length < 1 || windows.length % options.patch_length != 0)
-    throw_invalid("", "--patch-length", std::to_string(options.patch_length),
+    throw_invalid("", "ScoreRunOptions::patch_length", std::to_string(options.patch_length),
                   "must divide the window length " + std::to_string(windows.length) +
                       " (e.g. 10, 20, 25, 40, 50 for 200)");
   run.grid = make_grid(windows.channels, windows.length, options.patch_length);
   Setup s;
-  s.features = options.feature_map ? options.feature_map : make_feature_map(options.features);
+  s.features =
+      options.feature_map ? options.feature_map : make_feature_map(to_string(options.features));
   run.features = s.features->name();
   run.score = options.score;
   run.score.mask_mode = effective_mask_mode(options);
   if (options.cross_modal) {
-    use_cross_modal_views(run.score, windows, "--cross-modal");
-    if (options.features == "rff-mean" && !options.feature_map)
-      throw std::invalid_argument(
-          "--cross-modal needs per-channel features (raw, patch-mean), "
-          "not rff-mean");
+    use_cross_modal_views(run.score, windows, "ScoreRunOptions::cross_modal");
+    if (options.features == FeatureKind::kRffMean && !options.feature_map)
+      throw_invalid("",
+                    "ScoreRunOptions::cross_modal needs per-channel features (raw, patch-mean), "
+                    "not rff-mean");
     run.views = "unmasked channels " + channel_list(run.score.unmasked_channels) +
                 " vs masked channels " + channel_list(run.score.masked_channels) +
                 " (cross-modal part)";
@@ -62,13 +63,18 @@ Setup make_setup(const data::Windows& windows, const ScoreRunOptions& options, S
 
 }  // namespace
 
+std::string to_string(FeatureKind v) {
+  return enum_name(kFeatureKindNames, v);
+}
+
 void ScoreRunOptions::validate() const {
   if (schemes.empty() && policies.empty())
-    throw_invalid("--scheme", "no scheme given (valid: cross, random, sync, ...)");
+    throw_invalid("ScoreRunOptions::schemes", "no scheme given (valid: cross, random, sync, ...)");
   if (!(ratio > 0.0 && ratio < 1.0))
-    throw_invalid("", "--ratio", format_fixed(ratio, 4), "must be in (0, 1)");
-  if (!feature_map && features != "raw" && features != "patch-mean" && features != "rff-mean")
-    throw_invalid("", "--features", features, "must be one of: raw, patch-mean, rff-mean");
+    throw_invalid("", "ScoreRunOptions::ratio", format_fixed(ratio, 4), "must be in (0, 1)");
+  if (!feature_map && features == FeatureKind::kEncoder)
+    throw_invalid("", "ScoreRunOptions::features", to_string(features),
+                  "needs feature_map (a trained encoder)");
   score.validate();
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/mask.hpp"
@@ -18,14 +19,29 @@
 
 namespace moca::masking {
 
+/// The feature map of a run (ScoreRunOptions::features): make_feature_map()'s maps, or a trained
+/// encoder given as ScoreRunOptions::feature_map.
+enum class FeatureKind { kRaw, kPatchMean, kRffMean, kEncoder };
+// clang-format off
+/// The names of the feature maps (`--features`, the score JSON's settings).
+inline constexpr EnumName<FeatureKind> kFeatureKindNames[] = {
+    {FeatureKind::kRaw,       "raw"},
+    {FeatureKind::kPatchMean, "patch-mean"},
+    {FeatureKind::kRffMean,   "rff-mean"},
+    {FeatureKind::kEncoder,   "encoder"}};
+// clang-format on
+std::string to_string(FeatureKind v);
+
 /// Options of score_windows() (kcca_score's scoring flags; defaults as docs/masking.md).
-/// Messages of validate() name those flags (`--ratio`).
+/// Messages of validate() name the fields (`ScoreRunOptions::ratio`; the programs print the flags).
 struct ScoreRunOptions {
   /// Scheme specs, e.g. {"cross", "sync:ratio=0.5", "adaptive:base=cross,beta=20"}.
   std::vector<std::string> schemes = {"cross", "sync"};
   /// Mask ratio given to every scheme that takes a `ratio` key and does not set one; in (0, 1).
   double ratio = 0.75;
-  std::string features = "raw";  ///< raw | patch-mean | rff-mean (ignored when feature_map is set)
+  /// raw (default) | patch-mean | rff-mean | encoder (needs feature_map); ignored when
+  /// feature_map is set.
+  FeatureKind features = FeatureKind::kRaw;
   /// The scorer's options (estimator, pca, kernel, gamma, sigma, draws, seed, threads;
   /// ScoreOptions::validate() checks them). The run sets `score.mask_mode` when
   /// `auto_mask_mode` is on and fills the view channels for `cross_modal`.

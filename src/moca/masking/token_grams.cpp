@@ -1,5 +1,6 @@
 #include "moca/masking/detail/token_grams.hpp"
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/memory.hpp"
 
 #include <algorithm>
@@ -67,16 +68,16 @@ void check_inputs(const Eigen::MatrixXd& Z, int tokens,
                   const std::vector<Eigen::MatrixXd>& in_view) {
   const Eigen::Index n = Z.rows();
   if (tokens < 1 || Z.cols() % tokens != 0 || n < 1) {
-    throw std::invalid_argument("token_masked_grams(): " + std::to_string(Z.cols()) +
-                                " columns do not split into " + std::to_string(tokens) +
-                                " equal token blocks (n " + std::to_string(n) + ")");
+    throw_invalid("token_masked_grams()", std::to_string(Z.cols()) + " columns do not split into " +
+                                              std::to_string(tokens) + " equal token blocks (n " +
+                                              std::to_string(n) + ")");
   }
   for (const auto& a : in_view) {
     if (a.rows() != n || a.cols() != tokens) {
-      throw std::invalid_argument("token_masked_grams(): a view's token indicator is " +
-                                  std::to_string(a.rows()) + " x " + std::to_string(a.cols()) +
-                                  ", expected " + std::to_string(n) + " x " +
-                                  std::to_string(tokens));
+      throw_invalid("token_masked_grams()", "a view's token indicator is " +
+                                                std::to_string(a.rows()) + " x " +
+                                                std::to_string(a.cols()) + ", expected " +
+                                                std::to_string(n) + " x " + std::to_string(tokens));
     }
   }
 }

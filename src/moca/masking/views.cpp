@@ -1,4 +1,5 @@
 #include "moca/masking/views.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -10,16 +11,14 @@ namespace {
 void check_shapes(const WindowRef& window, const Grid& grid, const Mask& mask, const char* who) {
   grid.validate();
   if (window.rows() != grid.channels || window.cols() != grid.length()) {
-    throw std::invalid_argument(
-        std::string(who) + "(): window is " + std::to_string(window.rows()) + " x " +
-        std::to_string(window.cols()) + " but the grid needs " + std::to_string(grid.channels) +
-        " x " + std::to_string(grid.length()));
+    throw_invalid("", std::string(who) + "(): window is " + std::to_string(window.rows()) + " x " +
+                          std::to_string(window.cols()) + " but the grid needs " +
+                          std::to_string(grid.channels) + " x " + std::to_string(grid.length()));
   }
   if (mask.channels() != grid.channels || mask.patches() != grid.patches) {
-    throw std::invalid_argument(
-        std::string(who) + "(): mask is " + std::to_string(mask.channels()) + " x " +
-        std::to_string(mask.patches()) + " but the grid is " + std::to_string(grid.channels) +
-        " x " + std::to_string(grid.patches));
+    throw_invalid("", std::string(who) + "(): mask is " + std::to_string(mask.channels()) + " x " +
+                          std::to_string(mask.patches()) + " but the grid is " +
+                          std::to_string(grid.channels) + " x " + std::to_string(grid.patches));
   }
 }
 

@@ -1,4 +1,5 @@
 #include "moca/model/checkpoint.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -25,19 +26,19 @@ nlohmann::json to_json(const MocaOptions& o) {
 MocaOptions moca_options_from_json(const nlohmann::json& j) {
   auto get_int = [&](const char* key) {
     if (!j.contains(key) || !j.at(key).is_number_integer()) {
-      throw std::invalid_argument(std::string("moca_options_from_json(): field '") + key +
-                                  "' missing or not an integer");
+      throw_invalid("", std::string("moca_options_from_json(): field '") + key +
+                            "' missing or not an integer");
     }
     return j.at(key).get<int>();
   };
   auto get_str = [&](const char* key) {
     if (!j.contains(key) || !j.at(key).is_string()) {
-      throw std::invalid_argument(std::string("moca_options_from_json(): field '") + key +
-                                  "' missing or not a string");
+      throw_invalid(
+          "", std::string("moca_options_from_json(): field '") + key + "' missing or not a string");
     }
     return j.at(key).get<std::string>();
   };
-  if (!j.is_object()) throw std::invalid_argument("moca_options_from_json(): not an object");
+  if (!j.is_object()) throw_invalid("moca_options_from_json()", "not an object");
   MocaOptions o;
   o.channels(get_int("channels"))
       .length(get_int("length"))
@@ -53,8 +54,7 @@ MocaOptions moca_options_from_json(const nlohmann::json& j) {
       .pos_embed(parse_pos_embed(get_str("pos_embed")))
       .loss_scope(parse_loss_scope(get_str("loss_scope")));
   if (!j.contains("norm_pix_loss") || !j.at("norm_pix_loss").is_boolean()) {
-    throw std::invalid_argument(
-        "moca_options_from_json(): field 'norm_pix_loss' missing or not a boolean");
+    throw_invalid("moca_options_from_json()", "field 'norm_pix_loss' missing or not a boolean");
   }
   o.norm_pix_loss(j.at("norm_pix_loss").get<bool>());
   o.validate();
@@ -69,12 +69,12 @@ std::vector<int> match_channels(const std::vector<std::string>& model_channels,
     if (it == model_channels.end()) {
       std::string valid;
       for (const auto& m : model_channels) valid += (valid.empty() ? "" : ", ") + m;
-      throw std::invalid_argument("match_channels(): data channel '" + name +
-                                  "' is not one of the model's channels (" + valid + ")");
+      throw_invalid("match_channels()", "data channel '" + name +
+                                            "' is not one of the model's channels (" + valid + ")");
     }
     const int row = static_cast<int>(it - model_channels.begin());
     if (std::find(rows.begin(), rows.end(), row) != rows.end()) {
-      throw std::invalid_argument("match_channels(): data channel '" + name + "' appears twice");
+      throw_invalid("match_channels()", "data channel '" + name + "' appears twice");
     }
     rows.push_back(row);
   }

@@ -39,7 +39,9 @@ ClassifierSpec classifier_spec(const CheckpointInfo& info) {
     s.sample_rate_hz = m.at("data").at("sample_rate_hz").get<double>();
     s.length = m.at("data").at("length").get<int>();
     s.probe = m.at("head").get<std::string>() == "probe";
-    s.precision = m.at("training").value("precision", std::string("fp32"));
+    s.precision =
+        parse_enum(kPrecisionNames, m.at("training").value("precision", std::string("fp32")),
+                   where + ": training.precision");
   } catch (const nlohmann::json::exception& e) {
     throw_invalid(where, std::string("classifier metadata incomplete (") + e.what() + ")");
   }

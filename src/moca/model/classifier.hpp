@@ -34,7 +34,7 @@ struct ClassifierSpec {
   double sample_rate_hz = 50.0;             ///< rate of the training windows
   int length = 200;                         ///< L samples per window
   bool probe = false;                       ///< linear probe head (BatchNorm + Linear)
-  std::string precision = "fp32";           ///< arithmetic of the forward pass at training time
+  Precision precision = Precision::kFp32;   ///< arithmetic of the forward pass at training time
 };
 
 /// A loaded classifier. Calls are serialised internally (one object may be shared, but calls do

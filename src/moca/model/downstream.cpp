@@ -476,9 +476,9 @@ nlohmann::json DownstreamOptions::to_json() const {
                       {"warmup_epochs", warmup_epochs},
                       {"weight_decay", weight_decay},
                       {"seed", seed},
-                      {"device", runtime.device},
+                      {"device", to_string(runtime.device)},
                       {"threads", runtime.effective_threads()},
-                      {"precision", runtime.precision}};
+                      {"precision", to_string(runtime.precision)}};
   if (mode == DownstreamMode::kScratch) {
     j["preset"] = preset;
     j["patch_length"] = patch_length;
@@ -524,7 +524,7 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
   ranks.world = comm.world_size();
   ranks.local_batch = o.batch_size / ranks.world;
   DownstreamResult result;
-  result.device = device.is_cuda() ? "cuda" : "cpu";
+  result.device = device.is_cuda() ? Device::kCuda : Device::kCpu;
   result.classes = class_count(o, train, test);
 
   ClassifierModel m = make_classifier(o, train, result.classes, device);

@@ -97,8 +97,8 @@ struct DownstreamResult {
   std::vector<nlohmann::json> history;  ///< per epoch: epoch, loss, lr, seconds
   int classes = 0;
   double seconds = 0.0;
-  std::string device;
-  std::string channel_map;  ///< e.g. "acc_x->0 acc_y->1 acc_z->2" or "identity"
+  Device device = Device::kCpu;  ///< kCpu or kCuda
+  std::string channel_map;       ///< e.g. "acc_x->0 acc_y->1 acc_z->2" or "identity"
 };
 
 /// Trains on `train` and evaluates on `test` (labels >= 0 required in both; an empty `test`

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/checkpoint.hpp"
@@ -13,23 +14,23 @@
 namespace moca::model {
 
 void ImputeOptions::validate() const {
-  if (tasks.empty()) throw std::invalid_argument("ImputeOptions::validate(): tasks is empty");
+  if (tasks.empty()) throw_invalid("ImputeOptions::validate()", "tasks is empty");
   if (!baselines && checkpoints.empty()) {
-    throw std::invalid_argument(
-        "ImputeOptions::validate(): nothing to evaluate (no checkpoints and baselines off)");
+    throw_invalid("ImputeOptions::validate()",
+                  "nothing to evaluate (no checkpoints and baselines off)");
   }
   if (!labels.empty() && labels.size() != checkpoints.size()) {
-    throw std::invalid_argument("ImputeOptions::validate(): " + std::to_string(labels.size()) +
-                                " labels for " + std::to_string(checkpoints.size()) +
-                                " checkpoints");
+    throw_invalid("ImputeOptions::validate()", std::to_string(labels.size()) + " labels for " +
+                                                   std::to_string(checkpoints.size()) +
+                                                   " checkpoints");
   }
   if (patch_length < 1) {
-    throw std::invalid_argument("ImputeOptions::validate(): patch_length (" +
-                                std::to_string(patch_length) + ") must be >= 1");
+    throw_invalid("ImputeOptions::validate()",
+                  "patch_length (" + std::to_string(patch_length) + ") must be >= 1");
   }
   if (inference.batch_size < 1) {
-    throw std::invalid_argument("ImputeOptions::validate(): batch_size (" +
-                                std::to_string(inference.batch_size) + ") must be >= 1");
+    throw_invalid("ImputeOptions::validate()",
+                  "batch_size (" + std::to_string(inference.batch_size) + ") must be >= 1");
   }
   mice.validate();
   inference.runtime.validate();
@@ -99,10 +100,11 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
     if (k == 0) patch_length = info.model.patch_length();
     stacked.push_back(info.model.layout() == TokenLayout::kStacked);
     if (info.model.patch_length() != patch_length || info.model.length() != windows.length) {
-      throw std::invalid_argument("evaluate_imputation(): checkpoint " + options.checkpoints[k] +
-                                  " has patch length " + std::to_string(info.model.patch_length()) +
-                                  " and length " + std::to_string(info.model.length()) +
-                                  "; all models must share the grid of the windows");
+      throw_invalid("evaluate_imputation()",
+                    "checkpoint " + options.checkpoints[k] + " has patch length " +
+                        std::to_string(info.model.patch_length()) + " and length " +
+                        std::to_string(info.model.length()) +
+                        "; all models must share the grid of the windows");
     }
     if (options.labels.empty()) {
       const std::string& p = options.checkpoints[k];

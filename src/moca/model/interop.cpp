@@ -542,7 +542,7 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
     meta["class_names"] = classes;
     meta["classes"] = K;
     meta["head"] = r.probe ? "probe" : "linear";
-    meta["training"] = {{"precision", "fp32"}, {"imported", true}};
+    meta["training"] = {{"precision", to_string(Precision::kFp32)}, {"imported", true}};
   }
   std::set<std::string> used;
   torch::NoGradGuard no_grad;

@@ -1,4 +1,5 @@
 #include "moca/model/mask_indices.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -7,7 +8,7 @@ namespace moca::model {
 
 MaskIndices mask_indices(const std::vector<masking::Mask>& masks, TokenLayout layout, int channels,
                          int patches) {
-  if (masks.empty()) throw std::invalid_argument("mask_indices(): no masks given");
+  if (masks.empty()) throw_invalid("mask_indices()", "no masks given");
   MaskIndices out;
   out.batch = static_cast<int>(masks.size());
   out.tokens = layout == TokenLayout::kModality ? channels * patches : patches;
@@ -15,10 +16,10 @@ MaskIndices mask_indices(const std::vector<masking::Mask>& masks, TokenLayout la
   for (size_t b = 0; b < masks.size(); ++b) {
     const masking::Mask& m = masks[b];
     if (m.channels() != channels || m.patches() != patches) {
-      throw std::invalid_argument("mask_indices(): mask " + std::to_string(b) + " is " +
-                                  std::to_string(m.channels()) + " x " +
-                                  std::to_string(m.patches()) + ", the model's grid is " +
-                                  std::to_string(channels) + " x " + std::to_string(patches));
+      throw_invalid("mask_indices()",
+                    "mask " + std::to_string(b) + " is " + std::to_string(m.channels()) + " x " +
+                        std::to_string(m.patches()) + ", the model's grid is " +
+                        std::to_string(channels) + " x " + std::to_string(patches));
     }
     if (layout == TokenLayout::kModality) {
       for (int t = 0; t < out.tokens; ++t) cells[static_cast<size_t>(t)] = m.masked(t) ? 1 : 0;
@@ -27,10 +28,11 @@ MaskIndices mask_indices(const std::vector<masking::Mask>& masks, TokenLayout la
         const bool col = m.masked(0, p);
         for (int c = 1; c < channels; ++c) {
           if (m.masked(c, p) != col) {
-            throw std::invalid_argument(
-                "mask_indices(): the stacked layout needs time-synchronous masks (whole columns, "
-                "e.g. sync, temporal, extrapolation), but column " +
-                std::to_string(p) + " of mask " + std::to_string(b) + " is partly masked");
+            throw_invalid("mask_indices()",
+                          "the stacked layout needs time-synchronous masks (whole columns, "
+                          "e.g. sync, temporal, extrapolation), but column " +
+                              std::to_string(p) + " of mask " + std::to_string(b) +
+                              " is partly masked");
           }
         }
         cells[static_cast<size_t>(p)] = col ? 1 : 0;
@@ -44,10 +46,10 @@ MaskIndices mask_indices(const std::vector<masking::Mask>& masks, TokenLayout la
       out.ids_restore.resize(masks.size() * static_cast<size_t>(out.tokens));
       out.mask.resize(masks.size() * static_cast<size_t>(out.tokens));
     } else if (keep != out.keep) {
-      throw std::invalid_argument("mask_indices(): mask " + std::to_string(b) + " keeps " +
-                                  std::to_string(keep) + " tokens but mask 0 keeps " +
-                                  std::to_string(out.keep) +
-                                  "; a batch needs the same visible count in every window");
+      throw_invalid("mask_indices()", "mask " + std::to_string(b) + " keeps " +
+                                          std::to_string(keep) + " tokens but mask 0 keeps " +
+                                          std::to_string(out.keep) +
+                                          "; a batch needs the same visible count in every window");
     }
     std::int64_t* restore = out.ids_restore.data() + b * static_cast<size_t>(out.tokens);
     float* mrow = out.mask.data() + b * static_cast<size_t>(out.tokens);

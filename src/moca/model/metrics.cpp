@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 
 namespace moca::model {
@@ -14,14 +15,14 @@ namespace moca::model {
 ClassificationMetrics classification_metrics(const std::vector<int>& truth,
                                              const std::vector<int>& predicted, int classes) {
   if (truth.size() != predicted.size()) {
-    throw std::invalid_argument("classification_metrics(): " + std::to_string(truth.size()) +
-                                " true labels but " + std::to_string(predicted.size()) +
-                                " predictions");
+    throw_invalid("classification_metrics()", std::to_string(truth.size()) + " true labels but " +
+                                                  std::to_string(predicted.size()) +
+                                                  " predictions");
   }
-  if (truth.empty()) throw std::invalid_argument("classification_metrics(): no predictions");
+  if (truth.empty()) throw_invalid("classification_metrics()", "no predictions");
   if (classes < 1) {
-    throw std::invalid_argument("classification_metrics(): classes (" + std::to_string(classes) +
-                                ") must be >= 1");
+    throw_invalid("classification_metrics()",
+                  "classes (" + std::to_string(classes) + ") must be >= 1");
   }
   ClassificationMetrics m;
   m.classes = classes;
@@ -30,10 +31,9 @@ ClassificationMetrics classification_metrics(const std::vector<int>& truth,
   for (size_t i = 0; i < truth.size(); ++i) {
     const int t = truth[i], p = predicted[i];
     if (t < 0 || t >= classes || p < 0 || p >= classes) {
-      throw std::invalid_argument("classification_metrics(): entry " + std::to_string(i) +
-                                  " has class ids (" + std::to_string(t) + ", " +
-                                  std::to_string(p) + ") outside [0, " + std::to_string(classes) +
-                                  ")");
+      throw_invalid("classification_metrics()",
+                    "entry " + std::to_string(i) + " has class ids (" + std::to_string(t) + ", " +
+                        std::to_string(p) + ") outside [0, " + std::to_string(classes) + ")");
     }
     ++m.confusion(t, p);
   }
@@ -118,17 +118,17 @@ int Predictions::max_id() const {
 Predictions read_predictions_csv(const std::string& path) {
   const Eigen::MatrixXd m = read_csv_matrix(path);
   if (m.cols() != 2 && m.cols() != 3) {
-    throw std::invalid_argument("read_predictions_csv(): " + path + " has " +
-                                std::to_string(m.cols()) +
-                                " columns; expected truth,predicted or fold,truth,predicted");
+    throw_invalid("read_predictions_csv()",
+                  path + " has " + std::to_string(m.cols()) +
+                      " columns; expected truth,predicted or fold,truth,predicted");
   }
   const int off = m.cols() == 3 ? 1 : 0;
   Predictions p;
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index k = 0; k < m.cols(); ++k) {
       if (m(i, k) != std::floor(m(i, k)) || m(i, k) < 0) {
-        throw std::invalid_argument("read_predictions_csv(): " + path + " row " +
-                                    std::to_string(i + 1) + " holds a non-integer or negative id");
+        throw_invalid("read_predictions_csv()", path + " row " + std::to_string(i + 1) +
+                                                    " holds a non-integer or negative id");
       }
     }
     p.fold.push_back(off ? static_cast<int>(m(i, 0)) : 0);
@@ -155,7 +155,7 @@ PredictionMetrics prediction_metrics(const Predictions& p, int classes) {
 }
 
 MeanSd mean_sd(const std::vector<double>& v) {
-  if (v.empty()) throw std::invalid_argument("mean_sd(): no values");
+  if (v.empty()) throw_invalid("mean_sd()", "no values");
   MeanSd r;
   r.n = static_cast<int>(v.size());
   for (double x : v) r.mean += x;

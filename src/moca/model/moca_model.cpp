@@ -6,6 +6,7 @@
 
 #include <torch/version.h>
 
+#include "moca/common/error_text.hpp"
 #include "moca/model/detail/attention.hpp"
 #include "moca/model/detail/linear.hpp"
 #include "moca/model/pos_embed.hpp"
@@ -30,8 +31,8 @@ torch::Tensor token_positions(const torch::Tensor& pos, const torch::Tensor& pos
 
 void check_tokens(const torch::Tensor& tokens, int64_t token_dim, const char* who) {
   if (tokens.dim() != 3 || tokens.size(2) != token_dim) {
-    throw std::invalid_argument(std::string(who) + ": tokens must be B x T x " +
-                                std::to_string(token_dim) + ", got " + c10::str(tokens.sizes()));
+    throw_invalid("", std::string(who) + ": tokens must be B x T x " + std::to_string(token_dim) +
+                          ", got " + c10::str(tokens.sizes()));
   }
 }
 
@@ -39,10 +40,10 @@ void check_tokens(const torch::Tensor& tokens, int64_t token_dim, const char* wh
 
 torch::Tensor patchify(const torch::Tensor& x, TokenLayout layout, int patch_length) {
   if (x.dim() != 3 || patch_length < 1 || x.size(2) % patch_length != 0) {
-    throw std::invalid_argument(
-        "patchify(): input must be B x C x L with L divisible by the "
-        "patch length (" +
-        std::to_string(patch_length) + "), got " + c10::str(x.sizes()));
+    throw_invalid("patchify()",
+                  "input must be B x C x L with L divisible by the "
+                  "patch length (" +
+                      std::to_string(patch_length) + "), got " + c10::str(x.sizes()));
   }
   const int64_t B = x.size(0), C = x.size(1), P = x.size(2) / patch_length;
   if (layout == TokenLayout::kModality) return x.reshape({B, C * P, patch_length});
@@ -52,22 +53,21 @@ torch::Tensor patchify(const torch::Tensor& x, TokenLayout layout, int patch_len
 torch::Tensor unpatchify(const torch::Tensor& tokens, TokenLayout layout, int channels,
                          int patch_length) {
   if (tokens.dim() != 3) {
-    throw std::invalid_argument("unpatchify(): tokens must be B x T x d, got " +
-                                c10::str(tokens.sizes()));
+    throw_invalid("unpatchify()", "tokens must be B x T x d, got " + c10::str(tokens.sizes()));
   }
   const int64_t B = tokens.size(0);
   if (layout == TokenLayout::kModality) {
     if (tokens.size(2) != patch_length || tokens.size(1) % channels != 0) {
-      throw std::invalid_argument("unpatchify(): modality tokens " + c10::str(tokens.sizes()) +
-                                  " do not fit " + std::to_string(channels) +
-                                  " channels of patch length " + std::to_string(patch_length));
+      throw_invalid("unpatchify()", "modality tokens " + c10::str(tokens.sizes()) + " do not fit " +
+                                        std::to_string(channels) + " channels of patch length " +
+                                        std::to_string(patch_length));
     }
     return tokens.reshape({B, channels, -1});
   }
   if (tokens.size(2) != static_cast<int64_t>(channels) * patch_length) {
-    throw std::invalid_argument("unpatchify(): stacked tokens " + c10::str(tokens.sizes()) +
-                                " do not fit " + std::to_string(channels) +
-                                " channels of patch length " + std::to_string(patch_length));
+    throw_invalid("unpatchify()", "stacked tokens " + c10::str(tokens.sizes()) + " do not fit " +
+                                      std::to_string(channels) + " channels of patch length " +
+                                      std::to_string(patch_length));
   }
   const int64_t P = tokens.size(1);
   return tokens.reshape({B, P, channels, patch_length})
@@ -156,8 +156,8 @@ void mae_init(torch::nn::Module& module) {
 MocaEncoderImpl::MocaEncoderImpl(const MocaOptions& options, double drop_path) : options_(options) {
   options_.validate();
   if (drop_path < 0.0 || drop_path >= 1.0) {
-    throw std::invalid_argument("MocaEncoder(): drop_path (" + std::to_string(drop_path) +
-                                ") must be in [0, 1)");
+    throw_invalid("MocaEncoder()",
+                  "drop_path (" + std::to_string(drop_path) + ") must be in [0, 1)");
   }
   const int D = options_.embed_dim();
   patch_embed_ = register_module("patch_embed", torch::nn::Linear(options_.token_dim(), D));
@@ -185,10 +185,10 @@ torch::Tensor MocaEncoderImpl::forward(const torch::Tensor& tokens, const torch:
   auto pos = pos_embed_[0];
   auto tok_pos = token_positions(pos, pos_rows);
   if (tok_pos.size(0) != T) {
-    throw std::invalid_argument("MocaEncoder::forward(): " + std::to_string(T) +
-                                " input tokens, but the position table gives " +
-                                std::to_string(tok_pos.size(0)) +
-                                " (window shape does not match the model; see pos_rows)");
+    throw_invalid("MocaEncoder::forward()",
+                  std::to_string(T) + " input tokens, but the position table gives " +
+                      std::to_string(tok_pos.size(0)) +
+                      " (window shape does not match the model; see pos_rows)");
   }
   torch::Tensor x;
   if (ids_keep.defined()) {
@@ -229,15 +229,15 @@ torch::Tensor MaeDecoderImpl::forward(const torch::Tensor& latent, const torch::
   auto x = detail::linear(latent, embed_);
   const int64_t B = x.size(0), K = x.size(1) - 1, T = ids_restore.size(1), Dd = x.size(2);
   if (K > T) {
-    throw std::invalid_argument("MaeDecoder::forward(): " + std::to_string(K) +
-                                " visible tokens exceed " + std::to_string(T) + " tokens");
+    throw_invalid("MaeDecoder::forward()",
+                  std::to_string(K) + " visible tokens exceed " + std::to_string(T) + " tokens");
   }
   auto pos = pos_embed_[0];
   auto tok_pos = token_positions(pos, pos_rows);
   if (tok_pos.size(0) != T) {
-    throw std::invalid_argument("MaeDecoder::forward(): " + std::to_string(T) +
-                                " tokens, but the position table gives " +
-                                std::to_string(tok_pos.size(0)));
+    throw_invalid("MaeDecoder::forward()", std::to_string(T) +
+                                               " tokens, but the position table gives " +
+                                               std::to_string(tok_pos.size(0)));
   }
   auto seq = torch::cat({x.slice(1, 1), mask_token_.expand({B, T - K, Dd})}, 1);
   seq = seq.gather(1, ids_restore.unsqueeze(-1).expand({B, T, Dd}));
@@ -273,21 +273,22 @@ torch::Tensor MocaMaeImpl::loss(const torch::Tensor& target, const torch::Tensor
 MaeOutput MocaMaeImpl::forward(const torch::Tensor& x, const MaskTensors& masks,
                                const torch::Tensor& pos_rows) {
   if (x.dim() != 3 || x.size(2) != options_.length()) {
-    throw std::invalid_argument("MocaMae::forward(): windows must be B x C x " +
-                                std::to_string(options_.length()) + ", got " + c10::str(x.sizes()));
+    throw_invalid("MocaMae::forward()", "windows must be B x C x " +
+                                            std::to_string(options_.length()) + ", got " +
+                                            c10::str(x.sizes()));
   }
   if (options_.loss_scope() == LossScope::kMasked &&
       masks.ids_keep.size(1) == masks.ids_restore.size(1)) {
-    throw std::invalid_argument(
-        "MocaMae::forward(): loss scope 'masked' needs at least one masked token per window");
+    throw_invalid("MocaMae::forward()",
+                  "loss scope 'masked' needs at least one masked token per window");
   }
   MaeOutput out;
   auto tokens = patchify(x, options_.layout(), options_.patch_length());
   if (masks.ids_restore.size(1) != tokens.size(1) || masks.ids_restore.size(0) != tokens.size(0)) {
-    throw std::invalid_argument("MocaMae::forward(): masks are " +
-                                c10::str(masks.ids_restore.sizes()) + " for " +
-                                std::to_string(tokens.size(0)) + " windows of " +
-                                std::to_string(tokens.size(1)) + " tokens");
+    throw_invalid("MocaMae::forward()", "masks are " + c10::str(masks.ids_restore.sizes()) +
+                                            " for " + std::to_string(tokens.size(0)) +
+                                            " windows of " + std::to_string(tokens.size(1)) +
+                                            " tokens");
   }
   auto latent = encoder->forward(tokens, masks.ids_keep, pos_rows);
   out.pred = decoder->forward(latent, masks.ids_restore, pos_rows);
@@ -300,8 +301,7 @@ MocaClassifierImpl::MocaClassifierImpl(const MocaOptions& options, int classes, 
                                        bool probe_head)
     : options_(options) {
   if (classes < 2) {
-    throw std::invalid_argument("MocaClassifier(): classes (" + std::to_string(classes) +
-                                ") must be >= 2");
+    throw_invalid("MocaClassifier()", "classes (" + std::to_string(classes) + ") must be >= 2");
   }
   encoder = register_module("encoder", MocaEncoder(options_, drop_path));
   if (probe_head) {
@@ -332,17 +332,17 @@ torch::Tensor MocaClassifierImpl::forward(const torch::Tensor& x, const torch::T
 torch::Tensor pos_rows_for_channels(const MocaOptions& options,
                                     const std::vector<int>& channel_rows) {
   if (options.layout() != TokenLayout::kModality) {
-    throw std::invalid_argument(
-        "pos_rows_for_channels(): fewer-modality inference needs the modality token layout");
+    throw_invalid("pos_rows_for_channels()",
+                  "fewer-modality inference needs the modality token layout");
   }
   const int P = options.patches();
   std::vector<int64_t> rows;
   rows.reserve(channel_rows.size() * static_cast<size_t>(P));
   for (int c : channel_rows) {
     if (c < 0 || c >= options.channels()) {
-      throw std::invalid_argument("pos_rows_for_channels(): channel row " + std::to_string(c) +
-                                  " outside the model's " + std::to_string(options.channels()) +
-                                  " modalities");
+      throw_invalid("pos_rows_for_channels()",
+                    "channel row " + std::to_string(c) + " outside the model's " +
+                        std::to_string(options.channels()) + " modalities");
     }
     for (int p = 0; p < P; ++p) rows.push_back(static_cast<int64_t>(c) * P + p);
   }

@@ -15,6 +15,7 @@
 
 #include "moca/model/mask_indices.hpp"
 #include "moca/model/model_options.hpp"
+#include "moca/model/runtime.hpp"
 
 namespace moca::model {
 
@@ -147,7 +148,7 @@ TORCH_MODULE(MocaMae);
 /// gradient up to rounding. `precision` as RuntimeOptions::precision. Returns the whole-batch
 /// loss. Throws std::invalid_argument if shards < 1 or exceeds the batch size.
 double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const MaskTensors& masks,
-                              int shards, const std::string& precision);
+                              int shards, Precision precision);
 
 /// A ViT classifier on the MoCA encoder: cls-token pooling (the final norm's row 0), then a
 /// linear head, optionally preceded by BatchNorm1d without affine parameters (linear probing,

@@ -11,7 +11,7 @@ namespace {
 
 [[noreturn]] void bad_name(const std::string& what, const std::string& value,
                            const std::string& valid) {
-  throw std::invalid_argument(what + ": unknown value '" + value + "' (valid: " + valid + ")");
+  throw_invalid(what, "unknown value '" + value + "' (valid: " + valid + ")");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "moca/model/pos_embed.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -8,8 +9,7 @@ namespace moca::model {
 
 std::vector<double> sincos_1d(int dim, double pos) {
   if (dim < 2 || dim % 2 != 0) {
-    throw std::invalid_argument("sincos_1d(): dim (" + std::to_string(dim) +
-                                ") must be even and >= 2");
+    throw_invalid("sincos_1d()", "dim (" + std::to_string(dim) + ") must be even and >= 2");
   }
   const int half = dim / 2;
   std::vector<double> out(static_cast<size_t>(dim));
@@ -24,12 +24,12 @@ std::vector<double> sincos_1d(int dim, double pos) {
 std::vector<float> sincos_pos_table(PosEmbedKind kind, TokenLayout layout, int channels,
                                     int patches, int dim) {
   if (dim < 4 || dim % 4 != 0) {
-    throw std::invalid_argument("sincos_pos_table(): dim (" + std::to_string(dim) +
-                                ") must be a positive multiple of 4");
+    throw_invalid("sincos_pos_table()",
+                  "dim (" + std::to_string(dim) + ") must be a positive multiple of 4");
   }
   if (channels < 1 || patches < 1) {
-    throw std::invalid_argument("sincos_pos_table(): grid " + std::to_string(channels) + " x " +
-                                std::to_string(patches) + " must be at least 1 x 1");
+    throw_invalid("sincos_pos_table()", "grid " + std::to_string(channels) + " x " +
+                                            std::to_string(patches) + " must be at least 1 x 1");
   }
   const int rows_c = layout == TokenLayout::kModality ? channels : 1;
   const int tokens = rows_c * patches;

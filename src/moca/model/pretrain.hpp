@@ -97,7 +97,7 @@ struct PretrainResult {
   bool finished = false;             ///< all epochs done
   bool interrupted = false;          ///< stopped by the stop flag or stop_after_iterations
   std::string checkpoint;            ///< last checkpoint written
-  std::string device;                ///< "cpu" or "cuda"
+  Device device = Device::kCpu;      ///< kCpu or kCuda
   int threads = 0;                   ///< intra-op threads used
   double seconds = 0.0;              ///< wall time of this call
   MocaOptions model;                 ///< architecture trained

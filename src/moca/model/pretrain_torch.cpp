@@ -125,7 +125,7 @@ void sum_shard_gradients(std::vector<Shard>& parts, std::vector<torch::Tensor>& 
 }  // namespace
 
 double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const MaskTensors& masks,
-                              int shards, const std::string& precision) {
+                              int shards, Precision precision) {
   const int64_t batch = x.size(0);
   if (shards < 1 || shards > batch) {
     throw std::invalid_argument("mae_loss_and_gradients(): shards (" + std::to_string(shards) +
@@ -534,7 +534,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
 
   PretrainResult result;
   result.model = run.mo;
-  result.device = run.device.is_cuda() ? "cuda" : "cpu";
+  result.device = run.device.is_cuda() ? Device::kCuda : Device::kCpu;
   result.threads = o.runtime.effective_threads();
   result.rank = run.rank;
   result.world_size = run.world;

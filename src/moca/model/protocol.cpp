@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/splits.hpp"
@@ -27,14 +28,14 @@ ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
 ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const std::string& what,
                                   std::string* note) {
   if (!(seconds > 0.0 && std::isfinite(seconds))) {
-    throw std::invalid_argument(what + " (" + format_number(seconds, 6) + ") must be > 0");
+    throw_invalid("", what + " (" + format_number(seconds, 6) + ") must be > 0");
   }
   const long samples = std::lround(seconds * g.sample_rate_hz);
   const long length = samples / g.patch_length * g.patch_length;
   if (length < g.patch_length) {
-    throw std::invalid_argument(what + " (" + format_number(seconds, 6) +
-                                ") is shorter than one patch (" + std::to_string(g.patch_length) +
-                                " samples at " + format_number(g.sample_rate_hz, 6) + " Hz)");
+    throw_invalid("", what + " (" + format_number(seconds, 6) + ") is shorter than one patch (" +
+                          std::to_string(g.patch_length) + " samples at " +
+                          format_number(g.sample_rate_hz, 6) + " Hz)");
   }
   if (note) {
     *note = what + " " + format_number(seconds, 6) + ": " + std::to_string(samples) +
@@ -53,28 +54,27 @@ void ProtocolOptions::validate() const {
   downstream.validate();
   const std::string where = "ProtocolOptions::validate(): ";
   if (protocol == Protocol::kRandom && !(train_fraction > 0.0 && train_fraction < 1.0)) {
-    throw std::invalid_argument(where + "train_fraction (" + std::to_string(train_fraction) +
-                                ") must be in (0, 1)");
+    throw_invalid(
+        "", where + "train_fraction (" + std::to_string(train_fraction) + ") must be in (0, 1)");
   }
   if (protocol == Protocol::kSubjectKfold && folds < 2) {
-    throw std::invalid_argument(where + "folds (" + std::to_string(folds) + ") must be >= 2");
+    throw_invalid("", where + "folds (" + std::to_string(folds) + ") must be >= 2");
   }
   if (!(label_fraction > 0.0 && label_fraction <= 1.0)) {
-    throw std::invalid_argument(where + "label_fraction (" + std::to_string(label_fraction) +
-                                ") must be in (0, 1]");
+    throw_invalid(
+        "", where + "label_fraction (" + std::to_string(label_fraction) + ") must be in (0, 1]");
   }
   if (refit && save_model.empty()) {
-    throw std::invalid_argument(where + "refit trains the model to keep; it needs save_model");
+    throw_invalid("", where + "refit trains the model to keep; it needs save_model");
   }
   if (refit && downstream.checkpoint.find("{fold}") != std::string::npos) {
-    throw std::invalid_argument(where + "refit with a per-fold checkpoint (" +
-                                downstream.checkpoint +
-                                ") would train on windows that pre-trained another fold's "
-                                "encoder; refit from one checkpoint");
+    throw_invalid("", where + "refit with a per-fold checkpoint (" + downstream.checkpoint +
+                          ") would train on windows that pre-trained another fold's "
+                          "encoder; refit from one checkpoint");
   }
   if (refit && save_model.find("{fold}") != std::string::npos) {
-    throw std::invalid_argument(where + "refit saves one model; save_model (" + save_model +
-                                ") must not contain '{fold}'");
+    throw_invalid("", where + "refit saves one model; save_model (" + save_model +
+                          ") must not contain '{fold}'");
   }
 }
 
@@ -141,7 +141,7 @@ nlohmann::json ProtocolResult::folds_json() const {
                          {"test_windows", f.test_windows},
                          {"checkpoint", f.checkpoint},
                          {"channel_map", r.channel_map},
-                         {"device", r.device},
+                         {"device", to_string(r.device)},
                          {"seconds", r.seconds},
                          {"metrics", to_json(r.test)},
                          {"history", r.history}};
@@ -184,13 +184,14 @@ void require_two_classes(const data::Windows& all, DownstreamMode mode) {
         std::find(classes.begin(), classes.end(), all.labels(i)) == classes.end())
       classes.push_back(all.labels(i));
   if (classes.size() >= 2) return;
-  throw std::invalid_argument(
-      "run_classify(): " + to_string(mode) + " needs labels of >= 2 classes; " +
-      (classes.empty() ? std::string("the data has no labels (Y.npy)")
-                       : "every labelled window has class " +
-                             (classes[0] < static_cast<int>(all.class_names.size())
-                                  ? "'" + all.class_names[static_cast<size_t>(classes[0])] + "'"
-                                  : std::to_string(classes[0]))));
+  throw_invalid(
+      "run_classify()",
+      to_string(mode) + " needs labels of >= 2 classes; " +
+          (classes.empty() ? std::string("the data has no labels (Y.npy)")
+                           : "every labelled window has class " +
+                                 (classes[0] < static_cast<int>(all.class_names.size())
+                                      ? "'" + all.class_names[static_cast<size_t>(classes[0])] + "'"
+                                      : std::to_string(classes[0]))));
 }
 
 // Every data channel must be one of the checkpoint's (matched by name).
@@ -203,14 +204,15 @@ void require_model_channels(const std::string& checkpoint, const data::Windows& 
     std::string model_ch, data_ch;
     for (const auto& c : info.channel_names) model_ch += (model_ch.empty() ? "" : ",") + c;
     for (const auto& c : all.channel_names) data_ch += (data_ch.empty() ? "" : ",") + c;
-    throw std::invalid_argument(
-        "run_classify(): the checkpoint " + info.path + " was trained on " +
-        std::to_string(info.channel_names.size()) + " channels (" + model_ch +
-        ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
-        name +
-        "' is not one of the model's, which cannot be bridged (channels are matched by name: "
-        "name them with --channel-names or meta.json channel_names, or select them with "
-        "--modalities)");
+    throw_invalid(
+        "run_classify()",
+        "the checkpoint " + info.path + " was trained on " +
+            std::to_string(info.channel_names.size()) + " channels (" + model_ch +
+            ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
+            name +
+            "' is not one of the model's, which cannot be bridged (channels are matched by name: "
+            "name them with --channel-names or meta.json channel_names, or select them with "
+            "--modalities)");
   }
 }
 
@@ -223,8 +225,8 @@ std::vector<data::Split> protocol_splits(const ProtocolOptions& o, const std::st
   bool subjects = false;
   for (int i = 0; i < all.size() && !subjects; ++i) subjects = all.subjects(i) >= 0;
   if (!subjects) {
-    throw std::invalid_argument("protocol " + name +
-                                " needs subject ids (pid.npy in a .npy folder); the data has none");
+    throw_invalid("", "protocol " + name +
+                          " needs subject ids (pid.npy in a .npy folder); the data has none");
   }
   return o.protocol == Protocol::kLoso ? data::leave_one_subject_out(all.subjects)
                                        : data::subject_kfold(all.subjects, o.folds, o.split_seed);
@@ -309,9 +311,9 @@ ProtocolResult run_protocol(const ProtocolOptions& o, const data::Windows& windo
   data::Windows renamed;
   if (o.match_channels == ChannelMatch::kPosition) {
     if (o.downstream.mode == DownstreamMode::kScratch) {
-      throw std::invalid_argument(
-          "ProtocolOptions::validate(): match_channels position needs a checkpoint (a model "
-          "from scratch takes the data's channels)");
+      throw_invalid("ProtocolOptions::validate()",
+                    "match_channels position needs a checkpoint (a model "
+                    "from scratch takes the data's channels)");
     }
     std::vector<std::string> notes;
     renamed = channels_by_position(

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/gnuplot.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
@@ -18,15 +19,15 @@ namespace moca::model {
 
 void ReconstructOptions::validate() const {
   if (checkpoint.empty()) {
-    throw std::invalid_argument("ReconstructOptions::validate(): checkpoint is required");
+    throw_invalid("ReconstructOptions::validate()", "checkpoint is required");
   }
   if (window < 0) {
-    throw std::invalid_argument("ReconstructOptions::validate(): window (" +
-                                std::to_string(window) + ") must be >= 0");
+    throw_invalid("ReconstructOptions::validate()",
+                  "window (" + std::to_string(window) + ") must be >= 0");
   }
   if (out.empty() || out.find('\'') != std::string::npos || out.find('"') != std::string::npos) {
-    throw std::invalid_argument("ReconstructOptions::validate(): out ('" + out +
-                                "') must be a non-empty path without quotes");
+    throw_invalid("ReconstructOptions::validate()",
+                  "out ('" + out + "') must be a non-empty path without quotes");
   }
   inference.runtime.validate();
 }
@@ -133,9 +134,9 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
   o.validate();
   windows.validate("reconstruct_window(): windows");
   if (o.window >= windows.size()) {
-    throw std::invalid_argument("reconstruct_window(): window (" + std::to_string(o.window) +
-                                ") must be < " + std::to_string(windows.size()) +
-                                " (the number of windows)");
+    throw_invalid("reconstruct_window()", "window (" + std::to_string(o.window) + ") must be < " +
+                                              std::to_string(windows.size()) +
+                                              " (the number of windows)");
   }
   const CheckpointInfo info = read_checkpoint_info(o.checkpoint);
   const masking::Grid grid =

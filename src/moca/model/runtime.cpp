@@ -1,4 +1,5 @@
 #include "moca/model/runtime.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -6,22 +7,22 @@
 
 namespace moca::model {
 
+std::string to_string(Device v) {
+  return enum_name(kDeviceNames, v);
+}
+
+std::string to_string(Precision v) {
+  return enum_name(kPrecisionNames, v);
+}
+
 void RuntimeOptions::validate() const {
-  if (device != "auto" && device != "cpu" && device != "cuda") {
-    throw std::invalid_argument("RuntimeOptions::validate(): device ('" + device +
-                                "') must be one of auto, cpu, cuda");
-  }
-  if (precision != "fp32" && precision != "bf16") {
-    throw std::invalid_argument("RuntimeOptions::validate(): precision ('" + precision +
-                                "') must be fp32 or bf16");
-  }
   if (batch_shards < 0 || batch_shards > 1024) {
-    throw std::invalid_argument("RuntimeOptions::validate(): batch_shards (" +
-                                std::to_string(batch_shards) + ") must be in [0, 1024] (0 = auto)");
+    throw_invalid("RuntimeOptions::validate()", "batch_shards (" + std::to_string(batch_shards) +
+                                                    ") must be in [0, 1024] (0 = auto)");
   }
   if (threads < 0 || threads > 1024) {
-    throw std::invalid_argument("RuntimeOptions::validate(): threads (" + std::to_string(threads) +
-                                ") must be in [0, 1024] (0 = hardware cores)");
+    throw_invalid("RuntimeOptions::validate()", "threads (" + std::to_string(threads) +
+                                                    ") must be in [0, 1024] (0 = hardware cores)");
   }
 }
 
@@ -37,7 +38,7 @@ int RuntimeOptions::effective_batch_shards(bool cuda, int batch) const {
 }
 
 bool RuntimeOptions::uses_cuda() const {
-  return device == "cuda" || (device == "auto" && cuda_available());
+  return device == Device::kCuda || (device == Device::kAuto && cuda_available());
 }
 
 }  // namespace moca::model

@@ -3,23 +3,47 @@
 /// Where and how torch computes: device choice and CPU threads (torch-free options).
 #include <string>
 
+#include "moca/common/enum_names.hpp"
+
 namespace moca::model {
+
+/// Where a run computes.
+enum class Device {
+  kAuto,  ///< CUDA when available, else CPU (an option only; a run's device is never kAuto)
+  kCpu,
+  kCuda
+};
+/// Arithmetic of the training forward passes (RuntimeOptions::precision).
+enum class Precision { kFp32, kBf16 };
+
+// clang-format off
+/// The names of the choices (`--device`, `--precision`; results and checkpoint metadata).
+inline constexpr EnumName<Device> kDeviceNames[] = {
+    {Device::kAuto, "auto"},
+    {Device::kCpu,  "cpu"},
+    {Device::kCuda, "cuda"}};
+inline constexpr EnumName<Precision> kPrecisionNames[] = {
+    {Precision::kFp32, "fp32"},
+    {Precision::kBf16, "bf16"}};
+// clang-format on
+std::string to_string(Device v);
+std::string to_string(Precision v);
 
 /// Device and threading of a run. Setting up a run (every training and inference entry point)
 /// also tunes glibc's allocator once per process (blocks up to 32 MiB stay in the heap, the
 /// heap is not trimmed), which avoids page-faulting fresh memory for every step's tensors.
 struct RuntimeOptions {
-  /// "auto" (CUDA when available, else CPU), "cpu" or "cuda". Default "auto".
-  std::string device = "auto";
+  /// kAuto (CUDA when available, else CPU; default), kCpu or kCuda.
+  Device device = Device::kAuto;
   /// Intra-op CPU threads; 0 (default) = the machine's hardware cores. LibTorch as packaged here
   /// starts with 1 thread, so every entry point sets this explicitly. Range 0..1024.
   int threads = 0;
   /// Arithmetic of the training forward passes (pre-training, fine-tuning, and the fine-tuned
-  /// model's evaluation): "fp32" (default) or "bf16" — autocast to bfloat16 on the run's device
+  /// model's evaluation): kFp32 (default) or kBf16 — autocast to bfloat16 on the run's device
   /// (matrix products and attention in bf16, reductions, norms and losses in fp32, weights,
   /// gradients and optimiser state in fp32; bf16 has fp32's range, so no loss scaling is
   /// needed). Meant for CUDA (Ampere or newer); on CPU it works but is usually slower.
-  std::string precision = "fp32";
+  Precision precision = Precision::kFp32;
   /// Pre-training on CPU: the batch is cut into this many row blocks that run forward and
   /// backward concurrently on one intra-op thread each (model::mae_loss_and_gradients); their
   /// gradients are summed in a fixed order. 0 (default) = the thread count on CPU and 1 on CUDA;
@@ -31,7 +55,7 @@ struct RuntimeOptions {
   int effective_threads() const;
   /// The batch shards used for a batch of `batch` windows on CUDA (`cuda`) or CPU.
   int effective_batch_shards(bool cuda, int batch) const;
-  /// True when a run on these options computes on CUDA: device "cuda", or "auto" where
+  /// True when a run on these options computes on CUDA: device kCuda, or kAuto where
   /// cuda_available() (what the training entry points pick).
   bool uses_cuda() const;
 };

@@ -22,8 +22,8 @@ torch::Device setup_runtime(const RuntimeOptions& runtime) {
   at::set_num_threads(runtime.effective_threads());
   // Heap-served activations: CPU steps about 10 % faster (measured on the tiny preset).
   tune_allocator();
-  if (runtime.device == "cpu") return torch::kCPU;
-  if (runtime.device == "cuda") {
+  if (runtime.device == Device::kCpu) return torch::kCPU;
+  if (runtime.device == Device::kCuda) {
     if (!torch::cuda::is_available()) {
       throw std::runtime_error(
           "setup_runtime(): device 'cuda' requested but this LibTorch build sees no CUDA device "
@@ -76,8 +76,8 @@ void set_autocast_dtype(c10::DeviceType t, at::ScalarType d) {
 
 }  // namespace
 
-AutocastScope::AutocastScope(const torch::Device& device, const std::string& precision) {
-  if (precision != "bf16") return;
+AutocastScope::AutocastScope(const torch::Device& device, Precision precision) {
+  if (precision != Precision::kBf16) return;
   type_ = device.type();
   previous_enabled_ = autocast_enabled(type_);
   previous_dtype_ = autocast_dtype(type_);

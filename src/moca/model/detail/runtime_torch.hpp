@@ -15,13 +15,13 @@ namespace moca::model::detail {
 torch::Device setup_runtime(const RuntimeOptions& runtime);
 
 /// Mixed precision for one scope: while alive, autocast to bfloat16 is on for `device`'s type when
-/// `precision` is "bf16" (nothing happens for "fp32"). Wrap forward passes and the loss only —
+/// `precision` is kBf16 (nothing happens for kFp32). Wrap forward passes and the loss only —
 /// not backward() or the optimiser step (as torch.autocast in Python). Restores the previous
 /// autocast state and clears the cast cache when the outermost scope ends. Uses the device-typed
 /// autocast API of LibTorch >= 2.4 and the per-backend one of older versions.
 class AutocastScope {
  public:
-  AutocastScope(const torch::Device& device, const std::string& precision);
+  AutocastScope(const torch::Device& device, Precision precision);
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

@@ -1,0 +1,85 @@
+#include "field_flags.hpp"
+
+#include <cctype>
+#include <cstring>
+
+namespace moca::tools {
+
+namespace {
+
+// clang-format off
+constexpr FieldFlag kFieldFlags[] = {
+    // data::DatasetOptions (add_data_flags)
+    {"DatasetOptions::format",         "--data-format"},
+    {"DatasetOptions::npy_layout",     "--npy-layout"},
+    {"DatasetOptions::modalities",     "--modalities"},
+    {"DatasetOptions::sample_rate_hz", "--sample-rate"},
+    {"DatasetOptions::keep_classes",   "--keep-classes"},
+    {"DatasetOptions::channel_names",  "--channel-names"},
+    {"DatasetOptions::segment",        "--segment"},
+    // masking::ScoreRunOptions (kcca_score)
+    {"ScoreRunOptions::schemes",       "--scheme"},
+    {"ScoreRunOptions::ratio",         "--ratio"},
+    {"ScoreRunOptions::features",      "--features"},
+    {"ScoreRunOptions::patch_length",  "--patch-length"},
+    {"ScoreRunOptions::cross_modal",   "--cross-modal"},
+    // kcca::AnalysisOptions (kcca)
+    {"AnalysisOptions::sigma",         "--sigma"},
+    {"AnalysisOptions::degree",        "--degree"},
+    {"AnalysisOptions::coef0",         "--coef0"},
+    {"AnalysisOptions::gamma_u",       "--gamma-u"},
+    {"AnalysisOptions::gamma_m",       "--gamma-m"},
+    {"AnalysisOptions::gamma",         "--gamma"},
+    {"AnalysisOptions::components",    "--components"},
+    {"AnalysisOptions::method",        "--method"},
+    {"AnalysisOptions::rank",          "--rank"},
+    {"AnalysisOptions::cca",           "--cca"},
+    {"AnalysisOptions::pca",           "--pca"},
+    {"AnalysisOptions::ridge",         "--ridge"},
+    {"AnalysisOptions::bootstrap",     "--bootstrap"},
+    {"AnalysisOptions::permutations",  "--permutations"},
+    // model::EncoderFeatures / inspection (moca embed, attention)
+    {"PoolMode",                       "--pool"},
+};
+// clang-format on
+
+bool name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// Whether a field may start at `i` / end before `end`: no name character or `::` next to it.
+bool starts_name(const std::string& s, size_t i) {
+  return i == 0 || (!name_char(s[i - 1]) && s[i - 1] != ':');
+}
+bool ends_name(const std::string& s, size_t end) {
+  return end == s.size() || (!name_char(s[end]) && s.compare(end, 2, "::") != 0);
+}
+
+}  // namespace
+
+std::string with_flag_names(const std::string& message) {
+  std::string out;
+  out.reserve(message.size());
+  size_t i = 0;
+  while (i < message.size()) {
+    const FieldFlag* hit = nullptr;
+    if (starts_name(message, i)) {
+      for (const FieldFlag& row : kFieldFlags) {
+        const size_t n = std::strlen(row.field);
+        if (message.compare(i, n, row.field) == 0 && ends_name(message, i + n)) {
+          hit = &row;
+          break;
+        }
+      }
+    }
+    if (hit != nullptr) {
+      out += hit->flag;
+      i += std::strlen(hit->field);
+    } else {
+      out += message[i++];
+    }
+  }
+  return out;
+}
+
+}  // namespace moca::tools

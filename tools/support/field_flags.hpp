@@ -1,0 +1,21 @@
+#pragma once
+/// \file field_flags.hpp
+/// Library messages name the option field they are about (`DatasetOptions::sample_rate_hz (-1)
+/// must be > 0`), the programs name the flag that sets it (`--sample-rate (-1) must be > 0`).
+/// This is the one table from a field to its flag; run_cli rewrites every error message with it.
+#include <string>
+
+namespace moca::tools {
+
+/// A library option field and the flag that sets it in the programs.
+struct FieldFlag {
+  const char* field;  ///< `Struct::member`, as library messages write it
+  const char* flag;   ///< `--flag`
+};
+
+/// `message` with every field of the table replaced by its flag. A field matches whole: no
+/// letter, digit, '_' or "::" next to it (so `DatasetOptions::format` leaves
+/// `DatasetOptions::format_x` alone, and `DatasetOptions::format:` is a match).
+std::string with_flag_names(const std::string& message);
+
+}  // namespace moca::tools
