@@ -406,7 +406,7 @@ void bind_scoring(py::module_& m) {
       .def_property(
           "mask_mode",
           [](const ScoreRunOptions& o) {
-            return o.auto_mask_mode ? std::string("auto") : masking::to_string(o.score.mask_mode);
+            return enum_name(masking::kMaskModeChoiceNames, o.mask_mode);
           },
           &masking::set_mask_mode, "auto | per-window | shared (masking::set_mask_mode)")
       .def(

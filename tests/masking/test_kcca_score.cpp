@@ -70,7 +70,7 @@ TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the b
   o.scoring.score.pca = 3;
   o.scoring.schemes = {"cross"};
   std::ostringstream out, log;
-  CHECK(o.scoring.auto_mask_mode);
+  CHECK(o.scoring.mask_mode == moca::masking::MaskModeChoice::kAuto);
   CHECK(moca::masking::effective_mask_mode(o.scoring) == MaskMode::kPerWindow);
   CHECK(run_kcca_score(o, out, log)["settings"]["mask_mode"] == "per-window");
   o.scoring.feature_map = moca::masking::make_feature_map("patch-mean");
@@ -78,7 +78,7 @@ TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the b
   const auto shared = run_kcca_score(o, out, log);
   CHECK(shared["settings"]["mask_mode"] == "shared");
   moca::masking::set_mask_mode(o.scoring, "shared");  // the same run as an explicit shared
-  CHECK_FALSE(o.scoring.auto_mask_mode);
+  CHECK(o.scoring.mask_mode == moca::masking::MaskModeChoice::kShared);
   const auto explicit_shared = run_kcca_score(o, out, log);
   CHECK(explicit_shared["schemes"][0]["values"] == shared["schemes"][0]["values"]);
   moca::masking::set_mask_mode(o.scoring,
@@ -87,10 +87,10 @@ TEST_CASE("run_kcca_score: mask mode auto is shared with a feature map (as the b
   CHECK(per_window["settings"]["mask_mode"] == "per-window");
   CHECK(per_window["schemes"][0]["values"] != shared["schemes"][0]["values"]);
   CHECK_THROWS_WITH_AS(moca::masking::set_mask_mode(o.scoring, "sometimes"),
-                       "mask mode (sometimes) must be one of: per-window, shared",
+                       "mask mode (sometimes) must be one of: auto, per-window, shared",
                        std::invalid_argument);
   moca::masking::set_mask_mode(o.scoring, "auto");
-  CHECK(o.scoring.auto_mask_mode);
+  CHECK(o.scoring.mask_mode == moca::masking::MaskModeChoice::kAuto);
   CHECK(run_kcca_score(o, out, log)["settings"]["mask_mode"] == "shared");
 }
 

@@ -70,7 +70,7 @@ TEST_CASE("score_windows: mask mode auto follows the feature map; cross-modal vi
   o.feature_map = masking::make_feature_map("patch-mean");
   CHECK(masking::effective_mask_mode(o) == masking::MaskMode::kShared);
   masking::set_mask_mode(o, "per-window");
-  CHECK_FALSE(o.auto_mask_mode);
+  CHECK(o.mask_mode == masking::MaskModeChoice::kPerWindow);
   CHECK(masking::effective_mask_mode(o) == masking::MaskMode::kPerWindow);
   masking::set_mask_mode(o, "auto");
   CHECK(masking::score_windows(w, {}, o).score.mask_mode == masking::MaskMode::kShared);

@@ -17,47 +17,39 @@
 
 namespace {
 
-// The flags given as text, parsed into KccaScoreOptions after CLI11 has run: the scheme list,
-// the mask mode (auto is not a MaskMode) and the encoder feature map.
-struct FlagText {
-  std::string schemes = "cross,sync";
-  std::string mask_mode = "auto";
-  std::string checkpoint;
-  void apply(moca::tools::KccaScoreOptions& o) const;
-};
-
-void FlagText::apply(moca::tools::KccaScoreOptions& o) const {
-  o.scoring.schemes = moca::masking::split_spec_list(schemes, "--scheme");
-  moca::masking::set_mask_mode(o.scoring, mask_mode);
-  if (o.scoring.features == moca::masking::FeatureKind::kEncoder) {
-    if (checkpoint.empty()) {
-      throw std::invalid_argument(
-          "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
-          "feature maps are raw, patch-mean, rff-mean");
+// --features encoder: the encoder of `checkpoint` becomes the feature map (a LibTorch build
+// only); a checkpoint with other features is a usage error.
+void load_encoder(moca::tools::KccaScoreOptions& o, const std::string& checkpoint) {
+  if (o.scoring.features != moca::masking::FeatureKind::kEncoder) {
+    if (!checkpoint.empty()) {
+      throw std::invalid_argument("--checkpoint (" + checkpoint +
+                                  ") is only used with --features encoder");
     }
-    if (!o.scoring.auto_mask_mode &&
-        o.scoring.score.mask_mode == moca::masking::MaskMode::kPerWindow) {
-      std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
-                   "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
-                   "is the leak-free choice\n";
-    }
-#ifdef MOCA_KCCA_SCORE_WITH_TORCH
-    o.scoring.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
-#else
-    throw std::invalid_argument(
-        "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
-#endif
-  } else if (!checkpoint.empty()) {
-    throw std::invalid_argument("--checkpoint (" + checkpoint +
-                                ") is only used with --features encoder");
+    return;
   }
+  if (checkpoint.empty()) {
+    throw std::invalid_argument(
+        "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
+        "feature maps are raw, patch-mean, rff-mean");
+  }
+  if (o.scoring.mask_mode == moca::masking::MaskModeChoice::kPerWindow) {
+    std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
+                 "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
+                 "is the leak-free choice\n";
+  }
+#ifdef MOCA_KCCA_SCORE_WITH_TORCH
+  o.scoring.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
+#else
+  throw std::invalid_argument(
+      "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
+#endif
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   moca::tools::KccaScoreOptions o;
-  FlagText text;
+  std::string checkpoint;
   CLI::App app{
       "kcca_score: score masking schemes by the canonical correlation between the "
       "unmasked and the masked views (PCA + sigma_1(Gamma) or KCCA), with CIs and paired "
@@ -66,9 +58,13 @@ int main(int argc, char** argv) {
   app.add_option("--transitions", o.transitions,
                  "score N Algorithm-1 synthetic transitions built from the labelled windows "
                  "(0 = the windows themselves; default: --samples for HAPT, 0 otherwise)");
-  app.add_option("--scheme", text.schemes,
-                 "comma-separated scheme specs, e.g. cross,sync or cross:ratio=0.5,sensor:keep=1")
-      ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--scheme",
+         [&o](const std::string& text) {
+           o.scoring.schemes = moca::masking::split_spec_list(text, "--scheme");
+         },
+         "comma-separated scheme specs, e.g. cross,sync or cross:ratio=0.5,sensor:keep=1")
+      ->default_str("cross,sync");
   app.add_option("--ratio", o.scoring.ratio, "mask ratio for schemes that take one")
       ->capture_default_str();
   app.add_option("--samples", o.samples,
@@ -78,8 +74,7 @@ int main(int argc, char** argv) {
                                moca::masking::kFeatureKindNames,
                                "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, "
                                "with --checkpoint; its default mask mode is shared)");
-  app.add_option("--checkpoint", text.checkpoint,
-                 "--features encoder: MoCA checkpoint (moca pretrain)");
+  app.add_option("--checkpoint", checkpoint, "--features encoder: MoCA checkpoint (moca pretrain)");
   moca::tools::add_enum_option(&app, "--estimator", o.scoring.score.estimator,
                                moca::masking::kEstimatorNames, "cca | kcca");
   app.add_option("--pca", o.scoring.score.pca, "cca: principal components per view")
@@ -93,9 +88,9 @@ int main(int argc, char** argv) {
   app.add_option("--draws", o.scoring.score.draws, "mask draws")->capture_default_str();
   app.add_option("--seed", o.scoring.score.seed, "seed of masks and data")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  app.add_option("--mask-mode", text.mask_mode,
-                 "per-window | shared | auto (shared for --features encoder, else per-window)")
-      ->capture_default_str();
+  moca::tools::add_enum_option(
+      &app, "--mask-mode", o.scoring.mask_mode, moca::masking::kMaskModeChoiceNames,
+      "per-window | shared | auto (shared for --features encoder, else per-window)");
   app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling in [0, 1]")
       ->capture_default_str();
   app.add_option("--patch-length", o.scoring.patch_length, "samples per patch")
@@ -107,7 +102,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.scoring.score.threads, "OpenMP threads (0 = default)")
       ->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
-    text.apply(o);
+    load_encoder(o, checkpoint);
     o.recorded_options = moca::tools::config_json(app);
     moca::tools::run_kcca_score(o, std::cout, std::cerr);
     return 0;

@@ -79,17 +79,19 @@ void ScoreRunOptions::validate() const {
 }
 
 MaskMode effective_mask_mode(const ScoreRunOptions& options) {
-  if (!options.auto_mask_mode) return options.score.mask_mode;
+  switch (options.mask_mode) {
+    case MaskModeChoice::kPerWindow:
+      return MaskMode::kPerWindow;
+    case MaskModeChoice::kShared:
+      return MaskMode::kShared;
+    case MaskModeChoice::kAuto:
+      break;
+  }
   return options.feature_map ? MaskMode::kShared : MaskMode::kPerWindow;
 }
 
 void set_mask_mode(ScoreRunOptions& options, const std::string& text) {
-  if (text == "auto") {
-    options.auto_mask_mode = true;
-    return;
-  }
-  options.score.mask_mode = parse_mask_mode(text);
-  options.auto_mask_mode = false;
+  options.mask_mode = parse_enum(kMaskModeChoiceNames, text, "mask mode");
 }
 
 ScoreRun score_windows(const data::Windows& windows, nlohmann::json data,

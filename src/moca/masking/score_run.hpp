@@ -32,6 +32,17 @@ inline constexpr EnumName<FeatureKind> kFeatureKindNames[] = {
 // clang-format on
 std::string to_string(FeatureKind v);
 
+/// The mask mode asked of a run (ScoreRunOptions::mask_mode): a MaskMode, or auto.
+enum class MaskModeChoice {
+  kAuto,       ///< shared with a feature map (a trained encoder), per-window otherwise
+  kPerWindow,  ///< MaskMode::kPerWindow
+  kShared,     ///< MaskMode::kShared
+};
+inline constexpr EnumName<MaskModeChoice> kMaskModeChoiceNames[] = {
+    {MaskModeChoice::kAuto, "auto"},
+    {MaskModeChoice::kPerWindow, "per-window"},
+    {MaskModeChoice::kShared, "shared"}};
+
 /// Options of score_windows() (kcca_score's scoring flags; defaults as docs/masking.md).
 /// Messages of validate() name the fields (`ScoreRunOptions::ratio`; the programs print the flags).
 struct ScoreRunOptions {
@@ -43,14 +54,13 @@ struct ScoreRunOptions {
   /// feature_map is set.
   FeatureKind features = FeatureKind::kRaw;
   /// The scorer's options (estimator, pca, kernel, gamma, sigma, draws, seed, threads;
-  /// ScoreOptions::validate() checks them). The run sets `score.mask_mode` when
-  /// `auto_mask_mode` is on and fills the view channels for `cross_modal`.
+  /// ScoreOptions::validate() checks them). The run sets `score.mask_mode` from `mask_mode`
+  /// and fills the view channels for `cross_modal`.
   ScoreOptions score;
-  /// Mask mode auto (default): `score.mask_mode` becomes shared when `feature_map` is set (a
-  /// trained encoder: its outputs carry token positions, so per-window masks let CCA read the
-  /// mask pattern from both views, docs/masking.md), per-window otherwise. false = use
-  /// `score.mask_mode` as given.
-  bool auto_mask_mode = true;
+  /// The mask mode: kAuto (default) is shared when `feature_map` is set (a trained encoder: its
+  /// outputs carry token positions, so per-window masks let CCA read the mask pattern from both
+  /// views, docs/masking.md), per-window otherwise.
+  MaskModeChoice mask_mode = MaskModeChoice::kAuto;
   int patch_length = 20;  ///< Lp (>= 1); must divide the windows' length
   /// Score only the cross-modal part: the unmasked view restricted to the first modality group
   /// (acc) against the masked view restricted to the other groups (gyro, ...); needs >= 2 groups.
@@ -66,11 +76,11 @@ struct ScoreRunOptions {
   void validate() const;
 };
 
-/// The mask mode a run uses: options.score.mask_mode, or the `auto_mask_mode` choice (see there).
+/// The mask mode a run uses: options.mask_mode, with kAuto resolved (see there).
 MaskMode effective_mask_mode(const ScoreRunOptions& options);
 
-/// Sets the mask mode from its text: "auto" (auto_mask_mode) or a MaskMode name ("per-window",
-/// "shared"); throws std::invalid_argument listing those for other text.
+/// Sets options.mask_mode from its name ("auto", "per-window", "shared"); throws
+/// std::invalid_argument listing those for other text.
 void set_mask_mode(ScoreRunOptions& options, const std::string& text);
 
 /// What score_windows() found, with what it ran.
