@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/error_text.hpp"
 #include "moca/model/detail/attention.hpp"
 #include "moca/model/detail/gemm.hpp"
 
@@ -40,10 +41,10 @@ struct Shape {
 
 Shape shape_of(const torch::Tensor& qkv, int64_t heads) {
   if (qkv.dim() != 3 || qkv.size(2) % 3 != 0 || heads < 1 || (qkv.size(2) / 3) % heads != 0) {
-    throw std::invalid_argument(
-        "attention_cpu(): qkv must be B x N x 3D with D divisible by "
-        "heads (" +
-        std::to_string(heads) + ")");
+    throw_invalid("attention_cpu()",
+                  "qkv must be B x N x 3D with D divisible by "
+                  "heads (" +
+                      std::to_string(heads) + ")");
   }
   const int64_t D = qkv.size(2) / 3;
   return {qkv.size(0), qkv.size(1), D, heads, D / heads};
@@ -161,10 +162,10 @@ bool attention_cpu_supported(const torch::Tensor& qkv) {
 
 torch::Tensor attention_cpu(const torch::Tensor& qkv, int64_t heads, double scale) {
   if (!attention_cpu_supported(qkv)) {
-    throw std::invalid_argument(
-        "attention_cpu(): needs a CPU float32 or bfloat16 tensor and a build with BLAS (got " +
-        std::string(qkv.device().str()) + ", " + std::string(c10::toString(qkv.scalar_type())) +
-        ")");
+    throw_invalid("attention_cpu()",
+                  "needs a CPU float32 or bfloat16 tensor and a build with BLAS (got " +
+                      std::string(qkv.device().str()) + ", " +
+                      std::string(c10::toString(qkv.scalar_type())) + ")");
   }
 #ifdef MOCA_MODEL_HAVE_SGEMM
   // bf16 (autocast's qkv) is widened: the products run in float32 and the result is float32.

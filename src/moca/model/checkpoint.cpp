@@ -26,8 +26,8 @@ nlohmann::json to_json(const MocaOptions& o) {
 MocaOptions moca_options_from_json(const nlohmann::json& j) {
   auto get_int = [&](const char* key) {
     if (!j.contains(key) || !j.at(key).is_number_integer()) {
-      throw_invalid("", std::string("moca_options_from_json(): field '") + key +
-                            "' missing or not an integer");
+      throw_invalid("moca_options_from_json()",
+                    "field '" + std::string(key) + "' missing or not an integer");
     }
     return j.at(key).get<int>();
   };

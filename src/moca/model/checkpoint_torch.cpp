@@ -1,6 +1,7 @@
 // The torch side of checkpoint.hpp: archives written atomically, read with shape-checked loading
 // (detail/checkpoint_torch.hpp).
 #include "moca/model/detail/checkpoint_torch.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -193,10 +194,10 @@ torch::Tensor pos_rows_for_data(const CheckpointInfo& info,
                                 const torch::Device& device) {
   if (channel_names.empty()) {
     if (channels != info.model.channels()) {
-      throw std::invalid_argument("the data has " + std::to_string(channels) +
-                                  " unnamed channels but the model has " +
-                                  std::to_string(info.model.channels()) +
-                                  "; name the channels to map them onto the model's");
+      throw_invalid("", "the data has " + std::to_string(channels) +
+                            " unnamed channels but the model has " +
+                            std::to_string(info.model.channels()) +
+                            "; name the channels to map them onto the model's");
     }
     return {};
   }

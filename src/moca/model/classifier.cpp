@@ -59,9 +59,9 @@ data::Windows channels_by_position(const data::Windows& windows,
                                    const std::vector<std::string>& model_channels,
                                    std::vector<std::string>* notes) {
   if (windows.channels > static_cast<int>(model_channels.size())) {
-    throw std::invalid_argument("channels matched by position: the data has " +
-                                std::to_string(windows.channels) + " channels, the model " +
-                                std::to_string(model_channels.size()));
+    throw_invalid("", "channels matched by position: the data has " +
+                          std::to_string(windows.channels) + " channels, the model " +
+                          std::to_string(model_channels.size()));
   }
   data::Windows out = windows;
   std::string map;

@@ -1,5 +1,6 @@
 // Data-parallel training support on c10d (torch translation unit). See distributed.hpp.
 #include "moca/model/distributed.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <torch/version.h>  // TORCH_VERSION_MAJOR
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
@@ -108,9 +109,8 @@ int parse_int(const char* name, const char* value, long lo, long hi) {
   errno = 0;
   const long v = std::strtol(s.c_str(), &end, 10);
   if (s.empty() || end == nullptr || *end != '\0' || errno != 0 || v < lo || v > hi) {
-    throw std::invalid_argument("distributed: " + std::string(name) + " ('" + s +
-                                "') must be an integer in [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "]");
+    throw_invalid("distributed", std::string(name) + " ('" + s + "') must be an integer in [" +
+                                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return static_cast<int>(v);
 }
@@ -124,13 +124,13 @@ bool is_loopback(const std::string& host) {
 // ---------------------------------------------------------------------------------------------
 void DistOptions::validate() const {
   if (backend == DistBackend::kNone) {
-    throw std::invalid_argument(
-        "DistOptions::validate(): backend (none) must be gloo, nccl or auto (none is what a "
-        "single process reports)");
+    throw_invalid("DistOptions::validate()",
+                  "backend (none) must be gloo, nccl or auto (none is what a "
+                  "single process reports)");
   }
   if (!(timeout_s > 0.0) || !std::isfinite(timeout_s) || timeout_s > 86400.0 * 7) {
-    throw std::invalid_argument("DistOptions::validate(): timeout_s (" + std::to_string(timeout_s) +
-                                ") must be in (0, 604800] seconds");
+    throw_invalid("DistOptions::validate()",
+                  "timeout_s (" + std::to_string(timeout_s) + ") must be in (0, 604800] seconds");
   }
 }
 
@@ -147,10 +147,10 @@ DistEnv read_dist_env(const std::function<const char*(const char*)>& lookup_in) 
   const char* local_name = "LOCAL_RANK";
   if (rank != nullptr || world != nullptr) {
     if (rank == nullptr || world == nullptr) {
-      throw std::invalid_argument(std::string("distributed: ") +
-                                  (rank == nullptr ? "RANK" : "WORLD_SIZE") + " is not set while " +
-                                  (rank == nullptr ? "WORLD_SIZE" : "RANK") +
-                                  " is (set both, or neither for a single process)");
+      throw_invalid("distributed", std::string(rank == nullptr ? "RANK" : "WORLD_SIZE") +
+                                       " is not set while " +
+                                       (rank == nullptr ? "WORLD_SIZE" : "RANK") +
+                                       " is (set both, or neither for a single process)");
     }
     env.source = "env";
   } else if (get("SLURM_PROCID") != nullptr && get("SLURM_NTASKS") != nullptr) {
@@ -167,9 +167,9 @@ DistEnv read_dist_env(const std::function<const char*(const char*)>& lookup_in) 
   env.world_size = parse_int(world_name, world, 1, 1 << 20);
   env.rank = parse_int(rank_name, rank, 0, 1 << 20);
   if (env.rank >= env.world_size) {
-    throw std::invalid_argument("distributed: " + std::string(rank_name) + " (" +
-                                std::to_string(env.rank) + ") must be < " + world_name + " (" +
-                                std::to_string(env.world_size) + ")");
+    throw_invalid("distributed", std::string(rank_name) + " (" + std::to_string(env.rank) +
+                                     ") must be < " + world_name + " (" +
+                                     std::to_string(env.world_size) + ")");
   }
   env.local_rank = local != nullptr ? parse_int(local_name, local, 0, 1 << 20) : 0;
   if (const char* a = get("MASTER_ADDR")) env.master_addr = a;
@@ -257,9 +257,9 @@ class C10dCollective final : public Collective {
 C10dCollective::C10dCollective(const DistEnv& env, const DistOptions& options, bool cuda) {
   timeout_s_ = options.timeout_s;
   if (env.rank < 0 || env.rank >= env.world_size) {
-    throw std::invalid_argument("distributed: rank (" + std::to_string(env.rank) +
-                                ") must be in [0, world size " + std::to_string(env.world_size) +
-                                ")");
+    throw_invalid("distributed", "rank (" + std::to_string(env.rank) +
+                                     ") must be in [0, world size " +
+                                     std::to_string(env.world_size) + ")");
   }
   const DistBackend backend = resolve_backend(options.backend, cuda);
   if (backend == DistBackend::kNccl && !nccl_compiled()) {
@@ -341,9 +341,9 @@ void C10dCollective::check_same(const std::string& what, const std::string& valu
   });
   for (int r = 1; r < world_size_; ++r) {
     if (values[static_cast<size_t>(r)] != values[0]) {
-      throw std::invalid_argument("distributed: rank " + std::to_string(r) + "'s " + what + " (" +
-                                  values[static_cast<size_t>(r)] + ") differ from rank 0's (" +
-                                  values[0] + "); every rank must run the same command");
+      throw_invalid("distributed", "rank " + std::to_string(r) + "'s " + what + " (" +
+                                       values[static_cast<size_t>(r)] + ") differ from rank 0's (" +
+                                       values[0] + "); every rank must run the same command");
     }
   }
 }
@@ -380,10 +380,10 @@ std::vector<int> epoch_order(int n, std::uint64_t epoch_seed) {
 
 void check_global_batch(const std::string& who, int global_batch, int world_size) {
   if (world_size < 1 || global_batch < 1 || global_batch % world_size != 0) {
-    throw std::invalid_argument(
-        who + ": the global batch (--batch " + std::to_string(global_batch) +
-        ") must be a multiple of the world " + "size (" + std::to_string(world_size) +
-        " ranks): each rank takes batch / world size windows");
+    throw_invalid(who, "the global batch (--batch " + std::to_string(global_batch) +
+                           ") must be a multiple of the world " + "size (" +
+                           std::to_string(world_size) +
+                           " ranks): each rank takes batch / world size windows");
   }
 }
 
@@ -391,13 +391,13 @@ std::vector<int> rank_batch_rows(const std::vector<int>& order, long j, int glob
                                  int world_size) {
   check_global_batch("rank_batch_rows()", global_batch, world_size);
   if (rank < 0 || rank >= world_size) {
-    throw std::invalid_argument("rank_batch_rows(): rank (" + std::to_string(rank) +
-                                ") must be in [0, " + std::to_string(world_size) + ")");
+    throw_invalid("rank_batch_rows()", "rank (" + std::to_string(rank) + ") must be in [0, " +
+                                           std::to_string(world_size) + ")");
   }
   const long ipe = static_cast<long>(order.size()) / global_batch;
   if (j < 0 || j >= ipe) {
-    throw std::invalid_argument("rank_batch_rows(): iteration (" + std::to_string(j) +
-                                ") must be in [0, " + std::to_string(ipe) + ")");
+    throw_invalid("rank_batch_rows()", "iteration (" + std::to_string(j) + ") must be in [0, " +
+                                           std::to_string(ipe) + ")");
   }
   const int b = global_batch / world_size;
   const auto begin = order.begin() + j * global_batch + static_cast<long>(rank) * b;
@@ -512,7 +512,7 @@ C10dReducer::C10dReducer(Collective& comm, std::vector<torch::Tensor> params)
 #ifdef MOCA_C10D_REDUCER
   auto* group = dynamic_cast<C10dCollective*>(&comm);
   if (group == nullptr) {
-    throw std::invalid_argument("C10dReducer: the run's collective is not a c10d process group");
+    throw_invalid("C10dReducer", "the run's collective is not a c10d process group");
   }
   auto pg = group->process_group();
   if (!pg) {
@@ -534,7 +534,8 @@ C10dReducer::C10dReducer(Collective& comm, std::vector<torch::Tensor> params)
       std::unordered_map<size_t, std::string>{}, c10d::kDefaultFirstBucketBytes);
 #else
   (void)params;
-  throw std::invalid_argument(
+  throw_invalid(
+      "",
       "--grad-sync reducer needs LibTorch 1.x (c10d::Reducer's interface changed in 2.x); use "
       "--grad-sync buckets");
 #endif

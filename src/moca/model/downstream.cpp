@@ -33,9 +33,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 void check_labels(const data::Windows& w, const char* what) {
   for (int i = 0; i < w.size(); ++i) {
     if (w.labels(i) < 0) {
-      throw std::invalid_argument(std::string("train_classifier(): ") + what + " window " +
-                                  std::to_string(i) + " has no label (" +
-                                  std::to_string(w.labels(i)) + ")");
+      throw_invalid("train_classifier()", std::string(what) + " window " + std::to_string(i) +
+                                              " has no label (" + std::to_string(w.labels(i)) +
+                                              ")");
     }
   }
 }
@@ -138,11 +138,11 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
       // sin-cos positions are evaluated at the new patch indices (load_encoder checks that the
       // checkpoint's table is that fixed one).
       if (train.length % m.mo.patch_length() != 0) {
-        throw std::invalid_argument(
-            "train_classifier(): windows of length " + std::to_string(train.length) +
-            " are not a whole number of the model's patches (patch_length " +
-            std::to_string(m.mo.patch_length()) + "; the model's own length is " +
-            std::to_string(m.mo.length()) + ")");
+        throw_invalid("train_classifier()",
+                      "windows of length " + std::to_string(train.length) +
+                          " are not a whole number of the model's patches (patch_length " +
+                          std::to_string(m.mo.patch_length()) + "; the model's own length is " +
+                          std::to_string(m.mo.length()) + ")");
       }
       m.mo.length(train.length);
     }
@@ -353,13 +353,12 @@ void check_classifier_inputs(const DownstreamOptions& o, const data::Windows& tr
   check_labels(test, "test");
   if (train.channels != test.channels || train.length != test.length ||
       train.channel_names != test.channel_names) {
-    throw std::invalid_argument(
-        "train_classifier(): training and test windows differ in channels or length");
+    throw_invalid("train_classifier()", "training and test windows differ in channels or length");
   }
   if (train.size() < o.batch_size) {
-    throw std::invalid_argument("train_classifier(): batch_size (" + std::to_string(o.batch_size) +
-                                ") exceeds the number of training windows (" +
-                                std::to_string(train.size()) + ")");
+    throw_invalid("train_classifier()", "batch_size (" + std::to_string(o.batch_size) +
+                                            ") exceeds the number of training windows (" +
+                                            std::to_string(train.size()) + ")");
   }
 }
 
@@ -374,8 +373,8 @@ int class_count(const DownstreamOptions& o, const data::Windows& train, const da
   }
   if (train.labels.maxCoeff() >= classes ||
       (test.size() > 0 && test.labels.maxCoeff() >= classes)) {
-    throw std::invalid_argument("train_classifier(): a label exceeds classes - 1 (" +
-                                std::to_string(classes - 1) + ")");
+    throw_invalid("train_classifier()",
+                  "a label exceeds classes - 1 (" + std::to_string(classes - 1) + ")");
   }
   return classes;
 }
@@ -412,8 +411,8 @@ DownstreamMode parse_downstream_mode(const std::string& name) {
   if (name == "linprobe") return DownstreamMode::kLinearProbe;
   if (name == "finetune") return DownstreamMode::kFinetune;
   if (name == "scratch") return DownstreamMode::kScratch;
-  throw std::invalid_argument("parse_downstream_mode(): unknown mode '" + name +
-                              "' (valid: linprobe, finetune, scratch)");
+  throw_invalid("parse_downstream_mode()",
+                "unknown mode '" + name + "' (valid: linprobe, finetune, scratch)");
 }
 
 std::string to_string(DownstreamMode m) {
@@ -514,9 +513,9 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
   }
   o.dist.validate();
   if (o.dist.grad_sync != GradSync::kBuckets) {
-    throw std::invalid_argument(
-        "train_classifier(): grad_sync (" + enum_name(kGradSyncNames, o.dist.grad_sync) +
-        ") must be buckets (the c10d Reducer is measured for pretrain only)");
+    throw_invalid("train_classifier()",
+                  "grad_sync (" + enum_name(kGradSyncNames, o.dist.grad_sync) +
+                      ") must be buckets (the c10d Reducer is measured for pretrain only)");
   }
   context.check_fits(o.dist, device.is_cuda(), "train_classifier()");
   RankSlice ranks;

@@ -1,5 +1,6 @@
 // The encoder as a feature map of token views (encoder_features.hpp).
 #include "moca/model/encoder_features.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <mutex>
 #include <numeric>
@@ -24,8 +25,8 @@ struct EncoderFeatures::Impl {
 EncoderFeatures::EncoderFeatures(const std::string& checkpoint, const InferenceOptions& options)
     : impl_(std::make_unique<Impl>()) {
   if (options.batch_size < 1) {
-    throw std::invalid_argument("EncoderFeatures(): batch_size (" +
-                                std::to_string(options.batch_size) + ") must be >= 1");
+    throw_invalid("EncoderFeatures()",
+                  "batch_size (" + std::to_string(options.batch_size) + ") must be >= 1");
   }
   impl_->options = options;
   impl_->device = detail::setup_runtime(options.runtime);
@@ -50,14 +51,14 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
   const MocaOptions& mo = impl_->info.model;
   detail::check_fits(impl_->info, windows, "EncoderFeatures");
   if (rows.size() != tokens.size()) {
-    throw std::invalid_argument("EncoderFeatures: " + std::to_string(rows.size()) + " rows but " +
-                                std::to_string(tokens.size()) + " token lists");
+    throw_invalid("EncoderFeatures", std::to_string(rows.size()) + " rows but " +
+                                         std::to_string(tokens.size()) + " token lists");
   }
   const int C = windows.channels, P = mo.patches();
   const bool stacked = mo.layout() == TokenLayout::kStacked;
   if (stacked && C != mo.channels()) {
-    throw std::invalid_argument("EncoderFeatures: a stacked-layout model needs all " +
-                                std::to_string(mo.channels()) + " channels");
+    throw_invalid("EncoderFeatures", "a stacked-layout model needs all " +
+                                         std::to_string(mo.channels()) + " channels");
   }
   auto pos_rows = detail::pos_rows_for_data(impl_->info, windows.channel_names, C, impl_->device);
   // Model token ids of each view.
@@ -65,14 +66,14 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
   std::vector<int> counts(tokens.size());
   for (size_t k = 0; k < tokens.size(); ++k) {
     if (tokens[k].empty()) {
-      throw std::invalid_argument("EncoderFeatures: view " + std::to_string(k) +
-                                  " has no tokens (its mean feature is undefined)");
+      throw_invalid("EncoderFeatures",
+                    "view " + std::to_string(k) + " has no tokens (its mean feature is undefined)");
     }
     for (int t : tokens[k]) {
       if (t < 0 || t >= C * P) {
-        throw std::invalid_argument("EncoderFeatures: token " + std::to_string(t) +
-                                    " outside the " + std::to_string(C) + " x " +
-                                    std::to_string(P) + " grid");
+        throw_invalid("EncoderFeatures", "token " + std::to_string(t) + " outside the " +
+                                             std::to_string(C) + " x " + std::to_string(P) +
+                                             " grid");
       }
     }
     if (!stacked) {
@@ -83,10 +84,10 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
       for (int p = 0; p < P; ++p) {
         const int cnt = per_col[static_cast<size_t>(p)];
         if (cnt != 0 && cnt != C) {
-          throw std::invalid_argument(
-              "EncoderFeatures: a stacked-layout model needs views of whole time columns; "
-              "column " +
-              std::to_string(p) + " is partly in view " + std::to_string(k));
+          throw_invalid("EncoderFeatures",
+                        "a stacked-layout model needs views of whole time columns; "
+                        "column " +
+                            std::to_string(p) + " is partly in view " + std::to_string(k));
         }
         if (cnt == C) ids[k].push_back(p);
       }
@@ -118,9 +119,9 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
 ViewFeatures EncoderFeatures::view_features(const data::Windows& windows,
                                             const std::vector<masking::Mask>& masks) const {
   if (masks.size() != 1 && static_cast<int>(masks.size()) != windows.size()) {
-    throw std::invalid_argument(
-        "EncoderFeatures::view_features(): " + std::to_string(masks.size()) + " masks for " +
-        std::to_string(windows.size()) + " windows");
+    throw_invalid(
+        "EncoderFeatures::view_features()",
+        std::to_string(masks.size()) + " masks for " + std::to_string(windows.size()) + " windows");
   }
   std::vector<int> rows(static_cast<size_t>(windows.size()));
   std::iota(rows.begin(), rows.end(), 0);

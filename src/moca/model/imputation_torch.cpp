@@ -1,6 +1,7 @@
 // The torch side of imputation.hpp: reconstruction and imputation with a pre-trained MAE.
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/model/detail/checkpoint_torch.hpp"
 #include "moca/model/detail/inference_batches.hpp"
 #include "moca/model/detail/runtime_torch.hpp"
@@ -16,25 +17,25 @@ data::RowMatrixXf reconstruct_with_model(const std::string& checkpoint,
                                          const std::vector<masking::Mask>& masks,
                                          const InferenceOptions& options) {
   if (options.batch_size < 1) {
-    throw std::invalid_argument("reconstruct_with_model(): batch_size (" +
-                                std::to_string(options.batch_size) + ") must be >= 1");
+    throw_invalid("reconstruct_with_model()",
+                  "batch_size (" + std::to_string(options.batch_size) + ") must be >= 1");
   }
   const torch::Device device = detail::setup_runtime(options.runtime);
   auto ck = detail::open_checkpoint(checkpoint);
   if (ck.info.kind != "mae") {
-    throw std::invalid_argument("reconstruct_with_model(): " + checkpoint + " is a " +
-                                ck.info.kind + " checkpoint; reconstruction needs an MAE");
+    throw_invalid("reconstruct_with_model()", checkpoint + " is a " + ck.info.kind +
+                                                  " checkpoint; reconstruction needs an MAE");
   }
   const MocaOptions& mo = ck.info.model;
   if (mo.norm_pix_loss()) {
-    throw std::invalid_argument(
-        "reconstruct_with_model(): the model was trained with norm_pix_loss; its outputs are "
-        "per-patch normalised and cannot be mapped back to signal units");
+    throw_invalid("reconstruct_with_model()",
+                  "the model was trained with norm_pix_loss; its outputs are "
+                  "per-patch normalised and cannot be mapped back to signal units");
   }
   detail::check_fits(ck.info, windows, "reconstruct_with_model()");
   if (masks.size() != 1 && static_cast<int>(masks.size()) != windows.size()) {
-    throw std::invalid_argument("reconstruct_with_model(): " + std::to_string(masks.size()) +
-                                " masks for " + std::to_string(windows.size()) + " windows");
+    throw_invalid("reconstruct_with_model()", std::to_string(masks.size()) + " masks for " +
+                                                  std::to_string(windows.size()) + " windows");
   }
   auto pos_rows =
       detail::pos_rows_for_data(ck.info, windows.channel_names, windows.channels, device);

@@ -31,8 +31,8 @@ torch::Tensor token_positions(const torch::Tensor& pos, const torch::Tensor& pos
 
 void check_tokens(const torch::Tensor& tokens, int64_t token_dim, const char* who) {
   if (tokens.dim() != 3 || tokens.size(2) != token_dim) {
-    throw_invalid("", std::string(who) + ": tokens must be B x T x " + std::to_string(token_dim) +
-                          ", got " + c10::str(tokens.sizes()));
+    throw_invalid(who, "tokens must be B x T x " + std::to_string(token_dim) + ", got " +
+                           c10::str(tokens.sizes()));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/error_text.hpp"
 #include "moca/common/file_lock.hpp"
 #include "moca/common/memory.hpp"
 #include "moca/common/output_file.hpp"
@@ -128,8 +129,9 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
                               int shards, Precision precision) {
   const int64_t batch = x.size(0);
   if (shards < 1 || shards > batch) {
-    throw std::invalid_argument("mae_loss_and_gradients(): shards (" + std::to_string(shards) +
-                                ") must be in [1, batch size " + std::to_string(batch) + "]");
+    throw_invalid("mae_loss_and_gradients()", "shards (" + std::to_string(shards) +
+                                                  ") must be in [1, batch size " +
+                                                  std::to_string(batch) + "]");
   }
   const torch::Device device = x.device();
   std::vector<torch::Tensor> params = detail::trainable_parameters(*model);
@@ -288,13 +290,12 @@ void resume_from(TrainState& s, const PretrainRun& run) {
   auto ck = detail::open_checkpoint(path);
   const auto& meta = ck.info.meta;
   if (ck.info.kind != "mae" || !meta.contains("training")) {
-    throw std::invalid_argument("pretrain(): checkpoint " + path +
-                                " is not a pre-training checkpoint");
+    throw_invalid("pretrain()", "checkpoint " + path + " is not a pre-training checkpoint");
   }
   const std::string diff = json_diff(run.training, meta.at("training"));
   if (!diff.empty()) {
-    throw std::invalid_argument("pretrain(): cannot resume " + path +
-                                " with different training options: " + diff);
+    throw_invalid("pretrain()",
+                  "cannot resume " + path + " with different training options: " + diff);
   }
   // Checkpoints written before the data metadata gained the rate and the modality groups lack
   // those two keys: compare what they record.
@@ -304,8 +305,7 @@ void resume_from(TrainState& s, const PretrainRun& run) {
   }
   const std::string ddiff = json_diff(data_want, meta.at("data"));
   if (!ddiff.empty()) {
-    throw std::invalid_argument("pretrain(): cannot resume " + path +
-                                " on different data: " + ddiff);
+    throw_invalid("pretrain()", "cannot resume " + path + " on different data: " + ddiff);
   }
   detail::load_module(ck, *s.model);
   detail::load_optimizer(ck, *s.optimizer);
@@ -356,10 +356,11 @@ struct GradientSync {
       : reducer(run.comm, detail::trainable_parameters(*s.model)) {
     if (run.world > 1 && run.o.dist.grad_sync == GradSync::kReducer) {
       if (run.shards != 1 || run.mo.loss_scope() == LossScope::kMasked) {
-        throw std::invalid_argument(
-            "pretrain(): --grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
-            "now " +
-            std::to_string(run.shards) + ") and --loss all (now " + to_string(run.o.loss) + ")");
+        throw_invalid("pretrain()",
+                      "--grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
+                      "now " +
+                          std::to_string(run.shards) + ") and --loss all (now " +
+                          to_string(run.o.loss) + ")");
       }
       c10d =
           std::make_unique<detail::C10dReducer>(run.comm, detail::trainable_parameters(*s.model));
@@ -512,9 +513,9 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
   o.validate();
   train.validate("pretrain(): training windows");
   if (train.size() < o.batch_size) {
-    throw std::invalid_argument("pretrain(): batch_size (" + std::to_string(o.batch_size) +
-                                ") exceeds the number of training windows (" +
-                                std::to_string(train.size()) + ")");
+    throw_invalid("pretrain()", "batch_size (" + std::to_string(o.batch_size) +
+                                    ") exceeds the number of training windows (" +
+                                    std::to_string(train.size()) + ")");
   }
   const auto t_start = std::chrono::steady_clock::now();
   PretrainRun run(o, train, context);

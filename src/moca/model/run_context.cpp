@@ -1,5 +1,6 @@
 // The run context of a training process (torch-free). See run_context.hpp.
 #include "moca/model/run_context.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <cstdio>
 #include <stdexcept>
@@ -12,7 +13,7 @@ RunContext::RunContext(std::ostream& log)
 
 RunContext::RunContext(std::unique_ptr<Collective> collective, std::ostream& log)
     : collective_(std::move(collective)) {
-  if (!collective_) throw std::invalid_argument("RunContext(): collective is null");
+  if (!collective_) throw_invalid("RunContext()", "collective is null");
   if (collective_->is_root()) {
     log_ = &log;
   } else {
@@ -28,17 +29,15 @@ void RunContext::check_fits(const DistOptions& options, bool cuda, const std::st
   if (c.world_size() <= 1) return;
   const DistBackend used = c.backend();
   if (used == DistBackend::kNccl && !cuda) {
-    throw std::invalid_argument(who +
-                                ": the run's process group is nccl, which needs --device cuda");
+    throw_invalid(who, "the run's process group is nccl, which needs --device cuda");
   }
   const DistBackend wanted = resolve_backend(options.backend, cuda);
   if (wanted != used || options.timeout_s != c.timeout_s()) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "timeout %g s) differs from the options' (%s, timeout %g s)",
                   c.timeout_s(), enum_name(kDistBackendNames, wanted).c_str(), options.timeout_s);
-    throw std::invalid_argument(who + ": the run context's process group (" +
-                                enum_name(kDistBackendNames, used) + ", " + buf +
-                                "); make the context from the same DistOptions");
+    throw_invalid(who, "the run context's process group (" + enum_name(kDistBackendNames, used) +
+                           ", " + buf + "); make the context from the same DistOptions");
   }
 }
 

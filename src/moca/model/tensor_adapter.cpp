@@ -1,4 +1,5 @@
 #include "moca/model/detail/tensor_adapter.hpp"
+#include "moca/common/error_text.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -14,8 +15,8 @@ torch::Tensor windows_tensor(const data::Windows& windows, const std::vector<int
   for (int64_t b = 0; b < B; ++b) {
     const int r = rows[static_cast<size_t>(b)];
     if (r < 0 || r >= windows.size()) {
-      throw std::invalid_argument("windows_tensor(): row " + std::to_string(r) +
-                                  " out of range [0, " + std::to_string(windows.size()) + ")");
+      throw_invalid("windows_tensor()", "row " + std::to_string(r) + " out of range [0, " +
+                                            std::to_string(windows.size()) + ")");
     }
     std::copy(windows.x.row(r).data(), windows.x.row(r).data() + CL, dst + b * CL);
   }
@@ -32,7 +33,7 @@ torch::Tensor batch_tensor(const data::RowMatrixXf& batch, int channels, int len
 
 Eigen::MatrixXd to_eigen(const torch::Tensor& t) {
   auto c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
-  if (c.dim() != 2) throw std::invalid_argument("to_eigen(): tensor must be 2-D");
+  if (c.dim() != 2) throw_invalid("to_eigen()", "tensor must be 2-D");
   Eigen::MatrixXd m(c.size(0), c.size(1));
   const double* src = c.data_ptr<double>();
   for (int64_t i = 0; i < c.size(0); ++i)
