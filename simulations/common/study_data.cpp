@@ -1,6 +1,5 @@
 #include "study_data.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
@@ -8,7 +7,6 @@
 
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
-#include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
 
 namespace moca::sim {
