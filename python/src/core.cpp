@@ -442,12 +442,28 @@ void bind_scoring(py::module_& m) {
 
 }  // namespace
 
+/// pybind11 before 2.12 does not know numpy 2's array layout, and an extension built with it
+/// crashes at the first array that crosses: refuse numpy 2 at import with a clear ImportError.
+void refuse_unsupported_numpy() {
+#if PYBIND11_VERSION_HEX < 0x020C0000
+  const auto version = py::module_::import("numpy").attr("__version__").cast<std::string>();
+  if (std::stoi(version) >= 2) {
+    throw py::import_error(
+        "moca: this extension was built with pybind11 " + std::to_string(PYBIND11_VERSION_MAJOR) +
+        "." + std::to_string(PYBIND11_VERSION_MINOR) + ", which cannot exchange arrays with numpy " +
+        version + " (numpy 2 needs pybind11 >= 2.12): rebuild with `pip install .` (build " +
+        "isolation fetches pybind11 >= 2.12) or install numpy < 2");
+  }
+#endif
+}
+
 }  // namespace moca::python
 
 using namespace moca;
 using namespace moca::python;
 
 PYBIND11_MODULE(_core, m) {
+  moca::python::refuse_unsupported_numpy();
   m.doc() = "moca's compiled core (use the moca package, not this module)";
   m.attr("__version__") = MOCA_VERSION;
   m.attr("with_torch") = py::bool_(encoder_available());
