@@ -34,27 +34,9 @@ ESTIMATORS = [moca.KCCA(), moca.KCCA(sigma=1.0), moca.CCA(),
               moca.KCCA(kernel="laplacian", method="lowrank", rank=5, n_components=2,
                         sigma=2.0)]
 
-# Checks that check_estimator may skip by itself (an optional package it wants is missing), by
-# version; any other skip fails the test.
-OPTIONAL_SKIPS = {
-    "check_estimators_data_not_an_array",  # pandas (and, for CCA, scikit-learn's own skip)
-    "check_dataframe_column_names_consistency",  # pandas
-    "check_sample_weights_pandas_series",  # pandas
-    "check_transformer_data_not_an_array",  # pandas
-    "check_set_output_transform",  # no get_feature_names_out
-    "check_global_output_transform_pandas",  # pandas
-    "check_global_set_output_transform_polars",  # polars
-    "check_set_output_transform_pandas",  # pandas
-    "check_set_output_transform_polars",  # polars
-    "check_global_set_output_transform_pandas",  # pandas
-    "check_estimator_sparse_array",  # scipy without sparse arrays
-    "check_requires_y_none",
-}
-
-
-def _check_name(check):
-    f = getattr(check, "func", check)
-    return getattr(f, "__name__", str(f))
+# Checks that check_estimator skips by itself when an optional package it wants is missing; any
+# other skip fails the test.
+OPTIONAL_SKIPS = {"check_array_api_input"}  # array-api-strict / array-api-compat
 
 
 @pytest.mark.parametrize("est", ESTIMATORS, ids=repr)
@@ -163,6 +145,20 @@ def test_pickle_round_trip(views):
             np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(back.correlations_, est.correlations_)
         assert back.n_features_in_ == U.shape[1] and back.n_features_m_ == M.shape[1]
+
+
+def test_feature_names_of_a_data_frame(views):
+    pd = pytest.importorskip("pandas")
+    U, M = views
+    cols = [f"u{i}" for i in range(U.shape[1])]
+    c = moca.CCA().fit(pd.DataFrame(U, columns=cols), pd.Series(M[:, 0]))
+    assert list(c.feature_names_in_) == cols and c.n_features_in_ == U.shape[1]
+    assert c.n_features_m_ == 1
+    with pytest.raises(ValueError, match="^U: The feature names should match those that were "
+                                         "passed during fit"):
+        c.transform(pd.DataFrame(U[:, ::-1], columns=cols[::-1]))
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        c.transform(U)
 
 
 def test_second_view_positionally_as_M_or_as_y(views):
