@@ -1,13 +1,18 @@
 """KCCA and linear CCA as scikit-learn estimators.
 
-Both classes implement scikit-learn's estimator contract themselves (scikit-learn is not needed
-to use them): every option is a keyword of ``__init__``, stored unchanged; ``get_params`` /
-``set_params`` (nested ``a__b`` keys too) make ``sklearn.base.clone``, ``GridSearchCV`` and
-pipelines work; ``fit(U, M)`` validates, returns ``self`` and sets attributes ending in ``_``;
-``transform`` maps new rows of either view; ``score`` is the held-out canonical correlation.
-The two views take scikit-learn's ``(X, y)`` places, as in ``sklearn.cross_decomposition``.
-Both call the analysis of the ``kcca`` tool (``kcca::kcca_analysis``, src/moca/kcca/analysis.hpp):
-the same options give the same numbers as ``kcca --json``."""
+Where scikit-learn (1.2 or later) is importable both classes derive from its ``BaseEstimator``
+(with ``TransformerMixin`` and ``MultiOutputMixin``) and validate their data with its
+``check_array``; without it (the package needs only numpy) they implement the same contract
+and the same validation rules themselves. Every option is a keyword of ``__init__``, stored
+unchanged; ``get_params`` / ``set_params`` (nested ``a__b`` keys too) make
+``sklearn.base.clone``, ``GridSearchCV`` and pipelines work; ``fit(U, M)`` validates, returns
+``self`` and sets attributes ending in ``_``; ``transform`` maps new rows of either view;
+``score`` is the held-out canonical correlation. The two views take scikit-learn's ``(X, y)``
+places, as in ``sklearn.cross_decomposition``. Tags: ``__sklearn_tags__`` (scikit-learn >= 1.6)
+and ``_more_tags`` (1.2 - 1.5); ``expected_failed_checks`` names the estimator checks that do
+not apply, with their reasons. Both call the analysis of the ``kcca`` tool
+(``kcca::kcca_analysis``, src/moca/kcca/analysis.hpp): the same options give the same numbers
+as ``kcca --json``."""
 from __future__ import annotations
 
 import inspect
@@ -16,75 +21,148 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, check_float, check_int
+from ._checks import check_float, check_int
 
-__all__ = ["KCCA", "CCA", "NotFittedError"]
+__all__ = ["KCCA", "CCA", "NotFittedError", "expected_failed_checks"]
 
-try:  # scikit-learn's class when it is installed, so that check_is_fitted & co. recognise it
+try:  # scikit-learn's classes when it is installed (optional: the package needs only numpy)
+    from sklearn.base import BaseEstimator, MultiOutputMixin, TransformerMixin
     from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_array as _sk_check_array
+    _HAVE_SKLEARN = True
 except ImportError:  # pragma: no cover - exercised without scikit-learn only
+    _HAVE_SKLEARN = False
+
     class NotFittedError(ValueError, AttributeError):  # type: ignore[no-redef]
         """An estimator's method was called before ``fit``."""
 
+try:  # scikit-learn >= 1.6: feature names and counts without re-validating the array
+    from sklearn.utils.validation import validate_data as _sk_validate_data
+except ImportError:  # scikit-learn 1.2 - 1.5 (BaseEstimator methods) or none
+    _sk_validate_data = None
 
-def _as_view(a: Any, name: str, allow_1d: bool) -> np.ndarray:
-    """One view as a 2-d float array: any real dtype (integers and bools become float64;
-    object arrays are converted element by element), a 1-d array as one column when
-    ``allow_1d``. TypeError for sparse matrices and non-numeric data, ValueError for complex
-    data, a wrong rank, no rows or columns, NaN or Inf."""
-    if type(a).__module__.startswith("scipy.sparse"):
-        raise TypeError(f"{name}: sparse input is not supported (pass a dense array, "
-                        "e.g. .toarray())")
+# Accepted float types; anything else real (integers, bools, float16, objects holding numbers) is
+# converted to float64, as scikit-learn's check_array(dtype=[float64, float32]) does.
+_DTYPES = (np.float64, np.float32)
+# The fewest rows a fit takes (the solvers centre each view and need n - 1 >= 2).
+_MIN_ROWS = 3
+
+
+def _is_sparse(a: Any) -> bool:
+    return type(a).__module__.startswith("scipy.sparse")
+
+
+def _numpy_check_array(a: Any, est: str, ensure_2d: bool, min_samples: int) -> np.ndarray:
+    """scikit-learn's ``check_array(a, dtype=[float64, float32], ensure_2d=ensure_2d,
+    ensure_min_samples=min_samples, estimator=est)`` in numpy, for when scikit-learn is not
+    installed: the same rules, error types and messages."""
+    if _is_sparse(a):
+        raise TypeError("Sparse data was passed, but dense data is required. Use '.toarray()' "
+                        "to convert to a dense numpy array.")
+    arr = np.asarray(a)  # ragged nested lists: numpy's ValueError
+    if arr.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported\n{arr}\n")
+    if arr.dtype.type not in _DTYPES:
+        arr = arr.astype(np.float64)  # strings, objects: numpy's ValueError / TypeError
+    reshape = ("Reshape your data either using array.reshape(-1, 1) if your data has a single "
+               "feature or array.reshape(1, -1) if it contains a single sample.")
+    if ensure_2d and arr.ndim == 0:
+        raise ValueError(f"Expected 2D array, got scalar array instead:\narray={arr}.\n{reshape}")
+    if ensure_2d and arr.ndim == 1:
+        raise ValueError(f"Expected 2D array, got 1D array instead:\narray={arr}.\n{reshape}")
+    if arr.ndim >= 3:
+        raise ValueError(f"Found array with dim {arr.ndim}, while dim <= 2 is required by {est}.")
+    if arr.ndim == 0:
+        raise TypeError(f"Singleton array {arr!r} cannot be considered a valid collection.")
+    if np.isnan(arr).any():
+        raise ValueError("Input contains NaN.")
+    if np.isinf(arr).any():
+        raise ValueError(f"Input contains infinity or a value too large for {arr.dtype!r}.")
+    if arr.shape[0] < min_samples:
+        raise ValueError(f"Found array with {arr.shape[0]} sample(s) (shape={arr.shape}) while a "
+                         f"minimum of {min_samples} is required by {est}.")
+    if arr.ndim == 2 and arr.shape[1] < 1:
+        raise ValueError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of "
+                         f"1 is required by {est}.")
+    return arr
+
+
+def _check_view(est: Any, a: Any, name: str, min_samples: int = 1) -> np.ndarray:
+    """One view as a 2-d float32/float64 array: U must be 2-d, M may be 1-d (one column).
+    scikit-learn's ``check_array`` when it is installed, else the same rules in numpy; either
+    way the message starts with the argument's name (``"U: Input contains NaN."``). ValueError
+    for NaN/Inf, complex data, a wrong rank, too few rows, no columns, strings; TypeError for
+    sparse matrices and objects that are not numbers."""
     try:
-        arr = np.asarray(a)
-    except Exception as e:  # ragged lists and the like
-        raise TypeError(f"{name}: not convertible to an array ({e})") from None
-    kind = arr.dtype.kind
-    if kind == "c":
-        raise ValueError(f"{name}: Complex data not supported (dtype {arr.dtype})")
-    if kind in "iubO" or arr.dtype == np.float16:
-        arr = arr.astype(np.float64)  # object entries: TypeError from float() if not numbers
-    elif kind != "f":
-        raise TypeError(f"{name}: dtype {arr.dtype} is not supported (real numbers)")
-    if arr.ndim == 1:
-        if not allow_1d:
-            raise ValueError(f"{name}: must be a 2-d array, got shape {arr.shape} (Reshape your "
-                             "data: a.reshape(-1, 1) for one column, a.reshape(1, -1) for one "
-                             "row)")
-        arr = arr.reshape(-1, 1)
-    if arr.ndim == 2 and arr.shape[0] > 0 and arr.shape[1] == 0:
-        raise ValueError(f"{name}: 0 feature(s) (shape={arr.shape}) while a minimum of 1 is "
-                         "required.")
-    return as_float_array(arr, name, 2)
+        if _HAVE_SKLEARN:
+            arr = _sk_check_array(a, dtype=list(_DTYPES), ensure_2d=(name == "U"),
+                                  ensure_min_samples=min_samples, estimator=est, input_name="")
+        else:
+            arr = _numpy_check_array(a, type(est).__name__, name == "U", min_samples)
+    except (ValueError, TypeError) as e:
+        if type(e) not in (ValueError, TypeError):
+            raise
+        raise type(e)(f"{name}: {e}") from None
+    return arr if arr.ndim == 2 else arr.reshape(-1, 1)
+
+
+def _check_features(est: Any, raw: Any, U: np.ndarray, reset: bool) -> None:
+    """Records (``reset``) or checks the columns of view U: ``n_features_in_`` and, for data
+    frames with string column names, ``feature_names_in_`` (scikit-learn's bookkeeping when it
+    is installed, the count alone otherwise)."""
+    try:
+        if _sk_validate_data is not None:
+            _sk_validate_data(est, raw, skip_check_array=True, reset=reset)
+            return
+        if _HAVE_SKLEARN:
+            est._check_feature_names(raw, reset=reset)
+            est._check_n_features(U, reset=reset)
+            return
+        if reset:
+            est.n_features_in_ = U.shape[1]
+        elif U.shape[1] != est.n_features_in_:  # scikit-learn's words (X: the first argument)
+            raise ValueError(f"X has {U.shape[1]} features, but {type(est).__name__} is "
+                             f"expecting {est.n_features_in_} features as input.")
+    except ValueError as e:
+        if type(e) is not ValueError:
+            raise
+        raise ValueError(f"U: {e}") from None
+
+
+def _second_view(est: Any, method: str, y: Any, M: Any) -> Any:
+    """The second view, given positionally, as ``y=`` (scikit-learn's name) or ``M=``."""
+    if y is not None and M is not None:
+        raise ValueError(f"{type(est).__name__}.{method}(): give the second view as M or y, "
+                         "not both")
+    return M if y is None else y
 
 
 def _fit_views(est: Any, U: Any, M: Any) -> Tuple[np.ndarray, np.ndarray]:
     """The views of ``fit``: checked, the same number (>= 3) of rows; records
-    ``n_features_in_`` (columns of U) and ``n_features_m_`` (columns of M)."""
+    ``n_features_in_`` (and ``feature_names_in_``) of U and ``n_features_m_`` (columns of M)."""
     if M is None:
         raise ValueError(f"M: {type(est).__name__} requires y to be passed, but the target y is "
                          "None (fit takes two views, U and M)")
-    U = _as_view(U, "U", allow_1d=False)
-    M = _as_view(M, "M", allow_1d=True)
-    if U.shape[0] != M.shape[0]:
+    Uc = _check_view(est, U, "U", _MIN_ROWS)
+    Mc = _check_view(est, M, "M")
+    if Uc.shape[0] != Mc.shape[0]:
         raise ValueError(
-            f"U has {U.shape[0]} rows, M has {M.shape[0]} "
+            f"U has {Uc.shape[0]} rows, M has {Mc.shape[0]} "
             "(the views must have the same number of rows)")
-    if U.shape[0] < 3:
-        n = U.shape[0]
-        raise ValueError(f"need at least 3 rows (got {n} sample{'' if n == 1 else 's'})")
-    est.n_features_in_ = U.shape[1]
-    est.n_features_m_ = M.shape[1]
-    return U, M
+    _check_features(est, U, Uc, reset=True)
+    est.n_features_m_ = Mc.shape[1]
+    return Uc, Mc
 
 
-def _new_view(est: Any, X: Any, name: str, fitted: int) -> np.ndarray:
+def _new_view(est: Any, X: Any, name: str) -> np.ndarray:
     """New rows of one view for ``transform``: checked, with the fitted number of columns."""
-    X = _as_view(X, name, allow_1d=(name == "M"))
-    if X.shape[1] != fitted:
-        raise ValueError(f"{name} has {X.shape[1]} features, but {type(est).__name__} is "
-                         f"expecting {fitted} features as input.")
-    return X
+    Xc = _check_view(est, X, name)
+    if name == "U":
+        _check_features(est, X, Xc, reset=False)
+    elif Xc.shape[1] != est.n_features_m_:  # as for U, in scikit-learn's words (y: the second)
+        raise ValueError(f"M: y has {Xc.shape[1]} features, but {type(est).__name__} is "
+                         f"expecting {est.n_features_m_} features as input.")
+    return Xc
 
 
 def _analysis(U: np.ndarray, M: np.ndarray, **options: Any) -> Any:
@@ -105,9 +183,10 @@ def _variate_correlations(Zu: np.ndarray, Zm: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
-class _TwoViewEstimator:
-    """scikit-learn's estimator contract for the two-view estimators (parameters from the
-    ``__init__`` signature, get/set_params, repr, tags, transform of either view, score)."""
+class _ParamsContract:
+    """scikit-learn's parameter contract where scikit-learn is not installed (it provides
+    these through BaseEstimator otherwise): parameters from the ``__init__`` signature,
+    get/set_params, repr."""
 
     @classmethod
     def _get_param_names(cls) -> List[str]:
@@ -126,7 +205,7 @@ class _TwoViewEstimator:
             out[name] = value
         return out
 
-    def set_params(self, **params: Any) -> "_TwoViewEstimator":
+    def set_params(self, **params: Any) -> Any:
         """Sets parameters (``name`` or nested ``name__key``) without validating them (``fit``
         does); returns self. ValueError for a name the constructor does not take."""
         valid = self._get_param_names()
@@ -161,9 +240,58 @@ class _TwoViewEstimator:
                 changed.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(changed)})"
 
+
+# scikit-learn's base classes when it is installed (in the order its check_mixin_order asks:
+# mixins first), else the contract above.
+_BASES: Tuple[type, ...] = ((TransformerMixin, MultiOutputMixin, BaseEstimator) if _HAVE_SKLEARN
+                            else (_ParamsContract,))
+
+# scikit-learn's TransformerMixin would wrap transform/fit_transform for set_output (pandas
+# output), a wrapper that needs the first argument, which transform(M=M) does not give, and
+# that would replace only the first of the pair fit_transform returns: not wrapped.
+_NO_OUTPUT_WRAP: Dict[str, Any] = {"auto_wrap_output_keys": None} if _HAVE_SKLEARN else {}
+
+# The reasons of the check_estimator checks that fail by design (docs/python.md, "Estimators").
+_PAIR_REASON = (
+    "fit_transform(U, M) returns the pair (Zu, Zm), as sklearn.cross_decomposition does; "
+    "scikit-learn runs the two-view form of this check only for the estimators it names in "
+    "CROSS_DECOMPOSITION (its CCA, PLSCanonical, PLSRegression, PLSSVD), and in that form it "
+    "passes (tests/python/test_sklearn.py)")
+_AUTO_SIGMA_REASON = (
+    "sigma='auto' (the median heuristic) is undefined when at least half the rows of a view "
+    "coincide, as for this check's integer y: fit raises 'median pairwise distance is 0 ...; "
+    "set sigma explicitly'; with a numeric sigma the check passes")
+
+
+def expected_failed_checks(estimator: Any) -> Dict[str, str]:
+    """The ``sklearn.utils.estimator_checks`` checks that ``estimator`` (a moca.KCCA or
+    moca.CCA) fails by design, each with its reason: ``check_estimator(est,
+    expected_failed_checks=expected_failed_checks(est))`` (scikit-learn >= 1.6) or
+    ``parametrize_with_checks(ests, expected_failed_checks=expected_failed_checks)``; for
+    scikit-learn 1.2 - 1.5 the same dict is the estimator's ``_xfail_checks`` tag."""
+    return dict(estimator._expected_failed_checks())
+
+
+class _TwoViewEstimator(*_BASES, **_NO_OUTPUT_WRAP):  # type: ignore[misc]
+    """scikit-learn's estimator contract for the two-view estimators (tags, validation,
+    transform of either view, score). The second view takes scikit-learn's ``y`` place: it may
+    be passed positionally, as ``M=`` (moca's name) or as ``y=`` (scikit-learn's)."""
+
+    def _expected_failed_checks(self) -> Dict[str, str]:
+        return {}
+
     def _more_tags(self) -> Dict[str, Any]:
-        # scikit-learn's estimator tags: M is the "y" of fit and score
-        return {"requires_y": True, "X_types": ["2darray"], "preserves_dtype": [np.float64]}
+        # scikit-learn 1.2 - 1.5's estimator tags: M is the "y" of fit and score, multi-column
+        return {"requires_y": True, "multioutput": True, "X_types": ["2darray"],
+                "preserves_dtype": [np.float64], "_xfail_checks": self._expected_failed_checks()}
+
+    def __sklearn_tags__(self) -> Any:
+        # scikit-learn >= 1.6's tags (the same as _more_tags; MultiOutputMixin sets multi_output)
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
 
     def _check_fitted(self, method: str) -> None:
         if not hasattr(self, "correlations_"):
@@ -173,17 +301,16 @@ class _TwoViewEstimator:
     def _variates(self, X: np.ndarray, view: str) -> np.ndarray:
         raise NotImplementedError  # each estimator maps its own views
 
-    def transform(self, U: Any = None, M: Any = None) -> Any:
+    def transform(self, U: Any = None, y: Any = None, *, M: Any = None) -> Any:
         """Canonical variates of new rows: of view u (``transform(U)``), of view m
         (``transform(M=M)``) or of both (``transform(U, M)`` -> ``(Zu, Zm)``); each
         (rows, n_components), float64. Needs ``fit``."""
         self._check_fitted("transform")
+        M = _second_view(self, "transform", y, M)
         if U is None and M is None:
             raise ValueError(f"{type(self).__name__}.transform(): give U, M or both")
-        Zu = None if U is None else self._variates(
-            _new_view(self, U, "U", self.n_features_in_), "u")
-        Zm = None if M is None else self._variates(
-            _new_view(self, M, "M", self.n_features_m_), "m")
+        Zu = None if U is None else self._variates(_new_view(self, U, "U"), "u")
+        Zm = None if M is None else self._variates(_new_view(self, M, "M"), "m")
         if Zu is not None and Zm is not None:
             if Zu.shape[0] != Zm.shape[0]:
                 raise ValueError(f"U has {Zu.shape[0]} rows, M has {Zm.shape[0]} "
@@ -191,18 +318,14 @@ class _TwoViewEstimator:
             return Zu, Zm
         return Zu if Zm is None else Zm
 
-    def fit_transform(self, U: Any, M: Any = None, y: Any = None) -> Tuple[np.ndarray,
-                                                                           np.ndarray]:
+    def fit_transform(self, U: Any, y: Any = None, *, M: Any = None) -> Tuple[np.ndarray,
+                                                                             np.ndarray]:
         """``fit(U, M).transform(U, M)``: the canonical variates ``(Zu, Zm)`` of the training
-        rows (a pair, as ``sklearn.cross_decomposition`` returns). ``y`` is scikit-learn's
-        keyword for the second view (some of its code passes M as ``y=``)."""
-        if y is not None:
-            if M is not None:
-                raise ValueError("fit_transform(): give the second view as M or y, not both")
-            M = y
+        rows (a pair, as ``sklearn.cross_decomposition`` returns)."""
+        M = _second_view(self, "fit_transform", y, M)
         return self.fit(U, M).transform(U, M)
 
-    def score(self, U: Any, M: Any) -> float:
+    def score(self, U: Any, y: Any = None, *, M: Any = None) -> float:
         """Held-out canonical correlation: with ``(Zu, Zm) = transform(U, M)`` the canonical
         variates of the rows given (out-of-sample for rows not used in ``fit``),
         ``score = mean_{i < n_components} corr(Zu[:, i], Zm[:, i])``, the mean over the fitted
@@ -212,6 +335,7 @@ class _TwoViewEstimator:
         fits (KCCA, CCA with ridge) the training score exceeds it, the fitted correlations
         carrying the regulariser in their denominators."""
         self._check_fitted("score")
+        M = _second_view(self, "score", y, M)
         if M is None:
             raise ValueError(f"M: {type(self).__name__}.score() needs both views")
         Zu, Zm = self.transform(U, M)
@@ -239,7 +363,7 @@ _SIGNIFICANCE_DOC = """    permutations : permutations of the rows of M for a p-
 """
 
 
-class KCCA(_TwoViewEstimator):
+class KCCA(_TwoViewEstimator, **_NO_OUTPUT_WRAP):
     """Regularised kernel CCA of two views (``kcca`` tool, docs/kcca.md).
 
     Parameters
@@ -296,18 +420,29 @@ class KCCA(_TwoViewEstimator):
         self.permutations = permutations
         self.bootstrap = bootstrap
 
+    def _expected_failed_checks(self) -> Dict[str, str]:
+        out = {"check_transformer_general": _PAIR_REASON,
+               "check_transformer_data_not_an_array": _PAIR_REASON}
+        if (isinstance(self.sigma, str) and self.sigma == "auto"
+                and isinstance(self.kernel, str) and self.kernel in ("rbf", "laplacian")):
+            out.update(check_fit2d_1feature=_AUTO_SIGMA_REASON,
+                       check_fit_check_is_fitted=_AUTO_SIGMA_REASON)
+        return out
+
     def _sigma_text(self) -> str:
         if isinstance(self.sigma, str):
             return self.sigma
         return repr(check_float(self.sigma, "sigma"))
 
-    def fit(self, U: Any, M: Any = None) -> "KCCA":
-        """Fits KCCA to the rows of U (n x d_u) and M (n x d_m, or n); returns self.
+    def fit(self, U: Any, y: Any = None, *, M: Any = None) -> "KCCA":
+        """Fits KCCA to the rows of U (n x d_u) and M (n x d_m, or n), M given positionally,
+        as ``M=`` or as ``y=`` (scikit-learn's name); returns self.
 
         Raises ``ValueError`` for bad options or data (the ``kcca`` tool's messages, naming
-        its flags) and ``TypeError`` for wrong types.
+        its flags; scikit-learn's for the data, after the name of the view) and ``TypeError``
+        for wrong types.
         """
-        U, M = _fit_views(self, U, M)
+        U, M = _fit_views(self, U, _second_view(self, "fit", y, M))
         gamma = check_float(self.gamma, "gamma")
         gu = gamma if self.gamma_u is None else check_float(self.gamma_u, "gamma_u")
         gm = gamma if self.gamma_m is None else check_float(self.gamma_m, "gamma_m")
@@ -349,7 +484,7 @@ class KCCA(_TwoViewEstimator):
             float(self.coef0), bool(self.center), coef)
 
 
-class CCA(_TwoViewEstimator):
+class CCA(_TwoViewEstimator, **_NO_OUTPUT_WRAP):
     """Linear CCA, optionally after PCA of each view (``kcca --cca``, docs/kcca.md).
 
     Parameters
@@ -388,9 +523,10 @@ class CCA(_TwoViewEstimator):
         self.bootstrap = bootstrap
         self.seed = seed
 
-    def fit(self, U: Any, M: Any = None) -> "CCA":
-        """Fits linear CCA to the rows of U and M (n x d_m, or n); returns self."""
-        U, M = _fit_views(self, U, M)
+    def fit(self, U: Any, y: Any = None, *, M: Any = None) -> "CCA":
+        """Fits linear CCA to the rows of U and M (n x d_m, or n), M given positionally, as
+        ``M=`` or as ``y=``; returns self. Errors as ``KCCA.fit``."""
+        U, M = _fit_views(self, U, _second_view(self, "fit", y, M))
         r = _analysis(
             U, M, cca=True, components=check_int(self.n_components, "n_components"),
             method="exact", pca=0 if self.pca is None else check_int(self.pca, "pca"),

@@ -40,16 +40,20 @@ def test_kcca_bad_arrays(UM):
         moca.KCCA().fit(U, M[:29])
     bad = U.copy()
     bad[3, 1] = np.nan
-    with pytest.raises(ValueError, match="U: contains NaN or Inf"):
+    # the data's errors are scikit-learn's check_array's (with or without scikit-learn),
+    # after the name of the view
+    with pytest.raises(ValueError, match=r"^U: Input contains NaN\.$"):
         moca.KCCA().fit(bad, M)
     bad[3, 1] = np.inf
-    with pytest.raises(ValueError, match="U: contains NaN or Inf"):
+    with pytest.raises(ValueError, match=r"^U: Input contains infinity or a value too large "
+                                         r"for dtype\('float64'\)\.$"):
         moca.CCA().fit(bad, M)
-    with pytest.raises(ValueError, match=r"M: Complex data not supported \(dtype complex128\)"):
+    with pytest.raises(ValueError, match=r"^M: Complex data not supported\n"):
         moca.KCCA().fit(U, M.astype(complex))
-    with pytest.raises(TypeError, match="U: dtype <U3 is not supported"):
+    with pytest.raises(ValueError, match="^U: could not convert string to float: .*'abc'"):
         moca.KCCA().fit(np.full((30, 2), "abc"), M)
-    with pytest.raises(TypeError, match="U: sparse input is not supported"):
+    with pytest.raises(TypeError, match="^U: (Sparse data|A sparse matrix) was passed, but "
+                                        "dense data is required"):
         import scipy.sparse
         moca.CCA().fit(scipy.sparse.csr_matrix(U), M)
     with pytest.raises(ValueError, match="requires y to be passed"):
@@ -58,15 +62,17 @@ def test_kcca_bad_arrays(UM):
         moca.KCCA(permutations=-1).fit(U, M)
     with pytest.raises(ValueError, match=r"AnalysisOptions::bootstrap \(1\) must be 0 \(none\) or >= 2"):
         moca.CCA(bootstrap=1).fit(U, M)
-    with pytest.raises(ValueError, match=r"U: must be a 2-d array, got shape \(30,\)"):
+    with pytest.raises(ValueError, match=r"^U: Expected 2D array, got 1D array instead"):
         moca.KCCA().fit(U[:, 0], M)
-    with pytest.raises(ValueError, match="need at least 3 rows"):
+    with pytest.raises(ValueError, match=r"^U: Found array with 2 sample\(s\) \(shape=\(2, 3\)\) "
+                                         r"while a minimum of 3 is required by KCCA\.$"):
         moca.KCCA().fit(U[:2], M[:2])
     with pytest.raises(ValueError, match="linear_cca|variance"):
         moca.CCA().fit(np.ones((30, 2)), M)
     with pytest.raises(moca.NotFittedError, match="call fit"):
         moca.KCCA().transform(U, M)
-    with pytest.raises(ValueError, match="U has 2 features, but KCCA is expecting 3"):
+    with pytest.raises(ValueError, match="^U: X has 2 features, but KCCA is expecting 3 "
+                                         "features as input"):
         moca.KCCA().fit(U, M).transform(U[:, :2])
     with pytest.raises(ValueError, match="fitted with coefficients=False"):
         moca.KCCA(coefficients=False).fit(U, M).score(U, M)

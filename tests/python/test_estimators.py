@@ -62,7 +62,7 @@ def test_cca_weights_and_transform_match_sklearn(views):
     assert abs(a[:, 0] @ a[:, 1]) < 1e-10
     with pytest.raises(ValueError, match="weights=False"):
         moca.CCA(n_components=2, weights=False).fit(U, M).transform(U, M)
-    with pytest.raises(ValueError, match="U has 5 features, but CCA is expecting 6"):
+    with pytest.raises(ValueError, match="U: X has 5 features, but CCA is expecting 6"):
         c.transform(U[:, :-1], M)
 
 
