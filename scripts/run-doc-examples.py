@@ -212,6 +212,8 @@ def check_sh_flags(block, build):
             if tool == "moca" and rest and rest[0] == "launch" and "--" in rest:
                 cut = rest.index("--")
                 rest = rest[cut + 1:]
+            if any(w.startswith("$") for w in rest[:1]):
+                continue  # the subcommand is a shell variable: not checkable here
             while rest and not rest[0].startswith("-"):
                 flags = tool_flags(build, path + [rest[0]])
                 if flags is None or rest[0] not in _subcommands(build, path):

@@ -117,12 +117,16 @@ def test_needs_met_runs_the_block(tmp_path):
     assert rc == 0 and r["p.md:2"] == ("pass", ""), out
 
 
-def test_environment_build_bin_first_on_path(tmp_path):
-    build = tmp_path / "build"
-    (build / "bin").mkdir(parents=True)
-    tool = build / "bin" / "moca_doc_probe"
-    tool.write_text("#!/bin/sh\necho probe-ran\n")
+def fake_tool(tmp_path, name, output):
+    """An executable build/bin/<name> that prints `output` whatever its arguments."""
+    (tmp_path / "build" / "bin").mkdir(parents=True, exist_ok=True)
+    tool = tmp_path / "build" / "bin" / name
+    tool.write_text(f"#!/bin/sh\necho '{output}'\n")
     tool.chmod(0o755)
+
+
+def test_environment_build_bin_first_on_path(tmp_path):
+    fake_tool(tmp_path, "moca_doc_probe", "probe-ran")
     page = ("```sh\ntest \"$(moca_doc_probe)\" = probe-ran\n"
             "test \"$OMP_WAIT_POLICY\" = passive\n"
             "test \"$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')\" = "
@@ -171,3 +175,14 @@ def test_inline_code_at_a_line_start_is_not_a_fence(tmp_path):
     page = "```` ```python ```` blocks run.\n\n```sh\ntrue\n```\n"
     rc, r, summary, out = run_pages(tmp_path, {"p.md": page})
     assert rc == 0 and set(r) == {"p.md:3"}, out
+
+
+def test_skipped_block_options_are_checked_against_help(tmp_path):
+    fake_tool(tmp_path, "fake_tool", "Options: --alpha N  --beta")
+    good = "<!-- example: skip=slow -->\n```sh\nfake_tool --alpha 3 --beta  # --comment\n```\n"
+    rc, r, summary, out = run_pages(tmp_path, {"good.md": good})
+    assert rc == 0 and r["good.md:2"] == ("skip", "slow"), out
+    bad = "<!-- example: skip=slow -->\n```sh\nX=1 fake_tool --alpha 3 \\\n    --gamma 2\n```\n"
+    rc, r, summary, out = run_pages(tmp_path, {"bad.md": bad})
+    assert rc == 1 and r["bad.md:2"][0] == "fail", out
+    assert "`fake_tool` has no option --gamma" in r["bad.md:2"][1], out
