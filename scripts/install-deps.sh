@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Installs every build/test dependency of moca from Debian 12 packages.
-# Usage: scripts/install-deps.sh [--no-torch]
+# Usage: scripts/install-deps.sh [--no-torch | --main]
 #   --no-torch  skip LibTorch (the theory side builds with -DMOCA_WITH_TORCH=OFF)
+#   --main      only what the main job (kcca_score) needs: the compiler, CMake, Eigen, Spectra,
+#               Boost.Math, CLI11, nlohmann-json, zlib and LAPACK/LAPACKE + OpenBLAS
+#               (scripts/bootstrap.sh --main, the README's first command)
 # Runs apt-get only for packages that are missing; needs root (or sudo).
 set -euo pipefail
-pkgs=(cmake ninja-build g++ pkg-config clang-format
-      libeigen3-dev libspectra-dev libboost-math-dev doctest-dev
-      libcli11-dev nlohmann-json3-dev zlib1g-dev gnuplot-nox libbenchmark-dev
-      # LAPACK/BLAS for moca::kcca's dense solvers; OpenBLAS (OpenMP) is the fast provider and is
-      # required by LibTorch too: with Debian's reference BLAS LibTorch runs ~25x slower.
-      liblapack-dev libopenblas0-openmp
+main=(cmake ninja-build g++
+      libeigen3-dev libspectra-dev libboost-math-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
+      # LAPACK/BLAS for moca::kcca's dense solvers, called through LAPACKE/CBLAS; OpenBLAS
+      # (OpenMP) is the fast provider and is required by LibTorch too: with Debian's reference
+      # BLAS LibTorch runs ~25x slower.
+      liblapack-dev liblapacke-dev libopenblas0-openmp)
+pkgs=("${main[@]}" pkg-config clang-format doctest-dev gnuplot-nox libbenchmark-dev
       # the Python package (python/, MOCA_PYTHON) and its pytest suite (tests/python): sklearn and
       # scipy are the tests' independent references
       pybind11-dev python3-dev python3-numpy python3-pytest python3-sklearn python3-scipy
@@ -17,7 +21,13 @@ pkgs=(cmake ninja-build g++ pkg-config clang-format
       python3-pip python3-venv python3-setuptools python3-wheel
       # CI's sanitizer + libFuzzer build (issue 13): clang 14, its runtimes and OpenMP.
       clang libclang-rt-14-dev libomp-dev)
-if [[ "${1:-}" != "--no-torch" ]]; then
+case "${1:-}" in
+  ""|--no-torch|--main) ;;
+  *) echo "install-deps: unknown argument '$1' (--no-torch or --main)" >&2; exit 2 ;;
+esac
+if [[ "${1:-}" == "--main" ]]; then
+  pkgs=("${main[@]}")
+elif [[ "${1:-}" != "--no-torch" ]]; then
   # libgloo-dev: the Gloo headers that LibTorch's c10d ProcessGroupGloo.hpp includes
   # (data-parallel training, src/moca/model/distributed; the c10d symbols are in libtorch itself)
   # libdnnl-dev: oneDNN's headers; the model's CPU kernels run their products through its sgemm
