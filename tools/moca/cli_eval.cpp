@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "enum_option.hpp"
 #include "moca/common/error_text.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 

@@ -10,6 +10,7 @@
 #include "enum_option.hpp"
 #include "launch.hpp"
 #include "moca/model/run_context.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
