@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("theory_vs_training", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
+    moca::check_writable_folder(o.workdir, "--workdir", true);
     o.recorded_options = moca::tools::config_json(app);
     if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
     // --json -: standard output carries the JSON alone, the report goes to stderr.
