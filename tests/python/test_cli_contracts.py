@@ -99,6 +99,8 @@ def test_moca_linprobe_predict_impute_json_stdout(trained, tmp_path):
     p = run("moca", "linprobe", *DATA, *PROBE, "--checkpoint", trained / "m.pt", "--json", "-")
     assert stdout_json(p)["command"] == "linprobe"
     assert "linprobe (random" in p.stderr
+    p = run("moca", "finetune", *DATA, *PROBE, "--checkpoint", trained / "m.pt", "--json", "-")
+    assert stdout_json(p)["command"] == "finetune"
     p = run("moca", "predict", *DATA, "--model", trained / "clf.pt", "--out",
             tmp_path / "pred.csv", "--json", "-")
     assert stdout_json(p)["command"] == "predict"
