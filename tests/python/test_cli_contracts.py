@@ -263,3 +263,16 @@ def test_exit_codes_malformed_input_2_missing_file_1(tmp_path):
     run("kcca", "--u", tmp_path / "x.npy", "--m", tmp_path / "x.npy", rc=2)
     p = run("moca", "metrics", "--predictions", tmp_path / "none.csv", rc=1)
     assert "cannot open" in p.stderr
+
+
+@pytest.mark.parametrize("study,args", [
+    ("policy_study", []),
+    ("transfer_study", ["--model", "a=m.pt", "--data", "d=generator"]),
+    ("paper_experiments", ["--only", "table1"]),
+])
+def test_studies_bad_out_folder(tmp_path, study, args):
+    # these create missing folders under --out, so the bad case is a file in the way
+    (tmp_path / "file").write_text("x")
+    bad = tmp_path / "file" / "out"
+    _, err = refused(study, [*args, "--out", bad], "--out", bad, tmp_path)
+    assert "is not a folder" in err
