@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "bound_check.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #include "study_flags.hpp"
@@ -22,9 +23,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("bound_check", app, argc, argv, [&] {
+    moca::check_writable(o.json, "--json");
     o.recorded_options = moca::tools::config_json(app);
     o.policies = moca::masking::split_spec_list(policies, "--policies");
-    moca::sim::run_bound_check(o, std::cout, std::cerr);
+    // --json -: standard output carries the JSON alone, the report goes to stderr.
+    moca::sim::run_bound_check(o, moca::tools::report_stream(o.json), std::cerr);
     return 0;
   });
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "coupling_sweep.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 
@@ -33,12 +34,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("coupling_sweep", app, argc, argv, [&] {
+    moca::check_writable(o.json, "--json");
     o.recorded_options = moca::tools::config_json(app);
     o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
     o.features = moca::masking::split_spec_list(features, "--features");
-    moca::sim::run_coupling_sweep(o, std::cout, std::cerr);
+    // --json -: standard output carries the JSON alone, the report goes to stderr.
+    moca::sim::run_coupling_sweep(o, moca::tools::report_stream(o.json), std::cerr);
     return 0;
   });
 }

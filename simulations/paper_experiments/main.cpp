@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "paper_experiments.hpp"
 #include "run_cli.hpp"
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.seed, "seed")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
+    moca::check_writable_folder(o.out, "--out", true);
+    moca::check_writable_folder(o.workdir, "--workdir", true);
     o.recorded_options = moca::tools::config_json(app);
     o.png = !no_png;
     o.only = moca::masking::split_spec_list(only, "--only");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "data_flags.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "policy_study.hpp"
 #include "run_cli.hpp"
@@ -102,6 +103,7 @@ int main(int argc, char** argv) {
                  "ledger.shard-K-of-N.jsonl; --report merges the shards");
   add_worker_flags(&app, o);
   return moca::tools::run_cli("policy_study", app, argc, argv, [&] {
+    moca::check_writable_folder(o.out, "--out", true);
     o.recorded_options = moca::tools::config_json(app);
     if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
     if (!tasks.empty()) o.tasks = moca::masking::split_spec_list(tasks, "--tasks");

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
+    moca::check_writable(o.json, "--json");
     o.recorded_options = moca::tools::config_json(app);
     o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
@@ -59,7 +61,8 @@ int main(int argc, char** argv) {
           "--checkpoint needs a build with MOCA_WITH_TORCH=ON (this one has no model layer)");
 #endif
     }
-    moca::sim::run_simulation_study(o, std::cout, std::cerr);
+    // --json -: standard output carries the JSON alone, the report goes to stderr.
+    moca::sim::run_simulation_study(o, moca::tools::report_stream(o.json), std::cerr);
     return 0;
   });
 }

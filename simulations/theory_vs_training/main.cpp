@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #include "study_flags.hpp"
@@ -36,9 +37,12 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("theory_vs_training", app, argc, argv, [&] {
+    moca::check_writable(o.json, "--json");
+    moca::check_writable_folder(o.workdir, "--workdir", true);
     o.recorded_options = moca::tools::config_json(app);
     if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
-    moca::sim::run_theory_vs_training(o, std::cout, std::cerr);
+    // --json -: standard output carries the JSON alone, the report goes to stderr.
+    moca::sim::run_theory_vs_training(o, moca::tools::report_stream(o.json), std::cerr);
     return 0;
   });
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/output_file.hpp"
 #include "run_cli.hpp"
 #include "transfer_study.hpp"
 
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   app.add_option("--worker-unit", o.worker_unit)->group("");  // internal
   app.add_option("--worker-threads", o.worker_threads)->group("");
   return moca::tools::run_cli("transfer_study", app, argc, argv, [&] {
+    moca::check_writable_folder(o.out, "--out", true);
     o.recorded_options = moca::tools::config_json(app);
     for (const std::string& m : models) {
       const auto eq = m.find('=');

@@ -31,6 +31,18 @@ TEST_CASE("CSV with and without header") {
   CHECK(moca::read_csv_matrix(p).cols() == 3);
 }
 
+TEST_CASE("CSV rows' line numbers: 1-based, header and blank lines counted") {
+  const auto p = tmp_path("lines.csv");
+  std::vector<long> lines;
+  write(p, "u1,u2\n1,2\n\n3,4\n\n5,6\n");
+  CHECK(moca::read_csv_matrix(p, nullptr, &lines).rows() == 3);
+  CHECK(lines == std::vector<long>{2, 4, 6});
+  // A quoted cell and a blank line before the second row.
+  write(p, "\"1\",2\n\n3,4\n");
+  CHECK(moca::read_csv_matrix(p, nullptr, &lines).rows() == 2);
+  CHECK(lines == std::vector<long>{1, 3});
+}
+
 TEST_CASE("CSV fast reader: the numbers strtod gives, for every cell form the format allows") {
   // Cells with a leading '+', hex floats (from_chars takes neither: the strtod fallback), quotes,
   // padding, ';' separators and 17-digit decimals; every value must equal strtod's.

@@ -236,3 +236,64 @@ TEST_CASE("a file size limit (RLIMIT_FSIZE) is a write error like a full disk") 
   CHECK(slurp(p) == "old");
   CHECK(temp_files(s.dir) == 0);
 }
+
+// check_writable: the check every program runs on its output flags before any work.
+TEST_CASE(
+    "check_writable refuses a missing folder, a folder and a non-folder parent, creating nothing") {
+  Scratch s("moca_check_writable");
+  auto message = [](const std::string& path) {
+    try {
+      moca::check_writable(path, "--json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(message(s / "missing/r.json") ==
+        "--json (" + (s / "missing/r.json") + "): folder " + (s / "missing") + " does not exist");
+  CHECK(message(s.dir.string()).find("is a folder") != std::string::npos);
+  { std::ofstream(s / "file") << "x"; }
+  CHECK(message(s / "file/r.json") ==
+        "--json (" + (s / "file/r.json") + "): " + (s / "file") + " is not a folder");
+  // Writable targets pass and nothing is created.
+  CHECK(message(s / "new.json").empty());
+  CHECK_FALSE(fs::exists(s / "new.json"));
+  CHECK(message(s / "file").empty());
+  CHECK(slurp(s / "file") == "x");
+  CHECK(message("-").empty());
+  CHECK(message("/dev/stderr").empty());
+  CHECK(message("").empty());
+  // A dangling symbolic link is checked at its target's folder.
+  fs::create_symlink(s / "nowhere/t.json", s / "link.json");
+  CHECK(message(s / "link.json").find("nowhere does not exist") != std::string::npos);
+  // A folder without write permission (root may write anywhere: checked only for other users).
+  if (::geteuid() != 0) {
+    fs::create_directories(s / "ro");
+    fs::permissions(s / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    CHECK(message(s / "ro/r.json").find("is not writable") != std::string::npos);
+    fs::permissions(s / "ro", fs::perms::owner_all);
+  }
+}
+
+TEST_CASE("check_writable_folder: an existing folder or a new one in a folder") {
+  Scratch s("moca_check_writable_folder");
+  CHECK_NOTHROW(moca::check_writable_folder(s.dir.string(), "--out"));
+  CHECK_NOTHROW(moca::check_writable_folder(s / "new", "--out"));
+  CHECK_NOTHROW(moca::check_writable_folder(s / "new/", "--out"));
+  CHECK_FALSE(fs::exists(s / "new"));
+  CHECK_THROWS_WITH_AS(
+      moca::check_writable_folder(s / "a/b", "--out"),
+      ("--out (" + (s / "a/b") + "): folder " + (s / "a") + " does not exist").c_str(),
+      std::invalid_argument);
+  { std::ofstream(s / "file") << "x"; }
+  CHECK_THROWS_AS(moca::check_writable_folder(s / "file", "--out"), std::invalid_argument);
+}
+
+TEST_CASE("writes_standard_output names descriptor 1 only") {
+  CHECK(moca::writes_standard_output("-"));
+  CHECK(moca::writes_standard_output("/dev/stdout"));
+  CHECK(moca::writes_standard_output("/dev/fd/1"));
+  CHECK_FALSE(moca::writes_standard_output("/dev/stderr"));
+  CHECK_FALSE(moca::writes_standard_output("r.json"));
+  CHECK_FALSE(moca::writes_standard_output(""));
+}

@@ -88,9 +88,13 @@ TEST_CASE("read_predictions_csv: bad input") {
   };
   CHECK(message("0,1,2,3\n").find("4 columns") != std::string::npos);
   CHECK(message("0\n1\n").find("1 columns") != std::string::npos);
-  CHECK(message("0,1\n1,-1\n").find("row 2 holds a non-integer or negative id") !=
-        std::string::npos);
-  CHECK(message("0,1,1.5\n").find("row 1") != std::string::npos);
+  // Rows are named by their line in the file (1-based, header and blank lines counted), the
+  // convention of the CSV reader's own errors.
+  CHECK(message("0,1\n1,-1\n") == path + ":2: column 2 (-1) must be a non-negative integer id");
+  CHECK(message("0,1,1.5\n") == path + ":1: column 3 (1.5) must be a non-negative integer id");
+  CHECK(message("truth,predicted\n0,1\n\n1,2.5\n") ==
+        path + ":4: column 2 (2.5) must be a non-negative integer id");
+  CHECK(message("truth,predicted\n0,1\n1,x\n") == path + ":3: column 2 is not a number ('x')");
   CHECK_THROWS_AS(read_predictions_csv(moca_test::temp_path("metrics_missing.csv")),
                   std::runtime_error);
 }

@@ -8,12 +8,14 @@
 namespace moca::tools {
 
 int run_kcca(const KccaToolOptions& options, std::ostream& out) {
+  check_writable(options.output, "--output");
   nlohmann::json j =
       kcca::to_json(kcca::kcca_analysis_files(options.analysis, options.u_path, options.m_path));
   if (!options.recorded_options.empty()) j["options"] = options.recorded_options;
   if (!options.output.empty()) write_output_text(options.output, j.dump(2) + "\n");
   if (options.json) {
-    out << j.dump(2) << "\n";
+    // --output - has already put the JSON on standard output: once is enough.
+    if (!writes_standard_output(options.output)) out << j.dump(2) << "\n";
     return 0;
   }
   out << "kcca: " << j["analysis"].get<std::string>() << " of " << options.u_path << " ("

@@ -22,8 +22,10 @@ struct KccaToolOptions {
   nlohmann::json recorded_options;
 };
 
+/// Checks that options.output can be written (check_writable), runs
 /// kcca::kcca_analysis_files(), then writes text (or JSON with options.json) to `out` and the
-/// JSON to options.output if set. Returns 0.
+/// JSON to options.output if set; the JSON goes to standard output once when both ask for it.
+/// Returns 0.
 int run_kcca(const KccaToolOptions& options, std::ostream& out);
 
 }  // namespace moca::tools

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   app.add_option("--output", o.output, "also write the JSON result to this file");
   return moca::tools::run_cli("kcca", app, argc, argv, [&] {
     o.recorded_options = moca::tools::config_json(app);
-    return moca::tools::run_kcca(o, std::cout);
+    // --output -: standard output carries the JSON alone, the text goes to stderr.
+    return moca::tools::run_kcca(o, moca::tools::report_stream(o.output));
   });
 }

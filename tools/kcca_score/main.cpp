@@ -7,6 +7,7 @@
 #include "data_flags.hpp"
 #include "enum_option.hpp"
 #include "kcca_score.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
@@ -102,9 +103,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.scoring.score.threads, "OpenMP threads (0 = default)")
       ->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
+    moca::check_writable(o.json, "--json");
     load_encoder(o, checkpoint);
     o.recorded_options = moca::tools::config_json(app);
-    moca::tools::run_kcca_score(o, std::cout, std::cerr);
+    // --json -: standard output carries the JSON alone, the table goes to stderr.
+    moca::tools::run_kcca_score(o, moca::tools::report_stream(o.json), std::cerr);
     return 0;
   });
 }

@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "enum_option.hpp"
 #include "moca/common/error_text.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
@@ -20,7 +21,7 @@ Subcommand add_metrics_cli(CLI::App& app) {
   add_no_progress(m, *no_progress);
   return {m, [met](const nlohmann::json& options) {
             met->recorded_options = options;
-            run_metrics(*met, std::cout);
+            run_metrics(*met, report_stream(met->json));
             return 0;
           }};
 }
@@ -43,7 +44,7 @@ Subcommand add_predict_cli(CLI::App& app) {
   add_no_progress(p, *no_progress);
   return {p, [c](const nlohmann::json& options) {
             c->recorded_options = options;
-            run_predict(*c, std::cout, std::cerr);
+            run_predict(*c, report_stream(c->json), std::cerr);
             return 0;
           }};
 }
@@ -116,7 +117,7 @@ Subcommand add_impute_cli(CLI::App& app) {
   return {i, [imp, flags](const nlohmann::json& options) {
             imp->recorded_options = options;
             imp->options.baselines = !flags->second;
-            run_impute(*imp, std::cout, std::cerr);
+            run_impute(*imp, report_stream(imp->json), std::cerr);
             return 0;
           }};
 }
@@ -227,7 +228,7 @@ Subcommand add_data_cli(CLI::App& app) {
   return {dat, [ins, exp, win, di, dw](const nlohmann::json& options) {
             ins->recorded_options = options;
             if (di->parsed()) {
-              run_data_inspect(*ins, std::cout, std::cerr);
+              run_data_inspect(*ins, report_stream(ins->json), std::cerr);
             } else if (dw->parsed()) {
               run_data_window(*win, std::cout);
             } else {

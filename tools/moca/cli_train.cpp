@@ -10,6 +10,7 @@
 #include "enum_option.hpp"
 #include "launch.hpp"
 #include "moca/model/run_context.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
@@ -45,7 +46,7 @@ model::RunContext make_context(const model::DistOptions& dist, const model::Runt
 void run_classify_rank(ClassifyCommand c) {
   model::RunContext context = make_context(c.options.dist, c.options.runtime);
   if (context.is_root()) {
-    run_classify(c, std::cout, context);
+    run_classify(c, report_stream(c.json), context);
     return;
   }
   std::ostream null_out(nullptr);
@@ -119,7 +120,7 @@ Subcommand add_pretrain_cli(CLI::App& app) {
             pre->train.progress = !*no_progress;
             install_stop_handlers();
             model::RunContext context = make_context(pre->train.dist, pre->train.runtime);
-            run_pretrain(*pre, std::cout, context, &g_stop);
+            run_pretrain(*pre, report_stream(pre->json), context, &g_stop);
             return 0;
           }};
 }

@@ -90,6 +90,10 @@ LoadedData load_data(const DataOptions& options, std::ostream& log, const ModelG
 nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
                             model::RunContext& context, const std::atomic<bool>* stop) {
   cmd.train.validate();
+  // Every output can be written, before the data is read and the model trained.
+  check_writable(cmd.train.checkpoint, "--checkpoint");
+  check_writable(cmd.train.metrics_path(), "--metrics");
+  check_writable(cmd.json, "--json");
   const LoadedData d = load_data(cmd.data, context.log());
   const auto r = model::pretrain(cmd.train, d.train, context, stop);
   nlohmann::json j;
@@ -207,6 +211,9 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
                             model::RunContext& context) {
   std::ostream& log = context.log();
   cmd.validate();
+  check_writable(cmd.json, "--json");
+  check_writable(cmd.predictions, "--predictions");
+  check_writable(model::replace_fold(cmd.save_model, 0), "--save-model");
   // The checkpoint fixes the windows' length and rate; data at another rate or length is
   // resampled and cropped/padded to it (open_dataset says so).
   ModelGeometry geometry;
@@ -257,6 +264,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
 nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
   if (cmd.predictions.empty())
     throw std::invalid_argument("run_metrics(): --predictions is required");
+  check_writable(cmd.json, "--json");
   const auto pm =
       model::prediction_metrics(model::read_predictions_csv(cmd.predictions), cmd.classes);
   const auto& pooled = pm.pooled;
@@ -309,6 +317,13 @@ std::string csv_field(const std::string& v) {
 
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log) {
   if (cmd.model.empty()) throw std::invalid_argument("run_predict(): --model is required");
+  check_writable(cmd.out_csv, "--out");
+  check_writable(cmd.json, "--json");
+  const bool csv_to_stdout = cmd.out_csv.empty() || writes_standard_output(cmd.out_csv);
+  if (csv_to_stdout && writes_standard_output(cmd.json)) {
+    throw_invalid("", "--json", cmd.json,
+                  "is standard output, which carries the predictions CSV; give --out FILE");
+  }
   const model::Classifier clf(cmd.model, cmd.runtime);
   const model::ClassifierSpec& spec = clf.spec();
   const ModelGeometry geometry{spec.length, spec.sample_rate_hz};
@@ -343,7 +358,7 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
       for (Eigen::Index k = 0; k < proba.cols(); ++k) csv << "," << proba(i, k);
     csv << "\n";
   }
-  std::ostream& report = cmd.out_csv.empty() ? log : out;
+  std::ostream& report = csv_to_stdout ? log : out;
   if (cmd.out_csv.empty()) {
     out << csv.str();
   } else {
@@ -387,6 +402,7 @@ nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out) {
   if (cmd.checkpoint.empty() || cmd.out.empty()) {
     throw std::invalid_argument("run_export(): --checkpoint and --out are required");
   }
+  check_writable(cmd.out, "--out");
   const model::InteropReport r = model::export_pytorch(cmd.checkpoint, cmd.out);
   out << "export: " << r.kind << (r.probe ? " (linear probe)" : "") << ", " << r.keys.size()
       << " tensors in the MAE/timm layout -> " << cmd.out << "\n";
@@ -397,6 +413,7 @@ nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostr
   if (cmd.pth.empty() || cmd.out.empty()) {
     throw std::invalid_argument("run_import(): --pth and --out are required");
   }
+  check_writable(cmd.out, "--out");
   const model::InteropReport r = model::import_pytorch(cmd.pth, cmd.options, cmd.out);
   for (const auto& n : r.notes) log << "import: " << n << "\n";
   out << "import: " << r.kind << (r.probe ? " (linear probe)" : "") << ", " << r.keys.size()
@@ -411,6 +428,7 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
     throw std::invalid_argument("run_impute(): max_windows (" + std::to_string(cmd.max_windows) +
                                 ") must be >= 0");
   }
+  check_writable(cmd.json, "--json");
   ModelGeometry geometry;
   if (!cmd.options.checkpoints.empty()) geometry = checkpoint_geometry(cmd.options.checkpoints[0]);
   LoadedData d = load_data(cmd.data, log, cmd.options.checkpoints.empty() ? nullptr : &geometry);
@@ -448,6 +466,7 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log) {
   if (cmd.checkpoint.empty()) throw std::invalid_argument("run_embed(): --checkpoint is required");
   if (cmd.max_windows < 0) throw std::invalid_argument("run_embed(): max_windows must be >= 0");
+  check_writable_folder(cmd.out_dir, "--out");
   const ModelGeometry geometry = checkpoint_geometry(cmd.checkpoint);
   LoadedData d = load_data(cmd.data, log, &geometry);
   const data::Windows test = first_windows(d.test, cmd.max_windows);
@@ -500,6 +519,7 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
 nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out,
                                std::ostream& log) {
   cmd.options.validate();
+  check_writable(cmd.options.out, "--out");  // the prefix of <out>.json, .csv and .png
   const ModelGeometry geometry = checkpoint_geometry(cmd.options.checkpoint);
   LoadedData d = load_data(cmd.data, log, &geometry);
   const auto r = model::reconstruct_window(cmd.options, d.test, log);
@@ -635,6 +655,7 @@ nlohmann::json inspect_json(const data::Dataset& d) {
 
 nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
                                 std::ostream& log) {
+  check_writable(cmd.json, "--json");
   ModelGeometry geometry;
   if (!cmd.checkpoint.empty()) geometry = checkpoint_geometry(cmd.checkpoint);
   DataOptions o = cmd.data;
@@ -656,6 +677,7 @@ nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, 
     throw std::invalid_argument("run_data_export(): --transitions (" +
                                 std::to_string(cmd.transitions) + ") must be >= 0");
   }
+  check_writable_folder(cmd.out_dir, "--out");
   const data::Dataset d = open_command_data(cmd.data, nullptr, log);
   data::Windows w = d.windows;
   std::string what = "windows";
@@ -681,6 +703,7 @@ nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, 
 nlohmann::json run_data_window(const DataWindowCommand& cmd, std::ostream& out) {
   if (cmd.from.empty()) throw std::invalid_argument("run_data_window(): --from is required");
   if (cmd.out_dir.empty()) throw std::invalid_argument("run_data_window(): --out is required");
+  check_writable_folder(cmd.out_dir, "--out");
   data::RecordingWindowOptions o = cmd.options;
   data::Windows w = data::window_recordings(cmd.from, o);
   w.modalities = data::groups_from_names(w.channel_names);

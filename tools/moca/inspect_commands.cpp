@@ -43,6 +43,7 @@ std::string stem(const std::string& path) {
 nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std::ostream& log) {
   if (cmd.model.empty()) throw_invalid("", "--model", "", "is required (a moca checkpoint)");
   if (cmd.windows.empty()) throw_invalid("", "--windows", "", "needs at least one index");
+  check_writable_folder(cmd.out_dir, "--out", true);
   const ModelGeometry geometry = checkpoint_geometry(cmd.model);
   LoadedData d = load_data(cmd.data, log, &geometry);
   for (int w : cmd.windows) {
@@ -117,6 +118,7 @@ nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std:
   if (cmd.map != "" && cmd.map != "umap" && cmd.map != "pca") {
     throw_invalid("", "--map", cmd.map, "must be umap or pca");
   }
+  check_writable_folder(cmd.out_dir, "--out", true);
   if (cmd.max_windows < 0) {
     throw_invalid("", "--max-windows", std::to_string(cmd.max_windows), "must be >= 0");
   }

@@ -17,6 +17,7 @@
 #include "field_flags.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/memory.hpp"
+#include "moca/common/output_file.hpp"
 
 namespace moca::tools {
 
@@ -45,6 +46,10 @@ std::string message_of(const std::exception& e) {
 }
 
 }  // namespace
+
+std::ostream& report_stream(const std::string& result_path) {
+  return writes_standard_output(result_path) ? std::cerr : std::cout;
+}
 
 bool debug_errors() {
   const char* v = std::getenv("MOCA_DEBUG");
@@ -92,6 +97,32 @@ std::string trimmed(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r");
   if (a == std::string::npos) return "";
   return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+}
+
+/// CLI11's "A subcommand is required" said for the program: the word given where a command was
+/// expected (if any) and the commands there are, e.g. "unknown command 'bogus' (commands:
+/// pretrain, launch, ...)" or, under a parsed command, "unknown data command 'x' (data commands:
+/// inspect, export, window)". "" for any other error.
+std::string command_error(const CLI::App& app, const CLI::ParseError& e) {
+  if (std::string(e.what()) != "A subcommand is required") return "";
+  const CLI::App* at = &app;
+  std::string path;
+  for (std::vector<CLI::App*> parsed = app.get_subcommands(); !parsed.empty();
+       parsed = at->get_subcommands()) {
+    at = parsed.front();
+    path += at->get_name() + " ";
+  }
+  std::string names;
+  for (const CLI::App* sub : at->get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  if (names.empty()) return "";
+  for (const std::string& word : app.remaining(true)) {
+    if (!word.empty() && word[0] != '-') {
+      return "unknown " + path + "command '" + word + "' (" + path + "commands: " + names + ")";
+    }
+  }
+  return "a " + path + "command is required (" + path + "commands: " + names + ")";
 }
 
 /// The FILE of --config FILE / --config=FILE in argv ("" if none).
@@ -281,7 +312,11 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << tool << ": " << locate(with_flag_names(e.what()), path, keys, argc, argv) << "\n";
+    const std::string command = command_error(app, e);
+    std::cerr << tool << ": "
+              << (command.empty() ? locate(with_flag_names(e.what()), path, keys, argc, argv)
+                                  : command)
+              << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
     std::cerr << tool << ": " << with_flag_names(e.what()) << "\n";

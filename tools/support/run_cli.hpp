@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 namespace moca::tools {
@@ -35,6 +36,11 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
 /// writes as TOML (a subcommand's options as an object under its name): what every program
 /// records as its result JSON's "options", so a result tells how to repeat it.
 nlohmann::json config_json(const CLI::App& app);
+
+/// Where a program prints its human-readable report: std::cout, or std::cerr when its result
+/// file `result_path` (--json FILE, kcca's --output FILE) is standard output (`-`, /dev/stdout),
+/// so that standard output carries the JSON alone.
+std::ostream& report_stream(const std::string& result_path);
 
 /// True when MOCA_DEBUG=1: error messages keep LibTorch's backtrace.
 bool debug_errors();

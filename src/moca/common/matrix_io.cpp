@@ -72,7 +72,9 @@ Eigen::MatrixXd row_major_to_matrix(const std::string& path, const std::vector<d
 }
 
 // The reference reader: splits every line into strings (exact error messages).
-Eigen::MatrixXd read_csv_matrix_checked(const std::string& path, std::vector<std::string>* header) {
+Eigen::MatrixXd read_csv_matrix_checked(const std::string& path, std::vector<std::string>* header,
+                                        std::vector<long>* lines) {
+  if (lines) lines->clear();
   TextFileReader in(path);
   std::string line;
   std::vector<double> values;
@@ -112,6 +114,7 @@ Eigen::MatrixXd read_csv_matrix_checked(const std::string& path, std::vector<std
     }
     values.insert(values.end(), row.begin(), row.end());
     ++rows;
+    if (lines) lines->push_back(in.line_number());
   }
   return row_major_to_matrix(path, values, rows, cols);
 }
@@ -153,7 +156,9 @@ bool parse_numeric_line(const std::string& line, std::vector<double>& row) {
 
 }  // namespace
 
-Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header) {
+Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header,
+                                std::vector<long>* lines) {
+  if (lines) lines->clear();
   // Fast path for well-formed files; anything irregular (a ragged row, a cell that is not a
   // finite number after the first line) is read again by the reference reader, which names it.
   TextFileReader in(path);
@@ -173,18 +178,19 @@ Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string
           double v = 0.0;
           text = text || !parse_number(c, v);
         }
-        if (!text) return read_csv_matrix_checked(path, header);  // e.g. an "inf" first row
+        if (!text) return read_csv_matrix_checked(path, header, lines);  // e.g. an "inf" first row
         if (header) *header = cells;
         cols = static_cast<long>(cells.size());
         continue;
       }
     }
     if (!numeric || (cols >= 0 && static_cast<long>(row.size()) != cols)) {
-      return read_csv_matrix_checked(path, header);
+      return read_csv_matrix_checked(path, header, lines);
     }
     cols = static_cast<long>(row.size());
     values.insert(values.end(), row.begin(), row.end());
     ++rows;
+    if (lines) lines->push_back(in.line_number());
   }
   return row_major_to_matrix(path, values, rows, cols);
 }

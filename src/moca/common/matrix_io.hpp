@@ -28,9 +28,11 @@ struct NdArray {
 /// Reads a CSV of numbers into a matrix. A first line with any non-numeric cell is taken as a
 /// header (its names go to `header` if not null). Empty lines at the end are ignored.
 /// Throws std::runtime_error (cannot open) or std::invalid_argument naming file, line and column
-/// for: no data rows, ragged rows, non-numeric cells, NaN or Inf values.
-Eigen::MatrixXd read_csv_matrix(const std::string& path,
-                                std::vector<std::string>* header = nullptr);
+/// for: no data rows, ragged rows, non-numeric cells, NaN or Inf values. `lines`, if not null,
+/// receives each row's line number in the file (1-based, the header and empty lines counted), so
+/// a caller's own checks name the line as these errors do (`path:LINE: ...`).
+Eigen::MatrixXd read_csv_matrix(const std::string& path, std::vector<std::string>* header = nullptr,
+                                std::vector<long>* lines = nullptr);
 
 /// Reads a .npy file (any supported dtype, any rank). Numeric dtypes go to `data`; the string
 /// dtypes '<U<n>' and '|S<n>' go to `strings` (see NdArray). Throws std::invalid_argument on a bad

@@ -243,4 +243,86 @@ void write_output_text(const std::string& path, const std::string& contents) {
   write_output_file(path, [&](std::ostream& o) { o << contents; });
 }
 
+namespace {
+
+[[noreturn]] void unwritable(const std::string& flag, const std::string& path,
+                             const std::string& why) {
+  throw_invalid("", flag + " (" + path + "): " + why);
+}
+
+/// The folder `dir` can take new entries: exists, is a folder, is writable and searchable.
+void check_folder(const std::string& flag, const std::string& path, const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) unwritable(flag, path, "folder " + dir + " does not exist");
+    unwritable(flag, path, "cannot reach folder " + dir + " (" + std::strerror(errno) + ")");
+  }
+  if (!S_ISDIR(st.st_mode)) unwritable(flag, path, dir + " is not a folder");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    unwritable(flag, path, "folder " + dir + " is not writable (" + std::strerror(errno) + ")");
+  }
+}
+
+}  // namespace
+
+void check_writable(const std::string& path, const std::string& flag) {
+  if (path.empty()) return;
+  OutputTarget t;
+  try {
+    t = resolve_output(path);
+  } catch (const std::runtime_error& e) {
+    // resolve_output's "cannot write 'P': it is a folder (Is a directory)": keep the cause.
+    std::string why = e.what();
+    const std::string head = "cannot write " + quoted_path(path) + ": ";
+    if (why.compare(0, head.size(), head) == 0) why = why.substr(head.size());
+    unwritable(flag, path, why);
+  }
+  switch (t.mode) {
+    case OutputMode::kFd:
+      if (::fcntl(t.fd, F_GETFD) < 0) {
+        unwritable(flag, path, "descriptor " + std::to_string(t.fd) + " is not open");
+      }
+      return;
+    case OutputMode::kDirect:
+      if (::access(t.path.c_str(), W_OK) != 0) {
+        unwritable(flag, path, std::string("not writable (") + std::strerror(errno) + ")");
+      }
+      return;
+    case OutputMode::kAtomic:
+      if (!t.path.empty() && t.path.back() == '/') unwritable(flag, path, "names a folder");
+      check_folder(flag, path, dir_of(t.path));
+      return;
+  }
+}
+
+void check_writable_folder(const std::string& path, const std::string& flag, bool parents) {
+  if (path.empty()) return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) unwritable(flag, path, "exists and is not a folder");
+    check_folder(flag, path, path);
+    return;
+  }
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  std::string dir = dir_of(p);
+  if (parents) {
+    // The nearest existing ancestor: the folders below it are created.
+    while (dir != "/" && dir != "." && ::stat(dir.c_str(), &st) != 0 && errno == ENOENT) {
+      dir = dir_of(dir);
+    }
+  }
+  check_folder(flag, path, dir);
+}
+
+bool writes_standard_output(const std::string& path) {
+  if (path.empty()) return false;
+  try {
+    const OutputTarget t = resolve_output(path);
+    return t.mode == OutputMode::kFd && t.fd == 1;
+  } catch (const std::exception&) {
+    return false;  // not a path at all: check_writable reports it
+  }
+}
+
 }  // namespace moca

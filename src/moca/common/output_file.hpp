@@ -49,4 +49,25 @@ void write_output_file(const std::string& path, const std::function<void(std::os
 /// Convenience: writes `contents` to `path` through write_output_file.
 void write_output_text(const std::string& path, const std::string& contents);
 
+/// Checks, before a program does any work, that write_output_file can write `path` (the value
+/// of the program's option `flag`), without creating or changing anything. An empty path (no
+/// output asked for) passes. A descriptor path (`-`, /dev/stdout, /dev/fd/N) must be open; a
+/// FIFO or device must be writable; otherwise the folder that will hold the file (symbolic links
+/// followed) must exist, be a folder and be writable, and the path must not be a folder. Throws
+/// std::invalid_argument (a usage error, exit 2) naming the flag, the path and the rule, e.g.
+/// "--json (/no/such/dir/r.json): folder /no/such/dir does not exist".
+void check_writable(const std::string& path, const std::string& flag);
+
+/// The same for an output folder that a program creates or fills: an existing path must be a
+/// writable folder; a new one needs a writable parent folder, or with `parents` (a program that
+/// creates the missing folders above it too) a writable nearest existing ancestor. Creates
+/// nothing.
+void check_writable_folder(const std::string& path, const std::string& flag, bool parents = false);
+
+/// True when `path` names the process's standard output (`-`, /dev/stdout, /dev/fd/1,
+/// /proc/self/fd/1, or a symbolic link to one of them): a program whose result file is standard
+/// output prints its human-readable report on standard error instead, so that standard output
+/// carries the file alone.
+bool writes_standard_output(const std::string& path);
+
 }  // namespace moca

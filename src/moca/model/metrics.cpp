@@ -9,6 +9,7 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/number_text.hpp"
 
 namespace moca::model {
 
@@ -116,7 +117,8 @@ int Predictions::max_id() const {
 }
 
 Predictions read_predictions_csv(const std::string& path) {
-  const Eigen::MatrixXd m = read_csv_matrix(path);
+  std::vector<long> lines;
+  const Eigen::MatrixXd m = read_csv_matrix(path, nullptr, &lines);
   if (m.cols() != 2 && m.cols() != 3) {
     throw_invalid("read_predictions_csv()",
                   path + " has " + std::to_string(m.cols()) +
@@ -127,8 +129,11 @@ Predictions read_predictions_csv(const std::string& path) {
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index k = 0; k < m.cols(); ++k) {
       if (m(i, k) != std::floor(m(i, k)) || m(i, k) < 0) {
-        throw_invalid("read_predictions_csv()", path + " row " + std::to_string(i + 1) +
-                                                    " holds a non-integer or negative id");
+        // Named as the CSV reader names its errors: the file's line (1-based, header counted)
+        // and the 1-based column.
+        throw_invalid("", path + ":" + std::to_string(lines[static_cast<size_t>(i)]) + ": column " +
+                              std::to_string(k + 1) + " (" + format_number(m(i, k)) +
+                              ") must be a non-negative integer id");
       }
     }
     p.fold.push_back(off ? static_cast<int>(m(i, 0)) : 0);

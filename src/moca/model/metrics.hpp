@@ -46,8 +46,10 @@ struct Predictions {
   int max_id() const;  ///< the largest class id in truth and predicted (0 when empty)
 };
 /// Reads columns truth,predicted or fold,truth,predicted (a header line is allowed). Throws
-/// std::invalid_argument naming the file for another column count or a non-integer or negative
-/// entry, std::runtime_error when the file cannot be read.
+/// std::invalid_argument naming the file for another column count, and the file's line and the
+/// column for a non-integer or negative entry (`p.csv:4: column 2 (2.5) must be a non-negative
+/// integer id`: lines 1-based with the header and blank lines counted, as the CSV reader names
+/// its errors); std::runtime_error when the file cannot be read.
 Predictions read_predictions_csv(const std::string& path);
 
 /// Metrics of all predictions pooled and of each fold (in fold order), over `classes` classes

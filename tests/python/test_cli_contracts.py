@@ -1,0 +1,278 @@
+"""The command-line programs keep their documented contracts (README, "Tools" and "Failure
+behaviour"), checked on the built binaries alone ($MOCA_BIN_DIR; no Python package needed):
+
+* `--json -` (kcca: `--output -`) puts the JSON alone on standard output; the human-readable
+  report goes to standard error.
+* An output path that cannot be written (its folder missing, a folder in its place) is a usage
+  error naming the flag, found before any work: exit 2 at once, and no output of the run left
+  behind (no checkpoint, no metrics log, no JSON, no CSV, no table on stdout).
+* `moca bogus` names the unknown command and lists the commands.
+* Errors name a CSV row by its line in the file (1-based, header counted).
+* The exit-code table: malformed input is 2, a file that cannot be opened is 1.
+"""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+# The programs' own tiny settings: a few seconds each on one thread.
+DATA = ["--synthetic-windows", "48", "--threads", "1"]
+TRAIN = ["--epochs", "1", "--warmup-epochs", "0", "--batch", "16", "--no-progress"]
+PROBE = ["--epochs", "2", "--warmup-epochs", "0", "--batch", "8", "--no-progress"]
+
+
+def bin_dir() -> str:
+    d = os.environ.get("MOCA_BIN_DIR")
+    if not d:
+        d = os.path.join(os.path.dirname(__file__), "..", "..", "build", "bin")
+    return d
+
+
+def run(name, *args, rc=0, cwd=None):
+    """Runs a built program (the generator's data: MOCA_HAPT_DIR unset) and checks its status."""
+    exe = os.path.join(bin_dir(), name)
+    if not os.path.exists(exe):
+        pytest.skip(f"{exe} not built")
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    env.pop("MOCA_HAPT_DIR", None)
+    p = subprocess.run([exe, *map(str, args)], capture_output=True, text=True, env=env,
+                       check=False, cwd=cwd)
+    if rc is not None:
+        assert p.returncode == rc, (p.returncode, p.stderr[-2000:])
+    return p
+
+
+def stdout_json(p):
+    """Standard output parsed as one JSON document (fails on anything printed beside it)."""
+    return json.loads(p.stdout)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny pre-trained checkpoint and a classifier kept from its linear probe."""
+    d = tmp_path_factory.mktemp("trained")
+    p = run("moca", "pretrain", *DATA, *TRAIN, "--preset", "tiny", "--checkpoint", d / "m.pt",
+            "--json", "-")
+    pre = stdout_json(p)  # item: --json - is JSON alone
+    assert pre["command"] == "pretrain" and pre["finished"] is True
+    assert "pretrain:" in p.stderr  # the report went to stderr
+    run("moca", "linprobe", *DATA, *PROBE, "--checkpoint", d / "m.pt", "--save-model",
+        d / "clf.pt")
+    return d
+
+
+def predictions_csv(path):
+    path.write_text("fold,truth,predicted\n0,0,0\n0,1,1\n0,1,0\n1,0,0\n1,1,1\n")
+    return path
+
+
+# --- --json - is JSON alone on stdout -------------------------------------------------------
+
+def test_kcca_score_json_stdout():
+    p = run("kcca_score", "--samples", "40", "--draws", "3", "--threads", "1", "--json", "-")
+    doc = stdout_json(p)
+    assert [s["scheme"] for s in doc["schemes"]] == ["cross", "sync"]
+    assert "paired differences" in p.stderr  # the table, on stderr
+
+
+def test_kcca_output_stdout(tmp_path):
+    (tmp_path / "u.csv").write_text("".join(f"{i},{i * i % 7}\n" for i in range(12)))
+    (tmp_path / "m.csv").write_text("".join(f"{i % 5},{(3 * i) % 11}\n" for i in range(12)))
+    args = ["--u", tmp_path / "u.csv", "--m", tmp_path / "m.csv", "--cca", "--output", "-"]
+    p = run("kcca", *args)
+    assert stdout_json(p)["analysis"] == "cca"
+    assert "correlations:" in p.stderr
+    # --json with --output -: the JSON once
+    assert stdout_json(run("kcca", *args, "--json"))["analysis"] == "cca"
+
+
+def test_moca_metrics_json_stdout(tmp_path):
+    p = run("moca", "metrics", "--predictions", predictions_csv(tmp_path / "p.csv"), "--json", "-")
+    doc = stdout_json(p)
+    assert doc["pooled"]["n"] == 5
+    assert "pooled: top-1" in p.stderr
+
+
+def test_moca_linprobe_predict_impute_json_stdout(trained, tmp_path):
+    p = run("moca", "linprobe", *DATA, *PROBE, "--checkpoint", trained / "m.pt", "--json", "-")
+    assert stdout_json(p)["command"] == "linprobe"
+    assert "linprobe (random" in p.stderr
+    p = run("moca", "finetune", *DATA, *PROBE, "--checkpoint", trained / "m.pt", "--json", "-")
+    assert stdout_json(p)["command"] == "finetune"
+    p = run("moca", "predict", *DATA, "--model", trained / "clf.pt", "--out",
+            tmp_path / "pred.csv", "--json", "-")
+    assert stdout_json(p)["command"] == "predict"
+    assert (tmp_path / "pred.csv").read_text().startswith("window,subject,predicted")
+    # without --out the CSV would share standard output with the JSON: refused, naming --json
+    p = run("moca", "predict", *DATA, "--model", trained / "clf.pt", "--json", "-", rc=2)
+    assert "--json (-)" in p.stderr and "--out" in p.stderr
+    p = run("moca", "impute", *DATA, "--checkpoint", trained / "m.pt", "--no-baselines",
+            "--max-windows", "4", "--task", "random:ratio=0.5", "--json", "-")
+    assert stdout_json(p)["command"] == "impute"
+
+
+def test_moca_data_inspect_json_stdout():
+    p = run("moca", "data", "inspect", "--synthetic-windows", "48", "--json", "-")
+    assert stdout_json(p)["windows"] == 48
+
+
+@pytest.mark.parametrize("study,args", [
+    ("simulation_study", ["--samples", "40", "--draws", "3", "--threads", "1",
+                          "--no-cross-modal"]),
+    ("coupling_sweep", ["--couplings", "0.2", "0.8", "--samples", "40", "--draws", "3",
+                        "--threads", "1"]),
+])
+def test_studies_json_stdout(study, args):
+    p = run(study, *args, "--json", "-")
+    assert isinstance(stdout_json(p), dict)
+
+
+# --- an unwritable output path fails before any work and leaves nothing ----------------------
+
+def files_under(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def refused(name, args, flag, bad, folder):
+    """Runs a program (in `folder`) whose `flag` is the unwritable path `bad`: exit 2, the
+    message naming the flag and the path, nothing new in `folder`, nothing on stdout. Returns the
+    seconds it took and its stderr."""
+    before = files_under(folder)
+    t0 = time.monotonic()
+    p = run(name, *args, rc=2, cwd=folder)
+    seconds = time.monotonic() - t0
+    assert f"{flag} ({bad}): " in p.stderr, p.stderr
+    assert p.stdout == ""  # no table printed before the failure
+    assert files_under(folder) == before
+    return seconds, p.stderr
+
+
+def test_pretrain_bad_json_before_training(tmp_path):
+    bad = tmp_path / "no" / "such" / "r.json"
+    seconds, err = refused("moca", ["pretrain", *DATA, "--preset", "tiny", "--epochs", "50",
+                                    "--warmup-epochs", "0", "--batch", "16", "--no-progress",
+                                    "--checkpoint", tmp_path / "m.pt", "--json", bad],
+                           "--json", bad, tmp_path)
+    assert "does not exist" in err
+    assert not (tmp_path / "m.pt").exists()  # found before the checkpoint is written
+    assert seconds < 20  # 50 epochs would take far longer
+    for flag, extra in (("--checkpoint", []), ("--metrics", ["--checkpoint", tmp_path / "m.pt"])):
+        bad = tmp_path / "gone" / "x"
+        refused("moca", ["pretrain", *DATA, *TRAIN, *extra, flag, bad], flag, bad, tmp_path)
+
+
+def test_pretrain_json_folder_refused(tmp_path):
+    (tmp_path / "out").mkdir()
+    _, err = refused("moca", ["pretrain", *DATA, *TRAIN, "--checkpoint", tmp_path / "m.pt",
+                              "--json", tmp_path / "out"], "--json", tmp_path / "out", tmp_path)
+    assert "folder" in err
+
+
+def test_linprobe_bad_outputs_leave_nothing(trained, tmp_path):
+    base = ["linprobe", *DATA, *PROBE, "--checkpoint", trained / "m.pt"]
+    bad = tmp_path / "missing" / "p.csv"
+    refused("moca", base + ["--json", tmp_path / "r.json", "--predictions", bad],
+            "--predictions", bad, tmp_path)
+    assert not (tmp_path / "r.json").exists()
+    bad = tmp_path / "missing" / "clf.pt"
+    refused("moca", base + ["--json", tmp_path / "r.json", "--save-model", bad], "--save-model",
+            bad, tmp_path)
+    bad = tmp_path / "missing" / "r.json"
+    refused("moca", base + ["--predictions", tmp_path / "p.csv", "--json", bad], "--json", bad,
+            tmp_path)
+
+
+def test_predict_bad_json_leaves_no_csv(trained, tmp_path):
+    bad = tmp_path / "missing" / "s.json"
+    refused("moca", ["predict", *DATA, "--model", trained / "clf.pt", "--out",
+                     tmp_path / "pred.csv", "--json", bad], "--json", bad, tmp_path)
+    bad = tmp_path / "missing" / "pred.csv"
+    refused("moca", ["predict", *DATA, "--model", trained / "clf.pt", "--json",
+                     tmp_path / "s.json", "--out", bad], "--out", bad, tmp_path)
+
+
+def test_other_moca_commands_check_outputs_first(trained, tmp_path):
+    bad = tmp_path / "missing" / "x"
+    m = trained / "m.pt"
+    cases = [
+        (["metrics", "--predictions", predictions_csv(trained / "p.csv"), "--json", bad], "--json"),
+        (["impute", *DATA, "--checkpoint", m, "--json", bad], "--json"),
+        (["data", "inspect", "--synthetic-windows", "48", "--json", bad], "--json"),
+        (["data", "export", "--synthetic-windows", "48", "--out", bad], "--out"),
+        (["embed", *DATA, "--checkpoint", m, "--out", bad], "--out"),
+        (["reconstruct", *DATA, "--checkpoint", m, "--out", bad], "--out"),
+        (["export", "--checkpoint", m, "--out", bad], "--out"),
+    ]
+    for args, flag in cases:
+        refused("moca", args, flag, bad, tmp_path)
+
+
+def test_kcca_score_bad_json_prints_no_table(tmp_path):
+    bad = tmp_path / "missing" / "r.json"
+    refused("kcca_score", ["--samples", "40", "--draws", "3", "--json", bad], "--json", bad,
+            tmp_path)
+
+
+def test_kcca_bad_output(tmp_path):
+    (tmp_path / "u.csv").write_text("".join(f"{i},{i * i % 7}\n" for i in range(12)))
+    bad = tmp_path / "missing" / "r.json"
+    refused("kcca", ["--u", tmp_path / "u.csv", "--m", tmp_path / "u.csv", "--cca", "--output",
+                     bad], "--output", bad, tmp_path)
+
+
+@pytest.mark.parametrize("study,args", [
+    ("simulation_study", ["--samples", "40", "--draws", "3"]),
+    ("coupling_sweep", ["--couplings", "0.2", "0.8", "--samples", "40", "--draws", "3"]),
+    ("theory_vs_training", ["--epochs", "1", "--warmup-epochs", "0"]),
+    ("bound_check", ["--checkpoint", "m.pt"]),
+])
+def test_studies_bad_json(tmp_path, study, args):
+    bad = tmp_path / "missing" / "r.json"
+    refused(study, [*args, "--json", bad], "--json", bad, tmp_path)
+
+
+# --- messages and exit codes ------------------------------------------------------------------
+
+def test_unknown_command_is_named():
+    p = run("moca", "bogus", rc=2)
+    assert p.stderr.startswith("moca: unknown command 'bogus' (commands: pretrain, ")
+    assert "linprobe" in p.stderr and "predict" in p.stderr
+    p = run("moca", rc=2)
+    assert p.stderr.startswith("moca: a command is required (commands: pretrain, ")
+    p = run("moca", "data", "bogus", rc=2)
+    assert p.stderr.startswith("moca: unknown data command 'bogus' (data commands: inspect")
+
+
+def test_metrics_rows_are_file_lines(tmp_path):
+    # a header, a blank line: the bad id is on line 4 of the file, as an editor shows it
+    (tmp_path / "p.csv").write_text("truth,predicted\n0,1\n\n1,2.5\n")
+    p = run("moca", "metrics", "--predictions", tmp_path / "p.csv", rc=2)
+    assert f"{tmp_path / 'p.csv'}:4: column 2 (2.5) must be a non-negative integer id" in p.stderr
+    (tmp_path / "q.csv").write_text("truth,predicted\n0,1\n1,x\n")
+    p = run("moca", "metrics", "--predictions", tmp_path / "q.csv", rc=2)
+    assert f"{tmp_path / 'q.csv'}:3: column 2 is not a number" in p.stderr
+
+
+def test_exit_codes_malformed_input_2_missing_file_1(tmp_path):
+    (tmp_path / "r.csv").write_text("1,2\n3\n")
+    p = run("kcca", "--u", tmp_path / "r.csv", "--m", tmp_path / "r.csv", rc=2)
+    assert "r.csv:2: row has 1 cells, expected 2" in p.stderr
+    (tmp_path / "x.npy").write_bytes(b"abc")
+    run("kcca", "--u", tmp_path / "x.npy", "--m", tmp_path / "x.npy", rc=2)
+    p = run("moca", "metrics", "--predictions", tmp_path / "none.csv", rc=1)
+    assert "cannot open" in p.stderr
+
+
+@pytest.mark.parametrize("study,args", [
+    ("policy_study", []),
+    ("transfer_study", ["--model", "a=m.pt", "--data", "d=generator"]),
+    ("paper_experiments", ["--only", "table1"]),
+])
+def test_studies_bad_out_folder(tmp_path, study, args):
+    # these create missing folders under --out, so the bad case is a file in the way
+    (tmp_path / "file").write_text("x")
+    bad = tmp_path / "file" / "out"
+    _, err = refused(study, [*args, "--out", bad], "--out", bad, tmp_path)
+    assert "is not a folder" in err
