@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "field_flags.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/number_text.hpp"
@@ -90,6 +91,9 @@ LoadedData load_data(const DataOptions& options, std::ostream& log, const ModelG
 nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
                             model::RunContext& context, const std::atomic<bool>* stop) {
   cmd.train.validate();
+  if (const std::string note = cmd.train.warmup_note(); !note.empty()) {
+    context.log() << "moca pretrain: note: " << with_flag_names(note) << "\n";
+  }
   const LoadedData d = load_data(cmd.data, context.log());
   const auto r = model::pretrain(cmd.train, d.train, context, stop);
   nlohmann::json j;
@@ -207,6 +211,10 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
                             model::RunContext& context) {
   std::ostream& log = context.log();
   cmd.validate();
+  if (const std::string note = cmd.options.warmup_note(); !note.empty()) {
+    log << "moca " << model::to_string(cmd.options.mode) << ": note: " << with_flag_names(note)
+        << "\n";
+  }
   // The checkpoint fixes the windows' length and rate; data at another rate or length is
   // resampled and cropped/padded to it (open_dataset says so).
   ModelGeometry geometry;
