@@ -273,7 +273,8 @@ def _state_dict(obj: Any, path: str) -> Tuple[Dict[str, np.ndarray], Dict[str, A
 
 
 def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
-                   channel_names: Sequence[str], sample_rate: float,
+                   channel_names: Optional[Sequence[str]] = None,
+                   sample_rate: Optional[float] = None,
                    class_names: Optional[Sequence[str]] = None,
                    input_channels: Optional[Sequence[str]] = None, kind: str = "auto",
                    num_heads: Optional[int] = None,
@@ -282,7 +283,9 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
 
     ``channel_names`` (the model's C modalities in token-row order; the authors' UCI-HAR models
     have gyro_x, gyro_y, gyro_z, acc_x, acc_y, acc_z) and ``sample_rate`` (Hz of the training
-    windows; 50 for theirs) cannot be read from weights and must be given. ``kind``: auto, mae or
+    windows; 50 for theirs) cannot be read from weights and must be given, unless the file is a
+    moca export: its record gives them (and ``class_names``, ``input_channels``), and a value
+    given that contradicts the record is a ValueError naming the parameter. ``kind``: auto, mae or
     classifier (an error when the file holds the other). Heads: ``num_heads`` (default width/64)
     and ``decoder_num_heads`` (default width/32), as in every registered MAE/ViT config; the
     authors' ``args`` (``norm_pix_loss``, ``loss_type``) are used when they could be read.
@@ -296,6 +299,30 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
     loss_scope = "masked" if args.get("loss_type") == "masked" else "all"
     if args:
         notes.append(f"args read: norm_pix_loss={norm_pix}, loss_type={loss_scope}")
+    record = obj.get("moca") if isinstance(obj, dict) and exported else None
+    if isinstance(record, dict):  # a moca export: what it records fills what was not given
+        def recorded(given: Any, key: str, name: str) -> Any:
+            value = record.get(key)
+            if value is None or value == []:
+                return given
+            if key == "sample_rate_hz":
+                value = float(value)  # recorded as text
+                same = given is None or float(given) == value
+            else:
+                value = [str(v) for v in value]
+                same = given is None or [str(v) for v in given] == value
+            if not same:
+                raise ValueError(f"{path}: {name}={given!r} contradicts the export's record "
+                                 f"({value!r})")
+            if given is None:
+                notes.append(f"{name} from the export's record: {value}")
+            return value
+        channel_names = recorded(channel_names, "channel_names", "channel_names")
+        sample_rate = recorded(sample_rate, "sample_rate_hz", "sample_rate")
+        if record.get("kind") == "classifier":
+            class_names = recorded(class_names, "class_names", "class_names")
+            input_channels = recorded(input_channels, "input_channels", "input_channels")
+    channel_names = list(channel_names or [])
     size = args.get("input_size")
     if exported:  # a moca export states its input size and heads; arguments win
         size = [exported.get("channels"), exported.get("length")]
@@ -308,7 +335,7 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
     arrays = {k: np.require(v, np.float32, "C") for k, v in tensors.items()}  # keeps 0-d
     r = dict(_core.import_arrays(
         arrays, os.fspath(out_checkpoint), kind, list(channel_names),
-        list(input_channels or []), list(class_names or []), float(sample_rate),
+        list(input_channels or []), list(class_names or []), float(sample_rate or 0.0),
         int(num_heads or 0), int(decoder_num_heads or 0), norm_pix, loss_scope, path))
     r["notes"] = notes + list(r["notes"])
     return r
@@ -330,9 +357,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     i = sub.add_parser("import", help="PyTorch .pth -> moca checkpoint")
     i.add_argument("pth")
     i.add_argument("out")
-    i.add_argument("--channel-names", required=True, type=_names,
-                   help="the model's modalities, comma-separated, in token-row order")
-    i.add_argument("--sample-rate", required=True, type=float, help="Hz of the training windows")
+    i.add_argument("--channel-names", type=_names, default=None,
+                   help="the model's modalities, comma-separated, in token-row order (required "
+                   "unless the file is a moca export)")
+    i.add_argument("--sample-rate", type=float, default=None,
+                   help="Hz of the training windows (required unless the file is a moca export)")
     i.add_argument("--class-names", type=_names, default=None)
     i.add_argument("--input-channels", type=_names, default=None)
     i.add_argument("--kind", default="auto", choices=["auto", "mae", "classifier"])

@@ -28,7 +28,8 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
     of its patches (``moca.data.load(..., rate=, length=)`` brings them there); channels are
     matched to the checkpoint's by ``channel_names`` (``match_channels="position"`` asserts the
     order). ``epochs``, ``batch``, ``lr``, ``warmup_epochs`` left ``None`` are the command's
-    defaults for the mode. ``label_fraction``: each fold trains on that share of its labelled
+    defaults for the mode; a default warm-up yields to ``epochs`` (at most ``epochs - 1``),
+    while a ``warmup_epochs`` given must be below ``epochs`` (ValueError otherwise). ``label_fraction``: each fold trains on that share of its labelled
     windows per class (at least one each). ``save_model``/``refit``: keep a classifier for
     :class:`moca.Classifier`. ``shuffle_labels``: the no-signal control — each fold's training
     labels permuted among its training windows (class counts kept, test labels true).

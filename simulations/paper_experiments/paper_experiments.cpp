@@ -138,7 +138,7 @@ struct Runner {
     d.patch_length = lp;
     d.preset = o.preset;
     d.epochs = mode == model::DownstreamMode::kLinearProbe ? o.probe_epochs : o.finetune_epochs;
-    d.warmup_epochs = std::min(d.warmup_epochs, d.epochs / 2.0);
+    d.warmup_epochs = std::min(d.warmup_epochs.value_or(d.default_warmup_epochs()), d.epochs / 2.0);
     d.batch_size = std::min(d.batch_size, train.size());
     d.seed = o.seed;
     d.runtime.device = model::Device::kCpu;

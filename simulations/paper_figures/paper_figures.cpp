@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/gnuplot.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
@@ -43,12 +44,11 @@ struct Figures {
   void emit(const std::string& name, const std::string& dat, const std::string& script) {
     const std::string base = dir + "/" + name;
     write_output_text(base + ".dat", dat);
-    std::string gp = "set terminal pngcairo size 900,560 font 'DejaVu Sans,10'\nset output '" +
-                     base + ".png'\nset datafile separator '\\t'\n" + script;
+    std::string gp = "set terminal pngcairo size 900,560 font 'DejaVu Sans,10'\nset output " +
+                     gnuplot_quoted(base + ".png") + "\nset datafile separator '\\t'\n" + script;
     write_output_text(base + ".gp", gp);
     if (png) {
-      const std::string cmd = "gnuplot '" + base + ".gp' 2>&1";
-      const int status = std::system(cmd.c_str());
+      const int status = run_gnuplot_script(base + ".gp");
       if (status != 0) {
         throw std::runtime_error("paper_figures: gnuplot failed on " + base + ".gp (status " +
                                  std::to_string(status) + ")");
@@ -87,9 +87,9 @@ void sigma1_by_scheme(Figures& f, const json& j) {
       "set title 'sigma_1(Gamma) by masking scheme (mean over mask draws, 95% CI)'\n"
       "set ylabel 'sigma_1'\nset yrange [0:1.05]\nset xtics rotate by -35\nset grid ytics\n"
       "set key below\nset style fill solid 0.5\nset boxwidth 0.6\n"
-      "plot '" +
-          f.dir +
-          "/sigma1_by_scheme.dat' using 0:2:xtic(1) with boxes title 'measured', "
+      "plot " +
+          gnuplot_quoted(f.dir + "/sigma1_by_scheme.dat") +
+          " using 0:2:xtic(1) with boxes title 'measured', "
           "'' using 0:2:3:4 with yerrorbars lc rgb 'black' pt 0 notitle, "
           "'' using 0:5 with points pt 7 ps 1.5 lc rgb 'red' title 'paper (encoder features)'\n");
 }
@@ -114,7 +114,7 @@ void sigma1_vs_ratio(Figures& f, const json& j) {
           "set ylabel 'sigma_1'\nset grid\nset key bottom left\nplot ";
   for (size_t k = 0; k < keys.size(); ++k) {
     dat << "# " << keys[k] << "\n" << blocks[keys[k]] << "\n\n";
-    plot << (k ? ", " : "") << "'" << f.dir << "/sigma1_vs_ratio.dat' index " << k
+    plot << (k ? ", " : "") << gnuplot_quoted(f.dir + "/sigma1_vs_ratio.dat") << " index " << k
          << " using 1:2:3:4 with yerrorlines title " << quote(keys[k]);
   }
   plot << "\n";
@@ -142,7 +142,7 @@ void coupling_sweep(Figures& f, const json& j) {
           "set grid\nset key top left\nset xzeroaxis lt -1\nplot ";
   for (size_t k = 0; k < keys.size(); ++k) {
     dat << "# " << keys[k] << "\n" << blocks[keys[k]] << "\n\n";
-    plot << (k ? ", " : "") << "'" << f.dir << "/coupling_sweep.dat' index " << k
+    plot << (k ? ", " : "") << gnuplot_quoted(f.dir + "/coupling_sweep.dat") << " index " << k
          << " using 1:2:3:4 with yerrorlines title " << quote(keys[k]);
   }
   plot << "\n";
@@ -170,7 +170,7 @@ void score_vs_loss(Figures& f, const json& j) {
   std::ostringstream t;
   t << "Spearman(score, own MSE) = " << value("score_vs_own_mse")
     << ", (score, probe acc) = " << value("score_vs_probe_accuracy");
-  const std::string d = "'" + f.dir + "/score_vs_loss.dat'";
+  const std::string d = gnuplot_quoted(f.dir + "/score_vs_loss.dat");
   f.emit("score_vs_loss", dat.str(),
          "set multiplot layout 1,2 title " + quote(t.str()) +
              "\nset grid\nset xlabel 'policy score E_m[sigma_1]'\nset ylabel 'held-out MSE (own "
@@ -201,9 +201,9 @@ void confusions(Figures& f, const json& j) {
              "set title " + quote(r.at("model").get<std::string>() + " - " + part) +
                  "\nset xlabel 'predicted'\nset ylabel 'true'\nset yrange [] reverse\n"
                  "set palette defined (0 'white', 1 'steelblue')\nset xtics 1\nset ytics 1\n"
-                 "plot '" +
-                 f.dir + "/" + name +
-                 ".dat' using 1:2:3 with image notitle, '' using "
+                 "plot " +
+                 gnuplot_quoted(f.dir + "/" + name + ".dat") +
+                 " using 1:2:3 with image notitle, '' using "
                  "1:2:3 with labels font ',8' notitle\n");
     }
   }
@@ -224,8 +224,9 @@ void ablation(Figures& f, const json& j, const std::string& name, const std::str
   }
   f.emit(name, dat.str(),
          "set title " + quote(name + " (CPU scale)") + "\nset xlabel " + quote(xlabel) +
-             "\nset ylabel 'top-1 accuracy'\nset grid\nplot '" + f.dir + "/" + name +
-             ".dat' using 1:2 with linespoints pt 7 title 'linear probe', '' using 1:3 with "
+             "\nset ylabel 'top-1 accuracy'\nset grid\nplot " +
+             gnuplot_quoted(f.dir + "/" + name + ".dat") +
+             " using 1:2 with linespoints pt 7 title 'linear probe', '' using 1:3 with "
              "linespoints pt 5 title 'fine-tune'\n");
 }
 
@@ -242,9 +243,9 @@ void label_fraction_figure(Figures& f, const json& j) {
   f.emit(name, dat.str(),
          "set title " + quote("label fraction (CPU scale)") +
              "\nset xlabel 'share of labelled training windows'\nset logscale x\n"
-             "set ylabel 'top-1 accuracy (linear probe)'\nset grid\nset key bottom right\nplot '" +
-             f.dir + "/" + name +
-             ".dat' using 1:2 with linespoints pt 7 title 'MoCA cross', '' using 1:3 with "
+             "set ylabel 'top-1 accuracy (linear probe)'\nset grid\nset key bottom right\nplot " +
+             gnuplot_quoted(f.dir + "/" + name + ".dat") +
+             " using 1:2 with linespoints pt 7 title 'MoCA cross', '' using 1:3 with "
              "linespoints pt 5 title 'MAE sync'\n");
 }
 
@@ -267,8 +268,8 @@ void input_length_figure(Figures& f, const json& j) {
              "\nset xlabel 'seconds of input'\nset ylabel 'top-1 accuracy (linear probe)'\n"
              "set grid\nset key bottom right\nset arrow from " +
              format_number(own_seconds) + ", graph 0 to " + format_number(own_seconds) +
-             ", graph 1 nohead dt 2\nplot '" + f.dir + "/" + name +
-             ".dat' using 1:3 with linespoints pt 7 title 'MoCA cross'\n");
+             ", graph 1 nohead dt 2\nplot " + gnuplot_quoted(f.dir + "/" + name + ".dat") +
+             " using 1:3 with linespoints pt 7 title 'MoCA cross'\n");
 }
 
 /// The imputation table (imputation.json) as grouped bars: masked-sample MAE per task and method.
@@ -304,7 +305,7 @@ void imputation_bars(Figures& f, const json& j) {
           "clustered gap 1\nset style fill solid 0.8 border -1\nset key outside right\n"
           "set grid ytics\nset yrange [0:*]\nplot ";
   for (size_t m = 0; m < methods.size(); ++m) {
-    plot << (m ? ", " : "") << "'" << f.dir << "/imputation.dat' using " << m + 2
+    plot << (m ? ", " : "") << gnuplot_quoted(f.dir + "/imputation.dat") << " using " << m + 2
          << (m ? "" : ":xtic(1)") << " title " << quote(methods[m]);
   }
   plot << "\n";
@@ -343,7 +344,7 @@ void example_window(Figures& f) {
     dat << "\n";
   }
   plot << "set terminal pngcairo size 900," << 120 * w.channels + 80 << " font 'DejaVu Sans,9'\n"
-       << "set output '" << f.dir << "/example_window.png'\n"
+       << "set output " << gnuplot_quoted(f.dir + "/example_window.png") << "\n"
        << "set multiplot layout " << w.channels << ",1 title 'a synthetic walking window on its "
        << w.channels << " x " << grid.patches
        << " grid of (modality, time patch) tokens (Lp = " << kLp
@@ -360,8 +361,9 @@ void example_window(Figures& f) {
            << (p + 1) * kLp - 0.5 << ", graph 1 fc rgb '#d9d9d9' fs solid noborder behind\n";
     }
     if (c + 1 == w.channels) plot << "set xtics format '%g'\nset xlabel 'sample (50 Hz)'\n";
-    plot << "set ylabel " << quote(w.channel_names[static_cast<size_t>(c)]) << "\nplot '" << f.dir
-         << "/example_window.dat' using 1:" << c + 2 << " with lines lc rgb 'black' lw 1.1\n";
+    plot << "set ylabel " << quote(w.channel_names[static_cast<size_t>(c)]) << "\nplot "
+         << gnuplot_quoted(f.dir + "/example_window.dat") << " using 1:" << c + 2
+         << " with lines lc rgb 'black' lw 1.1\n";
   }
   plot << "unset multiplot\n";
   f.emit("example_window", dat.str(), plot.str());
@@ -371,7 +373,7 @@ void example_window(Figures& f) {
 
 nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostream& log) {
   options.validate();
-  if (options.png && std::system("command -v gnuplot > /dev/null 2>&1") != 0) {
+  if (options.png && !gnuplot_available()) {
     throw std::runtime_error("paper_figures: gnuplot not found (install gnuplot-nox, or --no-png)");
   }
   Figures f{options.results + "/figures", options.png, json::array(), log};

@@ -332,7 +332,8 @@ model::DownstreamResult probe_run(const PolicyStudyOptions& o, const PolicyStudy
   model::DownstreamOptions dopt = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
   dopt.checkpoint = checkpoint;
   dopt.epochs = o.probe_epochs;
-  dopt.warmup_epochs = std::min(dopt.warmup_epochs, o.probe_epochs / 2.0);
+  dopt.warmup_epochs =
+      std::min(dopt.warmup_epochs.value_or(dopt.default_warmup_epochs()), o.probe_epochs / 2.0);
   dopt.batch_size = std::min(dopt.batch_size, d.train.size());
   dopt.seed = static_cast<std::uint64_t>(o.worker_seed);
   dopt.runtime.device = model::Device::kCpu;

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/gnuplot.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
 #include "moca/masking/policy_spec.hpp"
@@ -346,15 +347,15 @@ bool write_figure_files(const StudyLedger& L, const std::string& f, const Outcom
   int index = 0;
   for (const auto& kv : blocks) {
     dat += "# " + kv.first + "\n" + kv.second + "\n\n";
-    plot += std::string(index ? ", " : "") + "'" + base + ".dat' index " + std::to_string(index) +
-            " using 1:2:3 with yerrorbars pt 7 ps 1.2 lc " + std::to_string(index + 1) +
-            " title '" + kv.first + "'";
+    plot += std::string(index ? ", " : "") + gnuplot_quoted(base + ".dat") + " index " +
+            std::to_string(index) + " using 1:2:3 with yerrorbars pt 7 ps 1.2 lc " +
+            std::to_string(index + 1) + " title '" + kv.first + "'";
     ++index;
   }
   write_output_text(base + ".dat", dat);
   const std::string gp =
-      "set terminal pngcairo size 800,560 font 'DejaVu Sans,10'\nset output '" + base +
-      ".png'\nset title 'score (" + f + ") vs " + o.label +
+      "set terminal pngcairo size 800,560 font 'DejaVu Sans,10'\nset output " +
+      gnuplot_quoted(base + ".png") + "\nset title 'score (" + f + ") vs " + o.label +
       " (mean over seeds, bars: seed SD)' noenhanced\nset xlabel 'E_m[Phi(m)], " + f +
       " features' noenhanced\nset ylabel '" + o.label +
       "' noenhanced\nset grid\nset key outside right noenhanced\n" + plot + "\n";
@@ -368,7 +369,7 @@ json write_figures(const std::string& dir, const StudyLedger& L,
                    const std::vector<Outcome>& outcomes, bool png, std::ostream& log) {
   const std::string fig_dir = dir + "/figures";
   std::filesystem::create_directories(fig_dir);
-  const bool have_gnuplot = png && std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  const bool have_gnuplot = png && gnuplot_available();
   json figs = json::array();
   for (const std::string& f : L.features) {
     for (const Outcome& o : outcomes) {
@@ -379,7 +380,7 @@ json write_figures(const std::string& dir, const StudyLedger& L,
       const std::string base = fig_dir + "/" + f + "_" + safe;
       if (!write_figure_files(L, f, o, base)) continue;
       if (have_gnuplot) {
-        const int status = std::system(("gnuplot '" + base + ".gp' > /dev/null 2>&1").c_str());
+        const int status = run_gnuplot_script(base + ".gp", GnuplotOutput::kDiscard);
         if (status != 0) {
           throw std::runtime_error("policy_study --report: gnuplot failed on " + base + ".gp");
         }

@@ -125,7 +125,8 @@ model::DownstreamResult probe(const TheoryVsTrainingOptions& options, const std:
   model::DownstreamOptions dopt = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
   dopt.checkpoint = checkpoint;
   dopt.epochs = options.probe_epochs;
-  dopt.warmup_epochs = std::min(dopt.warmup_epochs, options.probe_epochs / 2.0);
+  dopt.warmup_epochs = std::min(dopt.warmup_epochs.value_or(dopt.default_warmup_epochs()),
+                                options.probe_epochs / 2.0);
   dopt.batch_size = std::min(dopt.batch_size, split.train.size());
   dopt.seed = options.seed;
   dopt.runtime.device = model::Device::kCpu;

@@ -160,8 +160,8 @@ struct Ledgers {
     }
     write_output_text(base + ".dat", dat.str());
     std::ostringstream gp;
-    gp << "set terminal pngcairo size 900,500\nset output '" << base
-       << ".png.tmp'\nset title 'Top-1 accuracy over data sets (" << s
+    gp << "set terminal pngcairo size 900,500\nset output " << gnuplot_quoted(base + ".png.tmp")
+       << "\nset title 'Top-1 accuracy over data sets (" << s
        << ")' noenhanced\nset ylabel 'top-1 (%)'\nset style data boxplot\nset style boxplot "
           "nooutliers\nset style fill solid 0.3\nset key off\nset grid ytics\nset "
           "xtics (";
@@ -170,9 +170,10 @@ struct Ledgers {
     gp << ") noenhanced\nset xrange [0.5:" << cols.size() + 0.5
        << "]\nset boxwidth 0.5\n"
        // gnuplot draws a box from 4 values on; every data set's value is drawn as a point too
-       << "plot for [i=1:" << cols.size() << "] '" << base
-       << ".dat' using (i):(column(i+1)) with boxplot notitle, for [i=1:" << cols.size() << "] '"
-       << base << ".dat' using (i):(column(i+1)) with points pt 7 lc rgb 'black' notitle\n";
+       << "plot for [i=1:" << cols.size() << "] " << gnuplot_quoted(base + ".dat")
+       << " using (i):(column(i+1)) with boxplot notitle, for [i=1:" << cols.size() << "] "
+       << gnuplot_quoted(base + ".dat")
+       << " using (i):(column(i+1)) with points pt 7 lc rgb 'black' notitle\n";
     write_output_text(base + ".gp", gp.str());
     if (draw)
       run_gnuplot(base + ".gp", base + ".png.tmp", base + ".png", "transfer_study --report");

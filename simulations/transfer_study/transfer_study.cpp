@@ -379,7 +379,8 @@ model::DownstreamOptions unit_downstream_options(const TransferStudyOptions& o,
                 : lp                             ? o.lp_epochs
                                                  : o.ft_epochs;
   // The paper warms up for 10 (5) of 50 epochs: fewer epochs keep that share.
-  dopt.warmup_epochs = dopt.warmup_epochs * dopt.epochs / 50.0;
+  dopt.warmup_epochs =
+      dopt.warmup_epochs.value_or(dopt.default_warmup_epochs()) * dopt.epochs / 50.0;
   dopt.seed = o.seed;
   dopt.runtime.device = model::Device::kCpu;
   dopt.progress = false;

@@ -270,6 +270,59 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
   }
 }
 
+TEST_CASE("import_pytorch reads a moca export's channel names and rate; a contradiction fails") {
+  const std::string mae = moca_test::shared_checkpoint();
+  const auto info = read_checkpoint_info(mae);
+  const std::string pth = moca_test::temp_path("mae_record.pth");
+  export_pytorch(mae, pth);
+  // No options: the export's record gives channel names, rate and heads.
+  const std::string back = moca_test::temp_path("mae_record_back.pt");
+  const auto imp = import_pytorch(pth, ImportOptions{}, back);
+  const auto got = read_checkpoint_info(back);
+  CHECK(got.channel_names == info.channel_names);
+  CHECK(got.meta.at("data").at("sample_rate_hz").get<double>() ==
+        info.meta.at("data").at("sample_rate_hz").get<double>());
+  CHECK(to_json(imp.model) == to_json(info.model));
+  std::string why;
+  CHECK_MESSAGE(moca_test::same_model_parameters(mae, back, why), why);
+  bool noted = false;
+  for (const auto& n : imp.notes) noted = noted || n.rfind("channel_names from the export", 0) == 0;
+  CHECK(noted);
+  // Given and equal to the record: accepted.
+  ImportOptions same;
+  same.channel_names = info.channel_names;
+  same.sample_rate_hz = info.meta.at("data").at("sample_rate_hz").get<double>();
+  CHECK_NOTHROW(import_pytorch(pth, same, back));
+  // Given and different: an error naming the option field (the programs' flag).
+  ImportOptions other = same;
+  std::reverse(other.channel_names.begin(), other.channel_names.end());
+  CHECK_THROWS_WITH_AS(import_pytorch(pth, other, back),
+                       doctest::Contains("ImportOptions::channel_names"), std::invalid_argument);
+  other = same;
+  other.sample_rate_hz = 32.0;
+  CHECK_THROWS_WITH_AS(import_pytorch(pth, other, back),
+                       doctest::Contains("ImportOptions::sample_rate_hz (32) contradicts"),
+                       std::invalid_argument);
+  // A foreign state dict (the weights alone, no 'moca' record) still needs both.
+  std::ifstream in(pth, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto state = torch::pickle_load(bytes).toGenericDict().at("model");
+  const std::string bare = moca_test::temp_path("mae_bare.pth");
+  {
+    const std::vector<char> data = torch::pickle_save(state);
+    std::ofstream(bare, std::ios::binary)
+        .write(data.data(), static_cast<std::streamsize>(data.size()));
+  }
+  CHECK_THROWS_WITH_AS(import_pytorch(bare, ImportOptions{}, back),
+                       doctest::Contains("ImportOptions::sample_rate_hz (0) is required"),
+                       std::invalid_argument);
+  ImportOptions rate_only;
+  rate_only.sample_rate_hz = 50.0;
+  CHECK_THROWS_WITH_AS(import_pytorch(bare, rate_only, back),
+                       doctest::Contains("ImportOptions::channel_names ('') is required"),
+                       std::invalid_argument);
+}
+
 // Issue 31: a 4-s model takes 5-s windows (whole patches: 240 samples, 12 patches of 20 where the
 // checkpoint has 10). The fixed sin-cos positions are evaluated at the new patch indices; the
 // encoder's weights are the checkpoint's.

@@ -468,3 +468,50 @@ TEST_CASE("the moca binary: one writer per checkpoint, full disk, SIGKILL mid-wr
             text) == 0);
   INFO(text);
 }
+
+TEST_CASE("the moca binary: a default warm-up yields to --epochs; a given one must fit it") {
+  ::unsetenv("MOCA_HAPT_DIR");
+  const std::string ck = moca_test::temp_path("warmup.pt");
+  const std::string common = " --synthetic-windows 40 --batch 20 --threads 1 --no-progress";
+  std::string text;
+  // pretrain --epochs 2: the default warm-up (10) becomes 1, with a note naming the flag, and the
+  // JSON records the warm-up used (options and settings).
+  const std::string pre_json = moca_test::temp_path("warmup_pretrain.json");
+  REQUIRE(run(bin() + " pretrain --preset cpu-small --epochs 2 --checkpoint " + ck + " --json " +
+                  pre_json + common,
+              text) == 0);
+  INFO(text);
+  CHECK(text.find("moca pretrain: note: --warmup-epochs not set: its default 10 is not below "
+                  "--epochs (2); the warm-up is 1 epoch") != std::string::npos);
+  const auto pre = nlohmann::json::parse(std::ifstream(pre_json));
+  CHECK(pre.at("options").at("pretrain").at("warmup-epochs") == 1);
+  CHECK(pre.at("settings").at("warmup_epochs") == 1);
+  // linprobe and finetune --epochs 2 likewise (defaults 10 and 5).
+  for (const std::string command : {"linprobe", "finetune"}) {
+    const std::string json = moca_test::temp_path("warmup_" + command + ".json");
+    REQUIRE(
+        run(bin() + " " + command + " --epochs 2 --checkpoint " + ck + " --json " + json + common,
+            text) == 0);
+    INFO(text);
+    CHECK(text.find("moca " + command + ": note: --warmup-epochs not set: its default " +
+                    (command == "linprobe" ? "10" : "5") +
+                    " is not below --epochs (2); the warm-up is 1 epoch") != std::string::npos);
+    const auto j = nlohmann::json::parse(std::ifstream(json));
+    CHECK(j.at("options").at(command).at("warmup-epochs") == 1);
+    CHECK(j.at("settings").at("warmup_epochs") == 1);
+  }
+  // --print-config leaves the unset warm-up out (a file it writes repeats the yielding default).
+  REQUIRE(run(bin() + " finetune --epochs 2 --checkpoint " + ck + " --print-config", text) == 0);
+  CHECK(text.find("warmup-epochs") == std::string::npos);
+  // Given and not below --epochs: a usage error naming both flags, no warm-up changed silently.
+  CHECK(run(bin() + " finetune --epochs 2 --warmup-epochs 5 --checkpoint " + ck + common, text) ==
+        2);
+  CHECK(text.find("moca: --warmup-epochs (5) must be in [0, --epochs = 2)") != std::string::npos);
+  CHECK(run(bin() + " pretrain --epochs 3 --warmup-epochs 3 --checkpoint " + ck + common, text) ==
+        2);
+  CHECK(text.find("moca: --warmup-epochs (3) must be in [0, --epochs = 3)") != std::string::npos);
+  // Given and fitting: used as given, no note.
+  CHECK(run(bin() + " linprobe --epochs 2 --warmup-epochs 0 --checkpoint " + ck + common, text) ==
+        0);
+  CHECK(text.find("note: --warmup-epochs") == std::string::npos);
+}

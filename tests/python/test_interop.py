@@ -375,11 +375,19 @@ def test_interop_command_line(models, tmp_path):
     p = subprocess.run([sys.executable, "-m", "moca.interop", "export", str(mae), str(pth)],
                        capture_output=True, text=True, env=env, check=False)
     assert p.returncode == 0, p.stderr
+    # a moca export records its channel names and rate: none needed (issue #37) ...
     p = subprocess.run([sys.executable, "-m", "moca.interop", "import", str(pth),
-                        str(tmp_path / "b.pt"), "--sample-rate", "50", "--channel-names",
-                        "a,b,c,d,e,f", "--num-heads", "4", "--decoder-num-heads", "4"],
+                        str(tmp_path / "b.pt"), "--num-heads", "4", "--decoder-num-heads", "4"],
                        capture_output=True, text=True, env=env, check=False)
     assert p.returncode == 0, p.stderr
+    assert moca.Encoder.load(tmp_path / "b.pt").channel_names == \
+        moca.Encoder.load(mae).channel_names
+    # ... and names that contradict the record are an error naming the parameter
+    p = subprocess.run([sys.executable, "-m", "moca.interop", "import", str(pth),
+                        str(tmp_path / "d.pt"), "--channel-names", "a,b,c,d,e,f"],
+                       capture_output=True, text=True, env=env, check=False)
+    assert p.returncode == 2 and "channel_names" in p.stderr and "record" in p.stderr
+    assert not (tmp_path / "d.pt").exists()
     p = subprocess.run([sys.executable, "-m", "moca.interop", "import", str(pth),
                         str(tmp_path / "c.pt"), "--sample-rate", "50", "--channel-names",
                         "a,b,c,d,e,f,g"],
@@ -393,8 +401,7 @@ def test_interop_command_line(models, tmp_path):
     assert list(a) == list(b) and all(torch.equal(a[k], b[k]) for k in a)
     # moca import (C++, LibTorch's unpickler) reads it back, heads from the export's moca entry
     names = moca.Encoder.load(mae).channel_names
-    _moca("import", "--pth", tmp_path / "tool.pth", "--out", tmp_path / "t.pt",
-          "--channel-names", ",".join(names), "--sample-rate", "50")
+    _moca("import", "--pth", tmp_path / "tool.pth", "--out", tmp_path / "t.pt")
     x = np.random.default_rng(2).standard_normal((3, 6, 200)).astype(np.float32)
     m = np.zeros((1, 6, 10), bool)
     m[0, :, 5:] = True

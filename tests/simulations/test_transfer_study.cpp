@@ -105,7 +105,7 @@ TEST_CASE("transfer_study: units, the paper's per-data-set settings, option rule
   CHECK(lp.weight_decay == doctest::Approx(1e-4));
   CHECK(lp.batch_size == 256);
   CHECK(lp.epochs == 25);
-  CHECK(lp.warmup_epochs == doctest::Approx(5.0));
+  CHECK(lp.effective_warmup_epochs() == doctest::Approx(5.0));
   CHECK(lp.checkpoint == "c.pt");
   const auto ft = moca::sim::unit_downstream_options(o, o.data[0], units[3]);
   CHECK(ft.mode == moca::model::DownstreamMode::kFinetune);

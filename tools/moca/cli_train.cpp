@@ -3,6 +3,7 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -56,6 +57,20 @@ void run_classify_rank(ClassifyCommand c) {
   run_classify(c, null_out, context);
 }
 
+// --warmup-epochs: unset, the library's default, which yields to --epochs (at most --epochs - 1;
+// the command notes it on stderr), so no default is captured for --print-config.
+void add_warmup_option(CLI::App* app, std::optional<double>& warmup, const std::string& text) {
+  app->add_option_function<double>(
+      "--warmup-epochs", [&warmup](const double& v) { warmup = v; },
+      text + ", at most --epochs - 1 unless given");
+}
+
+// The JSON "options" of a run whose default warm-up yielded record the warm-up it used.
+void record_warmup(nlohmann::json& options, const std::string& command, const std::string& note,
+                   double used) {
+  if (!note.empty() && options.contains(command)) options[command]["warmup-epochs"] = used;
+}
+
 // --layout and --pos-embed (pretrain; finetune --from-scratch says so in the help).
 void add_architecture_flags(CLI::App* app, model::TokenLayout& layout,
                             model::PosEmbedKind& pos_embed, const std::string& note = "") {
@@ -101,7 +116,7 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   p->add_option("--batch", t.batch_size)->capture_default_str();
   p->add_option("--lr", t.lr, "peak learning rate")->capture_default_str();
   p->add_option("--min-lr", t.min_lr)->capture_default_str();
-  p->add_option("--warmup-epochs", t.warmup_epochs)->capture_default_str();
+  add_warmup_option(p, t.warmup_epochs, "default 10");
   p->add_option("--weight-decay", t.weight_decay)->capture_default_str();
   p->add_flag("--augment", t.augment, "on-the-fly Algorithm 1 augmentation");
   p->add_option("--augment-probability", t.augment_probability)->capture_default_str();
@@ -117,6 +132,8 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   add_no_progress(p, *no_progress);
   return {p, [pre, no_progress](const nlohmann::json& options) {
             pre->recorded_options = options;
+            record_warmup(pre->recorded_options, "pretrain", pre->train.warmup_note(),
+                          pre->train.effective_warmup_epochs());
             pre->train.progress = !*no_progress;
             install_stop_handlers();
             model::RunContext context = make_context(pre->train.dist, pre->train.runtime);
@@ -168,7 +185,7 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   s->add_option("--batch", o.batch_size)->capture_default_str();
   s->add_option("--lr", o.lr)->capture_default_str();
   s->add_option("--min-lr", o.min_lr)->capture_default_str();
-  s->add_option("--warmup-epochs", o.warmup_epochs)->capture_default_str();
+  add_warmup_option(s, o.warmup_epochs, finetune ? "default 5" : "default 10");
   s->add_option("--weight-decay", o.weight_decay)->capture_default_str();
   s->add_option("--classes", o.classes, "0 = from the data")->capture_default_str();
   s->add_option("--seed", o.seed)->capture_default_str();
@@ -201,9 +218,11 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
     add_architecture_flags(s, o.layout, o.pos_embed, " (for --from-scratch)");
   }
   add_no_progress(s, text->no_progress);
-  return {s, [c, text](const nlohmann::json& options) {
+  return {s, [c, text, finetune](const nlohmann::json& options) {
             c->recorded_options = options;
             text->apply(*c);
+            record_warmup(c->recorded_options, finetune ? "finetune" : "linprobe",
+                          c->options.warmup_note(), c->options.effective_warmup_epochs());
             run_classify_rank(*c);
             return 0;
           }};

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "field_flags.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/number_text.hpp"
@@ -94,6 +95,9 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
   check_writable(cmd.train.checkpoint, "--checkpoint");
   check_writable(cmd.train.metrics_path(), "--metrics");
   check_writable(cmd.json, "--json");
+  if (const std::string note = cmd.train.warmup_note(); !note.empty()) {
+    context.log() << "moca pretrain: note: " << with_flag_names(note) << "\n";
+  }
   const LoadedData d = load_data(cmd.data, context.log());
   const auto r = model::pretrain(cmd.train, d.train, context, stop);
   nlohmann::json j;
@@ -214,6 +218,10 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
   check_writable(cmd.json, "--json");
   check_writable(cmd.predictions, "--predictions");
   check_writable(model::replace_fold(cmd.save_model, 0), "--save-model");
+  if (const std::string note = cmd.options.warmup_note(); !note.empty()) {
+    log << "moca " << model::to_string(cmd.options.mode) << ": note: " << with_flag_names(note)
+        << "\n";
+  }
   // The checkpoint fixes the windows' length and rate; data at another rate or length is
   // resampled and cropped/padded to it (open_dataset says so).
   ModelGeometry geometry;

@@ -38,6 +38,16 @@ constexpr FieldFlag kFieldFlags[] = {
     {"AnalysisOptions::ridge",         "--ridge"},
     {"AnalysisOptions::bootstrap",     "--bootstrap"},
     {"AnalysisOptions::permutations",  "--permutations"},
+    // model::PretrainOptions, model::DownstreamOptions (moca pretrain, linprobe, finetune)
+    {"PretrainOptions::warmup_epochs",   "--warmup-epochs"},
+    {"PretrainOptions::epochs",          "--epochs"},
+    {"DownstreamOptions::warmup_epochs", "--warmup-epochs"},
+    {"DownstreamOptions::epochs",        "--epochs"},
+    // model::ImportOptions (moca import)
+    {"ImportOptions::channel_names",     "--channel-names"},
+    {"ImportOptions::sample_rate_hz",    "--sample-rate"},
+    {"ImportOptions::class_names",       "--class-names"},
+    {"ImportOptions::input_channels",    "--input-channels"},
     // model::EncoderFeatures / inspection (moca embed, attention)
     {"PoolMode",                       "--pool"},
 };

@@ -16,12 +16,6 @@ namespace {
 constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
-std::string quoted(const std::string& s) {
-  std::string q;
-  for (char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
-  return "'" + q + "'";
-}
-
 }  // namespace
 
 MapFigureFiles write_map_figure(const std::vector<MapPanel>& panels, const std::string& prefix,
@@ -65,20 +59,20 @@ MapFigureFiles write_map_figure(const std::vector<MapPanel>& panels, const std::
   std::ostringstream gp;
   const size_t n = panels.size();
   gp << "set terminal pngcairo size " << 440 * n + 40 << ",520 font ',9'\n"
-     << "set output " << quoted(tmp_png) << "\nset datafile separator '\\t'\n"
+     << "set output " << gnuplot_quoted(tmp_png) << "\nset datafile separator '\\t'\n"
      << "set termoption noenhanced\n"
-     << "set multiplot layout 1," << n << " title " << quoted(title) << "\n"
+     << "set multiplot layout 1," << n << " title " << gnuplot_quoted(title) << "\n"
      << "set size ratio -1\nset xtics format ''\nset ytics format ''\n"
      << "set key below horizontal\n";
   for (size_t p = 0; p < n; ++p) {
-    gp << "set title " << quoted(panels[p].title) << "\n";
+    gp << "set title " << gnuplot_quoted(panels[p].title) << "\n";
     gp << "plot ";
     bool first = true;
     for (size_t k = 0; k < classes.size(); ++k) {
       if (!drawn[p][k]) continue;
-      gp << (first ? "" : ", ") << quoted(f.dat) << " index " << p * classes.size() + k
+      gp << (first ? "" : ", ") << gnuplot_quoted(f.dat) << " index " << p * classes.size() + k
          << " using 1:2 with points pt 7 ps 0.45 lc rgb '" << kPalette[k % 10] << "' title "
-         << quoted(classes[k]);
+         << gnuplot_quoted(classes[k]);
       first = false;
     }
     gp << "\n";

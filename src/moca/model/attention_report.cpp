@@ -46,7 +46,7 @@ std::string heat_map_script(const WindowAttention& a, const data::Windows& windo
   std::ostringstream gp;
   gp << "set datafile separator ','\n"
      << "set terminal pngcairo size 1000," << 150 * C + 70 << " font ',9'\n"
-     << "set output '" << png << "'\n"
+     << "set output " << gnuplot_quoted(png) << "\n"
      << "set multiplot layout " << C << ",1 title \"" << safe_title
      << "\\nshade: cls row of the attention rollout (white " << low << ", red " << top
      << "); grey: masked\"\n"

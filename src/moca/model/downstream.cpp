@@ -259,7 +259,7 @@ struct ClassifierLoop {
       : optimizer(std::move(pg.groups), torch::optim::AdamWOptions(o.lr)),
         lr_scales(std::move(pg.lr_scales)),
         reducer(comm, detail::trainable_parameters(*clf)),
-        schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)},
+        schedule{o.lr, o.min_lr, o.effective_warmup_epochs(), static_cast<double>(o.epochs)},
         bar(std::cerr, o.progress && comm.rank() == 0, ProgressBar::stderr_is_terminal()),
         ipe(n / o.batch_size),
         total(ipe * o.epochs) {
@@ -432,15 +432,25 @@ DownstreamOptions downstream_defaults(DownstreamMode mode) {
   if (mode == DownstreamMode::kLinearProbe) {
     o.lr = 1e-3;
     o.weight_decay = 0.0;
-    o.warmup_epochs = 10.0;
     o.min_lr = 0.0;
   } else {
     o.lr = 1e-3;
     o.weight_decay = 0.05;
-    o.warmup_epochs = 5.0;
     o.min_lr = 1e-6;
   }
   return o;
+}
+
+double DownstreamOptions::default_warmup_epochs() const {
+  return mode == DownstreamMode::kLinearProbe ? 10.0 : 5.0;
+}
+
+double DownstreamOptions::effective_warmup_epochs() const {
+  return detail::effective_warmup(warmup_epochs, default_warmup_epochs(), epochs);
+}
+
+std::string DownstreamOptions::warmup_note() const {
+  return detail::warmup_note("DownstreamOptions", warmup_epochs, default_warmup_epochs(), epochs);
 }
 
 void DownstreamOptions::validate() const {
@@ -453,7 +463,8 @@ void DownstreamOptions::validate() const {
   }
   const std::string where = "DownstreamOptions::validate()";
   if (mode == DownstreamMode::kScratch) detail::check_architecture(where, preset, patch_length);
-  detail::check_schedule(where, epochs, batch_size, lr, min_lr, warmup_epochs, weight_decay);
+  detail::check_schedule(where, "DownstreamOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
+                         weight_decay);
   if (!(layer_decay > 0.0 && layer_decay <= 1.0))
     fail("layer_decay", num(layer_decay), "must be in (0, 1]");
   if (!(label_smoothing >= 0.0 && label_smoothing < 1.0)) {
@@ -472,7 +483,7 @@ nlohmann::json DownstreamOptions::to_json() const {
                       {"batch_size", batch_size},
                       {"lr", lr},
                       {"min_lr", min_lr},
-                      {"warmup_epochs", warmup_epochs},
+                      {"warmup_epochs", effective_warmup_epochs()},
                       {"weight_decay", weight_decay},
                       {"seed", seed},
                       {"device", to_string(runtime.device)},

@@ -28,6 +28,7 @@
 /// evaluates the test windows; the caller reports rank 0's result.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -62,13 +63,15 @@ struct DownstreamOptions {
   int batch_size = 50;                               ///< >= 1
   double lr = 1e-3;                                  ///< peak learning rate (> 0)
   double min_lr = 0.0;                               ///< cosine floor in [0, lr]
-  double warmup_epochs = 10.0;                       ///< in [0, epochs)
-  double weight_decay = 0.0;                         ///< >= 0
-  double layer_decay = 0.75;                         ///< fine-tune/scratch, in (0, 1]
-  double label_smoothing = 0.1;                      ///< fine-tune/scratch, in [0, 1)
-  double drop_path = 0.1;                            ///< fine-tune/scratch, in [0, 1)
-  int classes = 0;         ///< number of classes; 0 = from the labels / class names
-  std::uint64_t seed = 0;  ///< head init, batch order, drop path
+  /// Linear warm-up in epochs, in [0, epochs) when set. Unset: default_warmup_epochs() (10 for
+  /// the linear probe, 5 otherwise), capped at epochs - 1 (warmup_note() says so).
+  std::optional<double> warmup_epochs;
+  double weight_decay = 0.0;     ///< >= 0
+  double layer_decay = 0.75;     ///< fine-tune/scratch, in (0, 1]
+  double label_smoothing = 0.1;  ///< fine-tune/scratch, in [0, 1)
+  double drop_path = 0.1;        ///< fine-tune/scratch, in [0, 1)
+  int classes = 0;               ///< number of classes; 0 = from the labels / class names
+  std::uint64_t seed = 0;        ///< head init, batch order, drop path
   RuntimeOptions runtime;
   DistOptions dist;      ///< data-parallel backend, timeout, gradient sync (several ranks)
   bool progress = true;  ///< progress bar on stderr
@@ -79,6 +82,12 @@ struct DownstreamOptions {
   nlohmann::json provenance = nlohmann::json::object();
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
+  /// The mode's default warm-up: 10 epochs for the linear probe, 5 otherwise (the paper's).
+  double default_warmup_epochs() const;
+  /// The warm-up the run uses: warmup_epochs when set, else the default capped at epochs - 1.
+  double effective_warmup_epochs() const;
+  /// Non-empty when the default warm-up yielded to `epochs`: the note to show the user.
+  std::string warmup_note() const;
   nlohmann::json to_json() const;
 };
 

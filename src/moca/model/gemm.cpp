@@ -16,11 +16,8 @@
 #include <dlfcn.h>
 #endif
 #if defined(MOCA_MODEL_HAVE_BLAS)
-extern "C" {
-void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
-            const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
-            const float* beta, float* c, const int* ldc);
-}
+// CBLAS, not a hand declaration of the Fortran sgemm_ (which takes hidden string lengths).
+#include <cblas.h>
 #endif
 
 namespace moca::model::detail {
@@ -161,11 +158,10 @@ void sgemm_dnnl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, 
 // splitting only m and n).
 void sgemm_blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  const char ca = ta ? 'T' : 'N', cb = tb ? 'T' : 'N';
-  const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
-  const int ilda = static_cast<int>(lda), ildb = static_cast<int>(ldb);
-  const int ildc = static_cast<int>(ldc);
-  sgemm_(&cb, &ca, &in, &im, &ik, &alpha, b, &ildb, a, &ilda, &beta, c, &ildc);
+  const auto op = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
+  cblas_sgemm(CblasColMajor, op(tb), op(ta), static_cast<int>(n), static_cast<int>(m),
+              static_cast<int>(k), alpha, b, static_cast<int>(ldb), a, static_cast<int>(lda), beta,
+              c, static_cast<int>(ldc));
 }
 #endif
 
@@ -209,11 +205,11 @@ const char* sgemm_library() {
   }
 #endif
 #if defined(MOCA_MODEL_HAVE_BLAS)
-  // The library whose sgemm_ the dynamic linker bound: with PyTorch's LibTorch that can be the
-  // MKL inside libtorch_cpu.so, which exports sgemm_ too (docs/model.md).
+  // The library whose cblas_sgemm the dynamic linker bound: with PyTorch's LibTorch that can be
+  // the MKL inside libtorch_cpu.so, which exports the BLAS too (docs/model.md).
   static const std::string name = [] {
     Dl_info info{};
-    void* const symbol = reinterpret_cast<void*>(&sgemm_);
+    void* const symbol = reinterpret_cast<void*>(&cblas_sgemm);
     const bool found = dladdr(symbol, &info) != 0 && info.dli_fname != nullptr;
     return std::string("BLAS (") + (found ? info.dli_fname : "unknown library") + ")";
   }();

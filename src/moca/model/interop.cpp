@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/model/classifier.hpp"
 #include "moca/model/detail/checkpoint_torch.hpp"
@@ -23,6 +24,13 @@
 namespace moca::model {
 
 namespace {
+
+/// Names as one comma-separated list, as the programs take them.
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+  return s;
+}
 
 bool starts_with(const std::string& s, const std::string& p) {
   return s.compare(0, p.size(), p) == 0;
@@ -160,9 +168,10 @@ MocaOptions infer_options(const std::map<std::string, const NamedArray*>& by_nam
                           const ImportOptions& o, std::vector<std::string>& notes) {
   const std::string where = "import_arrays()";
   if (o.channel_names.empty()) {
-    throw_invalid(where, "channel_names", "''",
-                  "is required: the names of the model's C modalities in token-row order "
-                  "(the authors' UCI-HAR models: gyro_x,gyro_y,gyro_z,acc_x,acc_y,acc_z)");
+    throw_invalid("", "ImportOptions::channel_names", "''",
+                  "is required (a moca export records it, other files do not): the names of the "
+                  "model's C modalities in token-row order (the authors' UCI-HAR models: "
+                  "gyro_x,gyro_y,gyro_z,acc_x,acc_y,acc_z)");
   }
   const NamedArray& pw = find_array(by_name, "patch_embed.proj.weight");
   const int64_t D = dim_at(pw, 0, 4), cin = pw.shape[1], Lp = pw.shape[3];
@@ -415,7 +424,7 @@ InteropReport export_pytorch(const std::string& checkpoint, const std::string& o
 }
 
 std::vector<NamedArray> read_pth_arrays(const std::string& path,
-                                        std::optional<MocaOptions>* exported) {
+                                        std::optional<ExportRecord>* exported) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("read_pth_arrays(): cannot open " + path);
   const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
@@ -448,7 +457,35 @@ std::vector<NamedArray> read_pth_arrays(const std::string& path,
   if (exported && dict.contains("moca") && dict.at("moca").isGenericDict()) {
     const auto cfg = dict.at("moca").toGenericDict();
     if (cfg.contains("model") && cfg.at("model").isString()) {
-      *exported = moca_options_from_json(nlohmann::json::parse(cfg.at("model").toStringRef()));
+      ExportRecord rec;
+      rec.model = moca_options_from_json(nlohmann::json::parse(cfg.at("model").toStringRef()));
+      auto text = [&](const char* key) {
+        return cfg.contains(key) && cfg.at(key).isString() ? cfg.at(key).toStringRef()
+                                                           : std::string();
+      };
+      auto strings = [&](const char* key) {
+        std::vector<std::string> v;
+        if (!cfg.contains(key) || !cfg.at(key).isList()) return v;
+        for (const c10::IValue& x : cfg.at(key).toListRef()) {
+          if (!x.isString()) throw std::runtime_error(path + ": moca." + key + " is not text");
+          v.push_back(x.toStringRef());
+        }
+        return v;
+      };
+      rec.kind = text("kind");
+      rec.channel_names = strings("channel_names");
+      rec.class_names = strings("class_names");
+      rec.input_channels = strings("input_channels");
+      const std::string rate = text("sample_rate_hz");  // a JSON number as text
+      if (!rate.empty()) {
+        const auto j = nlohmann::json::parse(rate, nullptr, false);
+        if (!j.is_number()) {
+          throw std::runtime_error(path + ": moca.sample_rate_hz (" + printable(rate) +
+                                   ") is not a number");
+        }
+        rec.sample_rate_hz = j.get<double>();
+      }
+      *exported = std::move(rec);
     }
   }
   if (dict.contains("model")) {
@@ -509,8 +546,9 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
                                            "(decoder_embed.weight, no head)");
   }
   if (!(o.sample_rate_hz > 0.0)) {
-    throw_invalid(where, "sample_rate_hz", std::to_string(o.sample_rate_hz),
-                  "is required (> 0): the rate of the windows the model was trained on");
+    throw_invalid("", "ImportOptions::sample_rate_hz", format_number(o.sample_rate_hz),
+                  "is required (> 0; a moca export records it, other files do not): the rate of "
+                  "the windows the model was trained on");
   }
   InteropReport r;
   r.kind = kind;
@@ -578,15 +616,46 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
 
 InteropReport import_pytorch(const std::string& path, ImportOptions options,
                              const std::string& out) {
-  std::optional<MocaOptions> exported;
+  std::optional<ExportRecord> exported;
   const auto arrays = read_pth_arrays(path, &exported);
-  // A moca export states its heads; options given win.
-  if (exported && options.num_heads == 0) options.num_heads = exported->num_heads();
-  if (exported && options.decoder_num_heads == 0) {
-    options.decoder_num_heads = exported->decoder_num_heads();
+  std::vector<std::string> notes;
+  if (exported) {
+    // A moca export records what the shapes cannot tell; options given must agree with it.
+    const ExportRecord& e = *exported;
+    auto adopt = [&](std::vector<std::string>& given, const std::vector<std::string>& recorded,
+                     const char* field) {
+      if (recorded.empty()) return;
+      if (given.empty()) {
+        given = recorded;
+        notes.push_back(std::string(field) + " from the export's record: " + joined(recorded));
+      } else if (given != recorded) {
+        throw_invalid("", std::string("ImportOptions::") + field, joined(given),
+                      "contradicts the export's record (" + joined(recorded) + ") in " + path);
+      }
+    };
+    adopt(options.channel_names, e.channel_names, "channel_names");
+    if (e.kind == "classifier") {
+      adopt(options.class_names, e.class_names, "class_names");
+      adopt(options.input_channels, e.input_channels, "input_channels");
+    }
+    if (e.sample_rate_hz) {
+      const std::string rate = format_number(*e.sample_rate_hz);
+      if (options.sample_rate_hz == 0.0) {
+        options.sample_rate_hz = *e.sample_rate_hz;
+        notes.push_back("sample_rate_hz from the export's record: " + rate);
+      } else if (options.sample_rate_hz != *e.sample_rate_hz) {
+        throw_invalid("", "ImportOptions::sample_rate_hz", format_number(options.sample_rate_hz),
+                      "contradicts the export's record (" + rate + ") in " + path);
+      }
+    }
+    // The heads, which shapes do not show; options given win.
+    if (options.num_heads == 0) options.num_heads = e.model.num_heads();
+    if (options.decoder_num_heads == 0) options.decoder_num_heads = e.model.decoder_num_heads();
   }
   options.source = {{"file", path}};
-  return import_arrays(arrays, options, out);
+  InteropReport r = import_arrays(arrays, options, out);
+  r.notes.insert(r.notes.begin(), notes.begin(), notes.end());
+  return r;
 }
 
 }  // namespace moca::model

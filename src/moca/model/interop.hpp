@@ -55,23 +55,34 @@ struct InteropReport {
 /// moca.torch_model's modules load with strict=True.
 InteropReport export_pytorch(const std::string& checkpoint, const std::string& out);
 
+/// What a file written by export_pytorch records beside the weights (its 'moca' entry).
+struct ExportRecord {
+  std::string kind;                         ///< "mae" or "classifier"
+  MocaOptions model;                        ///< the architecture (the heads shapes do not show)
+  std::vector<std::string> channel_names;   ///< the model's C modalities
+  std::vector<std::string> class_names;     ///< classifier: the head's classes
+  std::vector<std::string> input_channels;  ///< classifier: the head's data channels
+  std::optional<double> sample_rate_hz;     ///< the training windows' rate, when recorded
+};
+
 /// The weights of a torch.save file read by LibTorch's own unpickler, which resolves only the
 /// globals of tensors and containers and runs no Python: a bare state dict, or the `model` entry
 /// of a checkpoint dictionary. Files it cannot read (the authors' checkpoints pickle `args` as an
 /// argparse.Namespace) give std::runtime_error naming the file and pointing to
 /// moca.interop.import_pytorch (Python), whose reader skips such entries. A file written by
-/// export_pytorch also gives its architecture in `exported` (when not null; empty otherwise):
-/// the heads, which shapes do not show.
+/// export_pytorch also gives its record in `exported` (when not null; empty otherwise).
 std::vector<NamedArray> read_pth_arrays(const std::string& path,
-                                        std::optional<MocaOptions>* exported = nullptr);
+                                        std::optional<ExportRecord>* exported = nullptr);
 
 /// What import_arrays() cannot read from the tensors' shapes.
 struct ImportOptions {
-  std::string kind = "auto";                ///< auto | mae | classifier (auto: from the keys)
-  std::vector<std::string> channel_names;   ///< C names (required: the model's modalities)
+  std::string kind = "auto";               ///< auto | mae | classifier (auto: from the keys)
+  std::vector<std::string> channel_names;  ///< C names (required: the model's modalities)
+  /// The training windows' rate (required, > 0). import_pytorch() takes channel_names,
+  /// sample_rate_hz, class_names and input_channels left empty (0) from a moca export's record.
   std::vector<std::string> input_channels;  ///< classifier: the head's data channels (default all)
   std::vector<std::string> class_names;     ///< classifier: K names (default "0".."K-1", noted)
-  double sample_rate_hz = 0.0;              ///< the training windows' rate (required, > 0)
+  double sample_rate_hz = 0.0;
   int num_heads = 0;           ///< 0 = embed_dim / 64 (every registered timm ViT, noted)
   int decoder_num_heads = 0;   ///< 0 = decoder_embed_dim / 32 (every registered MAE decoder)
   bool norm_pix_loss = false;  ///< training option of the source (authors' args)
@@ -89,8 +100,11 @@ struct ImportOptions {
 InteropReport import_arrays(const std::vector<NamedArray>& tensors, const ImportOptions& options,
                             const std::string& out);
 
-/// `moca import`: read_pth_arrays(path), then import_arrays(). The heads a moca export states
-/// fill options.num_heads / decoder_num_heads where those are 0; options.source names the file.
+/// `moca import`: read_pth_arrays(path), then import_arrays(). What a moca export records fills
+/// the options left unset: channel_names, sample_rate_hz, class_names, input_channels (empty or
+/// 0) and num_heads / decoder_num_heads (0), each said in the report's notes; an option given
+/// that contradicts the record is std::invalid_argument naming the field
+/// (`ImportOptions::channel_names`, the programs' --channel-names). options.source names the file.
 InteropReport import_pytorch(const std::string& path, ImportOptions options,
                              const std::string& out);
 

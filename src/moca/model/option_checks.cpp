@@ -1,9 +1,11 @@
 // Checks shared by the trainer's option structs (detail/option_checks.hpp).
 #include "moca/model/detail/option_checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/model/model_options.hpp"
 
 namespace moca::model::detail {
@@ -17,8 +19,9 @@ void check_architecture(const std::string& where, const std::string& preset, int
   }
 }
 
-void check_schedule(const std::string& where, int epochs, int batch_size, double lr, double min_lr,
-                    double warmup_epochs, double weight_decay) {
+void check_schedule(const std::string& where, const std::string& owner, int epochs, int batch_size,
+                    double lr, double min_lr, const std::optional<double>& warmup_epochs,
+                    double weight_decay) {
   auto num = [](double v) { return std::to_string(v); };
   if (epochs < 1) throw_invalid(where, "epochs", std::to_string(epochs), "must be >= 1");
   if (batch_size < 1) {
@@ -28,12 +31,27 @@ void check_schedule(const std::string& where, int epochs, int batch_size, double
   if (!(min_lr >= 0.0) || min_lr > lr) {
     throw_invalid(where, "min_lr", num(min_lr), "must be in [0, lr]");
   }
-  if (!(warmup_epochs >= 0.0) || warmup_epochs >= epochs) {
-    throw_invalid(where, "warmup_epochs", num(warmup_epochs), "must be in [0, epochs)");
+  if (warmup_epochs && (!(*warmup_epochs >= 0.0) || *warmup_epochs >= epochs)) {
+    throw_invalid("", owner + "::warmup_epochs", format_number(*warmup_epochs),
+                  "must be in [0, " + owner + "::epochs = " + std::to_string(epochs) + ")");
   }
   if (!(weight_decay >= 0.0)) {
     throw_invalid(where, "weight_decay", num(weight_decay), "must be >= 0");
   }
+}
+
+double effective_warmup(const std::optional<double>& set, double fallback, int epochs) {
+  if (set) return *set;
+  return std::min(fallback, static_cast<double>(std::max(epochs - 1, 0)));
+}
+
+std::string warmup_note(const std::string& owner, const std::optional<double>& set, double fallback,
+                        int epochs) {
+  const double used = effective_warmup(set, fallback, epochs);
+  if (set || used == fallback) return "";
+  return owner + "::warmup_epochs not set: its default " + format_number(fallback) +
+         " is not below " + owner + "::epochs (" + std::to_string(epochs) + "); the warm-up is " +
+         format_number(used) + (used == 1.0 ? " epoch" : " epochs");
 }
 
 }  // namespace moca::model::detail

@@ -17,7 +17,8 @@ void PretrainOptions::validate() const {
   const std::string where = "PretrainOptions::validate()";
   detail::check_architecture(where, preset, patch_length);
   if (policy.empty()) fail("policy", "''", "must be a policy spec such as cross:ratio=0.75");
-  detail::check_schedule(where, epochs, batch_size, lr, min_lr, warmup_epochs, weight_decay);
+  detail::check_schedule(where, "PretrainOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
+                         weight_decay);
   if (!(beta1 >= 0.0 && beta1 < 1.0)) fail("beta1", num(beta1), "must be in [0, 1)");
   if (!(beta2 >= 0.0 && beta2 < 1.0)) fail("beta2", num(beta2), "must be in [0, 1)");
   if (!(augment_probability >= 0.0 && augment_probability <= 1.0)) {
@@ -33,6 +34,14 @@ void PretrainOptions::validate() const {
   dist.validate();
 }
 
+double PretrainOptions::effective_warmup_epochs() const {
+  return detail::effective_warmup(warmup_epochs, kDefaultWarmupEpochs, epochs);
+}
+
+std::string PretrainOptions::warmup_note() const {
+  return detail::warmup_note("PretrainOptions", warmup_epochs, kDefaultWarmupEpochs, epochs);
+}
+
 nlohmann::json PretrainOptions::training_json() const {
   return nlohmann::json{{"preset", preset},
                         {"patch_length", patch_length},
@@ -45,7 +54,7 @@ nlohmann::json PretrainOptions::training_json() const {
                         {"batch_size", batch_size},
                         {"lr", lr},
                         {"min_lr", min_lr},
-                        {"warmup_epochs", warmup_epochs},
+                        {"warmup_epochs", effective_warmup_epochs()},
                         {"weight_decay", weight_decay},
                         {"beta1", beta1},
                         {"beta2", beta2},

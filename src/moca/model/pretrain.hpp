@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -48,8 +49,10 @@ struct PretrainOptions {
   int epochs = 100;                                  ///< >= 1
   int batch_size = 50;                               ///< >= 1 and <= number of training windows
   double lr = 5e-4;                                  ///< peak (absolute) learning rate, > 0
-  double min_lr = 1e-5;              ///< cosine floor, in [0, lr] (released code: 1e-5)
-  double warmup_epochs = 10.0;       ///< in [0, epochs)
+  double min_lr = 1e-5;  ///< cosine floor, in [0, lr] (released code: 1e-5)
+  /// Linear warm-up in epochs, in [0, epochs) when set. Unset: kDefaultWarmupEpochs, capped at
+  /// epochs - 1 (effective_warmup_epochs(); warmup_note() says so).
+  std::optional<double> warmup_epochs;
   double weight_decay = 0.05;        ///< >= 0
   double beta1 = 0.9;                ///< in [0, 1)
   double beta2 = 0.95;               ///< in [0, 1)
@@ -67,8 +70,14 @@ struct PretrainOptions {
   /// Meant for tests and for splitting a run; the run can be resumed.
   long stop_after_iterations = -1;
 
+  static constexpr double kDefaultWarmupEpochs = 10.0;
+
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
+  /// The warm-up the run uses: warmup_epochs when set, else the default capped at epochs - 1.
+  double effective_warmup_epochs() const;
+  /// Non-empty when the default warm-up yielded to `epochs`: the note to show the user.
+  std::string warmup_note() const;
   /// The options that determine the numbers a run produces (for resume checks and JSON).
   nlohmann::json training_json() const;
   /// The metrics path actually used.

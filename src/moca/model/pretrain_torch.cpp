@@ -529,7 +529,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
                      run.policy->spec() + std::to_string(s.iteration)));
   detail::broadcast_module(run.comm, *s.model);
   GradientSync sync(run, s);
-  LrSchedule schedule{o.lr, o.min_lr, o.warmup_epochs, static_cast<double>(o.epochs)};
+  LrSchedule schedule{o.lr, o.min_lr, o.effective_warmup_epochs(), static_cast<double>(o.epochs)};
   schedule.validate();
   Loop loop(run, s.iteration);
 

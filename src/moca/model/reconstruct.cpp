@@ -101,7 +101,7 @@ std::string gnuplot_script(const ReconstructResult& r, const masking::Grid& grid
   std::ostringstream gp;
   gp << "set datafile separator ','\n"
      << "set terminal pngcairo size 1000," << 170 * C + 60 << " font ',9'\n"
-     << "set output '" << png << "'\n"
+     << "set output " << gnuplot_quoted(png) << "\n"
      << "set multiplot layout " << C << ",1 title '" << title << " (" << legend << ")'\n"
      << "set termoption noenhanced\nset lmargin 10\nset key off\nset xrange [0:" << length - 1
      << "]\n";
@@ -115,7 +115,7 @@ std::string gnuplot_script(const ReconstructResult& r, const masking::Grid& grid
       }
     }
     gp << "set ylabel '" << names[static_cast<size_t>(c)] << "'\n"
-       << "plot '" << r.csv << "' every ::1 using 1:" << 2 + 3 * c
+       << "plot " << gnuplot_quoted(r.csv) << " every ::1 using 1:" << 2 + 3 * c
        << " with lines lc rgb 'black' lw 1.2";
     for (size_t b = 0; b < r.baselines.size() && b < 3; ++b) {
       gp << ", '' every ::1 using 1:" << 2 + 3 * C + static_cast<int>(b) * C + c

@@ -4,9 +4,9 @@
 /// CPU kernels (attention, Linear, Linear + GELU), on raw row-major float blocks. No torch here.
 ///
 /// The product is oneDNN's `dnnl_sgemm` when moca was built with oneDNN (Debian: libdnnl-dev; the
-/// library LibTorch already loads for its bf16 products), else the BLAS `sgemm_` LibTorch links.
-/// oneDNN picks its kernels from the CPU (AVX-512 where present; `ONEDNN_MAX_CPU_ISA` caps it);
-/// OpenBLAS's are fixed by its build and `OPENBLAS_CORETYPE`, which some machines pin to AVX2.
+/// library LibTorch already loads for its bf16 products), else the BLAS `cblas_sgemm` LibTorch
+/// links. oneDNN picks its kernels from the CPU (AVX-512 where present; `ONEDNN_MAX_CPU_ISA` caps
+/// it); OpenBLAS's are fixed by its build and `OPENBLAS_CORETYPE`, which some machines pin to AVX2.
 ///
 /// Threads: inside an OpenMP parallel region (the trainer's batch shards) the product runs on
 /// the calling thread. Outside one, with more than one OpenMP thread, a large product is cut
@@ -33,7 +33,7 @@ void sgemm_rm(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t 
 bool have_sgemm();
 
 /// The library behind sgemm_rm(), for benchmark output: "oneDNN x.y.z" (the version of the
-/// library loaded at run time, dnnl_version()), "BLAS (file of the sgemm_ bound)" or "none".
+/// library loaded at run time, dnnl_version()), "BLAS (file of the cblas_sgemm bound)" or "none".
 const char* sgemm_library();
 
 /// The library sgemm_rm() was compiled against: "oneDNN x.y.z" from the headers' version macros,

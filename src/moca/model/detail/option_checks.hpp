@@ -2,6 +2,7 @@
 /// \file option_checks.hpp
 /// Checks that PretrainOptions::validate() and DownstreamOptions::validate() share (internal).
 /// Each throws std::invalid_argument "<where>: <field> (<value>) <rule>".
+#include <optional>
 #include <string>
 
 namespace moca::model::detail {
@@ -10,8 +11,20 @@ namespace moca::model::detail {
 void check_architecture(const std::string& where, const std::string& preset, int patch_length);
 
 /// A training schedule: epochs, batch_size >= 1; lr > 0 and finite; min_lr in [0, lr];
-/// warmup_epochs in [0, epochs); weight_decay >= 0.
-void check_schedule(const std::string& where, int epochs, int batch_size, double lr, double min_lr,
-                    double warmup_epochs, double weight_decay);
+/// warmup_epochs, when set, in [0, epochs); weight_decay >= 0. `owner` names the struct:
+/// a warm-up out of range throws "<owner>::warmup_epochs (5) must be in [0, <owner>::epochs =
+/// 2)" without `where`, the fields the programs map to their flags (--warmup-epochs, --epochs).
+void check_schedule(const std::string& where, const std::string& owner, int epochs, int batch_size,
+                    double lr, double min_lr, const std::optional<double>& warmup_epochs,
+                    double weight_decay);
+
+/// The warm-up a run uses: `set` when the user set it; unset, `fallback` (the struct's default)
+/// yields to the epochs: at most epochs - 1 (0 for one epoch), so a short run is valid as asked.
+double effective_warmup(const std::optional<double>& set, double fallback, int epochs);
+
+/// The note for a default warm-up that yielded (empty otherwise): "<owner>::warmup_epochs not
+/// set: its default 5 is not below <owner>::epochs (2); the warm-up is 1 epoch".
+std::string warmup_note(const std::string& owner, const std::optional<double>& set, double fallback,
+                        int epochs);
 
 }  // namespace moca::model::detail
