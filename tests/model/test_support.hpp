@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the model tests (torch-free declarations; implemented in test_checkpoint.cpp).
+#include <cstdlib>
 #include <string>
 
 #include "moca/data/windows.hpp"
@@ -18,6 +19,22 @@ moca::data::Windows rows(const moca::data::Windows& w, int from, int to);
 
 /// A fresh temporary path for test files (under the build tree).
 std::string temp_path(const std::string& name);
+
+/// Whether oneDNN's f32 GEMM runs its AVX-512 kernels here, which give an element of C the same
+/// bits whatever the extent of the row (column) block it is computed in, so that sgemm_rm's cut
+/// into one block per thread is bit-identical across thread counts (the earlier CI machines and
+/// an AMD Zen 4 in issue 37). Its AVX2 kernels choose their blocking and tail panels by the
+/// call's extent: on an AVX2 CPU (AMD EPYC of this project's VM, 2026-11-27) a product cut
+/// into 2 or 3 blocks differs from one call in the last bits of a few thousand elements, so
+/// there results across thread counts agree to rounding only (docs/model.md). A cap through
+/// ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA counts as AVX2.
+inline bool onednn_blocks_bit_stable() {
+  if (std::getenv("ONEDNN_MAX_CPU_ISA") != nullptr || std::getenv("DNNL_MAX_CPU_ISA") != nullptr) {
+    return false;
+  }
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
 
 }  // namespace moca_test
 

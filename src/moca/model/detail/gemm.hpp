@@ -11,9 +11,12 @@
 /// Threads: inside an OpenMP parallel region (the trainer's batch shards) the product runs on
 /// the calling thread. Outside one, with more than one OpenMP thread, a large product is cut
 /// into row (or column) blocks, one per thread, each a single-threaded call: every element of C
-/// is then computed by the same sequence of operations whatever the thread count (the blocks
-/// never split the reduction over k), so results are bit-identical across thread counts
-/// (tests/model/test_gemm.cpp). oneDNN's own threading may split k, which would not be. The BLAS
+/// is then computed by one single-threaded call whatever the thread count (the blocks never
+/// split the reduction over k; oneDNN's own threading may split k). With oneDNN's AVX-512
+/// kernels results are then bit-identical across thread counts; its AVX2 kernels pick their
+/// blocking and tail panels by the call's extent, so there an element's last bits can change
+/// with the block it falls in, i.e. with the thread count (tests/model/test_gemm.cpp,
+/// docs/model.md). On one path (one thread count) results repeat bit for bit on any CPU. The BLAS
 /// route (the PyTorch 2.x build, docs/model.md) leaves threading to the BLAS: its bits may change
 /// with the thread count.
 #include <cstdint>
