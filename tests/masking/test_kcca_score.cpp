@@ -212,7 +212,7 @@ TEST_CASE("kcca_score binary: bad input exits 2 (usage) or 1 (runtime) with a me
       {"--gamma 0 --estimator kcca", "gamma (0) must be finite and > 0", 2},
       {"--no-such-flag", "kcca_score: ", 2},
       {"--draws abc", "kcca_score: ", 2},
-      {"--samples 30 --draws 2 --json /nonexistent-dir/x.json", "kcca_score: ", 1},
+      {"--samples 30 --draws 2 --json /nonexistent-dir/x.json", "kcca_score: --json", 2},
   };
   for (const auto& c : cases) {
     const auto r = run_tool(c.args);

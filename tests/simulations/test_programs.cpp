@@ -92,11 +92,12 @@ TEST_CASE("study programs: usage errors exit 2 with 'prog: message'") {
   CHECK(r.err.rfind("coupling_sweep: ", 0) == 0);
   r = run(b + "/paper_figures --results ''");
   CHECK(r.code == 2);
-  // A runtime failure (unwritable output) exits 1.
+  // An output path that cannot be written is a usage error, found before any work (exit 2).
   r = run("env -u MOCA_HAPT_DIR " + b +
           "/coupling_sweep --couplings 0 1 --samples 20 --pca 2 --draws 2 --features raw "
           "--json /nonexistent-dir/x.json");
-  CHECK(r.code == 1);
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("coupling_sweep: --json", 0) == 0);
   if (fs::exists(b + "/bound_check")) {
     r = run(b + "/bound_check --checkpoint /nonexistent.pt");
     CHECK(r.code == 1);
