@@ -59,7 +59,9 @@ def _fake_torch(tmp_path, version):
     """A package `torch` of the given version (module and distribution metadata) that loads no
     library: what moca sees of a torch beside it."""
     (tmp_path / "torch").mkdir()
-    (tmp_path / "torch" / "__init__.py").write_text(f'__version__ = "{version}"\n')
+    # (Tensor: scipy's array-API helpers look it up on any imported torch)
+    (tmp_path / "torch" / "__init__.py").write_text(
+        f'__version__ = "{version}"\n\n\nclass Tensor:\n    pass\n')
     info = tmp_path / f"torch-{version}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n")
