@@ -450,8 +450,9 @@ void refuse_unsupported_numpy() {
   if (std::stoi(version) >= 2) {
     throw py::import_error(
         "moca: this extension was built with pybind11 " + std::to_string(PYBIND11_VERSION_MAJOR) +
-        "." + std::to_string(PYBIND11_VERSION_MINOR) + ", which cannot exchange arrays with numpy " +
-        version + " (numpy 2 needs pybind11 >= 2.12): rebuild with `pip install .` (build " +
+        "." + std::to_string(PYBIND11_VERSION_MINOR) +
+        ", which cannot exchange arrays with numpy " + version +
+        " (numpy 2 needs pybind11 >= 2.12): rebuild with `pip install .` (build " +
         "isolation fetches pybind11 >= 2.12) or install numpy < 2");
   }
 #endif
