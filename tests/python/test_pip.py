@@ -5,6 +5,7 @@ fit, `pip uninstall` leaves nothing behind. CI also installs from a fresh CMake 
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,16 @@ def test_pip_install_import_fit_uninstall(tmp_path):
     if r.returncode != 0:
         pytest.skip(f"no venv module: {r.stderr.strip()[-200:]}")
     py = venv / "bin" / "python"
+    if sys.prefix != sys.base_prefix:
+        # This test runs inside a venv (the PyTorch 2.x build's, whose torch the reused build tree
+        # links): a venv made from it sees only the base interpreter's packages, Debian's torch
+        # 1.13 among them, which moca refuses beside a LibTorch 2.x build. Make the running venv's
+        # packages visible, ahead of the system's, as a user's venv beside their torch would be.
+        purelib = sysconfig.get_paths()["purelib"]
+        code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+        site = subprocess.run([str(py), "-c", code], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        (Path(site) / "_parent_venv.pth").write_text(purelib + "\n")
     env = dict(os.environ, MOCA_BUILD_DIR=build, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
     env.pop("PYTHONPATH", None)  # the installed copy, not the build tree's
     r = subprocess.run([str(py), "-m", "pip", "install", "--no-build-isolation", str(ROOT)],
