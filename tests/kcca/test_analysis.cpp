@@ -120,6 +120,13 @@ TEST_CASE("kcca_analysis: every error path names the option") {
   o.pca = 2;
   CHECK_THROWS_WITH_AS(o.validate(), "AnalysisOptions::pca (2) needs AnalysisOptions::cca",
                        std::invalid_argument);
+  o.pca = 0;
+  o.ridge = 0.1;  // a ridge kernel CCA would not use (issue 38)
+  CHECK_THROWS_WITH_AS(o.validate(),
+                       "AnalysisOptions::ridge (0.1) needs AnalysisOptions::cca (kernel CCA is "
+                       "regularised by AnalysisOptions::gamma_u, AnalysisOptions::gamma_m)",
+                       std::invalid_argument);
+  o.ridge = 0.0;
   o.cca = true;
   o.pca = 3;
   CHECK_THROWS_WITH_AS(kcca_analysis(o, U, M),

@@ -191,7 +191,8 @@ TEST_CASE("kcca tool: bad input gives a clear error and exit code 2 or 1") {
       {"--u " + g + " --m " + g + " --sigma -2", 2},
       {"--u " + g + " --m " + g + " --bootstrap 1", 2},
       {"--u " + g + " --m " + g + " --permutations -1", 2},
-      {"--u " + g + " --m " + g + " --pca 2", 2},  // --pca without --cca
+      {"--u " + g + " --m " + g + " --pca 2", 2},      // --pca without --cca
+      {"--u " + g + " --m " + g + " --ridge 0.1", 2},  // --ridge without --cca (issue 38)
       {"--u " + g + " --m " + g + " --frobnicate", 2},
       {"--u " + g, 2},
       {"--u " + (d / "missing.csv").string() + " --m " + g, 1},

@@ -386,6 +386,12 @@ TEST_CASE("the moca binary: one writer per checkpoint, full disk, SIGKILL mid-wr
   }
   REQUIRE(run(bin() + args + " --checkpoint " + ck + " --stop-after 2", text) == 0);
   const std::string previous = file_bytes(ck);
+  // Resumed at iteration 2 with --stop-after 2: stops before any step, checkpoint untouched
+  // (issue 38: it ran one more iteration).
+  REQUIRE(run(bin() + args + " --checkpoint " + ck + " --resume --stop-after 2", text) == 0);
+  INFO(text);
+  CHECK(text.find("interrupted at iteration 2 (--stop-after 2)") != std::string::npos);
+  CHECK(file_bytes(ck) == previous);
   CHECK_FALSE(fs::exists(lock_path_for_file(ck)));  // released at the end of the run
 
   // The file system fills while the checkpoint is written (a file size limit, SIGXFSZ ignored,

@@ -276,3 +276,28 @@ def test_studies_bad_out_folder(tmp_path, study, args):
     bad = tmp_path / "file" / "out"
     _, err = refused(study, [*args, "--out", bad], "--out", bad, tmp_path)
     assert "is not a folder" in err
+
+
+@pytest.mark.parametrize("flag,value", [("--split", "random"), ("--fold", "1"),
+                                        ("--train-fraction", "0.5")])
+def test_predict_refuses_split_flags(tmp_path, flag, value):
+    # issue 38.11: predict applies its classifier to every window; its split flags were listed
+    # by --help and ignored
+    p = run("moca", "predict", "--model", str(tmp_path / "m.pt"), flag, value, rc=2)
+    assert flag in p.stderr
+    h = run("moca", "predict", "--help")
+    assert flag not in h.stdout
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["linprobe", "--precision", "bf16"], "--precision"),
+    (["finetune", "--checkpoint", "m.pt", "--preset", "cpu-small"], "--preset"),
+    (["finetune", "--checkpoint", "m.pt", "--patch-length", "10"], "--patch-length"),
+    (["finetune", "--checkpoint", "m.pt", "--layout", "stacked"], "--layout"),
+    (["finetune", "--checkpoint", "m.pt", "--pos-embed", "1d"], "--pos-embed"),
+])
+def test_flags_that_would_be_ignored_are_refused(tmp_path, args, flag):
+    # issue 38.11: a bf16 probe gave fp32's bytes with "bf16" in its JSON; architecture flags
+    # beside a checkpoint were recorded and ignored
+    p = run("moca", *args, *DATA, rc=2, cwd=tmp_path)
+    assert flag in p.stderr and "Traceback" not in p.stderr

@@ -14,9 +14,9 @@
 namespace moca::tools {
 
 // Flag groups several subcommands share (cli_flags.cpp).
-/// --data and --data-*, --split*, --train-fraction, --folds, --fold, --window-length and the
-/// generator's flags.
-void add_data_options(CLI::App* app, DataOptions& d);
+/// --data and --data-*, --split*, --train-fraction, --folds, --fold (without `split`: none of
+/// these five, for a command on every window), --window-length and the generator's flags.
+void add_data_options(CLI::App* app, DataOptions& d, bool split = true);
 /// --device, --threads and (training) --precision.
 void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training = false);
 /// --backend, --dist-timeout, --grad-sync.

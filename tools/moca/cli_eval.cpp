@@ -31,7 +31,7 @@ Subcommand add_predict_cli(CLI::App& app) {
   auto no_progress = std::make_shared<bool>(false);
   auto* p = app.add_subcommand(
       "predict", "apply a kept classifier (linprobe/finetune --save-model) to every window");
-  add_data_options(p, c->data);
+  add_data_options(p, c->data, /*split=*/false);
   add_runtime_options(p, c->runtime);
   p->add_option("--model", c->model, "classifier checkpoint (--save-model)")->required();
   p->add_option("--out", c->out_csv,

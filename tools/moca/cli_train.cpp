@@ -170,7 +170,9 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
           ? app.add_subcommand("finetune", "fine-tune a pre-trained encoder (or --from-scratch)")
           : app.add_subcommand("linprobe", "linear probe on a frozen pre-trained encoder");
   add_data_options(s, c->data);
-  add_runtime_options(s, o.runtime, true);
+  // --precision only where it takes effect: a probe trains its head on features computed once
+  // in fp32 (a bf16 probe gave fp32's bytes while its JSON said bf16; issue 38)
+  add_runtime_options(s, o.runtime, /*training=*/finetune);
   add_dist_options(s, o.dist);
   s->add_option("--checkpoint", o.checkpoint,
                 "pre-trained MAE ('{fold}' is replaced by the fold index)");
@@ -211,11 +213,15 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
     s->add_option("--layer-decay", o.layer_decay)->capture_default_str();
     s->add_option("--label-smoothing", o.label_smoothing)->capture_default_str();
     s->add_option("--drop-path", o.drop_path)->capture_default_str();
-    s->add_flag("--from-scratch", text->from_scratch,
-                "supervised ViT baseline from random initialisation (no checkpoint)");
+    auto* scratch = s->add_flag("--from-scratch", text->from_scratch,
+                                "supervised ViT baseline from random initialisation (no "
+                                "checkpoint)");
     s->add_option("--preset", o.preset, "architecture for --from-scratch")->capture_default_str();
     s->add_option("--patch-length", o.patch_length, "for --from-scratch")->capture_default_str();
     add_architecture_flags(s, o.layout, o.pos_embed, " (for --from-scratch)");
+    // a checkpoint brings its own architecture: these flags beside it were recorded and ignored
+    for (const char* flag : {"--preset", "--patch-length", "--layout", "--pos-embed"})
+      s->get_option(flag)->needs(scratch);
   }
   add_no_progress(s, text->no_progress);
   return {s, [c, text, finetune](const nlohmann::json& options) {

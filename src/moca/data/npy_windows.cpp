@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <tuple>
 
 #include "moca/common/enum_names.hpp"
 #include "moca/common/error_text.hpp"
@@ -58,6 +59,8 @@ struct Meta {
   double sample_rate_hz = 0.0;
   std::string description;
   std::vector<ModalityGroup> modalities;
+  /// "windows", "channels", "length" as export_dataset writes them (-1: not stated); X must agree.
+  std::int64_t windows = -1, channels = -1, length = -1;
 };
 
 Meta read_meta(const std::string& path) {
@@ -99,6 +102,9 @@ Meta read_meta(const std::string& path) {
                 });
     }
     if (j.contains("description")) m.description = j.at("description").get<std::string>();
+    if (j.contains("windows")) m.windows = j.at("windows").get<std::int64_t>();
+    if (j.contains("channels")) m.channels = j.at("channels").get<std::int64_t>();
+    if (j.contains("length")) m.length = j.at("length").get<std::int64_t>();
   } catch (const std::exception& e) {
     throw_invalid(path, std::string("malformed meta.json (") + e.what() + ")");
   }
@@ -292,6 +298,18 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
   if (!file_exists(x_path)) throw std::runtime_error("cannot open '" + x_path + "'");
   const NdArray a = read_npy(x_path);
   const XShape s = x_shape(a, x_path, o.layout, meta);
+  // meta.json's counts describe X: one that disagrees means the two files are not one data set.
+  for (const auto& [key, stated, actual] :
+       {std::tuple<const char*, std::int64_t, std::int64_t>{"windows", meta.windows, s.n},
+        {"channels", meta.channels, s.c},
+        {"length", meta.length, s.len}}) {
+    if (stated >= 0 && stated != actual) {
+      throw_invalid(x_path, std::string("meta.json states ") + key + " " + std::to_string(stated) +
+                                ", X.npy (read as " + to_string(s.layout) + ") has " +
+                                std::to_string(actual) +
+                                " (the two must describe the same windows)");
+    }
+  }
   const NonFinite bad = scan_nonfinite(a, s, o.drop_nonfinite, x_path);
   if (dropped_windows != nullptr) *dropped_windows = bad.windows;
   Windows w = copy_windows(a, s);

@@ -338,6 +338,12 @@ void AnalysisOptions::validate() const {
   if (!(std::isfinite(ridge) && ridge >= 0.0)) {
     throw_invalid("", "AnalysisOptions::ridge", format_number(ridge, 12), "must be >= 0");
   }
+  // KCCA regularises with gamma_u / gamma_m; a ridge it would not use is refused, as pca is.
+  if (ridge > 0.0 && !cca) {
+    throw_invalid("", "AnalysisOptions::ridge", format_number(ridge, 12),
+                  "needs AnalysisOptions::cca (kernel CCA is regularised by "
+                  "AnalysisOptions::gamma_u, AnalysisOptions::gamma_m)");
+  }
   if (bootstrap < 0 || bootstrap == 1) {
     throw_invalid("", "AnalysisOptions::bootstrap", std::to_string(bootstrap),
                   "must be 0 (none) or >= 2");

@@ -541,6 +541,16 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
   result.world_size = run.world;
   result.backend = run.comm.backend();
   result.iterations_per_epoch = run.ipe;
+  // --stop-after N on a run that is already at iteration N (a resumed one, or N = 0): stop at
+  // once, before any step. A resumed state is the checkpoint on disk, left as it is.
+  if (o.stop_after_iterations >= 0 && s.iteration >= o.stop_after_iterations &&
+      s.epoch(run.ipe) < o.epochs) {
+    result.interrupted = true;
+    if (s.iteration == 0) save_checkpoint(run, s, false);
+    log << "interrupted at iteration " << s.iteration << " (--stop-after "
+        << o.stop_after_iterations << "); checkpoint " << o.checkpoint
+        << " (resume with --resume)\n";
+  }
   for (int epoch = s.epoch(run.ipe); epoch < o.epochs && !result.interrupted; ++epoch) {
     const bool completed = run_epoch(run, s, sync, loop, epoch, schedule, stop);
     const bool last = epoch + 1 == o.epochs;
