@@ -9,27 +9,35 @@ _FLOATS = (np.float32, np.float64)
 
 
 def as_float_array(a: Any, name: str, ndim: int, dtype: Optional[type] = None) -> np.ndarray:
-    """Checks that ``a`` is a float32/float64 array of ``ndim`` dimensions without NaN/Inf.
+    """Checks that ``a`` is an array of real numbers (any integer or floating dtype: float16,
+    float128, int8, ...) of ``ndim`` dimensions without NaN/Inf.
 
-    Returns ``a`` itself (no copy) unless ``dtype`` asks for another float type. Raises
-    ``TypeError`` for a non-array or another dtype and ``ValueError`` for a wrong rank, an
-    empty array or non-finite values.
+    Returns ``a`` itself (no copy) when it is float32/float64 and ``dtype`` asks for no other
+    type; otherwise one converted copy (``dtype``, or float64). Raises ``TypeError`` for a
+    non-array and for bool, complex, string or object dtypes, and ``ValueError`` for a wrong
+    rank, an empty array or non-finite values (also those a conversion to float32 makes).
     """
     if not isinstance(a, np.ndarray):
         try:
             a = np.asarray(a)
         except Exception as e:  # ragged lists and the like
             raise TypeError(f"{name}: not convertible to an array ({e})") from None
-    if a.dtype.type not in _FLOATS:
-        raise TypeError(f"{name}: dtype {a.dtype} is not supported (float32 or float64)")
+    if a.dtype.kind not in "fiu":
+        raise TypeError(f"{name}: dtype {a.dtype} is not supported (real numbers: integers or "
+                        "floating point)")
     if a.ndim != ndim:
         raise ValueError(f"{name}: must be a {ndim}-d array, got shape {a.shape}")
     if a.size == 0:
         raise ValueError(f"{name}: is empty (shape {a.shape})")
-    if not np.isfinite(a).all():
+    if a.dtype.kind == "f" and not np.isfinite(a).all():
         raise ValueError(f"{name}: contains NaN or Inf")
-    if dtype is not None and a.dtype != dtype:
-        a = a.astype(dtype)
+    target = dtype or (a.dtype.type if a.dtype.type in _FLOATS else np.float64)
+    if a.dtype != target:
+        with np.errstate(over="ignore"):
+            a = a.astype(target)
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name}: has values beyond the range of {np.dtype(target).name} "
+                             f"(largest magnitude {np.finfo(target).max:.4g})")
     return a
 
 
@@ -43,11 +51,24 @@ def as_int_vector(a: Any, name: str, n: int) -> np.ndarray:
     return a.astype(np.int32)
 
 
-def check_int(value: Any, name: str) -> int:
-    """``value`` as an int; ``TypeError`` for bool, float or anything else."""
+INT_MIN, INT_MAX = -2**31, 2**31 - 1  # the library's int options
+SEED_MAX = 2**64 - 1  # its seeds are std::uint64_t
+
+
+def check_int(value: Any, name: str, lo: int = INT_MIN, hi: int = INT_MAX) -> int:
+    """``value`` as an int in [lo, hi] (default: the range of the library's C++ ``int``);
+    ``TypeError`` for bool, float or anything else, ``ValueError`` out of range."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} ({value!r}) must be an integer")
-    return int(value)
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} ({value}) must be in [{lo}, {hi}]")
+    return value
+
+
+def check_seed(value: Any, name: str = "seed") -> int:
+    """A seed: an int in [0, 2**64 - 1] (``TypeError`` / ``ValueError`` as :func:`check_int`)."""
+    return check_int(value, name, 0, SEED_MAX)
 
 
 def check_float(value: Any, name: str) -> float:

@@ -10,7 +10,7 @@ from typing import Any, Dict, NamedTuple, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, as_int_vector, check_float, check_int
+from ._checks import as_float_array, as_int_vector, check_float, check_int, check_seed
 
 __all__ = ["Dataset", "load", "synthetic_transitions", "GENERATOR"]
 
@@ -77,21 +77,29 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, data_format: str = "
     if isinstance(channel_names, str):
         raise TypeError("channel_names must be a sequence of names, not a string")
     names = [str(c) for c in channel_names] if channel_names is not None else []
+    for key, value in (("data_format", data_format), ("modalities", modalities),
+                       ("npy_layout", npy_layout), ("segment", segment)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{key} ({value!r}) must be a string")
     return _dataset(_core.open_dataset(
         os.fspath(spec), str(data_format), modalities or "",
         0.0 if sample_rate is None else check_float(sample_rate, "sample_rate"),
         50.0 if rate is None else check_float(rate, "rate"),
         200 if length is None else check_int(length, "length"),
         keep, bool(drop_nonfinite), classes, str(npy_layout), names, segment or "",
-        check_int(windows, "windows"), check_float(coupling, "coupling"), check_int(seed, "seed")))
+        check_int(windows, "windows"), check_float(coupling, "coupling"), check_seed(seed, "seed")))
 
 
 def synthetic_transitions(X: Any, y: Any, n: int, seed: int = 0,
                           pid: Optional[Any] = None) -> Dataset:
-    """Algorithm 1 (paper): ``n`` synthetic transition windows spliced from pairs of windows of
-    different activities in ``X`` (N, C, L) with labels ``y``. ``X`` is copied (float32)."""
+    """Algorithm 1 (paper): ``n`` synthetic transition windows, each a window x1 of ``X``
+    (N >= 2, C, L) with a segment of 20-50% of L replaced by one of a window x2, as
+    ``moca data --transitions`` makes them. x1 and x2 are drawn independently and uniformly
+    from the N windows, as Algorithm 1 samples them: a pair may share its activity (the chance
+    is the sum of the squared class shares), and x1 = x2 has chance 1/N. Labels (and ``pid``)
+    are x1's. ``X`` is copied (float32). ``ValueError`` for N < 2 or n < 1."""
     X = as_float_array(X, "X", 3, np.float32)
     y = as_int_vector(y, "y", X.shape[0])
     p = None if pid is None else as_int_vector(pid, "pid", X.shape[0])
     return _dataset(_core.synthetic_transitions(X, y, p, check_int(n, "n"),
-                                                check_int(seed, "seed")))
+                                                check_seed(seed, "seed")))

@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, check_int
+from ._checks import as_float_array, check_int, check_seed
 from .masking import Policy, policy as make_policy
 
 __all__ = ["Encoder"]
@@ -44,21 +44,41 @@ class Encoder:
               channel_names: Optional[List[str]] = None) -> Tuple[np.ndarray, np.ndarray]:
         """Features of both views of windows ``X`` (N, C, L): returns (N x D, N x D) float64.
 
-        ``policy`` is a spec string or :class:`Policy` (masks drawn with ``seed``: one mask for
-        all windows when ``shared``, else one per window), or the masks themselves as a (1 or N,
-        C, P) bool array. ``channel_names`` default to the model's. ``X`` is copied (float32).
+        ``policy`` is a spec string or :class:`Policy` (masks drawn with ``seed``: with ``shared``,
+        window 0's mask for all windows; else one per window, window i's from its own stream,
+        exactly the masks ``moca embed --seed`` draws), or the masks themselves as a (1 or N, C,
+        P) bool array on the windows' grid (P = L / patch_length; ``ValueError`` otherwise).
+        ``channel_names`` default to the model's. ``X`` is copied (float32).
         """
         X = as_float_array(X, "X", 3, np.float32)
         n = X.shape[0]
         if isinstance(policy, np.ndarray):
-            masks = policy
+            masks = self._check_masks(policy, X)
         else:
             p = policy if isinstance(policy, Policy) else make_policy(
                 policy, channels=X.shape[1], length=X.shape[2], patch_length=self.patch_length)
-            masks = p.sample(1 if shared else n, check_int(seed, "seed"))
+            # window i's mask is moca embed --seed's (masking::window_mask); shared: window 0's
+            masks = p._core.window_masks(1 if shared else n, check_seed(seed, "seed"))
         names = list(channel_names) if channel_names is not None else (
             self.channel_names if X.shape[1] == self.channels else [])
         return self._core.view_features(X, masks, names)
+
+    def _check_masks(self, masks: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """Masks given as an array: (1 or N, C, P) bool on the grid of ``X`` and the model's
+        patch length, else ``ValueError`` naming ``policy``."""
+        n, c, length = X.shape
+        pl = self.patch_length
+        if length % pl:
+            raise ValueError(f"X: window length {length} is not a multiple of the model's "
+                             f"patch_length {pl}")
+        want = (c, length // pl)
+        if masks.dtype != np.bool_:
+            raise TypeError(f"policy: masks must be a bool array, got dtype {masks.dtype}")
+        if masks.ndim != 3 or masks.shape[0] not in (1, n) or masks.shape[1:] != want:
+            raise ValueError(f"policy: masks of shape {masks.shape} do not fit the windows X "
+                             f"{X.shape} (need (1 or {n}, {want[0]}, {want[1]}): C channels x "
+                             f"L / patch_length = {length} / {pl} patches)")
+        return masks
 
     def _names(self, X: np.ndarray, channel_names: Optional[List[str]]) -> List[str]:
         return list(channel_names) if channel_names is not None else (
@@ -74,10 +94,11 @@ class Encoder:
         """Attention of windows ``X`` (N, C, L) from an explicit inspection pass
         (src/moca/model/inspect.hpp), for MAE and classifier checkpoints alike.
 
-        Without ``policy`` every token enters the encoder; with a spec, :class:`Policy` (one mask
-        per window drawn with ``seed``) or (1 or N, C, P) bool masks only the visible tokens do,
-        as in pre-training. Returns a dict of float64 arrays over the full token grid, index 0 =
-        the cls token, 1 + t = token t (t = c * P + p in the modality layout):
+        Without ``policy`` every token enters the encoder; with a spec or :class:`Policy` (window
+        i's mask drawn with ``seed`` as ``moca attention --seed`` draws it) or (1 or N, C, P) bool
+        masks only the visible tokens do, as in pre-training. Returns a dict of float64 arrays
+        over the full token grid, index 0 = the cls token, 1 + t = token t (t = c * P + p in
+        the modality layout):
 
         * ``weights`` (N, layers, heads, 1 + T, 1 + T): softmax(q k^T / sqrt(d)) per head, rows =
           queries; rows and columns of masked tokens are 0, the other rows sum to 1;
@@ -89,11 +110,11 @@ class Encoder:
         X = as_float_array(X, "X", 3, np.float32)
         masks = None
         if isinstance(policy, np.ndarray):
-            masks = policy
+            masks = self._check_masks(policy, X)
         elif policy is not None:
             p = policy if isinstance(policy, Policy) else make_policy(
                 policy, channels=X.shape[1], length=X.shape[2], patch_length=self.patch_length)
-            masks = p.sample(X.shape[0], check_int(seed, "seed"))
+            masks = p._core.window_masks(X.shape[0], check_seed(seed, "seed"))  # as the CLI
         d = dict(self._inspector().attention(X, masks, self._names(X, channel_names)))
         d["cls"] = d["weights"][:, :, :, 0, 1:]
         return d

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._checks import check_float, check_int
+from ._checks import check_float, check_int, check_seed
 
 __all__ = ["KCCA", "CCA", "NotFittedError", "expected_failed_checks"]
 
@@ -456,7 +456,7 @@ class KCCA(_TwoViewEstimator, **_NO_OUTPUT_WRAP):
             rank=300 if self.rank is None else check_int(self.rank, "rank"),
             bootstrap=check_int(self.bootstrap, "bootstrap"),
             permutations=check_int(self.permutations, "permutations"),
-            seed=check_int(self.seed, "seed"), coefficients=bool(self.coefficients))
+            seed=check_seed(self.seed, "seed"), coefficients=bool(self.coefficients))
         doc: Dict[str, Any] = r.to_dict()
         self.result_ = doc
         self.correlations_ = np.asarray(r.correlations, dtype=np.float64)
@@ -533,7 +533,7 @@ class CCA(_TwoViewEstimator, **_NO_OUTPUT_WRAP):
             ridge=check_float(self.ridge, "ridge"),
             bootstrap=check_int(self.bootstrap, "bootstrap"),
             permutations=check_int(self.permutations, "permutations"),
-            seed=check_int(self.seed, "seed"), coefficients=bool(self.weights))
+            seed=check_seed(self.seed, "seed"), coefficients=bool(self.weights))
         doc: Dict[str, Any] = r.to_dict()
         self.result_ = doc
         self.weights_u_ = np.asarray(r.weights_u)

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, check_int
+from ._checks import as_float_array, check_int, check_seed
 
 __all__ = ["Policy", "policy", "policy_names"]
 
@@ -25,15 +25,14 @@ class Policy:
     P = property(lambda self: self._core.P, doc="patches per channel")
     patch_length = property(lambda self: self._core.patch_length, doc="samples per patch")
 
-    def sample(self, n: int, seed: int = 0, *, draw: int = 0,
-               X: Optional[Any] = None) -> np.ndarray:
+    def sample(self, n: int, seed: int = 0, *, draw: int = 0) -> np.ndarray:
         """``n`` masks as an (n, C, P) bool array (True = masked), drawn one after the other
         from the stream of draw ``draw`` with ``seed`` — exactly the per-window masks that
         ``moca.score``/``kcca_score --seed seed`` use in that draw for the first n windows.
-        Data-dependent policies (adaptive) need the windows ``X`` (n, C, L)."""
-        Xc = None if X is None else as_float_array(X, "X", 3, np.float32)
-        return self._core.sample(check_int(n, "n"), check_int(seed, "seed"),
-                                 check_int(draw, "draw"), Xc)
+        No policy's draw depends on the window it masks (``adaptive`` fixes its distribution
+        from its ``pilot`` when it is made), so no windows are taken."""
+        return self._core.sample(check_int(n, "n"), check_seed(seed, "seed"),
+                                 check_int(draw, "draw"))
 
     def __repr__(self) -> str:
         return f"moca.Policy({self.spec!r}, C={self.C}, P={self.P})"

@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, as_int_vector, check_float, check_int
+from ._checks import as_float_array, as_int_vector, check_float, check_int, check_seed
 
 
 def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
@@ -50,9 +50,9 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
         str(mode), "" if checkpoint is None else os.fspath(checkpoint), X, y, p,
         [str(c) for c in channel_names], [str(c) for c in (class_names or [])], 0.0,
         str(protocol), check_int(folds, "folds"), check_float(train_fraction, "train_fraction"),
-        check_int(split_seed, "split_seed"), opt(epochs, check_int, "epochs"),
+        check_seed(split_seed, "split_seed"), opt(epochs, check_int, "epochs"),
         opt(batch, check_int, "batch"), opt(lr, check_float, "lr"),
-        opt(warmup_epochs, check_float, "warmup_epochs"), check_int(seed, "seed"),
+        opt(warmup_epochs, check_float, "warmup_epochs"), check_seed(seed, "seed"),
         check_int(threads, "threads"), check_float(label_fraction, "label_fraction"),
         str(match_channels), "" if save_model is None else os.fspath(save_model), bool(refit),
         bool(shuffle_labels))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence, Union
+import warnings
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, as_int_vector, check_float, check_int
+from ._checks import as_float_array, as_int_vector, check_float, check_int, check_seed
 from .masking import Policy
 
 __all__ = ["ScoreResult", "score", "compare"]
@@ -36,23 +37,34 @@ class ScoreResult:
     seconds = property(lambda self: self._doc["seconds"], doc="wall time of the scoring")
 
     def __getitem__(self, scheme: str) -> Dict[str, Any]:
-        """The entry of a scheme by name or spec (``result["cross"]``)."""
-        for s in self.schemes:
-            if scheme in (s["scheme"], s["spec"]):
-                return s
-        raise KeyError(f"no scheme {scheme!r} (scored: "
-                       f"{', '.join(s['spec'] for s in self.schemes)})")
+        """The entry of a scheme by spec or name (``result["cross:ratio=0.5"]``,
+        ``result["cross"]``). A full spec is looked up first; a name that several scored specs
+        share (``cross`` for ``cross:ratio=0.5`` and ``cross:ratio=0.75``), or a spec scored
+        twice, raises ``KeyError`` listing them."""
+        if not isinstance(scheme, str):
+            raise TypeError(f"a scheme is looked up by spec or name, not {scheme!r}")
+        found = [s for s in self.schemes if s["spec"] == scheme]
+        if not found:
+            found = [s for s in self.schemes if s["scheme"] == scheme]
+        if len(found) == 1:
+            return found[0]
+        scored = ", ".join(s["spec"] for s in self.schemes)
+        if not found:
+            raise KeyError(f"no scheme {scheme!r} (scored: {scored})")
+        raise KeyError(f"{scheme!r} is ambiguous: {len(found)} scored schemes match it "
+                       f"({', '.join(s['spec'] for s in found)}); name one by its full spec")
 
     def compare(self, a: str, b: str) -> Dict[str, Any]:
-        """The paired comparison a - b (either order of a scored pair)."""
+        """The paired comparison a - b (either order of a scored pair). ``a`` and ``b`` are
+        looked up as by ``result[...]``; one scheme compared with itself raises ``KeyError``."""
         a, b = self[a]["spec"], self[b]["spec"]
+        if a == b:
+            raise KeyError(f"compare({a!r}, {b!r}): a scheme compared with itself")
         for c in self.comparisons:
             if (c["a"], c["b"]) == (a, b):
                 return c
             if (c["a"], c["b"]) == (b, a):
-                flipped = dict(c, a=a, b=b, difference=-c["difference"],
-                               ci=[-c["ci"][1], -c["ci"][0]])
-                return flipped
+                return _flipped(c)
         raise KeyError(f"no comparison of {a!r} and {b!r}")
 
     def to_dict(self) -> Dict[str, Any]:
@@ -76,12 +88,61 @@ class ScoreResult:
         return f"ScoreResult({body})"
 
 
+def _modality_text(modalities: Any) -> str:
+    """``modalities`` as ``--modalities`` text ("" = from the channel names)."""
+    if modalities is None:
+        return ""
+    if isinstance(modalities, str):
+        return modalities
+    if not isinstance(modalities, Mapping):
+        raise TypeError(f"modalities ({modalities!r}) must be a string like "
+                        "'acc=0-2,gyro=3-5' or a dict of name -> channel list")
+    parts = []
+    for name, channels in modalities.items():
+        if isinstance(channels, (str, bytes)) or not isinstance(channels, Sequence) or not channels:
+            raise ValueError(f"modalities: group {name!r} needs a non-empty list of channels, "
+                             f"got {channels!r}")
+        parts.append(f"{name}=" + "+".join(str(check_int(c, f"modalities[{name!r}]"))
+                                           for c in channels))
+    return ",".join(parts)
+
+
+def _flipped(c: Dict[str, Any]) -> Dict[str, Any]:
+    """The comparison b - a from a - b (the paired t-test's p-value is two-sided)."""
+    return dict(c, a=c["b"], b=c["a"], difference=-c["difference"],
+                ci=[-c["ci"][1], -c["ci"][0]])
+
+
+def _in_call_order(doc: Dict[str, Any], order: List[int]) -> None:
+    """Puts ``doc``'s schemes and comparisons in the call's order. ``order[i]`` is the library's
+    index of the call's i-th scheme (the library scores the spec strings first, then the Policy
+    objects, and compares every pair a < b in its own order)."""
+    n = len(order)
+    if order == list(range(n)):
+        return
+    lib = doc["comparisons"]
+    index = {}
+    k = 0
+    for a in range(n):
+        for b in range(a + 1, n):
+            index[(a, b)] = k
+            k += 1
+    comparisons = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = order[i], order[j]
+            comparisons.append(lib[index[(a, b)]] if a < b else _flipped(lib[index[(b, a)]]))
+    doc["schemes"] = [doc["schemes"][k] for k in order]
+    doc["comparisons"] = comparisons
+
+
 def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
           features: Any = "raw", estimator: str = "cca", draws: int = 20, seed: int = 0,
           ratio: float = 0.75, pca: int = 50, kernel: str = "rbf", gamma: float = 0.1,
           sigma: float = 0.0, mask_mode: str = "auto", patch_length: int = 20,
           cross_modal: bool = False, threads: int = 0, y: Optional[Any] = None,
           channel_names: Optional[List[str]] = None,
+          modalities: Union[None, str, Mapping[str, Sequence[int]]] = None,
           data: Optional[Dict[str, Any]] = None) -> ScoreResult:
     """Scores masking schemes on windows ``X`` (N, C, L) as ``kcca_score`` does.
 
@@ -91,6 +152,12 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     encoder as the feature map). ``estimator``: "cca" (PCA(pca) + sigma_1) or "kcca" (kernel,
     gamma, sigma; sigma 0 = median heuristic). ``mask_mode``: "per-window" | "shared" |
     "auto" (shared for a :class:`moca.Encoder`, else per-window, as ``kcca_score``).
+    ``modalities``: the modality groups that ``per-modality`` masks and ``cross_modal`` scores
+    across, as ``--modalities`` (``"acc=0-2,gyro=3-5"``, or a dict ``{"acc": [0, 1, 2], ...}``;
+    channels it does not name are dropped). Left ``None``, the groups come from
+    ``channel_names`` as ``--data`` makes them (the prefix before the last ``_``: acc_x, acc_y
+    -> acc); windows without names (ch0, ch1, ...) are one group, which ``cross_modal`` and
+    ``per-modality`` refuse, as kcca_score does.
     ``data``: provenance stored as the result's ``data`` (default: the array's shape).
     The defaults are the tool's. ``X`` is copied once into float32 windows; the GIL is released
     while scoring. Bad options raise ``ValueError`` with the tool's message (naming the option).
@@ -101,13 +168,28 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     policies: List[Any] = []
     if isinstance(schemes, (str, Policy)):
         schemes = [schemes]
+    kinds = []
     for s in schemes:
         if isinstance(s, Policy):
             policies.append(s._core)
+            kinds.append(False)
         elif isinstance(s, str):
             specs.append(s)
+            kinds.append(True)
         else:
             raise TypeError(f"schemes: {s!r} is neither a spec string nor a moca.Policy")
+    if isinstance(features, str):
+        pl = check_int(patch_length, "patch_length")
+        for s in schemes:
+            if isinstance(s, Policy) and (s.C, s.P * s.patch_length, s.patch_length) != (
+                    X.shape[1], X.shape[2], pl):
+                raise ValueError(
+                    f"schemes: policy {s.spec} was made for {s.C} channels x {s.P} patches of "
+                    f"{s.patch_length} samples, the windows X are {X.shape[1]} x {X.shape[2]} "
+                    f"with patch_length {pl} (make it with moca.policy(..., channels="
+                    f"{X.shape[1]}, length={X.shape[2]}, patch_length={pl}))")
+    # The library scores the specs, then the policies; the result comes back in the call's order.
+    order = [sum(kinds[:i]) if k else len(specs) + i - sum(kinds[:i]) for i, k in enumerate(kinds)]
     encoder = ""
     if isinstance(features, str):
         feature_name = features
@@ -129,7 +211,7 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     o.score.gamma = check_float(gamma, "gamma")
     o.score.sigma = check_float(sigma, "sigma")
     o.score.draws = check_int(draws, "draws")
-    o.score.seed = check_int(seed, "seed")
+    o.score.seed = check_seed(seed, "seed")
     o.patch_length = check_int(patch_length, "patch_length")
     o.cross_modal = bool(cross_modal)
     o.score.threads = check_int(threads, "threads")
@@ -138,16 +220,23 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     o.mask_mode = str(mask_mode)
     if encoder:
         o.use_encoder(encoder)
-    doc = _core.score_windows(X, yv, list(channel_names or []), o, info).to_dict()
+    caution = o.mask_mode_warning()
+    if caution:  # kcca_score prints it (docs/masking.md)
+        warnings.warn(f"moca.score: {caution}; mask_mode=\"shared\" is the leak-free choice",
+                      UserWarning, stacklevel=2)
+    doc = _core.score_windows(X, yv, list(channel_names or []), _modality_text(modalities), o,
+                              info).to_dict()
     # kcca_score also records its data-selection flags: the windows given here, and the
     # generator's coupling (its default; the generator does not run for NumPy windows).
     doc["settings"].update(samples=int(X.shape[0]), coupling=0.8)
+    _in_call_order(doc, order)
     return ScoreResult(doc)
 
 
 def compare(X: Any, a: Union[str, Policy], b: Union[str, Policy], **options: Any) -> Dict[str, Any]:
     """Paired comparison of two schemes on ``X`` (same windows, same mask streams): scores
     both with :func:`score` (``options`` as there) and returns the comparison a - b
-    (difference, std_error, ci, p_value of the paired t-test, draws)."""
+    (a, b: their specs; difference, std_error, ci, p_value of the paired t-test, draws), in the
+    call's order whatever mix of spec strings and Policy objects ``a`` and ``b`` are."""
     r = score(X, [a, b], **options)
     return r.comparisons[0]

@@ -39,7 +39,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
-from ._checks import check_int
+from ._checks import check_int, check_seed
 from .estimators import CCA
 from .masking import Policy, policy as _make_policy
 from .scoring import score as _score
@@ -184,7 +184,7 @@ def draw_masks(policy: PolicyLike, n: int, *, seed: int = 0, draw: int = 0,
     _check_layout(layout)
     p = as_policy(policy, channels=channels, length=length, patch_length=patch_length,
                   ratio=ratio)
-    g = p.sample(check_int(n, "n"), check_int(seed, "seed"), draw=check_int(draw, "draw"))
+    g = p.sample(check_int(n, "n"), check_seed(seed, "seed"), draw=check_int(draw, "draw"))
     counts = np.unique(g.reshape(g.shape[0], -1).sum(1))
     if len(counts) > 1:
         _variable(p, counts, f"draw {draw} of seed {seed}")
@@ -216,7 +216,7 @@ class MaskGenerator:
                  patch_length: int = 20, seed: int = 0, layout: str = "modality",
                  ratio: Optional[float] = None, start: int = 0) -> None:
         self.layout = _check_layout(layout)
-        self.seed = check_int(seed, "seed")
+        self.seed = check_seed(seed, "seed")
         self.step = check_int(start, "start")
         if self.step < 0:
             _fail(f"start ({self.step}) must be >= 0")

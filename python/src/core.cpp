@@ -133,30 +133,20 @@ Policy make_callable_policy(const std::string& name, py::function fn, int channe
   return p;
 }
 
-py::array_t<bool> sample_policy(const Policy& p, int n, std::uint64_t seed, int draw,
-                                std::optional<FloatArray> X) {
+py::array_t<bool> sample_policy(const Policy& p, int n, std::uint64_t seed, int draw) {
   if (n < 1) throw std::invalid_argument("sample(): n (" + std::to_string(n) + ") must be >= 1");
   if (draw < 0) {
     throw std::invalid_argument("sample(): draw (" + std::to_string(draw) + ") must be >= 0");
   }
   const masking::Grid& g = p.policy->grid();
-  data::Windows w;
-  if (X) {
-    w = make_windows(*X, std::nullopt, std::nullopt, {}, 0.0);
-    if (w.size() != n) {
-      throw std::invalid_argument("sample(): X has " + std::to_string(w.size()) +
-                                  " windows, n is " + std::to_string(n));
-    }
-  }
   std::vector<masking::Mask> masks;
   {
     py::gil_scoped_release release;
-    // The stream of draw r of PolicyScorer::draw_masks (per-window mode).
+    // The stream of draw r of PolicyScorer::draw_masks (per-window mode). No policy's draw reads
+    // its window (adaptive's distribution is fixed by its pilot when it is made), so none is given.
     Rng rng(derive_seed(seed, static_cast<std::uint64_t>(draw)));
     const data::RowMatrixXf empty;
-    for (int i = 0; i < n; ++i) {
-      masks.push_back(X ? p.policy->sample(rng, w.window(i)) : p.policy->sample(rng, empty));
-    }
+    for (int i = 0; i < n; ++i) masks.push_back(p.policy->sample(rng, empty));
   }
   return masks_to_array(masks, g);
 }
@@ -358,8 +348,25 @@ void bind_policies(py::module_& m) {
       .def_property_readonly("P", [](const Policy& p) { return p.policy->grid().patches; })
       .def_property_readonly("patch_length",
                              [](const Policy& p) { return p.policy->grid().patch_length; })
-      .def("sample", &sample_policy, py::arg("n"), py::arg("seed"), py::arg("draw"),
-           py::arg("X") = py::none());
+      .def("sample", &sample_policy, py::arg("n"), py::arg("seed"), py::arg("draw"))
+      .def(
+          "window_masks",
+          [](const Policy& p, int n, std::uint64_t seed) {
+            if (n < 1) {
+              throw std::invalid_argument("window_masks(): n (" + std::to_string(n) +
+                                          ") must be >= 1");
+            }
+            std::vector<masking::Mask> masks;
+            {
+              py::gil_scoped_release release;
+              const data::RowMatrixXf empty;
+              for (int i = 0; i < n; ++i)
+                masks.push_back(masking::window_mask(*p.policy, seed, i, empty));
+            }
+            return masks_to_array(masks, p.policy->grid());
+          },
+          py::arg("n"), py::arg("seed"),
+          "masking::window_mask for windows 0..n-1 (moca embed's and attention's masks)");
   m.def("make_policy", &make_spec_policy, py::arg("spec"), py::arg("channels"), py::arg("length"),
         py::arg("patch_length"), py::arg("pilot") = py::none());
   m.def("make_callable_policy", &make_callable_policy, py::arg("name"), py::arg("fn"),
@@ -418,7 +425,9 @@ void bind_scoring(py::module_& m) {
             o.feature_map = encoder_feature_map(checkpoint);
           },
           py::arg("checkpoint"), "A trained encoder as the feature map (replaces features).")
-      .def("validate", &ScoreRunOptions::validate);
+      .def("validate", &ScoreRunOptions::validate)
+      .def("mask_mode_warning", &masking::mask_mode_warning,
+           "masking::mask_mode_warning: the caution kcca_score prints, or \"\".");
   py::class_<ScoreRun>(m, "ScoreRun", "masking::ScoreRun")
       .def_readonly("windows", &ScoreRun::windows)
       .def_readonly("features", &ScoreRun::features)
@@ -430,14 +439,20 @@ void bind_scoring(py::module_& m) {
   m.def(
       "score_windows",
       [](const FloatArray& X, std::optional<IntArray> y, std::vector<std::string> channel_names,
-         const ScoreRunOptions& options, const py::dict& data) {
-        const data::Windows w = make_windows(X, y, std::nullopt, channel_names, 0.0);
+         const std::string& modalities, const ScoreRunOptions& options, const py::dict& data) {
+        data::Windows w = make_windows(X, y, std::nullopt, channel_names, 0.0);
+        // the groups kcca_score's --data settles: --modalities text, else from the names
+        const auto notes = data::settle_modalities(w, modalities);
         nlohmann::json provenance = from_python(data, "data");
+        provenance["modalities"] = data::format_modalities(w.modalities);
+        if (!notes.empty() && !provenance.contains("notes")) provenance["notes"] = notes;
         py::gil_scoped_release release;
         return masking::score_windows(w, std::move(provenance), options);
       },
-      py::arg("X"), py::arg("y"), py::arg("channel_names"), py::arg("options"), py::arg("data"),
-      "masking::score_windows on windows X (N, C, L); `data` is their provenance.");
+      py::arg("X"), py::arg("y"), py::arg("channel_names"), py::arg("modalities"),
+      py::arg("options"), py::arg("data"),
+      "masking::score_windows on windows X (N, C, L) with the modality groups "
+      "data::settle_modalities gives them; `data` is their provenance.");
 }
 
 }  // namespace

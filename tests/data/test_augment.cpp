@@ -161,6 +161,8 @@ TEST_CASE("augment: synthetic transitions change exactly one contiguous segment,
   CHECK(synthetic_transitions(base, 1000, 43).x != out.x);
   CHECK_THROWS_AS(synthetic_transitions(base, 0, 1), std::invalid_argument);
   CHECK_THROWS_AS(synthetic_transitions(Windows{}, 10, 1), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(synthetic_transitions(base.subset({0}), 10, 1),
+                       doctest::Contains("needs >= 2 windows"), std::invalid_argument);
 }
 
 TEST_CASE("augment: on-the-fly batches") {

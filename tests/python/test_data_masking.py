@@ -52,6 +52,29 @@ def test_synthetic_transitions():
     np.testing.assert_array_equal(T.X, moca.data.synthetic_transitions(X, y, 25, seed=2).X)
 
 
+def test_synthetic_transitions_draw_pairs_as_documented():
+    # Two constant windows, 0 (label 0) and 1 (label 1): an output is x1's constant with a run
+    # of x2's. The docs (python.md, data.md, Algorithm 1): x1, x2 independent and uniform, so
+    # half of the pairs mix the two windows and half splice a window with itself; the run is
+    # 20-50% of L at one place, across all channels.
+    L, n = 200, 2000
+    X = np.stack([np.zeros((3, L)), np.ones((3, L))]).astype(np.float32)
+    T = moca.data.synthetic_transitions(X, np.array([0, 1]), n, seed=7)
+    mixed = 0
+    for x, label in zip(T.X, T.y):
+        other = x != label
+        assert (other == other[0]).all()  # the same samples on every channel
+        if other[0].any():
+            mixed += 1
+            run = np.flatnonzero(other[0])
+            assert run[-1] - run[0] + 1 == len(run)  # one contiguous segment
+            assert int(np.ceil(0.2 * L)) <= len(run) <= L // 2
+    assert abs(mixed / n - 0.5) < 0.05  # 0.5 +- 4.5 standard errors (sqrt(0.25 / n) = 0.011)
+    assert abs(np.mean(T.y) - 0.5) < 0.05  # x1 uniform
+    with pytest.raises(ValueError, match="needs >= 2 windows"):
+        moca.data.synthetic_transitions(X[:1], np.array([0]), 5)
+
+
 @pytest.mark.parametrize("spec,count", [("cross:ratio=0.75", 45), ("random:ratio=0.7", 42),
                                         ("sync:ratio=0.5", 30)])
 def test_policies_mask_exactly_floor_ratio_cells(spec, count):

@@ -51,6 +51,39 @@ def test_embed_equals_cli(checkpoint):
     np.testing.assert_array_equal(zm, np.load(out / "Z_M.npy"))
     # the two views see different tokens, so their features differ
     assert np.abs(zu - zm).max() > 1e-3
+    # issue 38.7: the spec and seed alone give the CLI's masks and features on every window
+    zu2, zm2 = enc.embed(X, "cross:ratio=0.5", seed=3, shared=False)
+    np.testing.assert_array_equal(zu2, zu)
+    np.testing.assert_array_equal(zm2, zm)
+    # shared: window 0's mask on every window
+    zu3, _ = enc.embed(X, "cross:ratio=0.5", seed=3, shared=True)
+    np.testing.assert_array_equal(zu3, enc.embed(X, np.repeat(masks[:1], 40, axis=0))[0])
+
+
+@pytest.mark.parametrize("shape", [(1, 6, 5), (1, 6, 20), (2, 6, 10), (1, 5, 10)])
+def test_embed_refuses_masks_of_another_grid(checkpoint, shape):
+    # issue 38.3: a (1, 6, 5) mask was read as the first cells of the 6 x 10 grid
+    _, ck, _, _ = checkpoint
+    X = moca.data.load("generator", windows=4, seed=0).X
+    enc = moca.Encoder.load(ck)
+    with pytest.raises(ValueError, match=r"policy: masks of shape .* \(need \(1 or 4, 6, 10\)"):
+        enc.embed(X, np.zeros(shape, bool))
+    with pytest.raises(ValueError, match="policy: masks of shape"):
+        enc.attention(X, np.zeros(shape, bool))
+
+
+def test_encoder_per_window_masks_warn(checkpoint):
+    # issue 38.9: docs/masking.md's caution, which kcca_score prints, as a Python warning
+    _, ck, _, _ = checkpoint
+    X = moca.data.load("generator", windows=30, seed=0).X
+    enc = moca.Encoder.load(ck)
+    with pytest.warns(UserWarning, match="per-window masks measure the mask pattern"):
+        moca.score(X, ["cross"], features=enc, mask_mode="per-window", draws=2, pca=5)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        moca.score(X, ["cross"], features=enc, draws=2, pca=5)  # auto = shared: no warning
+        moca.score(X, ["cross"], mask_mode="per-window", draws=2, pca=5)  # raw: none
 
 
 def test_encoder_as_feature_map_and_bad_checkpoint(checkpoint, tmp_path):

@@ -33,11 +33,8 @@ void load_encoder(moca::tools::KccaScoreOptions& o, const std::string& checkpoin
         "--features encoder needs --checkpoint F (a model from `moca pretrain`); the other "
         "feature maps are raw, patch-mean, rff-mean");
   }
-  if (o.scoring.mask_mode == moca::masking::MaskModeChoice::kPerWindow) {
-    std::cerr << "kcca_score: warning: encoder features with per-window masks measure the "
-                 "mask pattern as much as the data (see docs/masking.md); --mask-mode shared "
-                 "is the leak-free choice\n";
-  }
+  if (const std::string w = moca::masking::mask_mode_warning(o.scoring); !w.empty())
+    std::cerr << "kcca_score: warning: " << w << "; --mask-mode shared is the leak-free choice\n";
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
   o.scoring.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
 #else

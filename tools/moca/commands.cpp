@@ -487,8 +487,7 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   std::vector<masking::Mask> masks;
   std::ostringstream mask_text;
   for (int i = 0; i < test.size(); ++i) {
-    Rng rng(derive_seed(cmd.seed, static_cast<std::uint64_t>(i)));
-    masks.push_back(policy->sample(rng, test.window(i)));
+    masks.push_back(masking::window_mask(*policy, cmd.seed, i, test.window(i)));
     std::string cells = masks.back().to_string();  // one line per window: rows joined
     cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
     mask_text << cells << "\n";

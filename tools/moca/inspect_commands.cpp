@@ -86,8 +86,7 @@ nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std
   for (int w : cmd.windows) {
     masking::Mask mask;
     if (policy) {
-      Rng rng(derive_seed(cmd.seed, static_cast<std::uint64_t>(w)));
-      mask = policy->sample(rng, d.test.window(w));
+      mask = masking::window_mask(*policy, cmd.seed, w, d.test.window(w));
     }
     const model::WindowAttention a = inspector.attention(d.test, w, policy ? &mask : nullptr);
     const std::string cls = model::class_label(d.test, w);

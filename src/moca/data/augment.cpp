@@ -73,6 +73,11 @@ Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
   const std::string who = "synthetic_transitions(): ";
   if (n < 1) throw_invalid("", who + "n (" + std::to_string(n) + ") must be >= 1");
   check_base(base, who);
+  // One window would only be spliced with itself: no transition at all.
+  if (base.size() < 2) {
+    throw_invalid("", who + "the base set has " + std::to_string(base.size()) +
+                          " window, a transition splices two (needs >= 2 windows)");
+  }
   Rng rng(seed);
   std::vector<int> first(static_cast<size_t>(n));
   Windows out = base.subset(first);  // metadata; rows filled below

@@ -60,10 +60,11 @@ struct SpliceRecord {
 
 /// "Synthetic transitions": n windows, each Algorithm 1 applied to x1 = base row `first`, x2 =
 /// base row `second`, drawn in this order per window from one Rng(seed): first, second (each
-/// uniform over the n_base rows), lambda, s1, s2. Labels and subjects are x1's; metadata is
-/// base's, with the description extended. If `records` is not null it receives the n records.
-/// The simulation study uses n = 1000 from the training split. std::invalid_argument if n < 1,
-/// base is empty or its length is < 2.
+/// uniform over the n_base rows, independently, as Algorithm 1 samples x1, x2 ~ X: a pair may
+/// share its activity, and first == second has probability 1/n_base), lambda, s1, s2. Labels and
+/// subjects are x1's; metadata is base's, with the description extended. If `records` is not
+/// null it receives the n records. The simulation study uses n = 1000 from the training split.
+/// std::invalid_argument if n < 1, base has fewer than 2 windows or its length is < 2.
 Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
                               std::vector<SpliceRecord>* records = nullptr);
 

@@ -512,22 +512,9 @@ void settle_segments(Windows& w, Dataset& d, const DatasetOptions& o) {
       (tail > 0 ? "; the last " + std::to_string(tail) + " samples of each dropped" : ""));
 }
 
-/// Modality groups: --modalities (dropping the channels it does not name), else the data's,
-/// else groups from the channel names.
+/// Modality groups as the public settle_modalities() settles them, with its notes.
 void settle_modalities(Windows& w, Dataset& d, const DatasetOptions& o) {
-  if (!o.modalities.empty()) {
-    const auto groups = parse_modalities(o.modalities, w.channels);
-    int named = 0;
-    for (const auto& g : groups) named += static_cast<int>(g.channels.size());
-    w = select_channels(w, groups);
-    if (named < d.source_channels) {
-      d.notes.push_back("--modalities names " + std::to_string(named) + " of " +
-                        std::to_string(d.source_channels) + " channels; the others are dropped");
-    }
-  } else if (w.modalities.empty()) {
-    w.modalities = groups_from_names(w.channel_names);
-    d.notes.push_back("modality groups from the channel names: " + format_modalities(w.modalities));
-  }
+  for (auto& note : settle_modalities(w, o.modalities)) d.notes.push_back(std::move(note));
 }
 
 /// Resamples to the model's rate and crops / pads to its length (unless kept for .npy).
@@ -657,6 +644,25 @@ void export_dataset(const Windows& w, const std::string& dir) {
     }
   }
   write_windows_npy(w, dir, o);
+}
+
+std::vector<std::string> settle_modalities(Windows& w, const std::string& modalities) {
+  std::vector<std::string> notes;
+  if (!modalities.empty()) {
+    const auto groups = parse_modalities(modalities, w.channels);
+    int named = 0;
+    for (const auto& g : groups) named += static_cast<int>(g.channels.size());
+    const int before = w.channels;
+    w = select_channels(w, groups);
+    if (named < before) {
+      notes.push_back("--modalities names " + std::to_string(named) + " of " +
+                      std::to_string(before) + " channels; the others are dropped");
+    }
+  } else if (w.modalities.empty()) {
+    w.modalities = groups_from_names(w.channel_names);
+    notes.push_back("modality groups from the channel names: " + format_modalities(w.modalities));
+  }
+  return notes;
 }
 
 std::vector<std::vector<int>> require_modalities(const Windows& w, const std::string& what) {

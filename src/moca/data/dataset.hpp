@@ -160,6 +160,14 @@ std::string describe_dataset(const Dataset& d);
 /// with open_dataset (at the same rate and length) gives the same windows bit for bit.
 void export_dataset(const Windows& windows, const std::string& dir);
 
+/// Settles the modality groups of `w` as `--data` does for every source: `modalities` (the
+/// --modalities text, parse_modalities(); the channels it does not name are dropped), else the
+/// groups `w` already states, else groups from its channel names (the prefix before the last
+/// '_': acc_x, acc_y -> acc; if any name has none, one group "all"). Returns the notes --data
+/// records. The programs' open_dataset() and Python's moca.score call it; std::invalid_argument
+/// for bad `modalities` text.
+std::vector<std::string> settle_modalities(Windows& w, const std::string& modalities);
+
 /// The modality groups of `w` as channel lists; groups must number >= 2 for `what` (a policy or
 /// score that works across modalities): std::invalid_argument naming `what` and the groups
 /// otherwise.

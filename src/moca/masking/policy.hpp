@@ -32,4 +32,13 @@ class MaskPolicy {
   virtual Mask sample(Rng& rng, const WindowRef& window) const = 0;
 };
 
+/// The mask of window `index` of a set, as the inspection paths draw it (`moca embed`, `moca
+/// attention`, Python's Encoder.embed and attention): the first draw of
+/// Rng(derive_seed(seed, index)), so a window's mask does not depend on the other windows.
+inline Mask window_mask(const MaskPolicy& policy, std::uint64_t seed, int index,
+                        const WindowRef& window) {
+  Rng rng(derive_seed(seed, static_cast<std::uint64_t>(index)));
+  return policy.sample(rng, window);
+}
+
 }  // namespace moca::masking

@@ -90,6 +90,14 @@ MaskMode effective_mask_mode(const ScoreRunOptions& options) {
   return options.feature_map ? MaskMode::kShared : MaskMode::kPerWindow;
 }
 
+std::string mask_mode_warning(const ScoreRunOptions& options) {
+  const bool encoder = options.feature_map || options.features == FeatureKind::kEncoder;
+  // (kAuto is shared for an encoder, whether or not the map is loaded yet)
+  if (!encoder || options.mask_mode != MaskModeChoice::kPerWindow) return "";
+  return "encoder features with per-window masks measure the mask pattern as much as the data "
+         "(see docs/masking.md)";
+}
+
 void set_mask_mode(ScoreRunOptions& options, const std::string& text) {
   options.mask_mode = parse_enum(kMaskModeChoiceNames, text, "mask mode");
 }

@@ -79,6 +79,11 @@ struct ScoreRunOptions {
 /// The mask mode a run uses: options.mask_mode, with kAuto resolved (see there).
 MaskMode effective_mask_mode(const ScoreRunOptions& options);
 
+/// The caution for options whose scores measure the masks as much as the data: a feature map
+/// (an encoder) with per-window masks (docs/masking.md); "" for other options. kcca_score prints
+/// it and moca.score raises it as a Python warning, each naming its own option for the fix.
+std::string mask_mode_warning(const ScoreRunOptions& options);
+
 /// Sets options.mask_mode from its name ("auto", "per-window", "shared"); throws
 /// std::invalid_argument listing those for other text.
 void set_mask_mode(ScoreRunOptions& options, const std::string& text);
