@@ -15,8 +15,9 @@ main=(cmake ninja-build g++
       liblapack-dev liblapacke-dev libopenblas0-openmp)
 pkgs=("${main[@]}" pkg-config clang-format doctest-dev gnuplot-nox libbenchmark-dev
       # the Python package (python/, MOCA_PYTHON) and its pytest suite (tests/python): sklearn and
-      # scipy are the tests' independent references
+      # scipy are the tests' independent references; hypothesis drives the property tests
       pybind11-dev python3-dev python3-numpy python3-pytest python3-sklearn python3-scipy
+      python3-hypothesis
       # `pip install .` offline (setup.py, --no-build-isolation) into a venv
       python3-pip python3-venv python3-setuptools python3-wheel
       # CI's sanitizer + libFuzzer build (issue 13): clang 14, its runtimes and OpenMP.

@@ -301,3 +301,38 @@ def test_flags_that_would_be_ignored_are_refused(tmp_path, args, flag):
     # beside a checkpoint were recorded and ignored
     p = run("moca", *args, *DATA, rc=2, cwd=tmp_path)
     assert flag in p.stderr and "Traceback" not in p.stderr
+
+
+def test_resume_refuses_changed_windows_of_the_same_shape(tmp_path):
+    # issue 38.13: --resume compared paths and shapes only; the checkpoint now records the
+    # fingerprint of its training windows, labels and subjects (data::fingerprint)
+    import numpy as np
+    X = np.random.default_rng(0).standard_normal((48, 6, 200)).astype(np.float32)
+    d = tmp_path / "d"
+    d.mkdir()
+    np.save(d / "X.npy", X)
+    np.save(d / "y.npy", np.arange(48) % 4)
+    (d / "meta.json").write_text(json.dumps({"sample_rate": 50}))
+    ck = tmp_path / "m.pt"
+    args = ["pretrain", "--data", str(d), "--split", "all", "--preset", "cpu-small", "--epochs",
+            "4", "--warmup-epochs", "0", "--batch", "16", "--threads", "1", "--no-progress",
+            "--checkpoint", str(ck)]
+    run("moca", *args, "--stop-after", "2")
+    run("moca", *args, "--resume", "--stop-after", "3")  # the same data resumes
+    X[5, 2, 100] += 1.0  # one sample changed, the shape kept
+    np.save(d / "X.npy", X)
+    p = run("moca", *args, "--resume", rc=2)
+    assert "cannot resume" in p.stderr and "fingerprint" in p.stderr, p.stderr
+    np.save(d / "y.npy", (np.arange(48) + 1) % 4)  # control: labels alone count too
+    X[5, 2, 100] -= 1.0
+    np.save(d / "X.npy", X)
+    p = run("moca", *args, "--resume", rc=2)
+    assert "fingerprint" in p.stderr, p.stderr
+
+
+def test_batch_larger_than_the_labelled_windows_names_the_flag(trained, tmp_path):
+    # issue 38.15: "batch_size (50) exceeds the number of training windows (28)" named no flag
+    p = run("moca", "linprobe", *DATA, "--epochs", "1", "--warmup-epochs", "0", "--batch", "16",
+            "--no-progress", "--checkpoint", trained / "m.pt", "--label-fraction", "0.1", rc=2,
+            cwd=tmp_path)
+    assert "--batch (16) exceeds the number of training windows" in p.stderr, p.stderr

@@ -90,6 +90,24 @@ struct ClassifyFlags {
       if (!c.options.checkpoint.empty()) {
         throw std::invalid_argument("--from-scratch takes no --checkpoint");
       }
+      return;
+    }
+    // A checkpoint brings its own architecture: a --preset, --patch-length, --layout or
+    // --pos-embed other than the default was recorded and ignored beside it (issue 38). (By
+    // value, so a --print-config file, which lists every flag, still runs with --config.)
+    const model::DownstreamOptions d = model::downstream_defaults(c.options.mode);
+    const model::DownstreamOptions& o = c.options;
+    const std::pair<const char*, bool> architecture[] = {
+        {"--preset", o.preset != d.preset},
+        {"--patch-length", o.patch_length != d.patch_length},
+        {"--layout", o.layout != d.layout},
+        {"--pos-embed", o.pos_embed != d.pos_embed}};
+    for (const auto& [flag, set] : architecture) {
+      if (set) {
+        throw std::invalid_argument(std::string(flag) +
+                                    " sets the architecture of --from-scratch; a --checkpoint "
+                                    "brings its own, so it would be ignored");
+      }
     }
   }
 };
@@ -213,15 +231,11 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
     s->add_option("--layer-decay", o.layer_decay)->capture_default_str();
     s->add_option("--label-smoothing", o.label_smoothing)->capture_default_str();
     s->add_option("--drop-path", o.drop_path)->capture_default_str();
-    auto* scratch = s->add_flag("--from-scratch", text->from_scratch,
-                                "supervised ViT baseline from random initialisation (no "
-                                "checkpoint)");
+    s->add_flag("--from-scratch", text->from_scratch,
+                "supervised ViT baseline from random initialisation (no checkpoint)");
     s->add_option("--preset", o.preset, "architecture for --from-scratch")->capture_default_str();
     s->add_option("--patch-length", o.patch_length, "for --from-scratch")->capture_default_str();
     add_architecture_flags(s, o.layout, o.pos_embed, " (for --from-scratch)");
-    // a checkpoint brings its own architecture: these flags beside it were recorded and ignored
-    for (const char* flag : {"--preset", "--patch-length", "--layout", "--pos-embed"})
-      s->get_option(flag)->needs(scratch);
   }
   add_no_progress(s, text->no_progress);
   return {s, [c, text, finetune](const nlohmann::json& options) {

@@ -43,6 +43,8 @@ constexpr FieldFlag kFieldFlags[] = {
     {"PretrainOptions::epochs",          "--epochs"},
     {"DownstreamOptions::warmup_epochs", "--warmup-epochs"},
     {"DownstreamOptions::epochs",        "--epochs"},
+    {"PretrainOptions::batch_size",      "--batch"},
+    {"DownstreamOptions::batch_size",    "--batch"},
     // model::ImportOptions (moca import)
     {"ImportOptions::channel_names",     "--channel-names"},
     {"ImportOptions::sample_rate_hz",    "--sample-rate"},

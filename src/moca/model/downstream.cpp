@@ -356,9 +356,10 @@ void check_classifier_inputs(const DownstreamOptions& o, const data::Windows& tr
     throw_invalid("train_classifier()", "training and test windows differ in channels or length");
   }
   if (train.size() < o.batch_size) {
-    throw_invalid("train_classifier()", "batch_size (" + std::to_string(o.batch_size) +
-                                            ") exceeds the number of training windows (" +
-                                            std::to_string(train.size()) + ")");
+    throw_invalid("train_classifier()",
+                  "DownstreamOptions::batch_size (" + std::to_string(o.batch_size) +
+                      ") exceeds the number of training windows (" + std::to_string(train.size()) +
+                      "): a smaller batch, or more training windows");
   }
 }
 

@@ -250,7 +250,8 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
                {"length", train.length},
                {"sample_rate_hz", train.sample_rate_hz},
                {"modalities", nlohmann::json::object()},
-               {"description", train.description}};
+               {"description", train.description},
+               {"fingerprint", data::fingerprint(train)}};
   for (const auto& g : train.modalities) data_json["modalities"][g.name] = g.channels;
 }
 
@@ -297,10 +298,11 @@ void resume_from(TrainState& s, const PretrainRun& run) {
     throw_invalid("pretrain()",
                   "cannot resume " + path + " with different training options: " + diff);
   }
-  // Checkpoints written before the data metadata gained the rate and the modality groups lack
-  // those two keys: compare what they record.
+  // Checkpoints written before the data metadata gained the rate, the modality groups and the
+  // fingerprint (data::fingerprint: the windows' numbers, labels and subjects) lack those keys:
+  // compare what they record. With a fingerprint, changed windows of the same shape are refused.
   nlohmann::json data_want = run.data_json;
-  for (const char* key : {"sample_rate_hz", "modalities"}) {
+  for (const char* key : {"sample_rate_hz", "modalities", "fingerprint"}) {
     if (!meta.at("data").contains(key)) data_want.erase(key);
   }
   const std::string ddiff = json_diff(data_want, meta.at("data"));
@@ -513,9 +515,10 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
   o.validate();
   train.validate("pretrain(): training windows");
   if (train.size() < o.batch_size) {
-    throw_invalid("pretrain()", "batch_size (" + std::to_string(o.batch_size) +
+    throw_invalid("pretrain()", "PretrainOptions::batch_size (" + std::to_string(o.batch_size) +
                                     ") exceeds the number of training windows (" +
-                                    std::to_string(train.size()) + ")");
+                                    std::to_string(train.size()) +
+                                    "): a smaller batch, or more training windows");
   }
   const auto t_start = std::chrono::steady_clock::now();
   PretrainRun run(o, train, context);
