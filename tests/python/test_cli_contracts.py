@@ -336,3 +336,17 @@ def test_batch_larger_than_the_labelled_windows_names_the_flag(trained, tmp_path
             "--no-progress", "--checkpoint", trained / "m.pt", "--label-fraction", "0.1", rc=2,
             cwd=tmp_path)
     assert "--batch (16) exceeds the number of training windows" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("program,args", [
+    ("kcca_score", ["--draws", "2", "--pca", "3", "--samples", "40"]),
+    ("moca", ["data", "inspect"]),
+])
+def test_flag_beside_the_spec_key_it_duplicates_is_refused(program, args):
+    # issue 38.11: "--data generator:coupling=0.8 --coupling 0.1" used 0.8, silently
+    pre = args[:2] if program == "moca" else []
+    rest = args[2:] if program == "moca" else args
+    p = run(program, *pre, "--data", "generator:coupling=0.8", "--coupling", "0.1", *rest, rc=2)
+    assert "--coupling (0.1) and --data's coupling=0.8 both set" in p.stderr, p.stderr
+    run(program, *pre, "--data", "generator:coupling=0.5", *rest)  # the key alone
+    run(program, *pre, "--coupling", "0.5", *rest)  # the flag alone

@@ -17,6 +17,7 @@ constexpr FieldFlag kFieldFlags[] = {
     {"DatasetOptions::keep_classes",   "--keep-classes"},
     {"DatasetOptions::channel_names",  "--channel-names"},
     {"DatasetOptions::segment",        "--segment"},
+    {"DataOptions::coupling",          "--coupling"},
     // masking::ScoreRunOptions (kcca_score)
     {"ScoreRunOptions::schemes",       "--scheme"},
     {"ScoreRunOptions::ratio",         "--ratio"},

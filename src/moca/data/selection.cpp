@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
 
@@ -32,6 +33,17 @@ void DataOptions::validate() const {
 
 Dataset select(const DataOptions& o, int length, double rate_hz) {
   o.validate();
+  // A generator spec's coupling key wins over the coupling field, so a field set beside the key
+  // would be ignored: refused instead (issue 38). (By value: the field's default is "not set".)
+  if (o.data.rfind("generator", 0) == 0 && o.coupling != DataOptions{}.coupling) {
+    for (const auto& [key, value] : parse_data_spec(o.data).params) {
+      if (key == "coupling") {
+        throw_invalid(
+            "", "DataOptions::coupling", format_number(o.coupling, 6),
+            "and --data's coupling=" + value + " both set the generator's coupling (give one)");
+      }
+    }
+  }
   DatasetOptions dopt = o.dataset;
   dopt.length = length > 0 ? length : o.window_length;
   dopt.target_rate_hz = rate_hz > 0.0 ? rate_hz : 50.0;
