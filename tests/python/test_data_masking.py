@@ -193,3 +193,27 @@ def test_load_shuffled_labels_control(tmp_path):
     s = moca.data.load(str(tmp_path))
     np.testing.assert_array_equal(s.X, d.X)
     np.testing.assert_array_equal(np.array(s.meta["class_names"])[s.y], names[perm])
+
+
+def test_synthetic_transitions_equal_moca_data_export(tmp_path):
+    # issue 38 parity: the Python call and `moca data export --transitions` are one library call
+    # (data::synthetic_transitions) on the same windows with the same seed
+    out = tmp_path / "t"
+    run_tool("moca", "data", "export", "--synthetic-windows", "40", "--split", "all",
+             "--transitions", "25", "--seed", "2", "--out", str(out))
+    X, y, pid, _ = moca.data.load("generator", windows=40)
+    T = moca.data.synthetic_transitions(X, y, 25, seed=2, pid=pid)
+    back = moca.data.load(str(out))  # Y.npy holds class names: read back through the loader
+    np.testing.assert_array_equal(back.X, T.X)
+    np.testing.assert_array_equal(back.y, T.y)
+    np.testing.assert_array_equal(back.pid, T.pid)
+    # control: another seed splices other windows
+    assert not np.array_equal(moca.data.synthetic_transitions(X, y, 25, seed=3).X, T.X)
+    # the split flags choose the spliced windows (--split all was ignored: always 7:3), and
+    # without --transitions, where they would do nothing, they are refused
+    run_tool("moca", "data", "export", "--synthetic-windows", "40", "--transitions", "25",
+             "--seed", "2", "--out", str(tmp_path / "r"))
+    assert not np.array_equal(np.load(tmp_path / "r" / "X.npy"), T.X)
+    p = run_tool("moca", "data", "export", "--synthetic-windows", "40", "--split", "all",
+                 "--out", str(tmp_path / "s"), rc=2)
+    assert "without --transitions every window is exported" in p.stderr

@@ -197,7 +197,8 @@ Subcommand add_data_cli(CLI::App& app) {
   add_data_options(de, exp->data);
   de->add_option("--out", exp->out_dir, "output folder (created)")->required();
   de->add_option("--transitions", exp->transitions,
-                 "export N Algorithm-1 transitions from the 7:3 training split instead")
+                 "export N Algorithm-1 transitions from the training part of the split "
+                 "(--split, default random 7:3) instead")
       ->capture_default_str();
   de->add_option("--seed", exp->seed, "seed of the transitions")->capture_default_str();
   auto win = std::make_shared<DataWindowCommand>();

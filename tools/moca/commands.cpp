@@ -685,12 +685,23 @@ nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, 
                                 std::to_string(cmd.transitions) + ") must be >= 0");
   }
   check_writable_folder(cmd.out_dir, "--out");
+  const DataOptions defaults;
+  if (cmd.transitions == 0 &&
+      (cmd.data.split != defaults.split || cmd.data.train_fraction != defaults.train_fraction ||
+       cmd.data.split_seed != defaults.split_seed || cmd.data.folds != defaults.folds ||
+       cmd.data.fold != defaults.fold)) {
+    // (by value: a --print-config file lists them at their defaults)
+    throw std::invalid_argument(
+        "--split, --train-fraction, --split-seed, --folds and --fold choose the windows "
+        "--transitions splices; without --transitions every window is exported");
+  }
   const data::Dataset d = open_command_data(cmd.data, nullptr, log);
   data::Windows w = d.windows;
   std::string what = "windows";
   if (cmd.transitions > 0) {
-    const data::Split split = data::random_split(w.size(), 0.7, cmd.data.split_seed);
-    w = data::synthetic_transitions(w.subset(split.train), cmd.transitions, cmd.seed);
+    // from the training part of the split the flags select (--split, --train-fraction,
+    // --split-seed, --folds, --fold; by default the random 7:3 split), which were ignored before
+    w = data::synthetic_transitions(data::split(w, cmd.data).first, cmd.transitions, cmd.seed);
     what = "Algorithm-1 transitions (seed " + std::to_string(cmd.seed) + ")";
     w.modalities = d.windows.modalities;
   }
