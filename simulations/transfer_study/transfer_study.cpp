@@ -12,6 +12,7 @@
 #include "moca/common/enum_names.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/file_lock.hpp"
+#include "moca/common/fingerprint.hpp"
 #include "moca/common/number_text.hpp"
 #include "study_data.hpp"
 #include "study_runner.hpp"
@@ -617,8 +618,24 @@ int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::os
   Ledger ledger(o.out + "/" + shard.ledger_name());
   const FileLock lock(lock_path_for_file(ledger.path()), "ledger " + ledger.path());
   json study = {{"kind", "study"}, {"settings", o.settings_json()}, {"data", described}};
+  // The checkpoints' contents, not only their paths: a unit is reused only for the model it ran
+  // (a file overwritten with another model was taken as the same; issue 38).
+  json checkpoints = json::object();
+  for (const auto& [name, path] : o.models) checkpoints[name] = file_fingerprint(path);
+  study["checkpoints"] = checkpoints;
   if (!o.recorded_options.empty()) study["options"] = o.recorded_options;
   if (open_study_record(ledger, study)) {
+    // Ledgers written before the fingerprints lack them: compared where recorded.
+    const json& was = ledger.records().front().value("checkpoints", json::object());
+    for (const auto& [name, path] : o.models) {
+      if (was.contains(name) && was.at(name) != checkpoints.at(name)) {
+        throw std::runtime_error(ledger.path() + ": model " + name + "'s checkpoint " + path +
+                                 " changed since its units ran (fingerprint " +
+                                 was.at(name).get<std::string>() + " -> " +
+                                 checkpoints.at(name).get<std::string>() +
+                                 "); restore it or use another --out");
+      }
+    }
     log << kWho << ": resuming " << ledger.path() << " (" << ledger.records().size() - 1
         << " units done)\n";
   }

@@ -273,5 +273,16 @@ TEST_CASE(
   fs::copy(r + "/g3", r + "/g3-nometa", fs::copy_options::recursive);
   fs::remove(r + "/g3-nometa/meta.json");
   bad(" --model tiny=" + r + "/tiny.pt --data raw=npy:" + r + "/g3-nometa", "raw.sample-rate");
+
+  // The checkpoint overwritten with another model (another seed): the ledger's units are not
+  // reused for it, exit 1 naming the model (issue 38: they were, the path being the same).
+  REQUIRE(shell(env + moca + " pretrain --preset tiny --synthetic-windows 120 --epochs 1 " +
+                "--warmup-epochs 0 --threads 1 --no-progress --seed 9 --checkpoint " + r +
+                "/tiny.pt" + quiet) == 0);
+  CHECK(shell(env + bin + " --out " + b + common + " --threads 1 > " + err + " 2>&1") == 1);
+  CHECK_MESSAGE(read_text(err).find("model tiny's checkpoint") != std::string::npos,
+                read_text(err));
+  CHECK(read_text(err).find("changed since its units ran") != std::string::npos);
+  CHECK(count_units(b + "/ledger.jsonl") == 8);  // nothing added
   fs::remove_all(root);
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/fingerprint.hpp"
 
 namespace moca::data {
 
@@ -90,23 +91,12 @@ void Windows::validate(const std::string& what) const {
 }
 
 std::string fingerprint(const Windows& w) {
-  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64 offset basis
-  auto bytes = [&h](const void* p, std::size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (std::size_t i = 0; i < n; ++i) {
-      h ^= b[i];
-      h *= 1099511628211ULL;  // FNV prime
-    }
-  };
   const std::int64_t shape[3] = {w.x.rows(), w.channels, w.length};
-  bytes(shape, sizeof shape);
-  bytes(w.x.data(), static_cast<std::size_t>(w.x.size()) * sizeof(float));
-  bytes(w.labels.data(), static_cast<std::size_t>(w.labels.size()) * sizeof(int));
-  bytes(w.subjects.data(), static_cast<std::size_t>(w.subjects.size()) * sizeof(int));
-  static const char* hex = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int k = 15; k >= 0; --k, h >>= 4) out[static_cast<std::size_t>(k)] = hex[h & 15];
-  return out;
+  std::uint64_t h = fnv1a64(shape, sizeof shape);
+  h = fnv1a64(w.x.data(), static_cast<std::size_t>(w.x.size()) * sizeof(float), h);
+  h = fnv1a64(w.labels.data(), static_cast<std::size_t>(w.labels.size()) * sizeof(int), h);
+  h = fnv1a64(w.subjects.data(), static_cast<std::size_t>(w.subjects.size()) * sizeof(int), h);
+  return hex64(h);
 }
 
 }  // namespace moca::data
