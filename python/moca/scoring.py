@@ -224,8 +224,15 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     if caution:  # kcca_score prints it (docs/masking.md)
         warnings.warn(f"moca.score: {caution}; mask_mode=\"shared\" is the leak-free choice",
                       UserWarning, stacklevel=2)
-    doc = _core.score_windows(X, yv, list(channel_names or []), _modality_text(modalities), o,
-                              info).to_dict()
+    try:
+        doc = _core.score_windows(X, yv, list(channel_names or []), _modality_text(modalities),
+                                  o, info).to_dict()
+    except ValueError as e:
+        if "modality groups" not in str(e):
+            raise
+        # the library names the tool's flag; say how a Python call states the groups
+        raise ValueError(f"{e}; from Python: modalities='acc=0-2,gyro=3-5', or channel_names "
+                         "whose prefixes name the groups (acc_x, ..., gyro_x, ...)") from None
     # kcca_score also records its data-selection flags: the windows given here, and the
     # generator's coupling (its default; the generator does not run for NumPy windows).
     doc["settings"].update(samples=int(X.shape[0]), coupling=0.8)

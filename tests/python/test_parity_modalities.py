@@ -81,7 +81,7 @@ def test_one_group_is_refused_both_ways(tmp_path, windows, extra, kw):
     assert p.returncode != 0 and "modality groups" in p.stderr, p.stderr
     with pytest.raises(ValueError, match="modality groups"):
         moca.score(X, seed=SEED, draws=DRAWS, pca=8, y=y, channel_names=names, **kw)
-    with pytest.raises(ValueError, match="modality groups"):
+    with pytest.raises(ValueError, match="modality groups.*from Python: modalities="):
         moca.score(X, seed=SEED, draws=DRAWS, pca=8, y=y, **kw)  # unnamed: ch0, ch1, ...
 
 
