@@ -13,7 +13,7 @@ main=(cmake ninja-build g++
       # (OpenMP) is the fast provider and is required by LibTorch too: with Debian's reference
       # BLAS LibTorch runs ~25x slower.
       liblapack-dev liblapacke-dev libopenblas0-openmp)
-pkgs=("${main[@]}" pkg-config clang-format doctest-dev gnuplot-nox libbenchmark-dev
+pkgs=("${main[@]}" pkg-config clang-format doctest-dev gnuplot-nox libbenchmark-dev ccache
       # the Python package (python/, MOCA_PYTHON) and its pytest suite (tests/python): sklearn and
       # scipy are the tests' independent references; hypothesis drives the property tests
       pybind11-dev python3-dev python3-numpy python3-pytest python3-sklearn python3-scipy
