@@ -29,16 +29,18 @@ def as_float_array(a: Any, name: str, ndim: int, dtype: Optional[type] = None) -
         raise ValueError(f"{name}: must be a {ndim}-d array, got shape {a.shape}")
     if a.size == 0:
         raise ValueError(f"{name}: is empty (shape {a.shape})")
-    if a.dtype.kind == "f" and not np.isfinite(a).all():
-        raise ValueError(f"{name}: contains NaN or Inf")
     target = dtype or (a.dtype.type if a.dtype.type in _FLOATS else np.float64)
+    out = a
     if a.dtype != target:
-        with np.errstate(over="ignore"):
-            a = a.astype(target)
-        if not np.isfinite(a).all():
-            raise ValueError(f"{name}: has values beyond the range of {np.dtype(target).name} "
-                             f"(largest magnitude {np.finfo(target).max:.4g})")
-    return a
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = a.astype(target)
+    # one finiteness pass over what is returned; the input is looked at again only to say why
+    if not np.isfinite(out).all():
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            raise ValueError(f"{name}: contains NaN or Inf")
+        raise ValueError(f"{name}: has values beyond the range of {np.dtype(target).name} "
+                         f"(largest magnitude {np.finfo(target).max:.4g})")
+    return out
 
 
 def as_int_vector(a: Any, name: str, n: int) -> np.ndarray:
