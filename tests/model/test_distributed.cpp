@@ -243,7 +243,6 @@ TEST_CASE("read_dist_env: torchrun variables, SLURM fallback, clear errors") {
                        doctest::Contains("--backend (mpi) must be one of: auto, gloo, nccl"),
                        std::invalid_argument);
   CHECK_THROWS_AS(parse_enum(kDistBackendChoices, "none", "--backend"), std::invalid_argument);
-  CHECK(parse_enum(kGradSyncNames, "reducer", "--grad-sync") == GradSync::kReducer);
   CHECK(enum_name(kDistBackendNames, DistBackend::kNone) == "none");
   DistOptions bad;
   bad.backend = DistBackend::kNone;

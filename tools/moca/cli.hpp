@@ -19,7 +19,7 @@ namespace moca::tools {
 void add_data_options(CLI::App* app, DataOptions& d, bool split = true);
 /// --device, --threads and (training) --precision.
 void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training = false);
-/// --backend, --dist-timeout, --grad-sync.
+/// --backend, --dist-timeout.
 void add_dist_options(CLI::App* app, model::DistOptions& d);
 /// --no-progress (every subcommand accepts it).
 void add_no_progress(CLI::App* app, bool& no_progress);

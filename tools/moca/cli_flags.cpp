@@ -42,9 +42,6 @@ void add_dist_options(CLI::App* app, model::DistOptions& d) {
   app->add_option("--dist-timeout", d.timeout_s,
                   "data-parallel: seconds a rendezvous or collective may wait for the other ranks")
       ->capture_default_str();
-  add_enum_option(app, "--grad-sync", d.grad_sync, model::kGradSyncNames,
-                  "data-parallel: buckets (flattened all-reduce after backward) | reducer "
-                  "(c10d::Reducer, overlaps backward; --batch-shards 1)");
 }
 
 void add_no_progress(CLI::App* app, bool& no_progress) {

@@ -2,16 +2,9 @@
 #include "moca/model/distributed.hpp"
 #include "moca/common/error_text.hpp"
 
-#include <torch/version.h>  // TORCH_VERSION_MAJOR
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-// c10d::Reducer's constructor is the 1.x one (LibTorch 2.x changed it and made Gloo/NCCL
-// Backends, which it does not take): --grad-sync reducer exists for LibTorch 1.x only.
-#if TORCH_VERSION_MAJOR < 2
-#define MOCA_C10D_REDUCER 1
-#include <torch/csrc/distributed/c10d/reducer.hpp>
-#endif
 #ifdef MOCA_HAVE_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
@@ -53,9 +46,6 @@ struct Collectives {
                              std::chrono::milliseconds timeout) = 0;
   virtual void broadcast_root(std::vector<torch::Tensor>& tensors,
                               std::chrono::milliseconds timeout) = 0;
-  /// The group as c10d::ProcessGroup (what c10d::Reducer takes); null where the backend class
-  /// is not one (LibTorch 2.x's Backend).
-  virtual c10::intrusive_ptr<c10d::ProcessGroup> process_group() const = 0;
 };
 
 template <class PG>
@@ -92,13 +82,6 @@ struct CollectivesOf : Collectives {
       works.push_back(start(lists.back()));
     }
     for (auto& w : works) w->wait(timeout);
-  }
-  c10::intrusive_ptr<c10d::ProcessGroup> process_group() const override {
-    if constexpr (std::is_base_of_v<c10d::ProcessGroup, PG>) {
-      return pg_;
-    } else {
-      return {};
-    }
   }
   c10::intrusive_ptr<PG> pg_;
 };
@@ -211,12 +194,6 @@ class C10dCollective final : public Collective {
   void broadcast_from_root(std::vector<torch::Tensor>& tensors, const std::string& what) override {
     run(what, [&] { collectives_->broadcast_root(tensors, to_ms(timeout_s_)); });
   }
-  /// The group as c10d::ProcessGroup (what c10d::Reducer takes); null where the backend class
-  /// is not one (LibTorch 2.x's Backend).
-  c10::intrusive_ptr<c10d::ProcessGroup> process_group() const {
-    return collectives_->process_group();
-  }
-
   /// Joins the job (connect_c10d; env.world_size > 1).
   C10dCollective(const DistEnv& env, const DistOptions& options, bool cuda);
 
@@ -498,58 +475,6 @@ std::vector<double> GradientReducer::reduce(double weight, const std::vector<dou
   }
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return std::vector<double>(s, s + scalars.size());
-}
-
-struct C10dReducer::State {
-#ifdef MOCA_C10D_REDUCER
-  std::unique_ptr<c10d::Reducer> reducer;
-#endif
-};
-
-C10dReducer::C10dReducer(Collective& comm, std::vector<torch::Tensor> params)
-    : state_(std::make_unique<State>()) {
-  if (comm.world_size() <= 1) return;
-#ifdef MOCA_C10D_REDUCER
-  auto* group = dynamic_cast<C10dCollective*>(&comm);
-  if (group == nullptr) {
-    throw_invalid("C10dReducer", "the run's collective is not a c10d process group");
-  }
-  auto pg = group->process_group();
-  if (!pg) {
-    throw std::runtime_error(
-        "C10dReducer: this LibTorch's " + enum_name(kDistBackendNames, comm.backend()) +
-        " backend is not a c10d::ProcessGroup; use the flattened buckets (--grad-sync buckets)");
-  }
-  // As torch.nn.parallel.DistributedDataParallel: a 1 MiB first bucket, 25 MiB after, buckets
-  // in reverse parameter order (the order gradients become ready in backward).
-  auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
-      params, {static_cast<size_t>(c10d::kDefaultFirstBucketBytes),
-               static_cast<size_t>(c10d::kDefaultBucketBytesCap)});
-  std::reverse(buckets.begin(), buckets.end());
-  std::reverse(limits.begin(), limits.end());
-  const std::vector<bool> sparse(params.size(), false);
-  state_->reducer = std::make_unique<c10d::Reducer>(
-      params, buckets, limits, pg, sparse, c10d::kDefaultBucketBytesCap,
-      /*find_unused_parameters=*/false, /*gradient_as_bucket_view=*/false,
-      std::unordered_map<size_t, std::string>{}, c10d::kDefaultFirstBucketBytes);
-#else
-  (void)params;
-  throw_invalid(
-      "",
-      "--grad-sync reducer needs LibTorch 1.x (c10d::Reducer's interface changed in 2.x); use "
-      "--grad-sync buckets");
-#endif
-}
-
-C10dReducer::~C10dReducer() = default;
-
-void C10dReducer::prepare_for_backward() {
-#ifdef MOCA_C10D_REDUCER
-  if (state_->reducer) {
-    state_->reducer->prepare_for_forward();
-    state_->reducer->prepare_for_backward({});
-  }
-#endif
 }
 
 }  // namespace detail

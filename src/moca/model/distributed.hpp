@@ -35,11 +35,6 @@ namespace moca::model {
 /// A c10d backend: what DistOptions::backend asks for (auto | gloo | nccl) and what a run used
 /// (gloo | nccl, or none: a single process, no process group).
 enum class DistBackend { kAuto, kGloo, kNccl, kNone };
-/// How a data-parallel step synchronises gradients (DistOptions::grad_sync).
-enum class GradSync {
-  kBuckets,  ///< flattened ~25 MiB buckets, one all-reduce each, after backward (default)
-  kReducer   ///< c10d::Reducer: all-reduce overlapping backward (LibTorch 1.x, pretrain only)
-};
 
 // clang-format off
 /// The names of DistBackend values (result JSON: "backend"); `--backend` takes the first three
@@ -54,22 +49,16 @@ inline constexpr EnumName<DistBackend> kDistBackendChoices[] = {
     {DistBackend::kAuto, "auto"},
     {DistBackend::kGloo, "gloo"},
     {DistBackend::kNccl, "nccl"}};
-/// The names of `--grad-sync`.
-inline constexpr EnumName<GradSync> kGradSyncNames[] = {
-    {GradSync::kBuckets, "buckets"},
-    {GradSync::kReducer, "reducer"}};
 // clang-format on
 
-/// Data-parallel options of a training run (command line: --backend, --dist-timeout,
-/// --grad-sync). backend and timeout_s make the process group (make_run_context); a training
-/// call given a context checks that they agree with it.
+/// Data-parallel options of a training run (command line: --backend, --dist-timeout).
+/// Gradients cross ranks in flattened ~25 MiB buckets, one all-reduce each, after backward
+/// (detail::GradientReducer; docs/benchmarks.md compares it with c10d's Reducer). backend and
+/// timeout_s make the process group (make_run_context); a training call given a context checks that
+/// they agree with it.
 struct DistOptions {
   DistBackend backend = DistBackend::kAuto;  ///< gloo | nccl | auto (nccl on CUDA when built)
   double timeout_s = 300.0;                  ///< rendezvous and collective timeout, seconds, > 0
-  /// Gradient synchronisation: buckets (default; flattened ~25 MiB buckets, one all-reduce
-  /// each, after backward) or reducer (c10d::Reducer, all-reduce overlapping backward; one
-  /// batch shard, loss "all" only). Measured in docs/benchmarks.md.
-  GradSync grad_sync = GradSync::kBuckets;
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
 };

@@ -524,11 +524,6 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
     device = detail::local_cuda_device(comm.local_rank());
   }
   o.dist.validate();
-  if (o.dist.grad_sync != GradSync::kBuckets) {
-    throw_invalid("train_classifier()",
-                  "grad_sync (" + enum_name(kGradSyncNames, o.dist.grad_sync) +
-                      ") must be buckets (the c10d Reducer is measured for pretrain only)");
-  }
   context.check_fits(o.dist, device.is_cuda(), "train_classifier()");
   RankSlice ranks;
   ranks.rank = comm.rank();

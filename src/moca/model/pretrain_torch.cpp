@@ -351,25 +351,11 @@ void write_metrics(const PretrainRun& run, const TrainState& s) {
   if (run.root) write_output_text(run.o.metrics_path(), os.str());
 }
 
-/// How gradients, the loss and stop votes cross ranks: the bucketed reducer, or c10d's Reducer
-/// (--grad-sync reducer, which averages during backward).
+/// How gradients, the loss and stop votes cross ranks: the bucketed reducer.
 struct GradientSync {
   GradientSync(const PretrainRun& run, const TrainState& s)
-      : reducer(run.comm, detail::trainable_parameters(*s.model)) {
-    if (run.world > 1 && run.o.dist.grad_sync == GradSync::kReducer) {
-      if (run.shards != 1 || run.mo.loss_scope() == LossScope::kMasked) {
-        throw_invalid("pretrain()",
-                      "--grad-sync reducer needs one batch shard per rank (--batch-shards 1; "
-                      "now " +
-                          std::to_string(run.shards) + ") and --loss all (now " +
-                          to_string(run.o.loss) + ")");
-      }
-      c10d =
-          std::make_unique<detail::C10dReducer>(run.comm, detail::trainable_parameters(*s.model));
-    }
-  }
+      : reducer(run.comm, detail::trainable_parameters(*s.model)) {}
   detail::GradientReducer reducer;
-  std::unique_ptr<detail::C10dReducer> c10d;
 };
 
 /// The loop's buffers and clocks (one per pretrain() call).
@@ -423,20 +409,14 @@ double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loo
                  : static_cast<double>(run.local_batch) / B;
     mt = {mt.ids_keep.slice(0, b0, b1), mt.ids_restore.slice(0, b0, b1), mt.mask.slice(0, b0, b1)};
   }
-  if (sync.c10d) sync.c10d->prepare_for_backward();
   double loss = mae_loss_and_gradients(s.model, x, mt, run.shards, o.runtime.precision);
   const bool stop_vote = stop != nullptr && stop->load();
   if (run.world == 1) {
     loop.stop_agreed = stop_vote;
   } else {
     const std::string what = std::to_string(s.iteration + 1);
-    // With c10d's Reducer the gradients were averaged during backward; the loss and the stop
-    // votes follow.
-    const auto sums = sync.c10d
-                          ? run.comm.allreduce_sum({weight * loss, stop_vote ? 1.0 : 0.0},
-                                                   "all-reduce of the loss at iteration " + what)
-                          : sync.reducer.reduce(weight, {weight * loss, stop_vote ? 1.0 : 0.0},
-                                                "all-reduce of the gradients at iteration " + what);
+    const auto sums = sync.reducer.reduce(weight, {weight * loss, stop_vote ? 1.0 : 0.0},
+                                          "all-reduce of the gradients at iteration " + what);
     loss = sums[0];
     loop.stop_agreed = sums[1] > 0.0;
   }

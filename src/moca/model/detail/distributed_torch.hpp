@@ -45,21 +45,4 @@ class GradientReducer {
   double seconds_ = 0.0;
 };
 
-/// The alternative measured against GradientReducer: c10d's own Reducer (the engine of
-/// PyTorch's DistributedDataParallel), which all-reduces buckets from autograd hooks while
-/// backward runs and averages the gradients over ranks (weight 1/N per rank: exact for the
-/// "all" loss). Needs a backward() that accumulates into .grad (one batch shard) and a backend
-/// that is a c10d::ProcessGroup (LibTorch 1.x). Selected by --grad-sync reducer.
-class C10dReducer {
- public:
-  C10dReducer(Collective& comm, std::vector<torch::Tensor> params);
-  ~C10dReducer();
-  /// Call before each backward().
-  void prepare_for_backward();
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
-};
-
 }  // namespace moca::model::detail
