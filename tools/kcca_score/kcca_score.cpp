@@ -63,9 +63,10 @@ LoadedWindows load_windows(const KccaScoreOptions& options, std::ostream& log) {
   const data::Dataset ds = data::select(selection);
   log << "kcca_score: data: " << ds.summary() << "\n";
   for (const auto& note : ds.notes) log << "kcca_score: data: " << note << "\n";
-  const int transitions = options.transitions >= 0                    ? options.transitions
-                          : ds.spec.format == data::DataFormat::kHapt ? options.samples
-                                                                      : 0;
+  const int transitions = options.transitions >= 0 ? options.transitions
+                          : data::format_entry(ds.spec.format).transitions_by_default
+                              ? options.samples
+                              : 0;
   data::WindowSample sample =
       data::sample_windows(ds.windows, selection, transitions, options.samples, data_seed);
   LoadedWindows out{std::move(sample.windows), ds.to_json()};

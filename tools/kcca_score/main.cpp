@@ -13,7 +13,7 @@
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
-#include "encoder_loader.hpp"
+#include "moca/model/encoder_features.hpp"
 #endif
 
 namespace {
@@ -36,7 +36,7 @@ void load_encoder(moca::tools::KccaScoreOptions& o, const std::string& checkpoin
   if (const std::string w = moca::masking::mask_mode_warning(o.scoring); !w.empty())
     std::cerr << "kcca_score: warning: " << w << "; --mask-mode shared is the leak-free choice\n";
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
-  o.scoring.feature_map = moca::tools::load_encoder_feature_map(checkpoint);
+  o.scoring.feature_map = moca::model::make_encoder_feature_map(checkpoint);
 #else
   throw std::invalid_argument(
       "--features encoder needs moca built with LibTorch (-DMOCA_WITH_TORCH=ON)");
