@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policies.hpp"
@@ -140,4 +141,33 @@ TEST_CASE("make_policy: errors name the problem and list valid values") {
   CHECK(error_of("fixed").find("exactly one of") != std::string::npos);
   CHECK(error_of("fixed:cells=0101").find("grid is 6 x 10") != std::string::npos);
   CHECK(error_of("fixed:cells=01/0x").find("character") != std::string::npos);
+}
+
+TEST_CASE("policy registry: every row builds, and --ratio applies exactly where its row says") {
+  std::set<std::string> seen;
+  for (const PolicyEntry& row : policy_registry()) {
+    INFO(std::string(row.name));
+    CHECK(seen.insert(row.name).second);  // names are unique
+    CHECK(find_policy(row.name) == &row);
+    const std::string filled = with_default_ratio(row.name, 0.5);
+    CHECK((filled.find("ratio=0.5") != std::string::npos) == (row.ratio != RatioRule::kNone));
+    if (row.ratio != RatioRule::kOwn) continue;
+    // A policy with its own ratio 0.5 on a 6 x 10 grid masks 30 of 60 cells (cell policies; 5 of
+    // 10 columns in all 6 channels for column policies), whatever the seed; per-modality masks 5
+    // columns of one 3-channel group: 15 (docs/masking.md's table).
+    PolicyContext context;
+    context.modalities = {{0, 1, 2}, {3, 4, 5}};
+    const auto p = make_policy(filled, kGrid, context);
+    CHECK(p->name() == row.name);
+    for (std::uint64_t seed = 0; seed < 3; ++seed) {
+      Rng rng(seed);
+      const int expected = std::string(row.name) == "per-modality" ? 15 : 30;
+      CHECK(p->sample(rng, kNoFeatures).masked_count() == expected);
+    }
+  }
+  CHECK(seen.size() == policy_names().size());
+  CHECK(find_policy("bogus") == nullptr);
+  // adaptive takes --ratio through its base: none for a sensor base.
+  CHECK(with_default_ratio("adaptive:base=sensor", 0.5).find("ratio") == std::string::npos);
+  CHECK(with_default_ratio("adaptive:base=sync", 0.5).find("ratio=0.5") != std::string::npos);
 }

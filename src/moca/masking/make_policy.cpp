@@ -58,11 +58,6 @@ std::unique_ptr<MaskPolicy> make_adaptive(const PolicySpec& spec, const Grid& gr
 
 }  // namespace detail
 
-std::vector<std::string> policy_names() {
-  return {"cross",  "random",       "sync",  "temporal", "extrapolation",
-          "sensor", "per-modality", "fixed", "adaptive"};
-}
-
 namespace {
 
 /// The modality groups a sensor / per-modality policy splits by: context.modalities, else the
@@ -94,8 +89,30 @@ ModalityGroups modality_groups(const PolicyContext& context) {
   return m;
 }
 
+/// cross / random (ratio; every cell drawn independently of the others, a fixed count per window).
+std::unique_ptr<MaskPolicy> make_cross(const PolicySpec& spec, const Grid& grid,
+                                       const PolicyContext&) {
+  detail::check_keys(spec, {"ratio"});
+  const bool cross = spec.name == "cross";
+  return std::make_unique<CrossPolicy>(grid, detail::get_double(spec, "ratio", cross ? 0.75 : 0.7),
+                                       spec.name);
+}
+
+/// sync / temporal / extrapolation: whole time columns, by their column rule.
+std::unique_ptr<MaskPolicy> make_column(const PolicySpec& spec, const Grid& grid,
+                                        const PolicyContext&) {
+  detail::check_keys(spec, {"ratio"});
+  const std::string& n = spec.name;
+  const ColumnRule rule = n == "sync"       ? ColumnRule::kUniformSet
+                          : n == "temporal" ? ColumnRule::kContiguous
+                                            : ColumnRule::kLast;
+  return std::make_unique<ColumnPolicy>(
+      grid, detail::get_double(spec, "ratio", n == "sync" ? 0.75 : 0.7), rule);
+}
+
 std::unique_ptr<MaskPolicy> make_sensor(const PolicySpec& spec, const Grid& grid,
-                                        const ModalityGroups& modalities) {
+                                        const PolicyContext& context) {
+  const ModalityGroups modalities = modality_groups(context);
   detail::check_keys(spec, {"keep"});
   modalities.require_two("sensor");
   const long long keep = detail::get_int(spec, "keep", 1);
@@ -108,7 +125,8 @@ std::unique_ptr<MaskPolicy> make_sensor(const PolicySpec& spec, const Grid& grid
 }
 
 std::unique_ptr<MaskPolicy> make_per_modality(const PolicySpec& spec, const Grid& grid,
-                                              const ModalityGroups& modalities) {
+                                              const PolicyContext& context) {
+  const ModalityGroups modalities = modality_groups(context);
   detail::check_keys(spec, {"ratio", "groups"});
   const std::string* g = spec.find("groups");
   if (g == nullptr) modalities.require_two("per-modality");
@@ -120,7 +138,8 @@ std::unique_ptr<MaskPolicy> make_per_modality(const PolicySpec& spec, const Grid
 }
 
 /// fixed:file=PATH (a mask file) or fixed:cells=ROWS (rows of 0/1 joined by '/').
-std::unique_ptr<MaskPolicy> make_fixed(const PolicySpec& spec, const Grid& grid) {
+std::unique_ptr<MaskPolicy> make_fixed(const PolicySpec& spec, const Grid& grid,
+                                       const PolicyContext&) {
   detail::check_keys(spec, {"file", "cells"});
   const std::string* file = spec.find("file");
   const std::string* cells = spec.find("cells");
@@ -150,30 +169,48 @@ std::unique_ptr<MaskPolicy> make_fixed(const PolicySpec& spec, const Grid& grid)
 
 }  // namespace
 
+// clang-format off
+/// The policy registry: one row per policy (docs/masking.md lists the same rows).
+const std::vector<PolicyEntry>& policy_registry() {
+  static const std::vector<PolicyEntry> rows = {
+      {"cross", "ratio (0.75)", RatioRule::kOwn, make_cross},
+      {"random", "ratio (0.7)", RatioRule::kOwn, make_cross},
+      {"sync", "ratio (0.75)", RatioRule::kOwn, make_column},
+      {"temporal", "ratio (0.7)", RatioRule::kOwn, make_column},
+      {"extrapolation", "ratio (0.7)", RatioRule::kOwn, make_column},
+      {"sensor", "keep (1)", RatioRule::kNone, make_sensor},
+      {"per-modality", "ratio (0.75), groups (the data's modality groups, e.g. 0-2/3-5)",
+       RatioRule::kOwn, make_per_modality},
+      {"fixed", "file (a Mask::parse file) or cells (rows joined by '/', e.g. 0101/1010); exactly one",
+       RatioRule::kNone, make_fixed},
+      {"adaptive", "base (cross), beta (20), candidates (256), seed (0), pilot (256), pca (20), "
+                   "features (raw); other keys go to the base policy (adaptive_policy.hpp)",
+       RatioRule::kOfBase, detail::make_adaptive}};
+  return rows;
+}
+// clang-format on
+
+const PolicyEntry* find_policy(const std::string& name) {
+  for (const auto& row : policy_registry())
+    if (name == row.name) return &row;
+  return nullptr;
+}
+
+std::vector<std::string> policy_names() {
+  std::vector<std::string> names;
+  for (const auto& row : policy_registry()) names.emplace_back(row.name);
+  return names;
+}
+
 std::unique_ptr<MaskPolicy> make_policy(const std::string& text, const Grid& grid,
                                         const PolicyContext& context) {
-  using namespace detail;
   const PolicySpec spec = parse_policy_spec(text);
-  const std::string& n = spec.name;
-  if (n == "cross" || n == "random") {
-    check_keys(spec, {"ratio"});
-    return std::make_unique<CrossPolicy>(grid, get_double(spec, "ratio", n == "cross" ? 0.75 : 0.7),
-                                         n);
+  const PolicyEntry* row = find_policy(spec.name);
+  if (row == nullptr) {
+    throw_invalid("make_policy()", "unknown policy '" + spec.name +
+                                       "' (valid: " + detail::join(policy_names(), ", ") + ")");
   }
-  if (n == "sync" || n == "temporal" || n == "extrapolation") {
-    check_keys(spec, {"ratio"});
-    const ColumnRule rule = n == "sync"       ? ColumnRule::kUniformSet
-                            : n == "temporal" ? ColumnRule::kContiguous
-                                              : ColumnRule::kLast;
-    return std::make_unique<ColumnPolicy>(grid, get_double(spec, "ratio", n == "sync" ? 0.75 : 0.7),
-                                          rule);
-  }
-  if (n == "sensor") return make_sensor(spec, grid, modality_groups(context));
-  if (n == "per-modality") return make_per_modality(spec, grid, modality_groups(context));
-  if (n == "fixed") return make_fixed(spec, grid);
-  if (n == "adaptive") return make_adaptive(spec, grid, context);
-  throw_invalid("make_policy()",
-                "unknown policy '" + n + "' (valid: " + join(policy_names(), ", ") + ")");
+  return row->make(spec, grid, context);
 }
 
 }  // namespace moca::masking

@@ -1,20 +1,10 @@
 #pragma once
 /// \file make_policy.hpp
-/// Builds a masking policy from a spec string `name[:key=value[,key=value]*]`.
-///
-// clang-format off
-/// | name | keys (default) |
-/// | --- | --- |
-/// | cross | ratio (0.75) |
-/// | random | ratio (0.7) |
-/// | sync | ratio (0.75) |
-/// | temporal | ratio (0.7) |
-/// | extrapolation | ratio (0.7) |
-/// | sensor | keep (1) |
-/// | per-modality | ratio (0.75), groups (two halves, e.g. 0-2/3-5 for C = 6) |
-/// | adaptive | base (cross), beta (20), candidates (256), seed (0), pilot (256), pca (20), features (raw); other keys go to the base policy (adaptive_policy.hpp) |
-/// | fixed | file (a Mask::parse file) or cells (rows joined by '/', e.g. 0101/1010); exactly one |
-// clang-format on
+/// Builds a masking policy from a spec string `name[:key=value[,key=value]*]`, through the
+/// policy registry: one row per policy (policy_registry(), the table in make_policy.cpp) gives
+/// its name, keys and defaults, whether a tool's --ratio applies, and its factory. Everything
+/// that asks about a policy by name (make_policy, policy_names, with_default_ratio, the tools'
+/// lists, Python's moca.policy_names) asks the registry.
 ///
 /// spec() of the result is canonical (every key, defaults filled in) and parses back into an
 /// equal policy.
@@ -24,6 +14,7 @@
 
 #include "moca/data/windows.hpp"
 #include "moca/masking/policy.hpp"
+#include "moca/masking/policy_spec.hpp"
 
 namespace moca::masking {
 
@@ -42,6 +33,31 @@ struct PolicyContext {
   /// groups=) are refused, since they mask one modality against the others.
   std::vector<std::vector<int>> modalities;
 };
+
+/// Whether a tool's global --ratio applies to a policy (with_default_ratio).
+enum class RatioRule {
+  kNone,   ///< the policy takes no ratio (sensor, fixed)
+  kOwn,    ///< its own `ratio` key
+  kOfBase  ///< through its base policy (adaptive: base=..., cross by default)
+};
+
+/// Builds a policy from its parsed spec (keys checked by the factory).
+using PolicyFactory = std::unique_ptr<MaskPolicy> (*)(const PolicySpec& spec, const Grid& grid,
+                                                      const PolicyContext& context);
+
+/// One row of the policy registry.
+struct PolicyEntry {
+  const char* name;    ///< the spec's name, e.g. "cross"
+  const char* keys;    ///< its keys with defaults, as documented, e.g. "ratio (0.75)"
+  RatioRule ratio;     ///< whether --ratio applies
+  PolicyFactory make;  ///< the factory
+};
+
+/// The registry, in documentation order.
+const std::vector<PolicyEntry>& policy_registry();
+
+/// The row named `name`, or nullptr.
+const PolicyEntry* find_policy(const std::string& name);
 
 /// The policy names make_policy() knows, in documentation order.
 std::vector<std::string> policy_names();

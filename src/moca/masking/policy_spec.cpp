@@ -7,6 +7,7 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
+#include "moca/masking/make_policy.hpp"
 
 namespace moca::masking {
 
@@ -74,14 +75,12 @@ std::string format_number(double value) {
 
 std::string with_default_ratio(const std::string& spec_text, double ratio) {
   PolicySpec spec = parse_policy_spec(spec_text);
-  std::string target = spec.name;
-  if (spec.name == "adaptive") {
+  const PolicyEntry* row = find_policy(spec.name);
+  if (row != nullptr && row->ratio == RatioRule::kOfBase) {
     const std::string* b = spec.find("base");
-    target = b ? *b : "cross";
+    row = find_policy(b ? *b : "cross");
   }
-  const bool takes_ratio = target == "cross" || target == "random" || target == "sync" ||
-                           target == "temporal" || target == "extrapolation" ||
-                           target == "per-modality";
+  const bool takes_ratio = row != nullptr && row->ratio == RatioRule::kOwn;
   if (takes_ratio && spec.find("ratio") == nullptr) {
     spec.options.emplace_back("ratio", format_number(ratio));
   }

@@ -28,10 +28,10 @@ std::string format_policy_spec(const PolicySpec& spec);
 /// Shortest decimal text that parses back to exactly `value` (e.g. 0.75 -> "0.75").
 std::string format_number(double value);
 
-/// The spec with `ratio=<ratio>` appended when its policy takes a ratio (cross, random, sync,
-/// temporal, extrapolation, per-modality; adaptive through its base, cross by default) and does
-/// not set one; other specs are returned in canonical order unchanged. Used by every tool that
-/// has a global --ratio. Throws std::invalid_argument as parse_policy_spec() does.
+/// The spec with `ratio=<ratio>` appended when its policy takes a ratio (its registry row's
+/// RatioRule: kOwn, or kOfBase through its base, cross by default) and does not set one; other
+/// specs are returned in canonical order unchanged. Used by every tool that has a global --ratio.
+/// Throws std::invalid_argument as parse_policy_spec() does.
 std::string with_default_ratio(const std::string& spec, double ratio);
 
 /// Splits a comma-separated list of specs (a --scheme or --policies flag) into specs. A
