@@ -45,14 +45,11 @@ data::DataOptions with_generator(const StudyDataOptions& options, int windows, s
 
 nlohmann::json describe(const data::Dataset& d) {
   nlohmann::json j = d.to_json();
-  if (d.spec.format != data::DataFormat::kHapt && d.spec.format != data::DataFormat::kGenerator) {
-    return j;
-  }
   // Keys the studies' JSON had before open_dataset (kept for readers of old results).
-  if (d.spec.format == data::DataFormat::kHapt) {
+  if (const char* key = data::format_entry(d.spec.format).study_windows_key) {
     j["path"] = d.spec.path;
-    j["hapt_windows"] = d.windows.size();
-  } else {
+    j[key] = d.windows.size();
+  } else if (!d.spec.params.empty()) {  // the generator's keys
     for (const auto& [k, v] : d.spec.params) {
       if (k == "coupling" || k == "noise") {
         j[k] = std::stod(v);
@@ -79,11 +76,11 @@ StudyWindows transition_windows(const StudyDataOptions& options) {
   const data::DataOptions selection = with_generator(options, options.samples, options.seed);
   const data::Dataset d = data::select(selection);
   out.description = describe(d);
-  const bool hapt = d.spec.format == data::DataFormat::kHapt;
-  data::WindowSample sample = data::sample_windows(d.windows, selection, hapt ? options.samples : 0,
-                                                   options.samples, options.seed);
+  const bool transitions = data::format_entry(d.spec.format).transitions_by_default;
+  data::WindowSample sample = data::sample_windows(
+      d.windows, selection, transitions ? options.samples : 0, options.samples, options.seed);
   out.windows = std::move(sample.windows);
-  if (hapt) {
+  if (transitions) {
     out.description["train_windows"] = sample.train_windows;
     out.description["split"] = "random 7:3";
     out.description["split_seed"] = selection.split_seed;

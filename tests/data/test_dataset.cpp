@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,46 @@ TEST_CASE("data spec: prefixes, generator keys, detection, printable form") {
   const Dataset def = open_dataset("", o);
   CHECK(def.origin == "default");
   CHECK(def.spec.format == DataFormat::kGenerator);
+}
+
+TEST_CASE("format registry: rows, detection order, environment, the adl alias") {
+  // Every format a spec can name has one row; the generator alone is never detected.
+  for (const auto& e : kDataFormatNames) {
+    if (e.value == DataFormat::kAuto) continue;
+    const FormatEntry& row = format_entry(e.value);
+    CHECK(row.format == e.value);
+    CHECK(static_cast<bool>(row.read));
+    CHECK((row.detect == nullptr) == (e.value == DataFormat::kGenerator));
+  }
+  CHECK_THROWS_AS(format_entry(DataFormat::kAuto), std::logic_error);
+  const std::string fx = moca::data::test::fixture_dir();
+  CHECK(parse_data_spec("adl:" + fx + "/hmp").format == DataFormat::kHmp);
+  // The message lists what each detectable row looks for.
+  const std::string why = error_text<std::invalid_argument>([&] { parse_data_spec(fx); });
+  for (const FormatEntry& row : format_registry()) {
+    if (row.detect != nullptr) CHECK(contains(why, row.looks_for));
+  }
+  // Environment: an empty --data is $MOCA_HAPT_DIR's folder; $MOCA_HMP_DIR (adl-loso's) is not a
+  // default source (control), and use_env = false reads neither.
+  const char* hapt = std::getenv("MOCA_HAPT_DIR");
+  const char* hmp = std::getenv("MOCA_HMP_DIR");
+  const std::string saved_hapt = hapt ? hapt : "", saved_hmp = hmp ? hmp : "";
+  ::unsetenv("MOCA_HAPT_DIR");
+  ::setenv("MOCA_HMP_DIR", "/env/hmp", 1);
+  CHECK(default_data_spec() == "generator");
+  CHECK(folder_from_environment(DataFormat::kHmp) == "/env/hmp");
+  CHECK(folder_from_environment(DataFormat::kNpy).empty());
+  ::setenv("MOCA_HAPT_DIR", "/env/hapt", 1);
+  CHECK(default_data_spec() == "hapt:/env/hapt");
+  CHECK(default_data_spec(false) == "generator");
+  if (hapt)
+    ::setenv("MOCA_HAPT_DIR", saved_hapt.c_str(), 1);
+  else
+    ::unsetenv("MOCA_HAPT_DIR");
+  if (hmp)
+    ::setenv("MOCA_HMP_DIR", saved_hmp.c_str(), 1);
+  else
+    ::unsetenv("MOCA_HMP_DIR");
 }
 
 TEST_CASE("modalities: parse, format, errors") {

@@ -599,7 +599,7 @@ void print_program_uses(std::ostream& out, const data::Dataset& d) {
   const int patch = 20;
   out << "what the programs do with it:\n";
   out << "  kcca_score: "
-      << (d.spec.format == data::DataFormat::kHapt
+      << (data::format_entry(d.spec.format).transitions_by_default
               ? "scores 1000 Algorithm-1 transitions from the 7:3 training split (--transitions 0: "
                 "the windows)"
               : "scores " + std::to_string(std::min(w.size(), 1000)) +

@@ -198,19 +198,16 @@ DataFormat detect_format(const std::string& dir) {
     throw std::runtime_error("--data: '" + dir +
                              "' is not a folder (and not generator[:...] or FORMAT:DIR)");
   }
-  if (exists(dir + "/X.npy")) return DataFormat::kNpy;
-  if (detail::is_directory(dir + "/RawData") || exists(dir + "/labels.txt")) {
-    return DataFormat::kHapt;
+  std::string looked, names;
+  for (const FormatEntry& row : format_registry()) {
+    if (row.detect == nullptr) continue;
+    if (row.detect(dir)) return row.format;
+    looked +=
+        (looked.empty() ? "" : "; ") + std::string(row.looks_for) + " -> " + to_string(row.format);
+    names += (names.empty() ? "" : "|") + to_string(row.format);
   }
-  if (detail::is_directory(dir + "/HMP_Dataset") || has_hmp_files(dir)) return DataFormat::kHmp;
-  for (const auto& sub : detail::list_subdirs(dir)) {
-    if (has_hmp_files(dir + "/" + sub)) return DataFormat::kHmp;
-  }
-  throw_invalid(
-      "--data",
-      "cannot tell the format of '" + dir +
-          "' (looked for X.npy -> npy; RawData/ or labels.txt -> hapt; HMP_Dataset/ or folders of "
-          "Accelerometer-*.txt -> hmp); name it with --data-format hapt|hmp|npy or FORMAT:DIR");
+  throw_invalid("--data", "cannot tell the format of '" + dir + "' (looked for " + looked +
+                              "); name it with --data-format " + names + " or FORMAT:DIR");
 }
 
 DataSpec parse_data_spec(const std::string& text, DataFormat format) {
@@ -240,8 +237,11 @@ DataSpec parse_data_spec(const std::string& text, DataFormat format) {
     }
     return s;
   }
-  if (colon != std::string::npos && (head == "hapt" || head == "hmp" || head == "npy")) {
-    s.format = parse_enum(kDataFormatNames, head, "--data");
+  const EnumName<DataFormat>* prefix = nullptr;
+  for (const auto& e : kDataFormatNames)
+    if (head == e.name && e.value != DataFormat::kAuto) prefix = &e;
+  if (colon != std::string::npos && prefix != nullptr) {
+    s.format = prefix->value;
     s.path = text.substr(colon + 1);
     if (format != DataFormat::kAuto && format != s.format) {
       throw_invalid("", "DatasetOptions::format", to_string(format), "contradicts --data " + text);
@@ -380,54 +380,68 @@ Windows generate_for_spec(DataSpec& spec, const DatasetOptions& o) {
   return w;
 }
 
-/// The windows of d.spec as its reader gives them (before rate, modality and length fixes).
-Windows read_source(Dataset& d, const DatasetOptions& o) {
-  switch (d.spec.format) {
-    case DataFormat::kAuto:
-      break;  // parse_data_spec() resolves it
-    case DataFormat::kGenerator:
-      return generate_for_spec(d.spec, o);
-    case DataFormat::kHapt: {
-      // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
-      WindowingOptions wo;
-      wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
-      wo.stride = wo.length;
-      wo.transition_min_samples = std::min(wo.transition_min_samples, wo.length - 1);
-      return load_hapt_windows(d.spec.path, wo);
-    }
-    case DataFormat::kHmp: {
-      HmpOptions ho;
-      ho.length = o.length;
-      ho.target_rate_hz = o.target_rate_hz;
-      ho.include_model_folders = o.hmp_include_model_folders;
-      Windows w = load_hmp_windows(d.spec.path, ho);
-      d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
-                        format_number(o.target_rate_hz, 6) +
-                        " Hz by their reader (linear interpolation) "
-                        "before windowing");
-      return w;
-    }
-    case DataFormat::kNpy: {
-      NpyReadOptions no;
-      no.layout = o.npy_layout;
-      no.drop_nonfinite = o.drop_nonfinite;
-      std::vector<std::string> warnings;
-      Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite, &warnings);
-      for (const std::string& line : warnings) d.notes.push_back("warning: " + line);
-      if (d.dropped_nonfinite > 0) {
-        d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
-                          " windows holding non-finite values (--drop-nonfinite)");
-      }
-      return w;
-    }
+// The readers of the registry's rows.
+
+Windows open_generator_source(Dataset& d, const DatasetOptions& o) {
+  return generate_for_spec(d.spec, o);
+}
+
+Windows open_hapt_source(Dataset& d, const DatasetOptions& o) {
+  // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
+  WindowingOptions wo;
+  wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
+  wo.stride = wo.length;
+  wo.transition_min_samples = std::min(wo.transition_min_samples, wo.length - 1);
+  return load_hapt_windows(d.spec.path, wo);
+}
+
+Windows open_hmp_source(Dataset& d, const DatasetOptions& o) {
+  HmpOptions ho;
+  ho.length = o.length;
+  ho.target_rate_hz = o.target_rate_hz;
+  ho.include_model_folders = o.hmp_include_model_folders;
+  Windows w = load_hmp_windows(d.spec.path, ho);
+  d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
+                    format_number(o.target_rate_hz, 6) +
+                    " Hz by their reader (linear interpolation) "
+                    "before windowing");
+  return w;
+}
+
+Windows open_npy_source(Dataset& d, const DatasetOptions& o) {
+  NpyReadOptions no;
+  no.layout = o.npy_layout;
+  no.drop_nonfinite = o.drop_nonfinite;
+  std::vector<std::string> warnings;
+  Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite, &warnings);
+  for (const std::string& line : warnings) d.notes.push_back("warning: " + line);
+  if (d.dropped_nonfinite > 0) {
+    d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
+                      " windows holding non-finite values (--drop-nonfinite)");
   }
-  throw std::logic_error("open_dataset(): unhandled data format");
+  return w;
+}
+
+bool is_npy_folder(const std::string& dir) {
+  return exists(dir + "/X.npy");
+}
+
+bool is_hapt_folder(const std::string& dir) {
+  return detail::is_directory(dir + "/RawData") || exists(dir + "/labels.txt");
+}
+
+bool is_hmp_folder(const std::string& dir) {
+  if (detail::is_directory(dir + "/HMP_Dataset") || has_hmp_files(dir)) return true;
+  for (const auto& sub : detail::list_subdirs(dir)) {
+    if (has_hmp_files(dir + "/" + sub)) return true;
+  }
+  return false;
 }
 
 /// --sample-rate (.npy only), or the model's rate when the data states none.
 void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
   if (o.sample_rate_hz > 0) {
-    if (d.spec.format != DataFormat::kNpy) {
+    if (!format_entry(d.spec.format).windows_as_given) {
       throw_invalid(
           "", "DatasetOptions::sample_rate_hz", format_number(o.sample_rate_hz, 6),
           "applies to .npy folders; " + to_string(d.spec.format) + " data has a known rate");
@@ -475,7 +489,10 @@ bool unnamed_channels(const Windows& w) {
 /// A .npy folder without channel names: its channels named from its stated modality groups
 /// (meta.json's or --modalities; groups guessed from the stand-in names name nothing).
 void names_from_groups(Windows& w, Dataset& d) {
-  if (d.spec.format != DataFormat::kNpy || !unnamed_channels(w) || w.modalities.empty()) return;
+  if (!format_entry(d.spec.format).windows_as_given || !unnamed_channels(w) ||
+      w.modalities.empty()) {
+    return;
+  }
   bool named = false;
   for (const ModalityGroup& g : w.modalities) {
     static const char* const xyz[] = {"_x", "_y", "_z"};
@@ -519,7 +536,7 @@ void settle_modalities(Windows& w, Dataset& d, const DatasetOptions& o) {
 
 /// Resamples to the model's rate and crops / pads to its length (unless kept for .npy).
 void fit_to_model(Windows& w, Dataset& d, const DatasetOptions& o) {
-  const bool keep = o.keep_rate_and_length && d.spec.format == DataFormat::kNpy;
+  const bool keep = o.keep_rate_and_length && format_entry(d.spec.format).windows_as_given;
   if (keep || (w.sample_rate_hz == o.target_rate_hz && w.length == o.length)) return;
   const int m = resampled_length(w.length, w.sample_rate_hz, o.target_rate_hz);
   std::string note;
@@ -540,10 +557,53 @@ void fit_to_model(Windows& w, Dataset& d, const DatasetOptions& o) {
 
 }  // namespace
 
-std::string default_data_spec(bool use_env) {
-  const char* env = use_env ? std::getenv("MOCA_HAPT_DIR") : nullptr;
-  return env != nullptr && *env != '\0' ? std::string("hapt:") + env : "generator";
+// clang-format off
+const std::vector<FormatEntry>& format_registry() {
+  //  format                 detect          looks for                    reader
+  //                          env              default  as given  transitions  study key
+  static const std::vector<FormatEntry> rows = {
+      {DataFormat::kNpy,       is_npy_folder,  "X.npy",                     open_npy_source,
+                               nullptr,         false,   true,     false,       nullptr},
+      {DataFormat::kHapt,      is_hapt_folder, "RawData/ or labels.txt",    open_hapt_source,
+                               "MOCA_HAPT_DIR", true,    false,    true,        "hapt_windows"},
+      {DataFormat::kHmp,       is_hmp_folder,  "HMP_Dataset/ or folders of Accelerometer-*.txt",
+                                                                            open_hmp_source,
+                               "MOCA_HMP_DIR",  false,   false,    false,       nullptr},
+      {DataFormat::kGenerator, nullptr,        "",                          open_generator_source,
+                               nullptr,         false,   false,    false,       nullptr}};
+  return rows;
 }
+// clang-format on
+
+const FormatEntry& format_entry(DataFormat format) {
+  for (const FormatEntry& row : format_registry())
+    if (row.format == format) return row;
+  throw std::logic_error("format_entry(): no registry row for format " + to_string(format));
+}
+
+std::string folder_from_environment(DataFormat format) {
+  const char* name = format_entry(format).env;
+  const char* value = name != nullptr ? std::getenv(name) : nullptr;
+  return value != nullptr ? value : "";
+}
+
+std::string default_data_spec(bool use_env) {
+  for (const FormatEntry& row : format_registry()) {
+    if (!row.default_source || !use_env) continue;
+    const std::string folder = folder_from_environment(row.format);
+    if (!folder.empty()) return to_string(row.format) + ":" + folder;
+  }
+  return "generator";
+}
+
+namespace {
+/// "$VAR" of the default source's environment variable (for messages).
+std::string default_env_name() {
+  for (const FormatEntry& row : format_registry())
+    if (row.default_source && row.env != nullptr) return std::string("$") + row.env;
+  return "";
+}
+}  // namespace
 
 Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   o.validate();
@@ -552,10 +612,10 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   d.origin = "--data";
   if (text.empty()) {
     text = default_data_spec(o.use_env);
-    d.origin = text == "generator" ? "default" : "$MOCA_HAPT_DIR";
+    d.origin = text == "generator" ? "default" : default_env_name();
   }
   d.spec = parse_data_spec(text, text == spec_text ? o.format : DataFormat::kAuto);
-  Windows w = read_source(d, o);
+  Windows w = format_entry(d.spec.format).read(d, o);
   d.source_channels = w.channels;
   d.source_length = w.length;
   settle_channel_names(w, d, o);
@@ -576,10 +636,11 @@ std::string Dataset::summary() const {
   const Windows& w = windows;
   std::set<int> subjects(w.subjects.data(), w.subjects.data() + w.size());
   subjects.erase(-1);
-  std::string s = spec.format == DataFormat::kGenerator
-                      ? "built-in synthetic IMU generator (" + spec.to_string() +
-                            (origin == "default" ? "; no --data and no $MOCA_HAPT_DIR" : "") + ")"
-                      : spec.to_string() + " (from " + origin + ")";
+  std::string s =
+      spec.format == DataFormat::kGenerator
+          ? "built-in synthetic IMU generator (" + spec.to_string() +
+                (origin == "default" ? "; no --data and no " + default_env_name() : "") + ")"
+          : spec.to_string() + " (from " + origin + ")";
   return s + ": " + std::to_string(w.size()) + " windows of " + std::to_string(w.channels) +
          " channels x " + std::to_string(w.length) + " samples at " +
          format_number(w.sample_rate_hz, 6) + " Hz, modalities " + format_modalities(w.modalities) +

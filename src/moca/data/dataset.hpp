@@ -142,8 +142,45 @@ struct Dataset {
   nlohmann::json to_json() const;
 };
 
-/// The spec an empty `--data` stands for: hapt:$MOCA_HAPT_DIR when `use_env` and the variable is
-/// set, else "generator". The one place the programs read $MOCA_HAPT_DIR.
+/// One row of the data-format registry (format_registry(), the table in dataset.cpp):
+/// everything the toolkit asks of a format. Behaviour is asked of the row, never of a format's
+/// name; adding a format is its reader (in its own file) plus one row.
+struct FormatEntry {
+  DataFormat format;  ///< its name is kDataFormatNames' (--data-format, FORMAT:DIR, results)
+  /// Whether the folder `dir` holds this format (null: never detected; the generator).
+  /// Detection asks the rows in registry order.
+  bool (*detect)(const std::string& dir);
+  const char* looks_for;  ///< what detect() looks for, for messages
+  /// The windows as the reader gives them (before rate, modality and length fixes); may add
+  /// notes to `d`.
+  Windows (*read)(Dataset& d, const DatasetOptions& o);
+  const char* env;  ///< the environment variable that names its folder, or null
+  /// An empty --data reads this format's folder from `env` when it is set (hapt), else the
+  /// generator.
+  bool default_source;
+  /// Windows stored as given (a .npy folder): the rate is the data's own (--sample-rate may
+  /// state it), unnamed channels are named from their groups, keep_rate_and_length applies.
+  bool windows_as_given;
+  /// Cut from continuous recordings: kcca_score and the studies score Algorithm-1 synthetic
+  /// transitions of its training split by default (HAPT, as the paper does).
+  bool transitions_by_default;
+  /// The key under which the studies' results record its window count (kept for readers of
+  /// older results), or null.
+  const char* study_windows_key;
+};
+
+/// The registry, in detection order.
+const std::vector<FormatEntry>& format_registry();
+
+/// The row of `format` (kAuto has none: std::logic_error).
+const FormatEntry& format_entry(DataFormat format);
+
+/// The folder that `format`'s environment variable names ($MOCA_HAPT_DIR, $MOCA_HMP_DIR), or ""
+/// when it has none or it is unset. The one place the data environment variables are read.
+std::string folder_from_environment(DataFormat format);
+
+/// The spec an empty `--data` stands for: FORMAT:$VAR for the default_source row when `use_env`
+/// and its variable is set, else "generator".
 std::string default_data_spec(bool use_env = true);
 
 /// Opens `spec` with `options` (rules above). std::invalid_argument for bad specs, options or

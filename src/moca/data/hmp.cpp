@@ -1,4 +1,5 @@
 #include "moca/data/hmp.hpp"
+#include "moca/data/dataset.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -259,11 +260,7 @@ Windows load_hmp_windows(const std::string& dir, const HmpOptions& options) {
 AdlTransferData adl_transfer_data(const std::string& dir, bool paper_classes,
                                   const std::string& keep_classes) {
   AdlTransferData d;
-  std::string folder = dir;
-  if (folder.empty()) {
-    const char* env = std::getenv("MOCA_HMP_DIR");
-    if (env != nullptr) folder = env;
-  }
+  const std::string folder = dir.empty() ? folder_from_environment(DataFormat::kHmp) : dir;
   if (folder.empty()) {
     throw_invalid("adl_transfer_data()",
                   "protocol adl-loso needs the UCI ADL (HMP) data: --hmp DIR or "
