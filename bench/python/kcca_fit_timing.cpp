@@ -20,11 +20,11 @@ int main(int argc, char** argv) {
     const Eigen::MatrixXd U = moca::read_matrix(argv[1]);
     const Eigen::MatrixXd M = moca::read_matrix(argv[2]);
     moca::kcca::AnalysisOptions o;
-    o.kernel = "rbf";
+    o.kernel = moca::kcca::KernelType::kGaussian;
     o.gamma = 0.1;
     o.components = 3;
     o.coefficients = true;
-    if (argc == 5) o.method = argv[4];
+    if (argc == 5) o.method = moca::kcca::parse_kcca_method(argv[4]);
     moca::kcca::AnalysisResult a;
     for (int r = 0; r < std::stoi(argv[3]); ++r) {
       const auto t0 = std::chrono::steady_clock::now();

@@ -42,6 +42,15 @@ double parse_double(const std::string& text, const std::string& what) {
   throw std::invalid_argument(what + " (" + text + ") must be a number");
 }
 
+/// A data set's protocol: auto (empty) or a model::Protocol name.
+std::optional<model::Protocol> parse_protocol(const std::string& text, const std::string& what) {
+  if (text == "auto") return std::nullopt;
+  for (const auto& row : model::kProtocolNames)
+    if (text == row.name) return row.value;
+  throw std::invalid_argument(what + " (" + text +
+                              ") must be one of: auto, random, subject-kfold, loso");
+}
+
 int parse_int(const std::string& text, const std::string& what) {
   const double v = parse_double(text, what);
   if (v != std::floor(v) || std::abs(v) > 1e9)
@@ -128,7 +137,7 @@ json TransferDataSet::to_json() const {
           {"keep_classes", dataset.keep_classes},
           {"npy_layout", dataset.npy_layout},
           {"drop_nonfinite", dataset.drop_nonfinite},
-          {"protocol", protocol},
+          {"protocol", protocol ? model::to_string(*protocol) : std::string("auto")},
           {"folds", folds},
           {"match_channels", enum_name(model::kChannelMatchNames, match_channels)},
           {"input_seconds", input_seconds},
@@ -146,7 +155,7 @@ void TransferDataSet::set_json(const json& j) {
   dataset.keep_classes = j.at("keep_classes");
   dataset.npy_layout = j.at("npy_layout");
   dataset.drop_nonfinite = j.at("drop_nonfinite");
-  protocol = j.at("protocol");
+  protocol = parse_protocol(j.at("protocol").get<std::string>(), "protocol");
   folds = j.at("folds");
   match_channels = parse_enum(model::kChannelMatchNames, j.at("match_channels").get<std::string>(),
                               "match_channels");
@@ -218,7 +227,7 @@ void apply_data_settings(std::vector<TransferDataSet>& sets,
     } else if (key == "drop-nonfinite") {
       d.dataset.drop_nonfinite = parse_bool(value, what);
     } else if (key == "protocol") {
-      d.protocol = value;
+      d.protocol = parse_protocol(value, what);
     } else if (key == "folds") {
       d.folds = parse_int(value, what);
     } else if (key == "match-channels") {
@@ -262,7 +271,6 @@ void TransferStudyOptions::validate() const {
     if (!data_names.insert(d.name).second)
       throw std::invalid_argument("--data: the name " + d.name + " is used twice");
     const std::string p = "--set " + d.name + ".";
-    if (d.protocol != "auto") parse_enum(model::kProtocolNames, d.protocol, p + "protocol");
     if (d.folds < 2)
       throw std::invalid_argument(p + "folds (" + std::to_string(d.folds) + ") must be >= 2");
     if (!(d.input_seconds >= 0.0))
@@ -427,9 +435,8 @@ OpenedTransferData open_transfer_data(const TransferStudyOptions& o, const Trans
   }
   model::ProtocolOptions& p = out.protocol;
   const int n_subjects = static_cast<int>(subjects.size());
-  std::string protocol = d.protocol;
-  if (protocol == "auto") protocol = n_subjects > 5 ? "subject-kfold" : "loso";
-  p.protocol = parse_enum(model::kProtocolNames, protocol, "--set " + d.name + ".protocol");
+  p.protocol =
+      d.protocol.value_or(n_subjects > 5 ? model::Protocol::kSubjectKfold : model::Protocol::kLoso);
   p.folds = d.folds;
   p.split_seed = o.split_seed;
   p.match_channels = d.match_channels;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <optional>
 #include "moca/data/dataset.hpp"
 #include "moca/model/downstream.hpp"
 #include "moca/model/protocol.hpp"
@@ -26,9 +27,9 @@ struct TransferDataSet {
   std::string name;              ///< as in the tables ([A-Za-z0-9_-]+, unique)
   std::string spec;              ///< data::open_dataset spec (npy:DIR, hmp:DIR, ...)
   data::DatasetOptions dataset;  ///< format, modalities, rate, channel names, segment, ...
-  /// auto (subject-wise 5-fold with more than 5 subjects, leave-one-subject-out otherwise),
-  /// random, subject-kfold or loso.
-  std::string protocol = "auto";
+  /// random, subject-kfold or loso; empty = auto (subject-wise k-fold with more than 5
+  /// subjects, leave-one-subject-out otherwise). Written "auto" in JSON and `--set`.
+  std::optional<model::Protocol> protocol;
   int folds = 5;  ///< subject-kfold (and auto): k
   model::ChannelMatch match_channels = model::ChannelMatch::kName;
   double input_seconds = 0.0;  ///< > 0: windows of this length (geometry_at_seconds)

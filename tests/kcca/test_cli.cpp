@@ -241,7 +241,7 @@ TEST_CASE("kcca tool: run_kcca in process") {
   moca::tools::KccaToolOptions o;
   o.u_path = (d / "a.csv").string();
   o.m_path = (d / "b.csv").string();
-  o.analysis.kernel = "linear";
+  o.analysis.kernel = moca::kcca::KernelType::kLinear;
   o.analysis.center = false;
   o.analysis.components = 2;
   std::ostringstream out;

@@ -53,7 +53,11 @@ TEST_CASE("transfer_study: --data and --set parse, and name what is wrong") {
   CHECK(sets[1].dataset.channel_names == std::vector<std::string>{"acc_x", "acc_y", "acc_z"});
   CHECK(sets[1].dataset.modalities == "acc=0-2");
   CHECK(sets[1].dataset.segment == "5:2.5");
-  CHECK(sets[0].protocol == "loso");
+  CHECK(sets[0].protocol == moca::model::Protocol::kLoso);
+  CHECK(!sets[1].protocol);  // auto
+  CHECK_THROWS_WITH_AS(apply_data_settings(sets, {"w.protocol=kfold"}),
+                       doctest::Contains("w.protocol (kfold) must be one of: auto, random"),
+                       std::invalid_argument);
   CHECK(sets[1].folds == 4);
   CHECK(sets[1].match_channels == moca::model::ChannelMatch::kPosition);
   CHECK(sets[1].input_seconds == 5.0);
@@ -130,7 +134,6 @@ TEST_CASE("transfer_study: units, the paper's per-data-set settings, option rule
   bad([](auto& x) { x.models.push_back({"scratch", "d.pt"}); });
   bad([](auto& x) { x.settings = {"lp", "probe"}; });
   bad([](auto& x) { x.settings = {"lp", "lp"}; });
-  bad([](auto& x) { x.data[0].protocol = "kfold"; });
   bad([](auto& x) { x.data[0].folds = 1; });
   bad([](auto& x) { x.data[0].paper = "uci"; });
   bad([](auto& x) { x.label_fraction = 0; });

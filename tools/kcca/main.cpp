@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "enum_option.hpp"
 #include "kcca_tool.hpp"
 #include "run_cli.hpp"
 
@@ -12,8 +13,8 @@ int main(int argc, char** argv) {
       "with the same number of rows (CSV with optional header, or .npy)"};
   app.add_option("--u", o.u_path, "view u: n x d_u matrix (.csv or .npy)")->required();
   app.add_option("--m", o.m_path, "view m: n x d_m matrix (.csv or .npy)")->required();
-  app.add_option("--kernel", o.analysis.kernel, "linear | rbf | poly | laplacian")
-      ->capture_default_str();
+  moca::tools::add_enum_option(&app, "--kernel", o.analysis.kernel, moca::kcca::kKernelTypeNames,
+                               "linear | rbf | poly | laplacian");
   app.add_option("--sigma", o.analysis.sigma, "bandwidth (> 0) or auto (median heuristic per view)")
       ->capture_default_str();
   app.add_option("--degree", o.analysis.degree, "polynomial degree")->capture_default_str();
@@ -28,9 +29,9 @@ int main(int argc, char** argv) {
                "centre the kernels in feature space (default) or not");
   app.add_option("--components", o.analysis.components, "canonical correlations to report")
       ->capture_default_str();
-  app.add_option("--method", o.analysis.method,
-                 "auto (iterative for few components, else exact) | exact | iterative | lowrank")
-      ->capture_default_str();
+  moca::tools::add_enum_option(
+      &app, "--method", o.analysis.method, moca::kcca::kKccaMethodNames,
+      "auto (iterative for few components, else exact) | exact | iterative | lowrank");
   app.add_option("--rank", o.analysis.rank, "rank of the low-rank factors")->capture_default_str();
   app.add_flag("--cca", o.analysis.cca, "linear CCA of the (optionally PCA-reduced) columns");
   app.add_option("--pca", o.analysis.pca, "with --cca: principal components per view (0 = none)")

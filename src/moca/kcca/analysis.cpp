@@ -127,7 +127,7 @@ void linear_cca_part(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M, Analysi
 /// heuristic of the view, seeded by derive_seed(seed, view)).
 Kernel view_kernel(const AnalysisOptions& o, const Eigen::MatrixXd& X, std::uint64_t view) {
   Kernel k;
-  k.type = parse_kernel_type(o.kernel);
+  k.type = o.kernel;
   k.degree = o.degree;
   k.coef0 = o.coef0;
   if (k.type == KernelType::kGaussian || k.type == KernelType::kLaplacian) {
@@ -144,7 +144,7 @@ KccaOptions solver_options(const AnalysisOptions& o, Eigen::Index n) {
   ko.gamma_m = o.gamma ? *o.gamma : o.gamma_m;
   ko.center = o.center;
   ko.components = o.components;
-  ko.method = parse_kcca_method(o.method);
+  ko.method = o.method;
   ko.rank = o.rank;
   ko.seed = o.seed;
   ko.coefficients = o.coefficients;
@@ -306,7 +306,6 @@ void resampling_json(const AnalysisResult& a, json& j) {
 }  // namespace
 
 void AnalysisOptions::validate() const {
-  parse_kernel_type(kernel);
   if (!sigma_auto(*this)) parse_sigma(sigma);
   if (degree < 1)
     throw_invalid("", "AnalysisOptions::degree", std::to_string(degree), "must be >= 1");
@@ -324,12 +323,6 @@ void AnalysisOptions::validate() const {
   }
   if (components < 1) {
     throw_invalid("", "AnalysisOptions::components", std::to_string(components), "must be >= 1");
-  }
-  try {
-    parse_kcca_method(method);
-  } catch (const std::invalid_argument&) {
-    throw_invalid("", "AnalysisOptions::method", method,
-                  "must be one of auto, exact, iterative, lowrank");
   }
   if (rank < 1) throw_invalid("", "AnalysisOptions::rank", std::to_string(rank), "must be >= 1");
   if (pca < 0) throw_invalid("", "AnalysisOptions::pca", std::to_string(pca), "must be >= 0");

@@ -21,7 +21,8 @@ namespace moca::kcca {
 /// Options of kcca_analysis() (the `kcca` tool's flags; defaults are its defaults). Messages of
 /// validate() name the fields (`AnalysisOptions::sigma`; the `kcca` tool prints its flags).
 struct AnalysisOptions {
-  std::string kernel = "rbf";   ///< linear | rbf | poly | laplacian (parse_kernel_type names)
+  KernelType kernel =
+      KernelType::kGaussian;    ///< linear | rbf | poly | laplacian (kKernelTypeNames)
   std::string sigma = "auto";   ///< bandwidth S (> 0) or auto (median heuristic per view)
   int degree = 2;               ///< polynomial degree (>= 1)
   double coef0 = 1.0;           ///< polynomial offset (>= 0)
@@ -30,11 +31,11 @@ struct AnalysisOptions {
   double gamma_m = 0.1;         ///< regularisation of view m (> 0)
   bool center = true;           ///< centre the Grams in feature space
   int components = 1;           ///< correlations K (1 <= K <= what the data allows)
-  std::string method = "auto";  ///< auto | exact | iterative | lowrank (parse_kcca_method)
-  int rank = 300;               ///< low-rank factor rank (>= 1)
-  bool cca = false;             ///< linear CCA instead of KCCA
-  int pca = 0;                  ///< linear CCA: PCA to this many components per view (0 = none)
-  double ridge = 0.0;           ///< linear CCA: ridge added to both covariances (>= 0)
+  KccaMethod method = KccaMethod::kAuto;  ///< auto | exact | iterative | lowrank (kKccaMethodNames)
+  int rank = 300;                         ///< low-rank factor rank (>= 1)
+  bool cca = false;                       ///< linear CCA instead of KCCA
+  int pca = 0;           ///< linear CCA: PCA to this many components per view (0 = none)
+  double ridge = 0.0;    ///< linear CCA: ridge added to both covariances (>= 0)
   int bootstrap = 0;     ///< resamples of a 95% percentile CI per correlation (0 = none, else >= 2)
   int permutations = 0;  ///< permutations of view m's rows for p-values (0 = none)
   std::uint64_t seed = 0;  ///< bandwidth subsample, Nystrom landmarks, bootstrap, permutations

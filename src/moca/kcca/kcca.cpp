@@ -192,12 +192,6 @@ KccaResult kcca_checked(Eigen::MatrixXd& Ku, Eigen::MatrixXd& Km, double scale_u
 }  // namespace
 
 // clang-format off
-constexpr EnumName<KccaMethod> kKccaMethodNames[] = {
-    {KccaMethod::kAuto, "auto"},
-    {KccaMethod::kExact, "exact"},
-    {KccaMethod::kIterative, "iterative"},
-    {KccaMethod::kLowRank, "lowrank"},
-    {KccaMethod::kLowRank, "low-rank"}};
 constexpr EnumName<KccaRegularizer> kRegularizerNames[] = {
     {KccaRegularizer::kPaper, "paper"},
     {KccaRegularizer::kBachJordan, "bach-jordan"}};

@@ -37,6 +37,13 @@ enum class KccaMethod {
   kLowRank,    ///< K ~ G Gᵀ (incomplete Cholesky or Nyström), never forms K: O(n r^2)
 };
 
+/// The solvers' names (first of a value: its name; later ones: accepted aliases).
+inline constexpr EnumName<KccaMethod> kKccaMethodNames[] = {{KccaMethod::kAuto, "auto"},
+                                                            {KccaMethod::kExact, "exact"},
+                                                            {KccaMethod::kIterative, "iterative"},
+                                                            {KccaMethod::kLowRank, "lowrank"},
+                                                            {KccaMethod::kLowRank, "low-rank"}};
+
 /// The regulariser R in alphaᵀ R alpha = 1.
 enum class KccaRegularizer {
   kPaper,       ///< R = K^2 + gamma K  (paper; kernlab), filter sqrt(l / (l + gamma))
