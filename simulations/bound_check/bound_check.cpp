@@ -15,7 +15,7 @@
 namespace moca::sim {
 
 void BoundCheckOptions::validate() const {
-  const std::string f = "BoundCheckOptions::validate(): ";
+  const std::string f = "BoundCheckOptions::";  // fields, which the program names by their flags
   if (checkpoint.empty()) throw std::invalid_argument(f + "checkpoint is empty; give --checkpoint");
   data.validate();
   if (policies.empty()) throw std::invalid_argument(f + "policies is empty");

@@ -13,15 +13,15 @@ namespace moca::sim {
 
 void StudyDataOptions::validate() const {
   if (samples < 3) {
-    throw std::invalid_argument("StudyDataOptions::validate(): samples (" +
-                                std::to_string(samples) + ") must be >= 3");
+    throw std::invalid_argument("StudyDataOptions::samples (" + std::to_string(samples) +
+                                ") must be >= 3");
   }
   if (!(selection.coupling >= 0.0 && selection.coupling <= 1.0)) {
-    throw std::invalid_argument("StudyDataOptions::validate(): coupling (" +
+    throw std::invalid_argument("StudyDataOptions::coupling (" +
                                 std::to_string(selection.coupling) + ") must be in [0, 1]");
   }
   if (selection.split_seed > 0xffffffffULL) {
-    throw std::invalid_argument("StudyDataOptions::validate(): split_seed (" +
+    throw std::invalid_argument("StudyDataOptions::split_seed (" +
                                 std::to_string(selection.split_seed) + ") must be <= 2^32 - 1");
   }
 }

@@ -17,7 +17,7 @@
 namespace moca::sim {
 
 void CouplingSweepOptions::validate() const {
-  const std::string f = "CouplingSweepOptions::validate(): ";
+  const std::string f = "CouplingSweepOptions::";  // fields, which the program names by their flags
   if (couplings.size() < 2) {
     throw std::invalid_argument(f + "couplings has " + std::to_string(couplings.size()) +
                                 " values; give at least 2");

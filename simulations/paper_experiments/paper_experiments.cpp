@@ -34,7 +34,8 @@ using masking::format_number;
 }  // namespace
 
 void PaperExperimentsOptions::validate() const {
-  const std::string f = "PaperExperimentsOptions::validate(): ";
+  // Messages name the fields (PaperExperimentsOptions::name); the program names its flags.
+  const std::string f = "PaperExperimentsOptions::";
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(f + what);
   };
@@ -52,7 +53,8 @@ void PaperExperimentsOptions::validate() const {
   need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
   need(lr > 0, "lr (" + format_number(lr) + ") must be > 0");
   need(warmup_epochs >= 0 && warmup_epochs < epochs,
-       "warmup_epochs (" + format_number(warmup_epochs) + ") must be in [0, epochs)");
+       "warmup_epochs (" + format_number(warmup_epochs) +
+           ") must be in [0, PaperExperimentsOptions::epochs)");
   need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
   need(finetune_epochs >= 1,
        "finetune_epochs (" + std::to_string(finetune_epochs) + ") must be >= 1");

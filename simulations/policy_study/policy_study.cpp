@@ -70,7 +70,8 @@ data::DataOptions default_study_selection() {
 }
 
 void PolicyStudyOptions::validate() const {
-  const std::string f = "PolicyStudyOptions::validate(): ";
+  // Messages name the fields (PolicyStudyOptions::name); the program names its flags.
+  const std::string f = "PolicyStudyOptions::";
   const int generator_windows = selection.synthetic_windows, folds = selection.folds;
   selection.dataset.validate();
   auto need = [&](bool ok, const std::string& what) {
@@ -98,7 +99,8 @@ void PolicyStudyOptions::validate() const {
   need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
   need(lr > 0, "lr (" + masking::format_number(lr) + ") must be > 0");
   need(warmup_epochs >= 0 && warmup_epochs < epochs,
-       "warmup_epochs (" + masking::format_number(warmup_epochs) + ") must be in [0, epochs)");
+       "warmup_epochs (" + masking::format_number(warmup_epochs) +
+           ") must be in [0, PolicyStudyOptions::epochs)");
   need(checkpoint_every >= 1,
        "checkpoint_every (" + std::to_string(checkpoint_every) + ") must be >= 1");
   need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");

@@ -15,7 +15,8 @@
 namespace moca::sim {
 
 void SimulationStudyOptions::validate() const {
-  const std::string f = "SimulationStudyOptions::validate(): ";
+  const std::string f =
+      "SimulationStudyOptions::";  // fields, which the program names by their flags
   data.validate();
   if (schemes.empty()) throw std::invalid_argument(f + "schemes is empty; give at least one");
   if (!(ratio > 0.0 && ratio < 1.0)) {

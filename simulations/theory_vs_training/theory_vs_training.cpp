@@ -23,7 +23,8 @@
 namespace moca::sim {
 
 void TheoryVsTrainingOptions::validate() const {
-  const std::string f = "TheoryVsTrainingOptions::validate(): ";
+  // Messages name the fields (TheoryVsTrainingOptions::name); the program names its flags.
+  const std::string f = "TheoryVsTrainingOptions::";
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(f + what);
   };
@@ -38,7 +39,8 @@ void TheoryVsTrainingOptions::validate() const {
   need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
   need(lr > 0, "lr (" + masking::format_number(lr) + ") must be > 0");
   need(warmup_epochs >= 0 && warmup_epochs < epochs,
-       "warmup_epochs (" + masking::format_number(warmup_epochs) + ") must be in [0, epochs)");
+       "warmup_epochs (" + masking::format_number(warmup_epochs) +
+           ") must be in [0, TheoryVsTrainingOptions::epochs)");
   need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
   need(threads >= 0, "threads (" + std::to_string(threads) + ") must be >= 0");
   need(resamples >= 100, "resamples (" + std::to_string(resamples) + ") must be >= 100");

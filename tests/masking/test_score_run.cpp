@@ -129,4 +129,16 @@ TEST_CASE("the programs name the flag where the library names the field (field_f
   CHECK(tools::with_flag_names("DatasetOptions::formats, X::DatasetOptions::format") ==
         "DatasetOptions::formats, X::DatasetOptions::format");
   CHECK(tools::with_flag_names("pca (2) needs AnalysisOptions::cca") == "pca (2) needs --cca");
+  // Fields outside the table: `XOptions::a_b` is `--a-b` where the program has that flag, and
+  // stays as it is where it has not (or no program is given).
+  const auto has = [](const std::string& flag) { return flag == "--batch-size"; };
+  CHECK(tools::with_flag_names("StudyOptions::batch_size (0) must be >= 1", has) ==
+        "--batch-size (0) must be >= 1");
+  CHECK(tools::with_flag_names("StudyOptions::lr (0) must be > 0", has) ==
+        "StudyOptions::lr (0) must be > 0");
+  CHECK(tools::with_flag_names("StudyOptions::batch_size (0)") == "StudyOptions::batch_size (0)");
+  CHECK(tools::with_flag_names("Study::batch_size and StudyOptions::batch_sizes", has) ==
+        "Study::batch_size and StudyOptions::batch_sizes");
+  // The table wins over the rule: PretrainOptions::batch_size is moca's --batch.
+  CHECK(tools::with_flag_names("PretrainOptions::batch_size (0)", has) == "--batch (0)");
 }

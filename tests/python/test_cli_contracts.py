@@ -350,3 +350,34 @@ def test_flag_beside_the_spec_key_it_duplicates_is_refused(program, args):
     assert "--coupling (0.1) and --data's coupling=0.8 both set" in p.stderr, p.stderr
     run(program, *pre, "--data", "generator:coupling=0.5", *rest)  # the key alone
     run(program, *pre, "--coupling", "0.5", *rest)  # the flag alone
+
+
+# Issue 39: one bad value of a shared option (warm-up, batch, sample rate) is named by the flag
+# of the program that received it, never by a library struct's field.
+SHARED_BAD = [
+    (("moca", "pretrain"), [("--warmup-epochs", "500"), ("--batch", "0"), ("--sample-rate", "-1")]),
+    (("moca", "finetune", "--from-scratch"),
+     [("--warmup-epochs", "500"), ("--batch", "0"), ("--sample-rate", "-1")]),
+    (("moca", "linprobe", "--checkpoint", "none.pt"), [("--warmup-epochs", "500"), ("--batch", "0")]),
+    (("policy_study", "--out", "{tmp}/ps"),
+     [("--warmup-epochs", "500"), ("--batch-size", "0"), ("--sample-rate", "-1")]),
+    (("paper_experiments", "--out", "{tmp}/pe"),
+     [("--warmup-epochs", "500"), ("--batch-size", "0"), ("--sample-rate", "-1")]),
+    (("theory_vs_training", "--workdir", "{tmp}/tvt"),
+     [("--warmup-epochs", "500"), ("--batch-size", "0"), ("--sample-rate", "-1")]),
+    (("kcca_score",), [("--sample-rate", "-1")]),
+    (("simulation_study",), [("--sample-rate", "-1")]),
+]
+
+
+@pytest.mark.parametrize("program,bad", SHARED_BAD, ids=lambda v: " ".join(v) if isinstance(v, tuple) else None)
+def test_shared_option_messages_name_the_programs_flag(tmp_path, program, bad):
+    name, *head = program
+    head = [h.format(tmp=tmp_path) for h in head]
+    for flag, value in bad:
+        p = run(name, *head, flag, value, rc=2, cwd=tmp_path)
+        last = p.stderr.strip().splitlines()[-1]
+        assert last.startswith(f"{name}: {flag} ({value})"), last
+        assert "Options::" not in last and "validate()" not in last, last
+    # Nothing of a run was left behind.
+    assert not any(tmp_path.iterdir())

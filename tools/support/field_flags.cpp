@@ -46,6 +46,12 @@ constexpr FieldFlag kFieldFlags[] = {
     {"DownstreamOptions::epochs",        "--epochs"},
     {"PretrainOptions::batch_size",      "--batch"},
     {"DownstreamOptions::batch_size",    "--batch"},
+    {"PretrainOptions::lr",              "--lr"},
+    {"DownstreamOptions::lr",            "--lr"},
+    {"PretrainOptions::min_lr",          "--min-lr"},
+    {"DownstreamOptions::min_lr",        "--min-lr"},
+    {"PretrainOptions::weight_decay",    "--weight-decay"},
+    {"DownstreamOptions::weight_decay",  "--weight-decay"},
     // model::ImportOptions (moca import)
     {"ImportOptions::channel_names",     "--channel-names"},
     {"ImportOptions::sample_rate_hz",    "--sample-rate"},
@@ -68,14 +74,40 @@ bool ends_name(const std::string& s, size_t end) {
   return end == s.size() || (!name_char(s[end]) && s.compare(end, 2, "::") != 0);
 }
 
+// At `i`: `XOptions::field` (an options struct's field) whose flag `--field` (with '-' for '_')
+// `has_flag` knows; returns its length and sets `flag`, or 0.
+size_t options_field(const std::string& s, size_t i,
+                     const std::function<bool(const std::string&)>& has_flag, std::string& flag) {
+  if (!has_flag) return 0;
+  size_t j = i;
+  while (j < s.size() && name_char(s[j])) ++j;
+  static const std::string kSuffix = "Options";
+  if (j - i <= kSuffix.size() || s.compare(j - kSuffix.size(), kSuffix.size(), kSuffix) != 0 ||
+      s.compare(j, 2, "::") != 0) {
+    return 0;
+  }
+  size_t k = j + 2;
+  while (k < s.size() && name_char(s[k])) ++k;
+  if (k == j + 2 || !ends_name(s, k)) return 0;
+  std::string candidate = "--" + s.substr(j + 2, k - j - 2);
+  for (char& c : candidate)
+    if (c == '_') c = '-';
+  if (!has_flag(candidate)) return 0;
+  flag = candidate;
+  return k - i;
+}
+
 }  // namespace
 
-std::string with_flag_names(const std::string& message) {
+std::string with_flag_names(const std::string& message,
+                            const std::function<bool(const std::string&)>& has_flag) {
   std::string out;
   out.reserve(message.size());
   size_t i = 0;
   while (i < message.size()) {
     const FieldFlag* hit = nullptr;
+    std::string flag;
+    size_t generic = 0;
     if (starts_name(message, i)) {
       for (const FieldFlag& row : kFieldFlags) {
         const size_t n = std::strlen(row.field);
@@ -84,10 +116,14 @@ std::string with_flag_names(const std::string& message) {
           break;
         }
       }
+      if (hit == nullptr) generic = options_field(message, i, has_flag, flag);
     }
     if (hit != nullptr) {
       out += hit->flag;
       i += std::strlen(hit->field);
+    } else if (generic > 0) {
+      out += flag;
+      i += generic;
     } else {
       out += message[i++];
     }

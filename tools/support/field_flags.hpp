@@ -3,6 +3,7 @@
 /// Library messages name the option field they are about (`DatasetOptions::sample_rate_hz (-1)
 /// must be > 0`), the programs name the flag that sets it (`--sample-rate (-1) must be > 0`).
 /// This is the one table from a field to its flag; run_cli rewrites every error message with it.
+#include <functional>
 #include <string>
 
 namespace moca::tools {
@@ -15,7 +16,11 @@ struct FieldFlag {
 
 /// `message` with every field of the table replaced by its flag. A field matches whole: no
 /// letter, digit, '_' or "::" next to it (so `DatasetOptions::format` leaves
-/// `DatasetOptions::format_x` alone, and `DatasetOptions::format:` is a match).
-std::string with_flag_names(const std::string& message);
+/// `DatasetOptions::format_x` alone, and `DatasetOptions::format:` is a match). Given
+/// `has_flag` (the program's flags), a field `SomethingOptions::name_of_it` that the table does
+/// not list becomes `--name-of-it` when the program has that flag (the studies' options are
+/// named so), and stays as it is otherwise.
+std::string with_flag_names(const std::string& message,
+                            const std::function<bool(const std::string&)>& has_flag = {});
 
 }  // namespace moca::tools

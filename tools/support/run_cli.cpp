@@ -25,6 +25,14 @@ namespace {
 
 std::string g_tool = "moca";  // the running program's name, for the terminate handler
 
+// Whether `app` or a subcommand on its command line has the option `flag`.
+bool has_flag_in(const CLI::App& app, const std::string& flag) {
+  if (app.get_option_no_throw(flag) != nullptr) return true;
+  for (const CLI::App* sub : app.get_subcommands())
+    if (has_flag_in(*sub, flag)) return true;
+  return false;
+}
+
 // The message as the program's user reads it: flags instead of library field names.
 std::string message_of(const std::exception& e) {
   return with_flag_names(debug_errors() ? std::string(e.what()) : exception_text(e));
@@ -319,7 +327,9 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
               << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
-    std::cerr << tool << ": " << with_flag_names(e.what()) << "\n";
+    std::cerr << tool << ": " << with_flag_names(e.what(), [&app](const std::string& flag) {
+      return has_flag_in(app, flag);
+    }) << "\n";
     return 2;
   }
   if (print_config) {
@@ -328,12 +338,14 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
       return 0;
     });
   }
-  if (keys.empty()) return run_program(tool, body);
+  // The library's messages name option fields; the user reads this program's flags.
+  const auto has_flag = [&app](const std::string& flag) { return has_flag_in(app, flag); };
   return run_program(tool, [&] {
     try {
       return body();
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(locate(with_flag_names(e.what()), path, keys, argc, argv));
+      const std::string message = with_flag_names(e.what(), has_flag);
+      throw std::invalid_argument(keys.empty() ? message : locate(message, path, keys, argc, argv));
     }
   });
 }
