@@ -213,7 +213,11 @@ void bind_kcca(py::module_& m) {
   py::class_<AnalysisOptions>(m, "KccaAnalysisOptions",
                               "kcca::AnalysisOptions (the kcca tool's flags)")
       .def(py::init<>())
-      .def_readwrite("kernel", &AnalysisOptions::kernel)
+      .def_property(
+          "kernel", [](const AnalysisOptions& o) { return kcca::kernel_type_name(o.kernel); },
+          [](AnalysisOptions& o, const std::string& t) {
+            o.kernel = parse_enum(kcca::kKernelTypeNames, t, "AnalysisOptions::kernel");
+          })
       .def_readwrite("sigma", &AnalysisOptions::sigma)
       .def_readwrite("degree", &AnalysisOptions::degree)
       .def_readwrite("coef0", &AnalysisOptions::coef0)
@@ -222,7 +226,11 @@ void bind_kcca(py::module_& m) {
       .def_readwrite("gamma_m", &AnalysisOptions::gamma_m)
       .def_readwrite("center", &AnalysisOptions::center)
       .def_readwrite("components", &AnalysisOptions::components)
-      .def_readwrite("method", &AnalysisOptions::method)
+      .def_property(
+          "method", [](const AnalysisOptions& o) { return kcca::to_string(o.method); },
+          [](AnalysisOptions& o, const std::string& t) {
+            o.method = parse_enum(kcca::kKccaMethodNames, t, "AnalysisOptions::method");
+          })
       .def_readwrite("rank", &AnalysisOptions::rank)
       .def_readwrite("cca", &AnalysisOptions::cca)
       .def_readwrite("pca", &AnalysisOptions::pca)
