@@ -7,10 +7,10 @@
 
 #include "moca/common/random.hpp"
 #include "moca/masking/make_policy.hpp"
+#include "moca/masking/policy.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/model/checkpoint.hpp"
 #include "moca/model/imputation.hpp"
-#include "theory_vs_training.hpp"
 
 namespace moca::sim {
 
@@ -80,7 +80,7 @@ PolicyCheck check_policy(const BoundCheckOptions& options, size_t k, const data:
                          std::ostream& out) {
   const auto policy = masking::make_policy(options.policies[k], grid);
   const std::vector<masking::Mask> masks =
-      draw_window_masks(*policy, w, derive_seed(options.seed, k));
+      masking::window_masks(*policy, w, derive_seed(options.seed, k));
   std::vector<masking::Mask> comps;
   for (const auto& m : masks) comps.push_back(m.complement());
   const data::RowMatrixXf pred = model::reconstruct_with_model(options.checkpoint, w, masks, io);

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
+#include "moca/model/imputation.hpp"
 #include "moca/model/pretrain.hpp"
 
 namespace moca::sim {
@@ -36,6 +38,18 @@ inline std::string safe_name(const std::string& spec) {
   std::string s;
   for (char ch : spec) s += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.') ? ch : '_';
   return s;
+}
+
+/// The held-out reconstruction error of a checkpoint over the samples `masks` hide, on the CPU
+/// with `threads` threads (model::masked_reconstruction_error).
+inline masking::ImputationError heldout_error(const std::string& checkpoint,
+                                              const data::Windows& windows,
+                                              const std::vector<masking::Mask>& masks,
+                                              int threads) {
+  model::InferenceOptions io;
+  io.runtime.device = model::Device::kCpu;
+  io.runtime.threads = threads;
+  return model::masked_reconstruction_error(checkpoint, windows, masks, io);
 }
 
 }  // namespace moca::sim

@@ -28,6 +28,7 @@
 #include "moca/data/splits.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/make_policy.hpp"
+#include "moca/masking/policy.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/masking/score_json.hpp"
@@ -38,7 +39,6 @@
 #include "study_data.hpp"
 #include "study_runner.hpp"
 #include "study_training.hpp"
-#include "theory_vs_training.hpp"
 
 namespace moca::sim {
 
@@ -307,19 +307,18 @@ json reconstruction_outcomes(const PolicyStudyOptions& o, const masking::MaskPol
                              const masking::Grid& grid, const masking::PolicyContext& context,
                              const data::Windows& test, const std::string& checkpoint) {
   json outcomes;
-  const auto own_masks = draw_window_masks(
+  const auto own_masks = masking::window_masks(
       policy, test,
       derive_seed(derive_seed(o.seed, 20), static_cast<std::uint64_t>(o.worker_seed)));
-  const MaskedError own =
-      masked_reconstruction_error(checkpoint, test, own_masks, o.worker_threads);
+  const masking::ImputationError own = heldout_error(checkpoint, test, own_masks, o.worker_threads);
   outcomes["own_mse"] = own.mse;
   outcomes["own_mae"] = own.mae;
   double sum = 0;
   json task_mse;
   for (size_t t = 0; t < o.tasks.size(); ++t) {
     const auto task = masking::make_policy(o.tasks[t], grid, context);
-    const auto masks = draw_window_masks(*task, test, derive_seed(derive_seed(o.seed, 30), t));
-    const MaskedError e = masked_reconstruction_error(checkpoint, test, masks, o.worker_threads);
+    const auto masks = masking::window_masks(*task, test, derive_seed(derive_seed(o.seed, 30), t));
+    const masking::ImputationError e = heldout_error(checkpoint, test, masks, o.worker_threads);
     task_mse[task->spec()] = e.mse;
     sum += e.mse;
   }

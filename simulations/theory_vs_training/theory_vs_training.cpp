@@ -47,47 +47,6 @@ void TheoryVsTrainingOptions::validate() const {
   need(!workdir.empty(), "workdir is empty");
 }
 
-MaskedError masked_reconstruction_error(const std::string& checkpoint, const data::Windows& windows,
-                                        const std::vector<masking::Mask>& masks, int threads) {
-  model::InferenceOptions io;
-  io.runtime.device = model::Device::kCpu;
-  io.runtime.threads = threads;
-  const data::RowMatrixXf rec = model::reconstruct_with_model(checkpoint, windows, masks, io);
-  const int C = windows.channels, L = windows.length;
-  MaskedError e;
-  double se = 0, ae = 0;
-  for (int i = 0; i < windows.size(); ++i) {
-    const masking::Mask& m = masks.size() == 1 ? masks[0] : masks[static_cast<size_t>(i)];
-    const int P = m.patches(), Lp = L / P;
-    for (int c = 0; c < C; ++c) {
-      for (int p = 0; p < P; ++p) {
-        if (!m.masked(c, p)) continue;
-        for (int t = p * Lp; t < (p + 1) * Lp; ++t) {
-          const double d = static_cast<double>(rec(i, c * L + t)) - windows.x(i, c * L + t);
-          se += d * d;
-          ae += std::abs(d);
-          ++e.count;
-        }
-      }
-    }
-  }
-  if (e.count == 0) throw std::invalid_argument("masked_reconstruction_error(): no masked samples");
-  e.mse = se / static_cast<double>(e.count);
-  e.mae = ae / static_cast<double>(e.count);
-  return e;
-}
-
-std::vector<masking::Mask> draw_window_masks(const masking::MaskPolicy& policy,
-                                             const data::Windows& w, std::uint64_t seed) {
-  std::vector<masking::Mask> masks;
-  masks.reserve(static_cast<size_t>(w.size()));
-  for (int i = 0; i < w.size(); ++i) {
-    Rng rng(derive_seed(seed, static_cast<std::uint64_t>(i)));
-    masks.push_back(policy.sample(rng, w.window(i)));
-  }
-  return masks;
-}
-
 namespace {
 
 /// Rank correlations of (x, y) as JSON; when either variable is constant over the policies
@@ -156,11 +115,11 @@ PolicyResult train_and_evaluate(const TheoryVsTrainingOptions& options,
       policy_pretrain_options(options, policy.spec(), split.train.size());
   std::ostringstream plog;
   const model::PretrainResult pr = model::pretrain(po, split.train, plog);
-  const auto own_masks = draw_window_masks(policy, test, derive_seed(options.seed, 78 + k));
-  const MaskedError own =
-      masked_reconstruction_error(po.checkpoint, test, own_masks, options.threads);
-  const MaskedError common =
-      masked_reconstruction_error(po.checkpoint, test, eval_masks, options.threads);
+  const auto own_masks = masking::window_masks(policy, test, derive_seed(options.seed, 78 + k));
+  const masking::ImputationError own =
+      heldout_error(po.checkpoint, test, own_masks, options.threads);
+  const masking::ImputationError common =
+      heldout_error(po.checkpoint, test, eval_masks, options.threads);
   const model::DownstreamResult dr = probe(options, po.checkpoint, split);
 
   PolicyResult r;
@@ -291,7 +250,7 @@ nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, st
   masking::PolicyScorer scorer(train, grid, masking::make_feature_map(options.features), so);
   const auto eval_policy = masking::make_policy(options.eval_policy, grid, context);
   const auto eval_masks =
-      draw_window_masks(*eval_policy, split.test, derive_seed(options.seed, 77));
+      masking::window_masks(*eval_policy, split.test, derive_seed(options.seed, 77));
   std::filesystem::create_directories(options.workdir);
   // One study per checkpoint folder at a time (its checkpoints are locked one by one as well).
   const FileLock lock(lock_path_for_folder(options.workdir), "output folder " + options.workdir);

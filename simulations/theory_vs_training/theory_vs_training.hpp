@@ -63,17 +63,4 @@ struct TheoryVsTrainingOptions {
 nlohmann::json run_theory_vs_training(const TheoryVsTrainingOptions& options, std::ostream& out,
                                       std::ostream& log);
 
-/// Held-out reconstruction error over the masked samples of `masks` for a checkpoint: MSE and
-/// MAE in the data's units (helper shared with bound_check).
-struct MaskedError {
-  double mse = 0.0, mae = 0.0;
-  long count = 0;
-};
-MaskedError masked_reconstruction_error(const std::string& checkpoint, const data::Windows& windows,
-                                        const std::vector<masking::Mask>& masks, int threads);
-
-/// One mask per window of `w` from `policy`, window i drawn with Rng(derive_seed(seed, i)).
-std::vector<masking::Mask> draw_window_masks(const masking::MaskPolicy& policy,
-                                             const data::Windows& w, std::uint64_t seed);
-
 }  // namespace moca::sim

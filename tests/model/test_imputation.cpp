@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include <sstream>
@@ -31,6 +32,30 @@ TEST_CASE("model imputation keeps observed samples and fills masked ones") {
   // A batch with mixed visible counts is grouped internally.
   masks[2].set(0, 0, true);
   CHECK(impute_with_model(moca_test::shared_checkpoint(), w, masks).allFinite());
+}
+
+TEST_CASE("masked_reconstruction_error: the error over exactly the hidden samples") {
+  const auto w = moca_test::small_windows(4, 32);
+  Mask m(6, 10);
+  for (int p = 7; p < 10; ++p) m.set(1, p, true);  // channel 1, samples 140..199
+  const std::vector<Mask> masks(1, m);
+  const auto rec = reconstruct_with_model(moca_test::shared_checkpoint(), w, masks);
+  // Independent sum over the hidden samples, written out here.
+  double se = 0.0, ae = 0.0;
+  for (int i = 0; i < 4; ++i)
+    for (int t = 140; t < 200; ++t) {
+      const double d = static_cast<double>(rec(i, 200 + t)) - w.x(i, 200 + t);
+      se += d * d;
+      ae += std::abs(d);
+    }
+  const auto e = masked_reconstruction_error(moca_test::shared_checkpoint(), w, masks);
+  CHECK(e.count == 4 * 60);
+  CHECK(e.mse == doctest::Approx(se / 240).epsilon(1e-12));
+  CHECK(e.mae == doctest::Approx(ae / 240).epsilon(1e-12));
+  // Control: a mask that hides nothing has no error to report.
+  CHECK_THROWS_AS(masked_reconstruction_error(moca_test::shared_checkpoint(), w,
+                                              std::vector<Mask>(1, Mask(6, 10))),
+                  std::invalid_argument);
 }
 
 TEST_CASE("the imputation table has every method on every task") {

@@ -484,11 +484,10 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   masking::PolicyContext context;
   context.pilot = &test;
   const auto policy = masking::make_policy(cmd.policy, grid, context);
-  std::vector<masking::Mask> masks;
+  const std::vector<masking::Mask> masks = masking::window_masks(*policy, test, cmd.seed);
   std::ostringstream mask_text;
-  for (int i = 0; i < test.size(); ++i) {
-    masks.push_back(masking::window_mask(*policy, cmd.seed, i, test.window(i)));
-    std::string cells = masks.back().to_string();  // one line per window: rows joined
+  for (const masking::Mask& m : masks) {
+    std::string cells = m.to_string();  // one line per window: rows joined
     cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
     mask_text << cells << "\n";
   }

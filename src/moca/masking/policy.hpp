@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "moca/common/random.hpp"
 #include "moca/data/windows.hpp"
@@ -39,6 +40,16 @@ inline Mask window_mask(const MaskPolicy& policy, std::uint64_t seed, int index,
                         const WindowRef& window) {
   Rng rng(derive_seed(seed, static_cast<std::uint64_t>(index)));
   return policy.sample(rng, window);
+}
+
+/// window_mask() of every window of `w`: the one routine that draws a mask per window (the
+/// inspection commands, the studies' held-out evaluation, bound_check).
+inline std::vector<Mask> window_masks(const MaskPolicy& policy, const data::Windows& w,
+                                      std::uint64_t seed) {
+  std::vector<Mask> masks;
+  masks.reserve(static_cast<size_t>(w.size()));
+  for (int i = 0; i < w.size(); ++i) masks.push_back(window_mask(policy, seed, i, w.window(i)));
+  return masks;
 }
 
 }  // namespace moca::masking

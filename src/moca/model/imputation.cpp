@@ -1,5 +1,6 @@
 #include "moca/model/imputation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <sstream>
@@ -12,6 +13,19 @@
 #include "moca/model/model_options.hpp"
 
 namespace moca::model {
+
+masking::ImputationError masked_reconstruction_error(const std::string& checkpoint,
+                                                     const data::Windows& windows,
+                                                     const std::vector<masking::Mask>& masks,
+                                                     const InferenceOptions& options) {
+  if (masks.empty()) throw_invalid("masked_reconstruction_error()", "no masks");
+  const masking::Grid grid{windows.channels, masks[0].patches(),
+                           windows.length / std::max(masks[0].patches(), 1)};
+  const data::RowMatrixXf rec = reconstruct_with_model(checkpoint, windows, masks, options);
+  const masking::ImputationError e = masking::imputation_error(windows, rec, masks, grid);
+  if (e.count == 0) throw_invalid("masked_reconstruction_error()", "no masked samples");
+  return e;
+}
 
 void ImputeOptions::validate() const {
   if (tasks.empty()) throw_invalid("ImputeOptions::validate()", "tasks is empty");

@@ -38,6 +38,14 @@ data::RowMatrixXf reconstruct_with_model(const std::string& checkpoint,
                                          const std::vector<masking::Mask>& masks,
                                          const InferenceOptions& options = {});
 
+/// The MAE's error over the samples `masks` hide (one mask per window, or one for all):
+/// masking::imputation_error of reconstruct_with_model, in the data's units. Throws
+/// std::invalid_argument when the masks hide nothing, and as reconstruct_with_model does.
+masking::ImputationError masked_reconstruction_error(const std::string& checkpoint,
+                                                     const data::Windows& windows,
+                                                     const std::vector<masking::Mask>& masks,
+                                                     const InferenceOptions& options = {});
+
 /// reconstruct_with_model on the masked samples, observed samples copied.
 data::RowMatrixXf impute_with_model(const std::string& checkpoint, const data::Windows& windows,
                                     const std::vector<masking::Mask>& masks,
