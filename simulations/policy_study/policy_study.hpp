@@ -1,7 +1,7 @@
 #pragma once
 /// \file policy_study.hpp
 /// A resumable, multi-seed study of whether a masking policy's score E_m[Phi(m)] predicts what
-/// training with it achieves (docs/studies.md, "policy_study"; issue #15).
+/// training with it achieves (docs/studies.md, "policy_study").
 ///
 /// The output folder holds `ledger.jsonl`, one JSON record per line, rewritten atomically after
 /// every record: {"kind": "study", "settings": {...}, "data": {...}} first, then "score" records

@@ -625,8 +625,8 @@ int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::os
   Ledger ledger(o.out + "/" + shard.ledger_name());
   const FileLock lock(lock_path_for_file(ledger.path()), "ledger " + ledger.path());
   json study = {{"kind", "study"}, {"settings", o.settings_json()}, {"data", described}};
-  // The checkpoints' contents, not only their paths: a unit is reused only for the model it ran
-  // (a file overwritten with another model was taken as the same; issue 38).
+  // The checkpoints' contents, not only their paths: a unit is reused only for the model it ran,
+  // not for another model written over the same file.
   json checkpoints = json::object();
   for (const auto& [name, path] : o.models) checkpoints[name] = file_fingerprint(path);
   study["checkpoints"] = checkpoints;

@@ -93,7 +93,7 @@ struct ClassifyFlags {
       return;
     }
     // A checkpoint brings its own architecture: a --preset, --patch-length, --layout or
-    // --pos-embed other than the default was recorded and ignored beside it (issue 38). (By
+    // --pos-embed other than the default would be ignored beside it. (By
     // value, so a --print-config file, which lists every flag, still runs with --config.)
     const model::DownstreamOptions d = model::downstream_defaults(c.options.mode);
     const model::DownstreamOptions& o = c.options;
@@ -189,7 +189,7 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
           : app.add_subcommand("linprobe", "linear probe on a frozen pre-trained encoder");
   add_data_options(s, c->data);
   // --precision only where it takes effect: a probe trains its head on features computed once
-  // in fp32 (a bf16 probe gave fp32's bytes while its JSON said bf16; issue 38)
+  // in fp32, so a bf16 flag would change nothing there
   add_runtime_options(s, o.runtime, /*training=*/finetune);
   add_dist_options(s, o.dist);
   s->add_option("--checkpoint", o.checkpoint,

@@ -40,7 +40,7 @@ void tune_allocator();
 /// Asks the kernel to back the 2 MiB-aligned pages inside [data, data + bytes) with transparent
 /// huge pages (madvise MADV_HUGEPAGE; the system's THP mode "madvise" serves only such ranges).
 /// Call it on a large buffer before its first write: an n x n matrix of doubles at n = 2000 is
-/// then faulted in as 15 huge pages instead of 7800 small ones (~40 ms of a VM's fault path).
+/// then faulted in as 15 huge pages instead of 7800 small ones.
 /// Does nothing for buffers under 4 MiB, on systems without it, or if the kernel refuses;
 /// contents and results never change.
 void advise_huge_pages(void* data, std::size_t bytes);

@@ -34,7 +34,7 @@ void DataOptions::validate() const {
 Dataset select(const DataOptions& o, int length, double rate_hz) {
   o.validate();
   // A generator spec's coupling key wins over the coupling field, so a field set beside the key
-  // would be ignored: refused instead (issue 38). (By value: the field's default is "not set".)
+  // would be ignored: refused instead. (By value: the field's default is "not set".)
   if (o.data.rfind("generator", 0) == 0 && o.coupling != DataOptions{}.coupling) {
     for (const auto& [key, value] : parse_data_spec(o.data).params) {
       if (key == "coupling") {

@@ -106,8 +106,8 @@ std::pair<double, double> check_inputs(const Eigen::MatrixXd& Ku, const Eigen::M
 }
 
 // The solver that options.method stands for at n samples: kAuto takes the iterative route
-// where it is the faster one and applies. Measured crossover (docs/kcca.md, "Choosing a
-// solver"): at n = 1000 iterative is 3-5x faster for components <= 50 and level at 200.
+// where it is the faster one and applies; the crossover is measured in docs/kcca.md
+// ("Choosing a solver").
 KccaMethod resolve_method(const KccaOptions& options, Eigen::Index n, double gamma_u,
                           double gamma_m) {
   if (options.method != KccaMethod::kAuto) return options.method;

@@ -98,8 +98,9 @@ struct KccaOptions {
   /// pivots stop at a remaining diagonal <= drop_tolerance * max K_ii); in [0, 1). Default 1e-12.
   double drop_tolerance = 1e-12;
   /// Compute the coefficients alpha, beta (exact and low-rank solvers). false skips the singular
-  /// vectors and every n x components product — about 2x faster for all n correlations — and
-  /// leaves alpha, beta n x 0. The iterative solver always computes them. Default true.
+  /// vectors and every n x components product (the faster route when only correlations are
+  /// wanted; docs/benchmarks.md) and leaves alpha, beta n x 0. The iterative solver always computes
+  /// them. Default true.
   bool coefficients = true;
   std::uint64_t seed = 0;  ///< seed for Nyström landmarks. Default 0.
 

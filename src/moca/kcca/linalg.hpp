@@ -44,8 +44,7 @@ bool cholesky_lower(const Eigen::MatrixXd& A, Eigen::MatrixXd& L);
 bool cholesky_lower_in_place(Eigen::MatrixXd& A);
 
 /// y = A x for a symmetric A of which only the lower triangle is read (BLAS dsymv: multi-threaded
-/// in OpenBLAS, ~4x faster than Eigen's single-threaded product at n = 1000 on 2 cores). x and y
-/// must not overlap.
+/// in OpenBLAS, unlike Eigen's product; docs/benchmarks.md). x and y must not overlap.
 void symmetric_matvec_lower(const Eigen::MatrixXd& A, const double* x, double* y);
 
 /// Solves (L Lᵀ) x = b in place for a Cholesky factor L from cholesky_lower or

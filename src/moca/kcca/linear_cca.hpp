@@ -17,10 +17,10 @@ namespace moca::kcca {
 /// How the PCA step finds the top principal components.
 enum class PcaSolver {
   /// Lanczos (Spectra, tolerance 1e-12; dense solver for small problems): the exact top-k
-  /// eigenvectors. ~0.15 s per 1000 x 1200 view on 2 cores.
+  /// eigenvectors (timings: docs/benchmarks.md).
   kExact,
   /// Randomized block Krylov (Musco & Musco 2015) of depth pca_iterations with a fixed internal
-  /// seed: GEMMs only, ~4x faster; the captured variance is near-optimal but eigenvectors inside
+  /// seed: GEMMs only, faster (docs/benchmarks.md); the captured variance is near-optimal but eigenvectors inside
   /// a gap-free noise bulk are approximate. The achieved residual is reported
   /// (LinearCcaResult::pca_residual).
   kRandomized,

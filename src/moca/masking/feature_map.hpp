@@ -61,7 +61,7 @@ class ViewFeaturizer {
   /// The token-block layout, where the map has one (`raw`): features(masks, side) equals this
   /// n x d matrix with, in row i, the column block of every token outside window i's view set
   /// to zero; token t = c*P + p owns columns [t w, (t + 1) w), w = d / tokens. nullptr for
-  /// other maps. Lets the scorer form view Grams from per-token products (issue #14).
+  /// other maps. Lets the scorer form view Grams from per-token products.
   virtual const Eigen::MatrixXd* token_blocks() const { return nullptr; }
 };
 

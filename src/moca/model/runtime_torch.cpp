@@ -20,7 +20,7 @@ namespace detail {
 torch::Device setup_runtime(const RuntimeOptions& runtime) {
   runtime.validate();
   at::set_num_threads(runtime.effective_threads());
-  // Heap-served activations: CPU steps about 10 % faster (measured on the tiny preset).
+  // Heap-served activations: faster CPU steps (docs/benchmarks.md).
   tune_allocator();
   if (runtime.device == Device::kCpu) return torch::kCPU;
   if (runtime.device == Device::kCuda) {

@@ -1,7 +1,7 @@
 #pragma once
 /// \file token_grams.hpp
 /// Internal (not installed): centred Grams of token-masked views from per-token products, for
-/// the policy scorer's cca route (issue #14).
+/// the policy scorer's cca route.
 ///
 /// A view of the `raw` feature map is Z with the column block of every token outside the view
 /// zeroed, row by row: X_v(i, t-block) = a_v(i, t) Z(i, t-block), a_v(i, t) in {0, 1}. Its Gram
