@@ -21,9 +21,8 @@ enum class PcaSolver {
   kExact,
   /// Randomized block Krylov (Musco & Musco 2015) of depth pca_iterations with a fixed internal
   /// seed: GEMMs only, faster (docs/benchmarks.md); the captured variance is near-optimal but
-  /// eigenvectors inside
-  /// a gap-free noise bulk are approximate. The achieved residual is reported
-  /// (LinearCcaResult::pca_residual).
+  /// eigenvectors inside a gap-free noise bulk are approximate. The achieved residual is
+  /// reported (LinearCcaResult::pca_residual).
   kRandomized,
 };
 
