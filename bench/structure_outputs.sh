@@ -26,7 +26,7 @@ for s in pretrain linprobe finetune metrics predict export import impute embed r
 done
 hapt=${MOCA_HAPT_DIR:-} hmp=${MOCA_HMP_DIR:-}
 unset MOCA_HAPT_DIR MOCA_HMP_DIR
-run ks_gen "$bin/kcca_score" --scheme cross,sync,random,sensor:keep=1,patch --samples 200 \
+run ks_gen "$bin/kcca_score" --scheme cross,sync,random,sensor:keep=1,temporal,extrapolation,per-modality --samples 200 \
   --draws 3 --json ks_gen.json
 run ks_kcca "$bin/kcca_score" --scheme cross,sync --estimator kcca --samples 150 --draws 2 \
   --json ks_kcca.json
