@@ -47,8 +47,8 @@ std::optional<model::Protocol> parse_protocol(const std::string& text, const std
   if (text == "auto") return std::nullopt;
   for (const auto& row : model::kProtocolNames)
     if (text == row.name) return row.value;
-  throw std::invalid_argument(what + " (" + text +
-                              ") must be one of: auto, random, subject-kfold, loso");
+  throw std::invalid_argument(what + " (" + text + ") must be one of: auto, " +
+                              enum_choices(model::kProtocolNames));
 }
 
 int parse_int(const std::string& text, const std::string& what) {

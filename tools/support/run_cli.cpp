@@ -312,6 +312,8 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
   fall_through(app);
   const std::string path = config_path(argc, argv);
   std::vector<ConfigKey> keys;
+  // The library's messages name option fields; the user reads this program's flags.
+  const auto has_flag = [&app](const std::string& flag) { return has_flag_in(app, flag); };
   try {
     if (!path.empty()) keys = scan_config(app, path);
     app.parse(argc, argv);
@@ -327,9 +329,7 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
               << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
-    std::cerr << tool << ": " << with_flag_names(e.what(), [&app](const std::string& flag) {
-      return has_flag_in(app, flag);
-    }) << "\n";
+    std::cerr << tool << ": " << with_flag_names(e.what(), has_flag) << "\n";
     return 2;
   }
   if (print_config) {
@@ -338,8 +338,6 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
       return 0;
     });
   }
-  // The library's messages name option fields; the user reads this program's flags.
-  const auto has_flag = [&app](const std::string& flag) { return has_flag_in(app, flag); };
   return run_program(tool, [&] {
     try {
       return body();
