@@ -40,7 +40,7 @@ if [[ -n $hmp ]]; then
     --json ks_hmp.json
   run data_hmp "$bin/moca" data --data "hmp:$hmp"
 fi
-for f in ks_*.json; do
+for f in ks_*.json lp_*.json ft_*.json; do
   [[ -f $f ]] || continue
   python3 - "$f" >"$out/$f" <<'PY'
 import json, sys
@@ -58,5 +58,29 @@ run e_format "$bin/kcca_score" --data-format bogus --data /tmp
 run e_warmup "$bin/moca" pretrain --warmup-epochs -1
 run e_batch "$bin/moca" pretrain --batch 0
 run e_rate "$bin/moca" pretrain --sample-rate -3
+# linprobe / finetune: a tiny pre-trained encoder, then each protocol's JSON and chosen messages
+gen=(--synthetic-windows 60 --window-length 40)
+run pre_tiny "$bin/moca" pretrain "${gen[@]}" --preset cpu-small --patch-length 10 --epochs 1 \
+  --batch 20 --checkpoint tiny.ckpt --threads 1 --no-progress
+run lp_random "$bin/moca" linprobe "${gen[@]}" --checkpoint tiny.ckpt --epochs 2 --batch 20 \
+  --threads 1 --no-progress --json lp_random.json
+run ft_kfold "$bin/moca" finetune "${gen[@]}" --checkpoint tiny.ckpt --epochs 1 --batch 10 \
+  --protocol subject-kfold --folds 2 --label-fraction 0.5 --threads 1 --no-progress \
+  --json ft_kfold.json
+run cfg_ft_set "$bin/moca" finetune --checkpoint tiny.ckpt --epochs 3 --layer-decay 0.5 \
+  --protocol loso --print-config
+run e_lp_layer "$bin/moca" finetune --checkpoint tiny.ckpt --layer-decay 2
+run e_lp_smooth "$bin/moca" finetune --checkpoint tiny.ckpt --label-smoothing 1
+run e_lp_drop "$bin/moca" finetune --checkpoint tiny.ckpt --drop-path -0.5
+run e_lp_classes "$bin/moca" linprobe --checkpoint tiny.ckpt --classes 1
+run e_lp_labfrac "$bin/moca" linprobe --checkpoint tiny.ckpt --label-fraction 0
+run e_lp_folds "$bin/moca" linprobe --checkpoint tiny.ckpt --protocol subject-kfold --folds 1
+run e_lp_trainfrac "$bin/moca" linprobe --checkpoint tiny.ckpt --train-fraction 1
+run e_lp_warmup "$bin/moca" linprobe --checkpoint tiny.ckpt --epochs 3 --warmup-epochs 3
+run e_lp_batch "$bin/moca" linprobe --checkpoint tiny.ckpt --batch 0
+run e_lp_refit "$bin/moca" linprobe --checkpoint tiny.ckpt --refit
+run e_lp_proto "$bin/moca" linprobe --checkpoint tiny.ckpt --protocol bogus
+run e_ft_arch "$bin/moca" finetune --checkpoint tiny.ckpt --preset tiny --patch-length 5
+run e_ft_scratch "$bin/moca" finetune --from-scratch --checkpoint tiny.ckpt
 run e_study_warmup "$bin/policy_study" --out ps --warmup-epochs 500
 run e_study_batch "$bin/paper_experiments" --out pe --batch-size 0

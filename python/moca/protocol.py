@@ -1,38 +1,46 @@
 """The classification protocol of ``moca linprobe`` / ``moca finetune`` on NumPy windows: the
-same library call (``model::run_protocol``), so the same options give the same numbers."""
+same library call (``model::run_protocol``), so the same options give the same numbers.
+
+Its keyword options are not restated here: they are the rows of ``model::ProtocolOptions``'
+schema (``_core.protocol_options``), the same rows that make the flags of ``moca linprobe`` and
+``moca finetune``, with the same defaults, help and checks. The signature and the docstring of
+:func:`run_protocol` are made from them."""
+import inspect
 import os
-from typing import Any, Dict, Optional, Sequence, Union
+import warnings
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, as_int_vector, check_float, check_int, check_seed
+from ._checks import as_float_array, as_int_vector, check_int
+
+_MODES = ("linprobe", "finetune", "scratch")
+
+
+def _rows() -> Dict[str, List[Dict[str, Any]]]:
+    """The schema rows at each mode's defaults; empty without LibTorch."""
+    if not hasattr(_core, "protocol_options"):
+        return {}
+    return {m: list(_core.protocol_options(m)) for m in _MODES}
 
 
 def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
                  pid: Optional[Any] = None, *, channel_names: Sequence[str],
                  class_names: Optional[Sequence[str]] = None, mode: str = "linprobe",
-                 protocol: str = "subject-kfold", folds: int = 5, train_fraction: float = 0.7,
-                 split_seed: int = 1004, epochs: Optional[int] = None,
-                 batch: Optional[int] = None, lr: Optional[float] = None,
-                 warmup_epochs: Optional[float] = None, seed: int = 0, threads: int = 0,
-                 label_fraction: float = 1.0, match_channels: str = "name",
-                 save_model: Optional[Union[str, os.PathLike]] = None,
-                 refit: bool = False, shuffle_labels: bool = False) -> Dict[str, Any]:
+                 threads: int = 0, **options: Any) -> Dict[str, Any]:
     """Trains and tests one classifier per split of windows ``X`` (N, C, L) with labels ``y``
     (ids 0..K-1, -1 = unlabelled) and subject ids ``pid``.
 
-    ``mode``: ``"linprobe"``, ``"finetune"`` or ``"scratch"`` (no checkpoint). ``protocol``:
-    ``"random"`` (``train_fraction``), ``"subject-kfold"`` (``folds``) or ``"loso"``; splits are
-    seeded by ``split_seed``. The windows must be at the checkpoint's rate and of a whole number
-    of its patches (``moca.data.load(..., rate=, length=)`` brings them there); channels are
-    matched to the checkpoint's by ``channel_names`` (``match_channels="position"`` asserts the
-    order). ``epochs``, ``batch``, ``lr``, ``warmup_epochs`` left ``None`` are the command's
-    defaults for the mode; a default warm-up yields to ``epochs`` (at most ``epochs - 1``),
-    while a ``warmup_epochs`` given must be below ``epochs`` (ValueError otherwise). ``label_fraction``: each fold trains on that share of its labelled
-    windows per class (at least one each). ``save_model``/``refit``: keep a classifier for
-    :class:`moca.Classifier`. ``shuffle_labels``: the no-signal control — each fold's training
-    labels permuted among its training windows (class counts kept, test labels true).
+    ``mode``: ``"linprobe"``, ``"finetune"`` or ``"scratch"`` (``checkpoint`` None). The windows
+    must be at the checkpoint's rate and of a whole number of its patches
+    (``moca.data.load(..., rate=, length=)`` brings them there); channels are matched to the
+    checkpoint's by ``channel_names``. ``threads``: CPU threads (0 = the hardware's).
+
+    The other keywords are those of ``moca linprobe`` / ``moca finetune`` (listed below, with
+    the flag each stands for); one left out, or None, is the command's default for the mode. A
+    keyword the mode does not use (``layer_decay`` for the probe) is a ValueError, as it would
+    be ignored; an unknown one a TypeError.
 
     Returns a dict: ``protocol``; ``folds`` (per fold: ``fold``, ``train_windows``,
     ``test_windows``, ``test_subjects``, ``accuracy``, ``macro_f1``, ``balanced_accuracy``,
@@ -45,14 +53,44 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
     p = None if pid is None else as_int_vector(pid, "pid", X.shape[0])
     if isinstance(channel_names, str):
         raise TypeError("channel_names must be a sequence of names, not a string")
-    opt = lambda v, f, name: -1 if v is None else f(v, name)  # noqa: E731
-    return _core.run_protocol(
-        str(mode), "" if checkpoint is None else os.fspath(checkpoint), X, y, p,
-        [str(c) for c in channel_names], [str(c) for c in (class_names or [])], 0.0,
-        str(protocol), check_int(folds, "folds"), check_float(train_fraction, "train_fraction"),
-        check_seed(split_seed, "split_seed"), opt(epochs, check_int, "epochs"),
-        opt(batch, check_int, "batch"), opt(lr, check_float, "lr"),
-        opt(warmup_epochs, check_float, "warmup_epochs"), check_seed(seed, "seed"),
-        check_int(threads, "threads"), check_float(label_fraction, "label_fraction"),
-        str(match_channels), "" if save_model is None else os.fspath(save_model), bool(refit),
-        bool(shuffle_labels))
+    if "batch" in options:  # the keyword before the schema named it after the field
+        if "batch_size" in options:
+            raise TypeError("give batch_size, not both batch and batch_size")
+        warnings.warn("run_protocol(batch=) is now batch_size= (the field of --batch)",
+                      FutureWarning, stacklevel=2)
+        options["batch_size"] = options.pop("batch")
+    options["checkpoint"] = None if checkpoint is None else os.fspath(checkpoint)
+    return _core.run_protocol(str(mode), X, y, p, [str(c) for c in channel_names],
+                              [str(c) for c in (class_names or [])], 0.0,
+                              check_int(threads, "threads"), options)
+
+
+def _document() -> None:
+    """Appends the schema's keywords to run_protocol's docstring and signature."""
+    rows = _rows()
+    if not rows:
+        return
+    lines = ["", "    Keywords (from ``model::ProtocolOptions``' schema; flag, rule, default):", ""]
+    params = [p for p in inspect.signature(run_protocol).parameters.values()
+              if p.kind != inspect.Parameter.VAR_KEYWORD]
+    for i, row in enumerate(rows["linprobe"]):
+        key = row["key"]
+        if key == "checkpoint":
+            continue
+        defaults = {m: rows[m][i]["default"] for m in _MODES
+                    if rows[m][i]["scope"] & _core.downstream_mode_scope(m)}
+        values = set(map(repr, defaults.values()))
+        default = next(iter(defaults.values())) if len(values) == 1 else None
+        shown = (repr(default) if len(values) == 1 else
+                 ", ".join(f"{m}: {v!r}" for m, v in defaults.items()))
+        modes = "" if len(defaults) == len(_MODES) else f" [{', '.join(defaults)} only]"
+        rule = f"; {row['rule']}" if row["rule"] else ""
+        choices = f"; one of {', '.join(row['choices'])}" if row["choices"] else ""
+        lines.append(f"    * ``{key}`` (``{row['flag']}``{rule}{choices}; default {shown})"
+                     f"{modes}: {row['help']}.")
+        params.append(inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default))
+    run_protocol.__doc__ = (run_protocol.__doc__ or "") + "\n".join(lines) + "\n"
+    run_protocol.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+
+
+_document()

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core.hpp"
+#include "schema_kwargs.hpp"
 #ifdef MOCA_PYTHON_WITH_TORCH
 #include "moca/data/dataset.hpp"
 #include "moca/model/classifier.hpp"
@@ -169,44 +170,47 @@ void bind_interop(py::module_& m) {
 // run_protocol: the classification protocol of linprobe / finetune on NumPy windows.
 void bind_protocol(py::module_& m) {
   using Ints = py::array_t<int, py::array::c_style | py::array::forcecast>;
+  // The keywords of run_protocol: ProtocolOptions' schema rows, their defaults those of `mode`.
+  m.def(
+      "protocol_options",
+      [](const std::string& mode) {
+        model::ProtocolOptions o;
+        o.downstream =
+            model::downstream_defaults(parse_enum(model::kDownstreamModeNames, mode, "mode"));
+        return schema_rows(o);
+      },
+      py::arg("mode"),
+      "ProtocolOptions' schema rows (key, flag, help, rule, default, choices, scope) at the "
+      "defaults of `mode`.");
+  m.def(
+      "downstream_mode_scope",
+      [](const std::string& mode) {
+        return model::mode_scope(parse_enum(model::kDownstreamModeNames, mode, "mode"));
+      },
+      py::arg("mode"), "The scope bit of a mode (rows whose scope has it apply).");
   m.def(
       "run_protocol",
-      [](const std::string& mode, const std::string& checkpoint, const Floats& X, const Ints& y,
-         const std::optional<Ints>& pid, const std::vector<std::string>& channel_names,
-         const std::vector<std::string>& class_names, double rate, const std::string& protocol,
-         int folds, double train_fraction, std::uint64_t split_seed, int epochs, int batch,
-         double lr, double warmup_epochs, std::uint64_t seed, int threads, double label_fraction,
-         const std::string& match_channels, const std::string& save_model, bool refit,
-         bool shuffle_labels) {
+      [](const std::string& mode, const Floats& X, const Ints& y, const std::optional<Ints>& pid,
+         const std::vector<std::string>& channel_names, const std::vector<std::string>& class_names,
+         double rate, int threads, const py::dict& options) {
         data::Windows w = make_windows(X, y, pid, channel_names, rate);
         w.class_names = class_names;
         w.modalities = data::groups_from_names(w.channel_names);
         model::ProtocolOptions o;
-        o.downstream = model::downstream_defaults(model::parse_downstream_mode(mode));
-        o.downstream.checkpoint = checkpoint;
-        // None (-1) from Python: the command's default for the mode (downstream_defaults)
-        if (epochs >= 0) o.downstream.epochs = epochs;
-        if (batch >= 0) o.downstream.batch_size = batch;
-        if (lr >= 0) o.downstream.lr = lr;
-        if (warmup_epochs >= 0) o.downstream.warmup_epochs = warmup_epochs;
-        o.downstream.seed = seed;
+        const model::DownstreamMode m = parse_enum(model::kDownstreamModeNames, mode, "mode");
+        o.downstream = model::downstream_defaults(m);
+        set_from_kwargs(o, options, model::mode_scope(m), "mode " + mode);
         o.downstream.runtime.threads = threads;
         o.downstream.progress = false;
-        o.protocol = parse_enum(model::kProtocolNames, protocol, "protocol");
-        o.folds = folds;
-        o.train_fraction = train_fraction;
-        o.split_seed = split_seed;
-        o.label_fraction = label_fraction;
-        o.match_channels = parse_enum(model::kChannelMatchNames, match_channels, "match_channels");
-        o.save_model = save_model;
-        o.refit = refit;
-        o.shuffle_train_labels = shuffle_labels;
         o.source = "numpy";
         model::ProtocolResult r;
         std::ostringstream log;
-        {
+        try {
+          o.validate();
           py::gil_scoped_release release;
           r = model::run_protocol(o, w, log);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(with_keyword_names<model::ProtocolOptions>(e.what()));
         }
         py::list fold_list;
         for (const model::FoldResult& f : r.folds) {
@@ -236,13 +240,10 @@ void bind_protocol(py::module_& m) {
         out["log"] = log.str();
         return out;
       },
-      py::arg("mode"), py::arg("checkpoint"), py::arg("X"), py::arg("y"), py::arg("pid"),
-      py::arg("channel_names"), py::arg("class_names"), py::arg("rate"), py::arg("protocol"),
-      py::arg("folds"), py::arg("train_fraction"), py::arg("split_seed"), py::arg("epochs"),
-      py::arg("batch"), py::arg("lr"), py::arg("warmup_epochs"), py::arg("seed"),
-      py::arg("threads"), py::arg("label_fraction"), py::arg("match_channels"),
-      py::arg("save_model"), py::arg("refit"), py::arg("shuffle_labels"),
-      "model::run_protocol: linprobe/finetune's protocol on windows (N, C, L).");
+      py::arg("mode"), py::arg("X"), py::arg("y"), py::arg("pid"), py::arg("channel_names"),
+      py::arg("class_names"), py::arg("rate"), py::arg("threads"), py::arg("options"),
+      "model::run_protocol: linprobe/finetune's protocol on windows (N, C, L); `options` holds "
+      "ProtocolOptions' schema keywords.");
 }
 
 void bind_encoder(py::module_& m) {

@@ -504,7 +504,7 @@ void run_transfer_worker(const TransferStudyOptions& given, std::ostream& log) {
   model::ProtocolOptions po = opened.protocol;
   po.downstream = unit_downstream_options(o, d, unit);
   po.downstream.runtime.threads = o.worker_threads;
-  po.shuffle_train_labels = unit.setting == "lp-shuffled";
+  po.shuffle_labels = unit.setting == "lp-shuffled";
   const model::ProtocolResult r = model::run_protocol(po, opened.dataset.windows, log);
   json result = {{"key", unit.key()},
                  {"model", unit.model},

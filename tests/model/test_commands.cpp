@@ -72,13 +72,13 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
 
   tools::ClassifyCommand lin;
   lin.data = synthetic(120);
-  lin.options = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
-  lin.options.checkpoint = pre.train.checkpoint;
-  lin.options.epochs = 3;
-  lin.options.warmup_epochs = 1;
-  lin.options.batch_size = 21;
-  lin.options.progress = false;
-  lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
+  lin.run.downstream = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
+  lin.run.downstream.checkpoint = pre.train.checkpoint;
+  lin.run.downstream.epochs = 3;
+  lin.run.downstream.warmup_epochs = 1;
+  lin.run.downstream.batch_size = 21;
+  lin.run.downstream.progress = false;
+  lin.run.protocol = model::Protocol::kSubjectKfold;
   lin.predictions = moca_test::temp_path("cmd_pred.csv");
   const auto c = tools::run_classify(lin, out, context);
   CHECK(c.at("folds").size() == 5);
@@ -97,18 +97,21 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
                    c.at("summary").at("accuracy").at("values")[f].get<double>()) < 1e-12);
   }
 
-  lin.protocol = tools::ClassifyProtocol::kAdlLoso;
+  lin.adl_loso = true;
+  lin.run.protocol = model::Protocol::kLoso;
   lin.hmp = moca_test::temp_path("no-hmp-here");
   CHECK_THROWS_AS(tools::run_classify(lin, out, context), std::runtime_error);
-  lin.protocol = tools::ClassifyProtocol::kRandom;
-  lin.data.split = moca::data::SplitKind::kAll;  // classification splits come from --protocol only
-  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context), doctest::Contains("--protocol"),
+  CHECK(lin.protocol_name() == "adl-loso");
+  lin.data.data = "generator:";  // adl-loso reads HMP: another source is refused, not ignored
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
+                       doctest::Contains("--protocol adl-loso reads --hmp"), std::invalid_argument);
+  lin.adl_loso = false;
+  lin.data.data.clear();
+  // the protocol's checks come before any data is read
+  lin.run.label_fraction = 0.0;
+  CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
+                       doctest::Contains("ProtocolOptions::label_fraction (0) must be in (0, 1]"),
                        std::invalid_argument);
-  lin.data.split = moca::data::SplitKind::kRandom;
-  // an unknown protocol is refused where it is parsed (--protocol), naming every choice
-  CHECK_THROWS_WITH_AS(
-      moca::parse_enum(tools::kClassifyProtocolNames, "leave-two-out", "--protocol"),
-      doctest::Contains("random, subject-kfold, loso, adl-loso"), std::invalid_argument);
 }
 
 TEST_CASE("run_impute and run_embed on generated data") {
@@ -228,24 +231,24 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   // linprobe, subject-wise folds over the string pids; class names are kept.
   tools::ClassifyCommand lin;
   lin.data.data = dir;
-  lin.data.folds = 3;
-  lin.options = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
-  lin.options.checkpoint = pre.train.checkpoint;
-  lin.options.epochs = 2;
-  lin.options.warmup_epochs = 1;
-  lin.options.batch_size = 10;
-  lin.options.progress = false;
-  lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
+  lin.run.folds = 3;
+  lin.run.downstream = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
+  lin.run.downstream.checkpoint = pre.train.checkpoint;
+  lin.run.downstream.epochs = 2;
+  lin.run.downstream.warmup_epochs = 1;
+  lin.run.downstream.batch_size = 10;
+  lin.run.downstream.progress = false;
+  lin.run.protocol = model::Protocol::kSubjectKfold;
   const auto c = tools::run_classify(lin, out, context);
   CHECK(c.at("folds").size() == 3);
   CHECK(c.at("data").at("class_names") == std::vector<std::string>{"jump", "run", "walk"});
   CHECK(c.at("data").at("subjects") == 6);
-  lin.protocol = tools::ClassifyProtocol::kLoso;
-  lin.options.epochs = 1;
-  lin.options.warmup_epochs = 0;
+  lin.run.protocol = model::Protocol::kLoso;
+  lin.run.downstream.epochs = 1;
+  lin.run.downstream.warmup_epochs = 0;
   CHECK(tools::run_classify(lin, out, context).at("folds").size() == 6);
   // Bad input for a probe: one class, no subject ids, channels the model does not have.
-  lin.protocol = tools::ClassifyProtocol::kSubjectKfold;
+  lin.run.protocol = model::Protocol::kSubjectKfold;
   lin.data.dataset.keep_classes = "walk";
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("needs labels of >= 2 classes; every labelled window has "
@@ -257,7 +260,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
                        doctest::Contains("protocol subject-kfold needs subject ids"),
                        std::invalid_argument);
   lin.data.data = dir;
-  lin.options.checkpoint = moca_test::shared_checkpoint();  // 6 channels acc + gyro
+  lin.run.downstream.checkpoint = moca_test::shared_checkpoint();  // 6 channels acc + gyro
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("channel 'mag_x' is not one of the model's"),
                        std::invalid_argument);

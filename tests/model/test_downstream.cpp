@@ -4,11 +4,15 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "moca/model/downstream.hpp"
+#include "moca/model/protocol.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;
@@ -98,7 +102,7 @@ TEST_CASE("classification errors are clear") {
   renamed.channel_names[0] = "mag_x";
   CHECK_THROWS_WITH_AS(train_classifier(o, renamed, renamed, log), doctest::Contains("mag_x"),
                        std::invalid_argument);
-  CHECK_THROWS_AS(parse_downstream_mode("probe"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_enum(kDownstreamModeNames, "probe", "mode"), std::invalid_argument);
   auto bad = downstream_defaults(DownstreamMode::kScratch);
   bad.preset = "gigantic";
   CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("preset"), std::invalid_argument);
@@ -150,4 +154,64 @@ TEST_CASE("moca finetune: --layout and --pos-embed are parsed at the flags, befo
   r = run("--layout stacked --pos-embed 1d");
   CHECK(r.first != 0);
   CHECK(r.second.find("nonexistent-moca-data") != std::string::npos);
+}
+
+namespace {
+// The rows of ProtocolOptions' schema (with DownstreamOptions'), as key, flag, scope.
+struct RowList {
+  std::vector<moca::Option>* rows;
+  template <class T>
+  void operator()(const T&, const moca::Option& r) const {
+    rows->push_back(r);
+  }
+  template <class T, class E, std::size_t N>
+  void operator()(const T&, const moca::Option& r, const moca::EnumName<E> (&)[N]) const {
+    rows->push_back(r);
+  }
+};
+}  // namespace
+
+TEST_CASE("the protocol's schema: one row per key and flag; every range is enforced") {
+  std::vector<moca::Option> rows;
+  const ProtocolOptions defaults;
+  ProtocolOptions::schema(defaults, RowList{&rows});
+  std::set<std::string> keys, flags;
+  for (const moca::Option& r : rows) {
+    CHECK_MESSAGE(keys.insert(r.key).second, r.key);
+    CHECK_MESSAGE(flags.insert(r.flag).second, r.flag);
+    CHECK(r.scope != 0);
+    CHECK(std::string(r.help).size() > 3);
+  }
+  CHECK(rows.size() == 25);
+  // each mode's defaults pass the rows' ranges (and validate, given a checkpoint)
+  for (DownstreamMode m :
+       {DownstreamMode::kLinearProbe, DownstreamMode::kFinetune, DownstreamMode::kScratch}) {
+    ProtocolOptions o;
+    o.downstream = downstream_defaults(m);
+    o.downstream.checkpoint = m == DownstreamMode::kScratch ? "" : "m.pt";
+    CHECK_NOTHROW(o.validate());
+  }
+  // one value outside each ranged row is refused, naming that row's field (Owner::key)
+  ProtocolOptions o;
+  o.downstream.checkpoint = "m.pt";
+  const std::pair<double*, const char*> doubles[] = {
+      {&o.train_fraction, "ProtocolOptions::train_fraction (1)"},
+      {&o.label_fraction, "ProtocolOptions::label_fraction (1.5)"},
+      {&o.downstream.layer_decay, "DownstreamOptions::layer_decay (0)"},
+      {&o.downstream.label_smoothing, "DownstreamOptions::label_smoothing (1)"},
+      {&o.downstream.drop_path, "DownstreamOptions::drop_path (-0.1)"}};
+  const double bad[] = {1.0, 1.5, 0.0, 1.0, -0.1};
+  for (size_t i = 0; i < std::size(doubles); ++i) {
+    const double saved = *doubles[i].first;
+    *doubles[i].first = bad[i];
+    CHECK_THROWS_WITH_AS(o.validate(), doctest::StartsWith(doubles[i].second),
+                         std::invalid_argument);
+    *doubles[i].first = saved;
+  }
+  o.folds = 1;
+  CHECK_THROWS_WITH_AS(o.validate(), "ProtocolOptions::folds (1) must be >= 2",
+                       std::invalid_argument);
+  o.folds = 2;
+  CHECK_NOTHROW(o.validate());  // control: the same options, in range
+  CHECK(mode_scope(DownstreamMode::kFinetune) == kFinetuneScope);
 }

@@ -119,7 +119,7 @@ def test_match_channels_by_position(tmp_path, folder):
     # LOSO, fold 1: subjects 2 and 3 train: stand x2, walk, sit -> one of each kept
     assert "label fraction 0.5: 3 of 4 training windows (per class, at least one each)" in r.stderr
     bad = _run(*probe, "--label-fraction", "0", cwd=tmp_path)
-    assert bad.returncode == 2 and "label_fraction (0.000000) must be in (0, 1]" in bad.stderr
+    assert bad.returncode == 2 and "--label-fraction (0) must be in (0, 1]" in bad.stderr
     assert ("channels matched by position: a->acc_x b->acc_y c->acc_z d->gyro_x e->gyro_y "
             "f->gyro_z") in r.stderr
     # three channels only: the model's first three (accelerometer), by position

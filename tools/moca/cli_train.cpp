@@ -12,6 +12,7 @@
 #include "launch.hpp"
 #include "moca/model/run_context.hpp"
 #include "run_cli.hpp"
+#include "schema_options.hpp"
 
 namespace moca::tools {
 
@@ -45,7 +46,7 @@ model::RunContext make_context(const model::DistOptions& dist, const model::Runt
 
 // Data-parallel classification: rank 0 alone logs, prints and writes the result files.
 void run_classify_rank(ClassifyCommand c) {
-  model::RunContext context = make_context(c.options.dist, c.options.runtime);
+  model::RunContext context = make_context(c.run.downstream.dist, c.run.downstream.runtime);
   if (context.is_root()) {
     run_classify(c, report_stream(c.json), context);
     return;
@@ -53,7 +54,7 @@ void run_classify_rank(ClassifyCommand c) {
   std::ostream null_out(nullptr);
   c.json.clear();
   c.predictions.clear();
-  c.options.progress = false;
+  c.run.downstream.progress = false;
   run_classify(c, null_out, context);
 }
 
@@ -79,15 +80,17 @@ void add_architecture_flags(CLI::App* app, model::TokenLayout& layout,
                   "2d (paper) | 1d (released code)" + note);
 }
 
-// The flags of `linprobe` / `finetune` that are not plain fields of ClassifyCommand.
+// The flags of `linprobe` / `finetune` that are not fields of ClassifyCommand, and --protocol
+// (model::Protocol's names and adl-loso).
 struct ClassifyFlags {
   bool no_progress = false;
   bool from_scratch = false;
   void apply(ClassifyCommand& c) const {
-    c.options.progress = !no_progress;
+    model::DownstreamOptions& o = c.run.downstream;
+    o.progress = !no_progress;
     if (from_scratch) {
-      c.options.mode = model::DownstreamMode::kScratch;
-      if (!c.options.checkpoint.empty()) {
+      o.mode = model::DownstreamMode::kScratch;
+      if (!o.checkpoint.empty()) {
         throw std::invalid_argument("--from-scratch takes no --checkpoint");
       }
       return;
@@ -95,8 +98,7 @@ struct ClassifyFlags {
     // A checkpoint brings its own architecture: a --preset, --patch-length, --layout or
     // --pos-embed other than the default would be ignored beside it. (By
     // value, so a --print-config file, which lists every flag, still runs with --config.)
-    const model::DownstreamOptions d = model::downstream_defaults(c.options.mode);
-    const model::DownstreamOptions& o = c.options;
+    const model::DownstreamOptions d = model::downstream_defaults(o.mode);
     const std::pair<const char*, bool> architecture[] = {
         {"--preset", o.preset != d.preset},
         {"--patch-length", o.patch_length != d.patch_length},
@@ -177,72 +179,70 @@ Subcommand add_launch_cli(CLI::App& app) {
   return {la, [lau](const nlohmann::json&) { return run_launch(*lau, std::cerr); }};
 }
 
+namespace {
+
+// --protocol of linprobe / finetune: model::Protocol's names, and adl-loso (--data hmp:HMP
+// --protocol loso with the paper's classes).
+void add_classify_protocol(CLI::App* app, ClassifyCommand& c) {
+  const std::string choices = enum_choices(model::kProtocolNames) + ", adl-loso";
+  app->add_option_function<std::string>(
+         "--protocol",
+         [&c, choices](const std::string& text) {
+           c.adl_loso = text == "adl-loso";
+           if (c.adl_loso) {
+             c.run.protocol = model::Protocol::kLoso;
+           } else {
+             for (const auto& row : model::kProtocolNames)
+               if (text == row.name) return void(c.run.protocol = row.value);
+             throw CLI::ValidationError("--protocol (" + text + ") must be one of: " + choices);
+           }
+         },
+         "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data hmp:HMP "
+         "--protocol loso, the paper's 5 classes)")
+      ->default_str(c.protocol_name());
+}
+
+}  // namespace
+
 Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   auto c = std::make_shared<ClassifyCommand>();
   auto text = std::make_shared<ClassifyFlags>();
-  c->options = model::downstream_defaults(finetune ? model::DownstreamMode::kFinetune
-                                                   : model::DownstreamMode::kLinearProbe);
-  model::DownstreamOptions& o = c->options;
+  c->run.downstream = model::downstream_defaults(finetune ? model::DownstreamMode::kFinetune
+                                                          : model::DownstreamMode::kLinearProbe);
   auto* s =
       finetune
           ? app.add_subcommand("finetune", "fine-tune a pre-trained encoder (or --from-scratch)")
           : app.add_subcommand("linprobe", "linear probe on a frozen pre-trained encoder");
-  add_data_options(s, c->data);
+  add_data_options(s, c->data, /*split=*/false);  // the protocol's rows split the windows
   // --precision only where it takes effect: a probe trains its head on features computed once
   // in fp32, so a bf16 flag would change nothing there
-  add_runtime_options(s, o.runtime, /*training=*/finetune);
-  add_dist_options(s, o.dist);
-  s->add_option("--checkpoint", o.checkpoint,
-                "pre-trained MAE ('{fold}' is replaced by the fold index)");
-  add_enum_option(s, "--protocol", c->protocol, kClassifyProtocolNames,
-                  "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data "
-                  "hmp:HMP --protocol loso, the paper's 5 classes)");
+  add_runtime_options(s, c->run.downstream.runtime, /*training=*/finetune);
+  add_dist_options(s, c->run.downstream.dist);
+  add_classify_protocol(s, *c);
+  add_schema_options(
+      s, c->run,
+      finetune ? model::kFinetuneScope | model::kScratchScope : model::kLinearProbeScope);
   s->add_option("--hmp", c->hmp, "UCI ADL (HMP) folder for adl-loso (default $MOCA_HMP_DIR)");
   s->add_option("--adl-classes", c->adl_classes,
                 "adl-loso: paper (5 activities of the paper's table) | all (14)")
       ->capture_default_str();
-  s->add_option("--epochs", o.epochs)->capture_default_str();
-  s->add_option("--batch", o.batch_size)->capture_default_str();
-  s->add_option("--lr", o.lr)->capture_default_str();
-  s->add_option("--min-lr", o.min_lr)->capture_default_str();
-  add_warmup_option(s, o.warmup_epochs, finetune ? "default 5" : "default 10");
-  s->add_option("--weight-decay", o.weight_decay)->capture_default_str();
-  s->add_option("--classes", o.classes, "0 = from the data")->capture_default_str();
-  s->add_option("--seed", o.seed)->capture_default_str();
   s->add_option("--json", c->json, "result JSON file");
   s->add_option("--predictions", c->predictions, "CSV fold,truth,predicted");
-  s->add_option("--save-model", c->save_model,
-                "keep the trained classifier for `moca predict` (k folds: fold 0's, each fold's "
-                "with '{fold}' in the name, or --refit)");
-  s->add_flag("--refit", c->refit,
-              "after scoring the folds, train the kept model on every labelled window");
-  add_enum_option(s, "--match-channels", c->match_channels, model::kChannelMatchNames,
-                  "name (channels matched to the checkpoint's by name) | position (the data's "
-                  "channel i is the model's channel i)");
-  s->add_option("--label-fraction", c->label_fraction,
-                "train each fold on this share of its labelled windows, per class (at least one "
-                "each), seeded by --split-seed")
-      ->capture_default_str();
   s->add_option("--input-seconds", c->input_seconds,
                 "windows of this many seconds at the checkpoint's rate instead of its own length "
                 "(whole patches; 0 = the checkpoint's)")
       ->capture_default_str();
   if (finetune) {
-    s->add_option("--layer-decay", o.layer_decay)->capture_default_str();
-    s->add_option("--label-smoothing", o.label_smoothing)->capture_default_str();
-    s->add_option("--drop-path", o.drop_path)->capture_default_str();
     s->add_flag("--from-scratch", text->from_scratch,
                 "supervised ViT baseline from random initialisation (no checkpoint)");
-    s->add_option("--preset", o.preset, "architecture for --from-scratch")->capture_default_str();
-    s->add_option("--patch-length", o.patch_length, "for --from-scratch")->capture_default_str();
-    add_architecture_flags(s, o.layout, o.pos_embed, " (for --from-scratch)");
   }
   add_no_progress(s, text->no_progress);
   return {s, [c, text, finetune](const nlohmann::json& options) {
             c->recorded_options = options;
             text->apply(*c);
-            record_warmup(c->recorded_options, finetune ? "finetune" : "linprobe",
-                          c->options.warmup_note(), c->options.effective_warmup_epochs());
+            const model::DownstreamOptions& d = c->run.downstream;
+            record_warmup(c->recorded_options, finetune ? "finetune" : "linprobe", d.warmup_note(),
+                          d.effective_warmup_epochs());
             run_classify_rank(*c);
             return 0;
           }};

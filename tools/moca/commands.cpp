@@ -143,33 +143,28 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
 // ---------------------------------------------------------------------------------------------
 void ClassifyCommand::validate() const {
   data.validate();
-  options.validate();
+  run.validate();
   if (adl_classes != "paper" && adl_classes != "all") {
-    throw std::invalid_argument("ClassifyCommand: adl_classes (" + adl_classes +
-                                ") must be paper or all");
-  }
-  if (data.split != data::SplitKind::kRandom || data.fold != 0) {
-    throw std::invalid_argument(
-        "ClassifyCommand: linprobe and finetune choose their splits with --protocol (random, "
-        "subject-kfold runs every fold); --split/--fold (" +
-        data::to_string(data.split) + ", " + std::to_string(data.fold) +
-        ") apply to the other subcommands");
+    throw_invalid("", "--adl-classes", adl_classes, "must be paper or all");
   }
   if (!(input_seconds >= 0.0 && std::isfinite(input_seconds))) {
-    throw std::invalid_argument("ClassifyCommand: --input-seconds (" +
-                                std::to_string(input_seconds) + ") must be >= 0");
+    throw_invalid("", "--input-seconds", format_number(input_seconds), "must be >= 0");
   }
-  if (input_seconds > 0 && options.mode == model::DownstreamMode::kScratch) {
+  if (input_seconds > 0 && run.downstream.mode == model::DownstreamMode::kScratch) {
     throw std::invalid_argument(
-        "ClassifyCommand: --input-seconds sets a pre-trained encoder's input length; "
-        "--from-scratch takes --window-length");
+        "--input-seconds sets a pre-trained encoder's input length; --from-scratch takes "
+        "--window-length");
   }
-  if (protocol == ClassifyProtocol::kAdlLoso && !data.data.empty()) {
+  if (adl_loso && !data.data.empty()) {
     throw std::invalid_argument(
-        "ClassifyCommand: protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); "
-        "for another data set use --data D --protocol loso (--data was " +
+        "--protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); for another data set use --data D "
+        "--protocol loso (--data was " +
         data.data + ")");
   }
+}
+
+std::string ClassifyCommand::protocol_name() const {
+  return adl_loso ? "adl-loso" : model::to_string(run.protocol);
 }
 
 namespace {
@@ -179,7 +174,7 @@ namespace {
 data::Dataset open_classify_data(const ClassifyCommand& cmd, const ModelGeometry* geometry,
                                  std::ostream& log) {
   DataOptions dopts = cmd.data;
-  if (cmd.protocol == ClassifyProtocol::kAdlLoso) {
+  if (cmd.adl_loso) {
     const data::AdlTransferData adl =
         data::adl_transfer_data(cmd.hmp, cmd.adl_classes == "paper", dopts.dataset.keep_classes);
     dopts.data = adl.spec;
@@ -198,9 +193,9 @@ void print_classify_result(std::ostream& out, const ClassifyCommand& cmd, const 
   const auto a = model::mean_sd(r.scores.accuracy), m = model::mean_sd(r.scores.macro_f1),
              b = model::mean_sd(r.scores.balanced_accuracy);
   const size_t splits = r.folds.size();
-  out << std::fixed << std::setprecision(2) << model::to_string(cmd.options.mode) << " ("
-      << enum_name(kClassifyProtocolNames, cmd.protocol) << ", " << splits
-      << (splits == 1 ? " split" : " splits") << ", " << source << "): top-1 " << 100 * a.mean;
+  out << std::fixed << std::setprecision(2) << model::to_string(cmd.run.downstream.mode) << " ("
+      << cmd.protocol_name() << ", " << splits << (splits == 1 ? " split" : " splits") << ", "
+      << source << "): top-1 " << 100 * a.mean;
   if (a.n > 1) out << " +- " << 100 * a.sd;
   out << " %, macro-F1 " << 100 * m.mean;
   if (m.n > 1) out << " +- " << 100 * m.sd;
@@ -215,18 +210,18 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
                             model::RunContext& context) {
   std::ostream& log = context.log();
   cmd.validate();
+  const model::DownstreamOptions& d = cmd.run.downstream;
   check_writable(cmd.json, "--json");
   check_writable(cmd.predictions, "--predictions");
-  check_writable(model::replace_fold(cmd.save_model, 0), "--save-model");
-  if (const std::string note = cmd.options.warmup_note(); !note.empty()) {
-    log << "moca " << model::to_string(cmd.options.mode) << ": note: " << with_flag_names(note)
-        << "\n";
+  check_writable(model::replace_fold(cmd.run.save_model, 0), "--save-model");
+  if (const std::string note = d.warmup_note(); !note.empty()) {
+    log << "moca " << model::to_string(d.mode) << ": note: " << with_flag_names(note) << "\n";
   }
   // The checkpoint fixes the windows' length and rate; data at another rate or length is
   // resampled and cropped/padded to it (open_dataset says so).
   ModelGeometry geometry;
-  const bool scratch = cmd.options.mode == model::DownstreamMode::kScratch;
-  if (!scratch) geometry = checkpoint_geometry(model::replace_fold(cmd.options.checkpoint, 0));
+  const bool scratch = d.mode == model::DownstreamMode::kScratch;
+  if (!scratch) geometry = checkpoint_geometry(model::replace_fold(d.checkpoint, 0));
   if (cmd.input_seconds > 0) {
     std::string note;
     geometry = model::geometry_at_seconds(geometry, cmd.input_seconds, "--input-seconds", &note);
@@ -234,33 +229,21 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
   }
   const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, log);
   const std::string source = ds.spec.to_string();
-  model::ProtocolOptions po;
-  po.downstream = cmd.options;
-  static constexpr model::Protocol kModelProtocol[] = {
-      model::Protocol::kRandom, model::Protocol::kSubjectKfold, model::Protocol::kLoso,
-      model::Protocol::kLoso};  // adl-loso is loso on HMP
-  po.protocol = kModelProtocol[static_cast<int>(cmd.protocol)];
-  po.protocol_name = enum_name(kClassifyProtocolNames, cmd.protocol);
-  po.train_fraction = cmd.data.train_fraction;
-  po.folds = cmd.data.folds;
-  po.split_seed = cmd.data.split_seed;
+  model::ProtocolOptions po = cmd.run;
+  po.protocol_name = cmd.protocol_name();
   po.source = source;
-  po.save_model = cmd.save_model;
-  po.refit = cmd.refit;
-  po.label_fraction = cmd.label_fraction;
-  po.match_channels = cmd.match_channels;
   const model::ProtocolResult r = model::run_protocol(po, ds.windows, context);
   if (r.folds.size() == 1)
     out << model::confusion_table(r.folds[0].result.test, ds.windows.class_names);
   nlohmann::json j;
-  j["command"] = model::to_string(cmd.options.mode);
+  j["command"] = model::to_string(d.mode);
   j["protocol"] = po.protocol_name;
   j["data"] = ds.to_json();
   j["data"]["source"] = source;
-  j["settings"] = cmd.options.to_json();
-  j["label_fraction"] = cmd.label_fraction;
+  j["settings"] = d.to_json();
+  j["label_fraction"] = po.label_fraction;
   j["folds"] = r.folds_json();
-  if (!cmd.save_model.empty()) j["saved_models"] = r.saved_json();
+  if (!po.save_model.empty()) j["saved_models"] = r.saved_json();
   j["summary"] = r.scores.summary_json();
   write_json(cmd.json, j, cmd.recorded_options);
   if (!cmd.predictions.empty()) write_output_text(cmd.predictions, r.predictions_csv());

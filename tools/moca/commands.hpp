@@ -65,24 +65,17 @@ struct PretrainCommand {
 nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
                             model::RunContext& context, const std::atomic<bool>* stop = nullptr);
 
-/// The protocols of `moca linprobe | finetune`: model::Protocol's, and adl-loso (a spelling of
-/// --data hmp:HMP --protocol loso with the paper's classes).
-enum class ClassifyProtocol { kRandom, kSubjectKfold, kLoso, kAdlLoso };
-inline constexpr EnumName<ClassifyProtocol> kClassifyProtocolNames[] = {
-    {ClassifyProtocol::kRandom, "random"},
-    {ClassifyProtocol::kSubjectKfold, "subject-kfold"},
-    {ClassifyProtocol::kLoso, "loso"},
-    {ClassifyProtocol::kAdlLoso, "adl-loso"}};
-
 /// moca linprobe | finetune (classification under a protocol).
 struct ClassifyCommand {
-  DataOptions data;
-  model::DownstreamOptions options;
+  DataOptions data;  ///< the data source (its split flags are the protocol's, not here)
+  /// The protocol and the classifier's training (their schema rows are the subcommand's flags):
   /// random | subject-kfold (all folds, mean +- sd) | loso (leave one subject out) on --data,
   /// which may be another data set than the pre-training one (channels are matched by name,
-  /// rate and length resampled to the checkpoint's) | adl-loso (a spelling of --data hmp:HMP
-  /// --protocol loso with the paper's classes).
-  ClassifyProtocol protocol = ClassifyProtocol::kRandom;
+  /// rate and length resampled to the checkpoint's).
+  model::ProtocolOptions run;
+  /// --protocol adl-loso: a spelling of --data hmp:HMP --protocol loso with the paper's classes
+  /// (run.protocol is then kLoso).
+  bool adl_loso = false;
   std::string hmp;  ///< HMP folder for adl-loso; empty = $MOCA_HMP_DIR
   /// adl-loso classes: "paper" keeps the five ADL activities of the paper's transfer table
   /// (climb_stairs, drink_glass, getup_bed, pour_water, walk; relabelled 0..4 in that order),
@@ -90,17 +83,12 @@ struct ClassifyCommand {
   std::string adl_classes = "paper";
   std::string json;         ///< result JSON; empty = none
   std::string predictions;  ///< CSV of fold,truth,predicted for `moca metrics`; empty = none
-  /// Keep the trained classifier (model/classifier.hpp): a single split's model; with several
-  /// folds each fold's when the name holds '{fold}', else fold 0's (the report says so), or with
-  /// `refit` one model trained on every labelled window after the folds were scored.
-  std::string save_model;
-  bool refit = false;  ///< train the saved model on every labelled window (needs save_model)
   /// > 0: windows of this many seconds at the checkpoint's rate instead of its own length
   /// (rounded down to whole patches; the fixed sin-cos positions at the new patch indices).
   double input_seconds = 0.0;
-  model::ChannelMatch match_channels = model::ChannelMatch::kName;
-  double label_fraction = 1.0;  ///< ProtocolOptions::label_fraction
   void validate() const;
+  /// The protocol as reported: run.protocol's name, or adl-loso.
+  std::string protocol_name() const;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 /// On the ranks of `context` (its log: data notes and progress).

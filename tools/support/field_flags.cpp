@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 namespace moca::tools {
 
@@ -39,19 +41,13 @@ constexpr FieldFlag kFieldFlags[] = {
     {"AnalysisOptions::ridge",         "--ridge"},
     {"AnalysisOptions::bootstrap",     "--bootstrap"},
     {"AnalysisOptions::permutations",  "--permutations"},
-    // model::PretrainOptions, model::DownstreamOptions (moca pretrain, linprobe, finetune)
+    // model::PretrainOptions (moca pretrain)
     {"PretrainOptions::warmup_epochs",   "--warmup-epochs"},
     {"PretrainOptions::epochs",          "--epochs"},
-    {"DownstreamOptions::warmup_epochs", "--warmup-epochs"},
-    {"DownstreamOptions::epochs",        "--epochs"},
     {"PretrainOptions::batch_size",      "--batch"},
-    {"DownstreamOptions::batch_size",    "--batch"},
     {"PretrainOptions::lr",              "--lr"},
-    {"DownstreamOptions::lr",            "--lr"},
     {"PretrainOptions::min_lr",          "--min-lr"},
-    {"DownstreamOptions::min_lr",        "--min-lr"},
     {"PretrainOptions::weight_decay",    "--weight-decay"},
-    {"DownstreamOptions::weight_decay",  "--weight-decay"},
     // model::ImportOptions (moca import)
     {"ImportOptions::channel_names",     "--channel-names"},
     {"ImportOptions::sample_rate_hz",    "--sample-rate"},
@@ -61,6 +57,12 @@ constexpr FieldFlag kFieldFlags[] = {
     {"PoolMode",                       "--pool"},
 };
 // clang-format on
+
+// The rows add_schema_options added in this program.
+std::vector<std::pair<std::string, std::string>>& registered() {
+  static std::vector<std::pair<std::string, std::string>> rows;
+  return rows;
+}
 
 bool name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
@@ -99,31 +101,44 @@ size_t options_field(const std::string& s, size_t i,
 
 }  // namespace
 
+void add_field_flag(const std::string& field, const std::string& flag) {
+  for (auto& row : registered()) {
+    if (row.first == field) {
+      row.second = flag;
+      return;
+    }
+  }
+  registered().emplace_back(field, flag);
+}
+
 std::string with_flag_names(const std::string& message,
                             const std::function<bool(const std::string&)>& has_flag) {
   std::string out;
   out.reserve(message.size());
   size_t i = 0;
   while (i < message.size()) {
-    const FieldFlag* hit = nullptr;
     std::string flag;
-    size_t generic = 0;
+    size_t matched = 0;  // characters of a field at i, replaced by `flag`
     if (starts_name(message, i)) {
-      for (const FieldFlag& row : kFieldFlags) {
-        const size_t n = std::strlen(row.field);
-        if (message.compare(i, n, row.field) == 0 && ends_name(message, i + n)) {
-          hit = &row;
+      for (const auto& [field, field_flag] : registered()) {
+        if (message.compare(i, field.size(), field) == 0 && ends_name(message, i + field.size())) {
+          matched = field.size();
+          flag = field_flag;
           break;
         }
       }
-      if (hit == nullptr) generic = options_field(message, i, has_flag, flag);
+      for (const FieldFlag& row : kFieldFlags) {
+        const size_t n = std::strlen(row.field);
+        if (matched == 0 && message.compare(i, n, row.field) == 0 && ends_name(message, i + n)) {
+          matched = n;
+          flag = row.flag;
+        }
+      }
+      if (matched == 0) matched = options_field(message, i, has_flag, flag);
     }
-    if (hit != nullptr) {
-      out += hit->flag;
-      i += std::strlen(hit->field);
-    } else if (generic > 0) {
+    if (matched > 0) {
       out += flag;
-      i += generic;
+      i += matched;
     } else {
       out += message[i++];
     }

@@ -2,7 +2,8 @@
 /// \file field_flags.hpp
 /// Library messages name the option field they are about (`DatasetOptions::sample_rate_hz (-1)
 /// must be > 0`), the programs name the flag that sets it (`--sample-rate (-1) must be > 0`).
-/// This is the one table from a field to its flag; run_cli rewrites every error message with it.
+/// The flags come from the schema rows a program added (add_field_flag), then from a table of
+/// the option structs without a schema yet; run_cli rewrites every error message with them.
 #include <functional>
 #include <string>
 
@@ -13,6 +14,10 @@ struct FieldFlag {
   const char* field;  ///< `Struct::member`, as library messages write it
   const char* flag;   ///< `--flag`
 };
+
+/// Registers `field` (`Owner::key`) as set by `flag` in this program: what add_schema_options
+/// does for each row it adds. Registered fields are replaced before the table's.
+void add_field_flag(const std::string& field, const std::string& flag);
 
 /// `message` with every field of the table replaced by its flag. A field matches whole: no
 /// letter, digit, '_' or "::" next to it (so `DatasetOptions::format` leaves

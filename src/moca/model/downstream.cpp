@@ -408,25 +408,6 @@ nlohmann::json classifier_meta(const DownstreamOptions& o, const ClassifierModel
 
 }  // namespace
 
-DownstreamMode parse_downstream_mode(const std::string& name) {
-  if (name == "linprobe") return DownstreamMode::kLinearProbe;
-  if (name == "finetune") return DownstreamMode::kFinetune;
-  if (name == "scratch") return DownstreamMode::kScratch;
-  throw_invalid("parse_downstream_mode()",
-                "unknown mode '" + name + "' (valid: linprobe, finetune, scratch)");
-}
-
-std::string to_string(DownstreamMode m) {
-  switch (m) {
-    case DownstreamMode::kLinearProbe:
-      return "linprobe";
-    case DownstreamMode::kFinetune:
-      return "finetune";
-    default:
-      return "scratch";
-  }
-}
-
 DownstreamOptions downstream_defaults(DownstreamMode mode) {
   DownstreamOptions o;
   o.mode = mode;
@@ -455,27 +436,32 @@ std::string DownstreamOptions::warmup_note() const {
 }
 
 void DownstreamOptions::validate() const {
-  auto fail = [](const std::string& f, const std::string& v, const std::string& rule) {
-    throw_invalid("DownstreamOptions::validate()", f, v, rule);
-  };
-  auto num = [](double v) { return std::to_string(v); };
   if (mode != DownstreamMode::kScratch && checkpoint.empty()) {
-    fail("checkpoint", "''", "is required for " + to_string(mode) + " (a pre-trained MAE)");
+    throw_invalid("DownstreamOptions::validate()", "checkpoint", "''",
+                  "is required for " + to_string(mode) + " (a pre-trained MAE)");
   }
   const std::string where = "DownstreamOptions::validate()";
   if (mode == DownstreamMode::kScratch) detail::check_architecture(where, preset, patch_length);
   detail::check_schedule(where, "DownstreamOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
                          weight_decay);
-  if (!(layer_decay > 0.0 && layer_decay <= 1.0))
-    fail("layer_decay", num(layer_decay), "must be in (0, 1]");
-  if (!(label_smoothing >= 0.0 && label_smoothing < 1.0)) {
-    fail("label_smoothing", num(label_smoothing), "must be in [0, 1)");
+  check_ranges(*this);  // the rows' ranges (schema): layer_decay, label_smoothing, drop_path, ...
+  if (classes < 0 || classes == 1) {
+    throw_invalid("", "DownstreamOptions::classes", std::to_string(classes),
+                  "must be 0 (from the data) or >= 2");
   }
-  if (!(drop_path >= 0.0 && drop_path < 1.0))
-    fail("drop_path", num(drop_path), "must be in [0, 1)");
-  if (classes < 0 || classes == 1)
-    fail("classes", std::to_string(classes), "must be 0 (auto) or >= 2");
   runtime.validate();
+}
+
+Scope mode_scope(DownstreamMode mode) {
+  switch (mode) {
+    case DownstreamMode::kLinearProbe:
+      return kLinearProbeScope;
+    case DownstreamMode::kFinetune:
+      return kFinetuneScope;
+    case DownstreamMode::kScratch:
+      return kScratchScope;
+  }
+  return 0;
 }
 
 nlohmann::json DownstreamOptions::to_json() const {

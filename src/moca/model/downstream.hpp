@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/distributed.hpp"
 #include "moca/model/metrics.hpp"
@@ -48,8 +49,19 @@ enum class DownstreamMode {
   kFinetune,     ///< whole network from the checkpoint
   kScratch       ///< whole network from random initialisation (supervised baseline)
 };
-DownstreamMode parse_downstream_mode(const std::string& name);  ///< linprobe|finetune|scratch
-std::string to_string(DownstreamMode mode);
+inline constexpr EnumName<DownstreamMode> kDownstreamModeNames[] = {
+    {DownstreamMode::kLinearProbe, "linprobe"},
+    {DownstreamMode::kFinetune, "finetune"},
+    {DownstreamMode::kScratch, "scratch"}};
+inline std::string to_string(DownstreamMode mode) {
+  return enum_name(kDownstreamModeNames, mode);
+}
+
+/// The scopes of DownstreamOptions' schema rows: the modes that take an option.
+inline constexpr Scope kLinearProbeScope = 1u << 0, kFinetuneScope = 1u << 1,
+                       kScratchScope = 1u << 2;
+/// The scope bit of `mode`.
+Scope mode_scope(DownstreamMode mode);
 
 /// Options of train_classifier(). Use downstream_defaults() for the paper's settings.
 struct DownstreamOptions {
@@ -89,6 +101,57 @@ struct DownstreamOptions {
   /// Non-empty when the default warm-up yielded to `epochs`: the note to show the user.
   std::string warmup_note() const;
   nlohmann::json to_json() const;
+
+  /// Every option a user sets, declared once (option_schema.hpp). `mode` (the program or the
+  /// Python call chooses it), runtime and dist (their own flag groups), progress, save_model and
+  /// provenance (the protocol sets them) are not rows.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* D = "DownstreamOptions";
+    constexpr Scope trained = kLinearProbeScope | kFinetuneScope,
+                    whole = kFinetuneScope | kScratchScope;
+    v(o.checkpoint,
+      Option{D, "checkpoint", "--checkpoint",
+             "pre-trained MAE ('{fold}' is replaced by the fold index)", Range::any(), trained});
+    v(o.epochs, Option{D, "epochs", "--epochs", "training epochs", Range::at_least(1)});
+    v(o.batch_size, Option{D, "batch_size", "--batch", "windows per batch (the global batch)",
+                           Range::at_least(1)});
+    v(o.lr, Option{D, "lr", "--lr", "peak learning rate", Range::above(0)});
+    v(o.min_lr, Option{D, "min_lr", "--min-lr", "floor of the cosine schedule", Range::any(),
+                       kEveryScope, "in [0, lr]"});
+    v(o.warmup_epochs,
+      Option{D, "warmup_epochs", "--warmup-epochs",
+             "linear warm-up in epochs; default 10 (linprobe) or 5 (finetune), at most --epochs - "
+             "1 unless given",
+             Range::any(), kEveryScope, "in [0, epochs)"});
+    v(o.weight_decay,
+      Option{D, "weight_decay", "--weight-decay", "AdamW weight decay", Range::at_least(0)});
+    v(o.layer_decay, Option{D, "layer_decay", "--layer-decay", "layer-wise lr decay",
+                            Range::between(0, 1, true, false), whole});
+    v(o.label_smoothing,
+      Option{D, "label_smoothing", "--label-smoothing", "label smoothing of the cross-entropy",
+             Range::between(0, 1, false, true), whole});
+    v(o.drop_path, Option{D, "drop_path", "--drop-path",
+                          "stochastic depth, rising linearly to this rate at the last block",
+                          Range::between(0, 1, false, true), whole});
+    v(o.classes, Option{D, "classes", "--classes", "number of classes (0 = from the data)",
+                        Range::any(), kEveryScope, "0 or >= 2"});
+    v(o.seed, Option{D, "seed", "--seed", "seed of the head, the batch order and drop path"});
+    v(o.preset, Option{D, "preset", "--preset",
+                       "architecture for --from-scratch: paper-base | tiny | cpu-small",
+                       Range::any(), kScratchScope});
+    v(o.patch_length,
+      Option{D, "patch_length", "--patch-length", "samples per patch for --from-scratch",
+             Range::at_least(1), kScratchScope});
+    v(o.layout,
+      Option{D, "layout", "--layout", "modality | stacked (for --from-scratch)", Range::any(),
+             kScratchScope},
+      kTokenLayoutNames);
+    v(o.pos_embed,
+      Option{D, "pos_embed", "--pos-embed", "2d (paper) | 1d (released code) (for --from-scratch)",
+             Range::any(), kScratchScope},
+      kPosEmbedNames);
+  }
 };
 
 /// The paper's settings (Tables "Fine-tuning settings" / "Linear probing settings", UCI-HAR

@@ -52,29 +52,23 @@ ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const 
 
 void ProtocolOptions::validate() const {
   downstream.validate();
-  const std::string where = "ProtocolOptions::validate(): ";
-  if (protocol == Protocol::kRandom && !(train_fraction > 0.0 && train_fraction < 1.0)) {
-    throw_invalid(
-        "", where + "train_fraction (" + std::to_string(train_fraction) + ") must be in (0, 1)");
-  }
-  if (protocol == Protocol::kSubjectKfold && folds < 2) {
-    throw_invalid("", where + "folds (" + std::to_string(folds) + ") must be >= 2");
-  }
-  if (!(label_fraction > 0.0 && label_fraction <= 1.0)) {
-    throw_invalid(
-        "", where + "label_fraction (" + std::to_string(label_fraction) + ") must be in (0, 1]");
-  }
+  check_ranges(*this);  // the rows' ranges (schema): train_fraction, folds, label_fraction
+  // Fields are named Owner::field, which the programs rewrite to their flags, Python to its
+  // keywords.
   if (refit && save_model.empty()) {
-    throw_invalid("", where + "refit trains the model to keep; it needs save_model");
+    throw_invalid("",
+                  "ProtocolOptions::refit trains the model to keep; it needs "
+                  "ProtocolOptions::save_model");
   }
   if (refit && downstream.checkpoint.find("{fold}") != std::string::npos) {
-    throw_invalid("", where + "refit with a per-fold checkpoint (" + downstream.checkpoint +
-                          ") would train on windows that pre-trained another fold's "
-                          "encoder; refit from one checkpoint");
+    throw_invalid("ProtocolOptions::refit",
+                  "a per-fold DownstreamOptions::checkpoint (" + downstream.checkpoint +
+                      ") would train on windows that pre-trained "
+                      "another fold's encoder; refit from one checkpoint");
   }
   if (refit && save_model.find("{fold}") != std::string::npos) {
-    throw_invalid("", where + "refit saves one model; save_model (" + save_model +
-                          ") must not contain '{fold}'");
+    throw_invalid("ProtocolOptions::refit", "one model is saved: ProtocolOptions::save_model (" +
+                                                save_model + ") must not contain '{fold}'");
   }
 }
 
@@ -284,7 +278,7 @@ data::Windows fold_training_windows(const ProtocolOptions& o, data::Windows trai
     log << "label fraction " << o.label_fraction << ": " << train.size() << " of " << before
         << " training windows (per class, at least one each)\n";
   }
-  if (o.shuffle_train_labels) {
+  if (o.shuffle_labels) {
     train = shuffle_labels(train, derive_seed(o.split_seed + f, 0x5348'5546));  // "SHUF"
     log << "shuffled-label control: training labels permuted\n";
   }

@@ -55,11 +55,11 @@ struct ProtocolOptions {
   /// each fold may use an encoder pre-trained without its test subjects), epochs, ...
   DownstreamOptions downstream;
   Protocol protocol = Protocol::kRandom;
-  std::string protocol_name;     ///< as reported ("" = to_string(protocol); e.g. "adl-loso")
-  double train_fraction = 0.7;   ///< kRandom: training share
-  int folds = 5;                 ///< kSubjectKfold: k (>= 2)
-  std::uint64_t split_seed = 0;  ///< kRandom / kSubjectKfold: seed of the split
-  std::string source;            ///< what the data is (recorded with kept models)
+  std::string protocol_name;        ///< as reported ("" = to_string(protocol); e.g. "adl-loso")
+  double train_fraction = 0.7;      ///< kRandom: training share
+  int folds = 5;                    ///< kSubjectKfold: k (>= 2)
+  std::uint64_t split_seed = 1004;  ///< seed of the split (upstream's 1004), label subset, shuffle
+  std::string source;               ///< what the data is (recorded with kept models)
   /// kPosition: the data's channels are the checkpoint's first C, in order (renamed to them
   /// before anything is matched); kName: matched by name.
   ChannelMatch match_channels = ChannelMatch::kName;
@@ -70,7 +70,7 @@ struct ProtocolOptions {
   /// The no-signal control: each fold's training labels are permuted among its training windows
   /// (seeded by split_seed and the fold; class counts kept), the test labels are true. Scores
   /// should fall to what the class frequencies give.
-  bool shuffle_train_labels = false;
+  bool shuffle_labels = false;
   /// A fold with fewer training windows than downstream.batch_size trains with batches of all
   /// its training windows (the log says so) instead of failing. For studies whose folds differ
   /// in size (small subjects, label fractions).
@@ -82,6 +82,43 @@ struct ProtocolOptions {
   bool refit = false;
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
+
+  /// Every option a user sets, declared once (option_schema.hpp), then the classifier's
+  /// (DownstreamOptions::schema). protocol_name, source and batch_at_most_train are set by the
+  /// callers, not users. `moca linprobe|finetune` declare --protocol themselves (it adds the
+  /// adl-loso spelling), so that row is not on the command line.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* P = "ProtocolOptions";
+    v(o.protocol,
+      Option{P, "protocol", "--protocol", "random | subject-kfold | loso", Range::any(),
+             kEveryScope, nullptr, Surface::kPython},
+      kProtocolNames);
+    v(o.train_fraction, Option{P, "train_fraction", "--train-fraction",
+                               "random: the training share", Range::between(0, 1, true, true)});
+    v(o.folds, Option{P, "folds", "--folds", "subject-kfold: k", Range::at_least(2)});
+    v(o.split_seed, Option{P, "split_seed", "--split-seed",
+                           "seed of the split, of the label subset and of the shuffled labels"});
+    v(o.match_channels,
+      Option{P, "match_channels", "--match-channels",
+             "name (channels matched to the checkpoint's by name) | position (the data's "
+             "channel i is the model's channel i)"},
+      kChannelMatchNames);
+    v(o.label_fraction, Option{P, "label_fraction", "--label-fraction",
+                               "train each fold on this share of its labelled windows, per "
+                               "class (at least one each), seeded by the split seed",
+                               Range::between(0, 1, true, false)});
+    v(o.shuffle_labels,
+      Option{P, "shuffle_labels", "--shuffle-labels",
+             "the no-signal control: each fold's training labels permuted among its training "
+             "windows (class counts kept, test labels true)"});
+    v(o.save_model, Option{P, "save_model", "--save-model",
+                           "keep the trained classifier for `moca predict` (k folds: fold 0's, "
+                           "each fold's with '{fold}' in the name, or refit)"});
+    v(o.refit, Option{P, "refit", "--refit",
+                      "after scoring the folds, train the kept model on every labelled window"});
+    DownstreamOptions::schema(o.downstream, v);
+  }
 };
 
 /// One split's outcome.

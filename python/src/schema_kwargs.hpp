@@ -1,0 +1,235 @@
+#pragma once
+/// \file schema_kwargs.hpp
+/// Python keyword arguments made from an options struct's schema (moca/common/option_schema.hpp):
+/// set_from_kwargs() sets the fields a dict names, schema_rows() describes every keyword (its
+/// default, help, rule, choices and modes) for the wrappers' signatures and docstrings, and
+/// with_keyword_names() makes the library's `Owner::key` in a message the keyword `key`.
+#include <pybind11/pybind11.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "moca/common/enum_names.hpp"
+#include "moca/common/error_text.hpp"
+#include "moca/common/option_schema.hpp"
+
+namespace moca::python {
+
+namespace py = pybind11;
+
+/// The visitor of set_from_kwargs: a row present in `kwargs` (None = leave the default) is
+/// converted strictly (an int for an int, a number but not a bool for a float, a bool for a
+/// bool, a str or path for a string, a choice's name for an enum) and set; a row outside
+/// `scope` (e.g. layer_decay for the linear probe) is a ValueError, as it would be ignored.
+class KwargsReader {
+ public:
+  KwargsReader(const py::dict& kwargs, Scope scope, std::string scope_name)
+      : kwargs_(kwargs), scope_(scope), scope_name_(std::move(scope_name)) {}
+
+  template <class T>
+  void operator()(T& field, const Option& row) {
+    const py::object v = take(row);
+    if (!v) return;
+    if constexpr (moca::detail::is_optional<T>::value) {
+      typename T::value_type value{};
+      convert(v, row, value);
+      field = value;
+    } else {
+      convert(v, row, field);
+    }
+  }
+
+  template <class E, std::size_t N>
+  void operator()(E& field, const Option& row, const EnumName<E> (&table)[N]) {
+    const py::object v = take(row);
+    if (!v) return;
+    if (!py::isinstance<py::str>(v)) type_error(row, v, "a str (" + enum_choices(table) + ")");
+    field = parse_enum(table, v.cast<std::string>(), row.key);
+  }
+
+  /// The keywords of `kwargs` that no row took.
+  std::vector<std::string> unknown() const {
+    std::vector<std::string> out;
+    for (const auto& item : kwargs_) {
+      const std::string key = py::str(item.first);
+      bool known = false;
+      for (const auto& k : taken_) known = known || k == key;
+      if (!known) out.push_back(key);
+    }
+    return out;
+  }
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  // The value of the row's keyword, or a null object when absent or None.
+  py::object take(const Option& row) {
+    if (row.surface == Surface::kCommandLine) return py::object();
+    keys_.emplace_back(row.key);
+    if (!kwargs_.contains(row.key)) return py::object();
+    taken_.emplace_back(row.key);
+    py::object v = kwargs_[row.key];
+    if (v.is_none()) return py::object();
+    if ((row.scope & scope_) == 0) {
+      throw std::invalid_argument(std::string(row.key) + " (" + std::string(py::repr(v)) +
+                                  ") does not apply to " + scope_name_ +
+                                  "; leave it None or choose a mode that uses it");
+    }
+    return v;
+  }
+
+  [[noreturn]] static void type_error(const Option& row, const py::handle& v,
+                                      const std::string& wanted) {
+    throw py::type_error(std::string(row.key) + " must be " + wanted + ", not " +
+                         std::string(py::str(v.get_type().attr("__name__"))));
+  }
+
+  static void convert(const py::object& v, const Option& row, bool& out) {
+    // Python's bool, NumPy's bool (numpy 2 names it "bool", numpy 1 "bool_")
+    const std::string type = py::str(v.get_type().attr("__name__"));
+    if (type != "bool" && type != "bool_") type_error(row, v, "a bool");
+    out = v.cast<bool>();
+  }
+  static void convert(const py::object& v, const Option& row, std::string& out) {
+    if (py::isinstance<py::str>(v)) {
+      out = v.cast<std::string>();
+    } else if (py::hasattr(v, "__fspath__")) {
+      out = py::module_::import("os").attr("fspath")(v).cast<std::string>();
+    } else {
+      type_error(row, v, "a str or path");
+    }
+  }
+  static void convert(const py::object& v, const Option& row, double& out) {
+    if (py::isinstance<py::bool_>(v) || py::isinstance<py::str>(v) ||
+        !py::hasattr(v, "__float__")) {
+      type_error(row, v, "a number");
+    }
+    out = py::float_(v).cast<double>();
+  }
+  template <class I>
+  static std::enable_if_t<std::is_integral_v<I>> convert(const py::object& v, const Option& row,
+                                                         I& out) {
+    if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__")) {
+      type_error(row, v, "an int");
+    }
+    const py::int_ i(v);
+    if (std::is_unsigned_v<I> && i < py::int_(0)) {
+      throw std::invalid_argument(std::string(row.key) + " (" + std::string(py::str(v)) +
+                                  ") must be >= 0");
+    }
+    if (i > py::int_(std::numeric_limits<I>::max()) ||
+        i < py::int_(std::numeric_limits<I>::min())) {
+      throw std::invalid_argument(std::string(row.key) + " (" + std::string(py::str(v)) +
+                                  ") is out of range");
+    }
+    out = i.cast<I>();
+  }
+
+  const py::dict& kwargs_;
+  Scope scope_;
+  std::string scope_name_;
+  std::vector<std::string> keys_, taken_;
+};
+
+/// Sets the fields of `o` that `kwargs` names (KwargsReader); a keyword no row has is a
+/// TypeError naming the nearest one.
+template <class O>
+void set_from_kwargs(O& o, const py::dict& kwargs, Scope scope, const std::string& scope_name) {
+  KwargsReader reader(kwargs, scope, scope_name);
+  O::schema(o, reader);
+  const std::vector<std::string> unknown = reader.unknown();
+  if (!unknown.empty()) {
+    const std::string near = nearest_name(unknown.front(), reader.keys());
+    throw py::type_error("unexpected keyword argument '" + unknown.front() + "'" +
+                         (near.empty() ? "" : " (did you mean " + near + "?)"));
+  }
+}
+
+/// The visitor of schema_rows: per Python row a dict key, flag, help, rule, default (the
+/// field's value in the struct given), choices (enums) and scope.
+class RowsWriter {
+ public:
+  template <class T>
+  void operator()(const T& field, const Option& row) {
+    if (row.surface == Surface::kCommandLine) return;
+    py::dict d = describe(row);
+    if constexpr (moca::detail::is_optional<T>::value) {
+      d["default"] = field ? py::cast(*field) : py::none();
+    } else {
+      d["default"] = py::cast(field);
+    }
+    rows_.append(d);
+  }
+  template <class E, std::size_t N>
+  void operator()(const E& field, const Option& row, const EnumName<E> (&table)[N]) {
+    if (row.surface == Surface::kCommandLine) return;
+    py::dict d = describe(row);
+    d["default"] = enum_name(table, field);
+    py::list choices;
+    for (const auto& r : table) choices.append(r.name);
+    d["choices"] = choices;
+    rows_.append(d);
+  }
+  py::list rows() const { return rows_; }
+
+ private:
+  static py::dict describe(const Option& row) {
+    py::dict d;
+    d["key"] = row.key;
+    d["flag"] = row.flag;
+    d["help"] = row.help;
+    d["rule"] = row.rule != nullptr ? std::string(row.rule)
+                                    : (row.range.unbounded() ? "" : row.range.text());
+    d["scope"] = row.scope;
+    d["choices"] = py::none();
+    return d;
+  }
+  py::list rows_;
+};
+
+/// Every Python row of `o`'s schema (RowsWriter), its defaults those of `o`.
+template <class O>
+py::list schema_rows(const O& o) {
+  RowsWriter writer;
+  O::schema(o, writer);
+  return writer.rows();
+}
+
+/// The visitor of with_keyword_names.
+class KeywordRenamer {
+ public:
+  explicit KeywordRenamer(std::string& text) : text_(text) {}
+  template <class T>
+  void operator()(const T&, const Option& row) const {
+    rename(row);
+  }
+  template <class T, class E, std::size_t N>
+  void operator()(const T&, const Option& row, const EnumName<E> (&)[N]) const {
+    rename(row);
+  }
+
+ private:
+  void rename(const Option& row) const {
+    const std::string field = row.field();
+    for (size_t at = text_.find(field); at != std::string::npos; at = text_.find(field, at)) {
+      text_.replace(at, field.size(), row.key);
+    }
+  }
+  std::string& text_;
+};
+
+/// `message` with each `Owner::key` of O's rows replaced by the keyword `key`.
+template <class O>
+std::string with_keyword_names(std::string message) {
+  const O o{};
+  O::schema(o, KeywordRenamer(message));
+  return message;
+}
+
+}  // namespace moca::python

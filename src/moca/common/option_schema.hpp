@@ -1,0 +1,127 @@
+#pragma once
+/// \file option_schema.hpp
+/// Every option declared once (as mlpack's PARAM_* macros declare a parameter once for all its
+/// bindings). An options struct lists its options in one member template,
+///
+///     template <class O, class V> static void schema(O& o, V&& v) {
+///       v(o.epochs, Option{"DownstreamOptions", "epochs", "--epochs", "training epochs",
+///                          Range::at_least(1)});
+///       v(o.protocol, Option{...}, kProtocolNames);  // an enum: its name table
+///     }
+///
+/// and everything else is made from those rows: the programs' flags and their help
+/// (tools/support/schema_options.hpp), hence --print-config, --config and the JSON "options";
+/// the range checks and their messages (check_ranges below), which name `Owner::key` so that a
+/// program rewrites them to its flag and Python to its keyword; and the Python keyword arguments
+/// with their defaults and help (python/src/schema.hpp). `O` is the struct or const struct, so
+/// one schema serves reading and writing. A row's `scope` says which programs or modes take it
+/// (bits the struct defines); a program adds only the rows of its scope, and Python refuses a
+/// keyword outside the chosen mode's scope, so no option is accepted and then ignored.
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "moca/common/enum_names.hpp"
+#include "moca/common/error_text.hpp"
+#include "moca/common/number_text.hpp"
+
+namespace moca {
+
+/// The interval a number option must lie in. NaN is never in it; an infinity is in it only when
+/// the interval is closed there or unbounded (at_least/above are open at infinity, so "> 0"
+/// rejects inf).
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false, hi_open = false;
+
+  static constexpr Range any() { return {}; }
+  /// [lo, inf)
+  static constexpr Range at_least(double lo) {
+    return {lo, std::numeric_limits<double>::infinity(), false, true};
+  }
+  /// (lo, inf)
+  static constexpr Range above(double lo) {
+    return {lo, std::numeric_limits<double>::infinity(), true, true};
+  }
+  /// [lo, hi], [lo, hi), (lo, hi] or (lo, hi)
+  static constexpr Range between(double lo, double hi, bool lo_open = false, bool hi_open = false) {
+    return {lo, hi, lo_open, hi_open};
+  }
+
+  bool unbounded() const { return std::isinf(lo) && std::isinf(hi); }
+  bool contains(double x) const {
+    if (std::isnan(x)) return false;
+    if (unbounded()) return true;
+    const bool above_lo = lo_open ? x > lo : x >= lo;
+    const bool below_hi = hi_open ? x < hi : x <= hi;
+    return above_lo && below_hi;
+  }
+  /// The rule as messages and help write it: ">= 1", "> 0", "in [0, 1)".
+  std::string text() const {
+    if (std::isinf(hi)) return std::string(lo_open ? "> " : ">= ") + format_number(lo);
+    if (std::isinf(lo)) return std::string(hi_open ? "< " : "<= ") + format_number(hi);
+    return std::string("in ") + (lo_open ? "(" : "[") + format_number(lo) + ", " +
+           format_number(hi) + (hi_open ? ")" : "]");
+  }
+};
+
+/// Which programs or modes take an option: bits an options struct defines for its rows.
+using Scope = unsigned;
+inline constexpr Scope kEveryScope = ~0u;
+
+/// Where a row is offered: the programs' command line, Python's keywords, or both.
+enum class Surface { kBoth, kCommandLine, kPython };
+
+/// One option: the row of a schema.
+struct Option {
+  const char* owner;           ///< the options struct, as messages name it ("DownstreamOptions")
+  const char* key;             ///< the field's name: the Python keyword and the key of messages
+  const char* flag;            ///< the programs' flag ("--batch")
+  const char* help;            ///< one line for --help and the Python docstring
+  Range range = Range::any();  ///< numbers: the values allowed (check_ranges)
+  Scope scope = kEveryScope;   ///< where it applies (the struct's bits)
+  /// The rule in words where `range` cannot say it (the check is then the struct's validate()):
+  /// shown in help instead of the range.
+  const char* rule = nullptr;
+  Surface surface = Surface::kBoth;
+  /// "Owner::key", the name library messages use.
+  std::string field() const { return std::string(owner) + "::" + key; }
+};
+
+namespace detail {
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+}  // namespace detail
+
+/// The visitor of check_ranges: a number outside its row's range throws
+/// std::invalid_argument "Owner::key (value) must be <range>".
+struct RangeCheck {
+  template <class T>
+  void operator()(const T& value, const Option& o) const {
+    using U = std::decay_t<T>;
+    if constexpr (detail::is_optional<U>::value) {
+      if (value) (*this)(*value, o);
+    } else if constexpr (std::is_arithmetic_v<U> && !std::is_same_v<U, bool>) {
+      const double x = static_cast<double>(value);
+      if (!o.range.contains(x)) {
+        throw_invalid("", o.field(), format_number(x), "must be " + o.range.text());
+      }
+    }
+  }
+  template <class T, class E, std::size_t N>
+  void operator()(const T&, const Option&, const EnumName<E> (&)[N]) const {}
+};
+
+/// Checks every number of `o` against its row's range (the rows of O::schema).
+template <class O>
+void check_ranges(const O& o) {
+  O::schema(o, RangeCheck{});
+}
+
+}  // namespace moca
