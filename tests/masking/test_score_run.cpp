@@ -108,6 +108,15 @@ TEST_CASE("score_windows: errors name the option") {
       "ScoreRunOptions::cross_modal needs per-channel features (raw, patch-mean), not rff-mean",
       std::invalid_argument);
   CHECK_THROWS_AS(masking::set_mask_mode(o, "sometimes"), std::invalid_argument);
+  // an unknown policy is refused by validate(), before data, listing the registry's names
+  o = small_options();
+  o.schemes = {"cross", "bogus:ratio=0.5"};
+  CHECK_THROWS_WITH_AS(o.validate(),
+                       doctest::Contains("ScoreRunOptions::schemes (bogus) must be one of: "
+                                           "cross, random, sync"),
+                       std::invalid_argument);
+  o.schemes = {"cross", "sync:ratio=0.5"};  // control: known names pass
+  CHECK_NOTHROW(o.validate());
 }
 
 TEST_CASE("the programs name the flag where the library names the field (field_flags.hpp)") {
@@ -141,4 +150,9 @@ TEST_CASE("the programs name the flag where the library names the field (field_f
         "Study::batch_size and StudyOptions::batch_sizes");
   // The table wins over the rule: PretrainOptions::batch_size is moca's --batch.
   CHECK(tools::with_flag_names("PretrainOptions::batch_size (0)", has) == "--batch (0)");
+  // A field a schema row registered (add_schema_options does) wins over the table and the rule.
+  tools::add_field_flag("ToyOptions::batch_size", "--toy-batch");
+  CHECK(tools::with_flag_names("ToyOptions::batch_size (0)", has) == "--toy-batch (0)");
+  CHECK(tools::with_flag_names("ToyOptions::batch_sizes (0)", has) ==
+        "ToyOptions::batch_sizes (0)");
 }

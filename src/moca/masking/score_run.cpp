@@ -72,6 +72,15 @@ void ScoreRunOptions::validate() const {
     throw_invalid("ScoreRunOptions::schemes", "no scheme given (valid: cross, random, sync, ...)");
   if (!(ratio > 0.0 && ratio < 1.0))
     throw_invalid("", "ScoreRunOptions::ratio", format_fixed(ratio, 4), "must be in (0, 1)");
+  // an unknown policy name is refused before any data is read (its keys are make_policy's)
+  for (const std::string& scheme : schemes) {
+    const std::string name = parse_policy_spec(scheme).name;
+    if (find_policy(name) == nullptr) {
+      std::string names;
+      for (const std::string& n : policy_names()) names += (names.empty() ? "" : ", ") + n;
+      throw_invalid("", "ScoreRunOptions::schemes", name, "must be one of: " + names);
+    }
+  }
   if (!feature_map && features == FeatureKind::kEncoder)
     throw_invalid("", "ScoreRunOptions::features", to_string(features),
                   "needs feature_map (a trained encoder)");
