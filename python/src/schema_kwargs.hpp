@@ -90,11 +90,14 @@ class KwargsReader {
                          std::string(py::str(v.get_type().attr("__name__"))));
   }
 
-  static void convert(const py::object& v, const Option& row, bool& out) {
-    // Python's bool, NumPy's bool (numpy 2 names it "bool", numpy 1 "bool_")
+  // Python's bool or NumPy's (numpy 2 names its type "bool", numpy 1 "bool_").
+  static bool is_bool(const py::object& v) {
     const std::string type = py::str(v.get_type().attr("__name__"));
-    if (type != "bool" && type != "bool_") type_error(row, v, "a bool");
-    out = v.cast<bool>();
+    return type == "bool" || type == "bool_";
+  }
+  static void convert(const py::object& v, const Option& row, bool& out) {
+    if (!is_bool(v)) type_error(row, v, "a bool");
+    out = v.attr("__bool__")().cast<bool>();
   }
   static void convert(const py::object& v, const Option& row, std::string& out) {
     if (py::isinstance<py::str>(v)) {
@@ -106,8 +109,7 @@ class KwargsReader {
     }
   }
   static void convert(const py::object& v, const Option& row, double& out) {
-    if (py::isinstance<py::bool_>(v) || py::isinstance<py::str>(v) ||
-        !py::hasattr(v, "__float__")) {
+    if (is_bool(v) || py::isinstance<py::str>(v) || !py::hasattr(v, "__float__")) {
       type_error(row, v, "a number");
     }
     out = py::float_(v).cast<double>();
@@ -115,7 +117,7 @@ class KwargsReader {
   template <class I>
   static std::enable_if_t<std::is_integral_v<I>> convert(const py::object& v, const Option& row,
                                                          I& out) {
-    if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__")) {
+    if (is_bool(v) || !py::hasattr(v, "__index__")) {
       type_error(row, v, "an int");
     }
     const py::int_ i(v);

@@ -198,7 +198,8 @@ TEST_CASE("kcca_score binary: bad input exits 2 (usage) or 1 (runtime) with a me
     int code;
   };
   const std::vector<Case> cases = {
-      {"--scheme crosss", "valid: cross, random, sync", 2},
+      {"--scheme crosss", "--scheme (crosss) must be one of: cross, random, sync", 2},
+      {"--scheme crosss", "(did you mean cross?)", 2},
       {"--scheme cross:ratio=2", "(0, 1)", 2},
       {"--ratio 1.5", "--ratio", 2},
       {"--draws 1", "draws (1) must be >= 2", 2},

@@ -115,6 +115,8 @@ def test_run_protocol_refuses_bad_keywords_before_training():
         call(epochs=2.5)
     with pytest.raises(TypeError, match="shuffle_labels must be a bool"):
         call(shuffle_labels=1)
+    with pytest.raises(TypeError, match="lr must be a number, not bool"):
+        call(lr=np.bool_(True))
     with pytest.raises(ValueError, match="refit trains the model to keep; it needs save_model"):
         call(refit=True)
     with pytest.raises(ValueError, match="protocol \\(kfold\\) must be one of"):

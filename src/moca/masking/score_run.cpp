@@ -76,9 +76,12 @@ void ScoreRunOptions::validate() const {
   for (const std::string& scheme : schemes) {
     const std::string name = parse_policy_spec(scheme).name;
     if (find_policy(name) == nullptr) {
+      const std::vector<std::string> known = policy_names();
       std::string names;
-      for (const std::string& n : policy_names()) names += (names.empty() ? "" : ", ") + n;
-      throw_invalid("", "ScoreRunOptions::schemes", name, "must be one of: " + names);
+      for (const std::string& n : known) names += (names.empty() ? "" : ", ") + n;
+      throw_invalid(
+          "", "ScoreRunOptions::schemes", name,
+          "must be one of: " + names + " (did you mean " + nearest_name(name, known) + "?)");
     }
   }
   if (!feature_map && features == FeatureKind::kEncoder)
