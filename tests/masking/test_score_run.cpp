@@ -113,7 +113,7 @@ TEST_CASE("score_windows: errors name the option") {
   o.schemes = {"cross", "bogus:ratio=0.5"};
   CHECK_THROWS_WITH_AS(o.validate(),
                        doctest::Contains("ScoreRunOptions::schemes (bogus) must be one of: "
-                                           "cross, random, sync"),
+                                         "cross, random, sync"),
                        std::invalid_argument);
   o.schemes = {"cross", "sync:ratio=0.5"};  // control: known names pass
   CHECK_NOTHROW(o.validate());

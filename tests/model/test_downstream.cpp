@@ -204,8 +204,7 @@ TEST_CASE("the protocol's schema: one row per key and flag; every range is enfor
   for (size_t i = 0; i < std::size(doubles); ++i) {
     const double saved = *doubles[i].first;
     *doubles[i].first = bad[i];
-    CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains(doubles[i].second),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains(doubles[i].second), std::invalid_argument);
     *doubles[i].first = saved;
   }
   o.folds = 1;
