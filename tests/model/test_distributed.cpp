@@ -359,9 +359,11 @@ TEST_CASE("sampler: each window once per epoch across ranks, the same global bat
       for (int i = 0; i < n % B; ++i) CHECK(seen[static_cast<size_t>(order[ipe * B + i])] == 0);
     }
   }
-  CHECK_THROWS_WITH_AS(check_global_batch("pretrain()", 10, 4),
-                       doctest::Contains("--batch 10) must be a multiple of the world size (4"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      check_global_batch("pretrain()", "PretrainOptions::batch_size", 10, 4),
+      doctest::Contains(
+          "(PretrainOptions::batch_size = 10) must be a multiple of the world size (4"),
+      std::invalid_argument);
   CHECK_THROWS_AS(rank_batch_rows(epoch_order(20, 1), 0, 10, 0, 3), std::invalid_argument);
   CHECK(options_digest("a") != options_digest("b"));
 }
@@ -535,7 +537,7 @@ TEST_CASE("start-up errors: batch not divisible, options differ between ranks, p
   std::string out;
   // --batch 15 on 2 ranks: both ranks refuse before the first step; the launcher exits 2.
   CHECK(run_moca(launch(2, pretrain_args(d + "/a.pt", {{"--batch", "15"}})), out) == 2);
-  CHECK(out.find("(--batch 15) must be a multiple of the world size (2 ranks)") !=
+  CHECK(out.find("(--batch = 15) must be a multiple of the world size (2 ranks)") !=
         std::string::npos);
   CHECK(out.find("moca launch: rank 0 (pid") != std::string::npos);
 

@@ -22,9 +22,10 @@ void add_field_flag(const std::string& field, const std::string& flag);
 /// `message` with every field of the table replaced by its flag. A field matches whole: no
 /// letter, digit, '_' or "::" next to it (so `DatasetOptions::format` leaves
 /// `DatasetOptions::format_x` alone, and `DatasetOptions::format:` is a match). Given
-/// `has_flag` (the program's flags), a field `SomethingOptions::name_of_it` that the table does
-/// not list becomes `--name-of-it` when the program has that flag (the studies' options are
-/// named so), and stays as it is otherwise.
+/// `has_flag` (the program's flags), a table row applies only when the program has its flag, and
+/// a field `SomethingOptions::name_of_it` that no applying row names becomes `--name-of-it` when
+/// the program has that flag (the studies' options are named so: PretrainOptions::batch_size is
+/// moca's --batch and a study's --batch-size), and stays as it is otherwise.
 std::string with_flag_names(const std::string& message,
                             const std::function<bool(const std::string&)>& has_flag = {});
 

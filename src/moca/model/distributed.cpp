@@ -355,18 +355,18 @@ std::vector<int> epoch_order(int n, std::uint64_t epoch_seed) {
   return order;
 }
 
-void check_global_batch(const std::string& who, int global_batch, int world_size) {
+void check_global_batch(const std::string& who, const std::string& field, int global_batch,
+                        int world_size) {
   if (world_size < 1 || global_batch < 1 || global_batch % world_size != 0) {
-    throw_invalid(who, "the global batch (--batch " + std::to_string(global_batch) +
-                           ") must be a multiple of the world " + "size (" +
-                           std::to_string(world_size) +
+    throw_invalid(who, "the global batch (" + field + " = " + std::to_string(global_batch) +
+                           ") must be a multiple of the world size (" + std::to_string(world_size) +
                            " ranks): each rank takes batch / world size windows");
   }
 }
 
 std::vector<int> rank_batch_rows(const std::vector<int>& order, long j, int global_batch, int rank,
                                  int world_size) {
-  check_global_batch("rank_batch_rows()", global_batch, world_size);
+  check_global_batch("rank_batch_rows()", "the batch", global_batch, world_size);
   if (rank < 0 || rank >= world_size) {
     throw_invalid("rank_batch_rows()", "rank (" + std::to_string(rank) + ") must be in [0, " +
                                            std::to_string(world_size) + ")");

@@ -155,8 +155,10 @@ std::vector<int> rank_batch_rows(const std::vector<int>& order, long j, int glob
                                  int world_size);
 
 /// Throws std::invalid_argument unless `global_batch` is a multiple of `world_size` (message
-/// names `who`, both numbers and the rule).
-void check_global_batch(const std::string& who, int global_batch, int world_size);
+/// names `who`, the option `field` that set the batch, e.g. "PretrainOptions::batch_size", which
+/// the programs rewrite to their flag, both numbers and the rule).
+void check_global_batch(const std::string& who, const std::string& field, int global_batch,
+                        int world_size);
 
 /// A short hex digest (FNV-1a 64) of `text`, for comparing options across ranks.
 std::string options_digest(const std::string& text);

@@ -505,7 +505,8 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
   std::ostream& log = context.log();
   Collective& comm = context.collective();
   torch::Device device = detail::setup_runtime(o.runtime);
-  check_global_batch("train_classifier()", o.batch_size, comm.world_size());
+  check_global_batch("train_classifier()", "DownstreamOptions::batch_size", o.batch_size,
+                     comm.world_size());
   if (device.is_cuda() && comm.world_size() > 1) {
     device = detail::local_cuda_device(comm.local_rank());
   }

@@ -211,7 +211,7 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
   const int n = train.size();
   device = detail::setup_runtime(o.runtime);
   // Data-parallel when the context's collective is a world of several ranks (run_context.hpp).
-  check_global_batch("pretrain()", o.batch_size, comm.world_size());
+  check_global_batch("pretrain()", "PretrainOptions::batch_size", o.batch_size, comm.world_size());
   if (device.is_cuda() && comm.world_size() > 1) {
     device = detail::local_cuda_device(comm.local_rank());
   }
@@ -236,7 +236,7 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
     require_memory(mae_step_activation_bytes(mo, local_batch, 0),
                    "pre-training on the CPU with batch " + std::to_string(local_batch) +
                        " (preset " + o.preset + "; activations, a lower bound)",
-                   "use a smaller --batch");
+                   "use a smaller PretrainOptions::batch_size");
   }
   const masking::Grid grid = masking::make_grid(train.channels, train.length, o.patch_length);
   masking::PolicyContext context;
