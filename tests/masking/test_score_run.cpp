@@ -148,12 +148,17 @@ TEST_CASE("the programs name the flag where the library names the field (field_f
   CHECK(tools::with_flag_names("StudyOptions::batch_size (0)") == "StudyOptions::batch_size (0)");
   CHECK(tools::with_flag_names("Study::batch_size and StudyOptions::batch_sizes", has) ==
         "Study::batch_size and StudyOptions::batch_sizes");
-  // A table row applies where the program has its flag: PretrainOptions::batch_size is moca's
-  // --batch, and a study's --batch-size (the rule) where --batch is not a flag.
+  // A table row applies where the program has its flag: ImportOptions::sample_rate_hz is
+  // --sample-rate where that is a flag, and the rule's --sample-rate-hz where only that is.
+  const auto moca_flags = [](const std::string& flag) { return flag == "--sample-rate"; };
+  const auto other_flags = [](const std::string& flag) { return flag == "--sample-rate-hz"; };
+  CHECK(tools::with_flag_names("ImportOptions::sample_rate_hz (0)", moca_flags) ==
+        "--sample-rate (0)");
+  CHECK(tools::with_flag_names("ImportOptions::sample_rate_hz (0)", other_flags) ==
+        "--sample-rate-hz (0)");
+  CHECK(tools::with_flag_names("ImportOptions::sample_rate_hz (0)") == "--sample-rate (0)");
+  // Without a schema registration, PretrainOptions::batch_size is a study's --batch-size.
   CHECK(tools::with_flag_names("PretrainOptions::batch_size (0)", has) == "--batch-size (0)");
-  const auto moca_flags = [](const std::string& flag) { return flag == "--batch"; };
-  CHECK(tools::with_flag_names("PretrainOptions::batch_size (0)", moca_flags) == "--batch (0)");
-  CHECK(tools::with_flag_names("PretrainOptions::batch_size (0)") == "--batch (0)");
   // A field a schema row registered (add_schema_options does) wins over the table and the rule.
   tools::add_field_flag("ToyOptions::batch_size", "--toy-batch");
   CHECK(tools::with_flag_names("ToyOptions::batch_size (0)", has) == "--toy-batch (0)");

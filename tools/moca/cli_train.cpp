@@ -58,26 +58,10 @@ void run_classify_rank(ClassifyCommand c) {
   run_classify(c, null_out, context);
 }
 
-// --warmup-epochs: unset, the library's default, which yields to --epochs (at most --epochs - 1;
-// the command notes it on stderr), so no default is captured for --print-config.
-void add_warmup_option(CLI::App* app, std::optional<double>& warmup, const std::string& text) {
-  app->add_option_function<double>(
-      "--warmup-epochs", [&warmup](const double& v) { warmup = v; },
-      text + ", at most --epochs - 1 unless given");
-}
-
 // The JSON "options" of a run whose default warm-up yielded record the warm-up it used.
 void record_warmup(nlohmann::json& options, const std::string& command, const std::string& note,
                    double used) {
   if (!note.empty() && options.contains(command)) options[command]["warmup-epochs"] = used;
-}
-
-// --layout and --pos-embed (pretrain; finetune --from-scratch says so in the help).
-void add_architecture_flags(CLI::App* app, model::TokenLayout& layout,
-                            model::PosEmbedKind& pos_embed, const std::string& note = "") {
-  add_enum_option(app, "--layout", layout, model::kTokenLayoutNames, "modality | stacked" + note);
-  add_enum_option(app, "--pos-embed", pos_embed, model::kPosEmbedNames,
-                  "2d (paper) | 1d (released code)" + note);
 }
 
 // The flags of `linprobe` / `finetune` that are not fields of ClassifyCommand, and --protocol
@@ -126,27 +110,7 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   p->add_option("--batch-shards", t.runtime.batch_shards,
                 "CPU: concurrent batch blocks, one thread each (0 = --threads, 1 = off)")
       ->capture_default_str();
-  p->add_option("--preset", t.preset, "paper-base | tiny | cpu-small")->capture_default_str();
-  p->add_option("--patch-length", t.patch_length, "samples per patch")->capture_default_str();
-  add_architecture_flags(p, t.layout, t.pos_embed);
-  add_enum_option(p, "--loss", t.loss, model::kLossScopeNames, "all (paper) | masked");
-  p->add_flag("--norm-pix-loss", t.norm_pix_loss, "per-patch normalised targets");
-  p->add_option("--policy", t.policy, "masking policy spec")->capture_default_str();
-  p->add_option("--epochs", t.epochs)->capture_default_str();
-  p->add_option("--batch", t.batch_size)->capture_default_str();
-  p->add_option("--lr", t.lr, "peak learning rate")->capture_default_str();
-  p->add_option("--min-lr", t.min_lr)->capture_default_str();
-  add_warmup_option(p, t.warmup_epochs, "default 10");
-  p->add_option("--weight-decay", t.weight_decay)->capture_default_str();
-  p->add_flag("--augment", t.augment, "on-the-fly Algorithm 1 augmentation");
-  p->add_option("--augment-probability", t.augment_probability)->capture_default_str();
-  p->add_option("--checkpoint", t.checkpoint, "checkpoint file")->capture_default_str();
-  p->add_option("--metrics", t.metrics, "JSON-lines log (default <checkpoint>.metrics.jsonl)");
-  p->add_option("--checkpoint-every", t.checkpoint_every, "epochs")->capture_default_str();
-  p->add_flag("--resume", t.resume, "continue from --checkpoint");
-  p->add_option("--seed", t.seed)->capture_default_str();
-  p->add_option("--stop-after", t.stop_after_iterations,
-                "checkpoint and stop after this many iterations (-1 = never)");
+  add_schema_options(p, t, kEveryScope);
   p->add_option("--json", pre->json, "summary JSON file");
   add_dist_options(p, t.dist);
   add_no_progress(p, *no_progress);

@@ -41,13 +41,6 @@ constexpr FieldFlag kFieldFlags[] = {
     {"AnalysisOptions::ridge",         "--ridge"},
     {"AnalysisOptions::bootstrap",     "--bootstrap"},
     {"AnalysisOptions::permutations",  "--permutations"},
-    // model::PretrainOptions (moca pretrain)
-    {"PretrainOptions::warmup_epochs",   "--warmup-epochs"},
-    {"PretrainOptions::epochs",          "--epochs"},
-    {"PretrainOptions::batch_size",      "--batch"},
-    {"PretrainOptions::lr",              "--lr"},
-    {"PretrainOptions::min_lr",          "--min-lr"},
-    {"PretrainOptions::weight_decay",    "--weight-decay"},
     // model::ImportOptions (moca import)
     {"ImportOptions::channel_names",     "--channel-names"},
     {"ImportOptions::sample_rate_hz",    "--sample-rate"},

@@ -10,25 +10,17 @@
 namespace moca::model {
 
 void PretrainOptions::validate() const {
-  auto fail = [](const std::string& field, const std::string& value, const std::string& rule) {
-    throw_invalid("PretrainOptions::validate()", field, value, rule);
-  };
-  auto num = [](double v) { return std::to_string(v); };
   const std::string where = "PretrainOptions::validate()";
   detail::check_architecture(where, preset, patch_length);
-  if (policy.empty()) fail("policy", "''", "must be a policy spec such as cross:ratio=0.75");
+  if (policy.empty()) {
+    throw_invalid("", "PretrainOptions::policy", "''",
+                  "must be a policy spec such as cross:ratio=0.75");
+  }
   detail::check_schedule(where, "PretrainOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
                          weight_decay);
-  if (!(beta1 >= 0.0 && beta1 < 1.0)) fail("beta1", num(beta1), "must be in [0, 1)");
-  if (!(beta2 >= 0.0 && beta2 < 1.0)) fail("beta2", num(beta2), "must be in [0, 1)");
-  if (!(augment_probability >= 0.0 && augment_probability <= 1.0)) {
-    fail("augment_probability", num(augment_probability), "must be in [0, 1]");
-  }
-  if (checkpoint.empty()) fail("checkpoint", "''", "must be a file path");
-  if (checkpoint_every < 1)
-    fail("checkpoint_every", std::to_string(checkpoint_every), "must be >= 1");
-  if (stop_after_iterations < -1) {
-    fail("stop_after_iterations", std::to_string(stop_after_iterations), "must be >= -1");
+  check_ranges(*this);  // the rows' ranges (schema): betas, augment_probability, ...
+  if (checkpoint.empty()) {
+    throw_invalid("", "PretrainOptions::checkpoint", "''", "must be a file path");
   }
   runtime.validate();
   dist.validate();

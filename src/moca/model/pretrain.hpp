@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/distributed.hpp"
 #include "moca/model/model_options.hpp"
@@ -83,6 +84,52 @@ struct PretrainOptions {
   /// The metrics path actually used.
   std::string metrics_path() const {
     return metrics.empty() ? checkpoint + ".metrics.jsonl" : metrics;
+  }
+
+  /// Every option a user sets, declared once (option_schema.hpp): `moca pretrain`'s flags, the
+  /// range checks of validate() and their messages. runtime and dist (their own flag groups)
+  /// and progress (--no-progress) are not rows.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* P = "PretrainOptions";
+    v(o.preset, Option{P, "preset", "--preset", "architecture: paper-base | tiny | cpu-small"});
+    v(o.patch_length,
+      Option{P, "patch_length", "--patch-length", "samples per patch", Range::at_least(1)});
+    v(o.layout, Option{P, "layout", "--layout", "modality | stacked"}, kTokenLayoutNames);
+    v(o.pos_embed, Option{P, "pos_embed", "--pos-embed", "2d (paper) | 1d (released code)"},
+      kPosEmbedNames);
+    v(o.loss, Option{P, "loss", "--loss", "all (paper) | masked"}, kLossScopeNames);
+    v(o.norm_pix_loss,
+      Option{P, "norm_pix_loss", "--norm-pix-loss", "per-patch normalised targets"});
+    v(o.policy, Option{P, "policy", "--policy", "masking policy spec"});
+    v(o.epochs, Option{P, "epochs", "--epochs", "training epochs", Range::at_least(1)});
+    v(o.batch_size, Option{P, "batch_size", "--batch", "windows per batch (the global batch)",
+                           Range::at_least(1)});
+    v(o.lr, Option{P, "lr", "--lr", "peak learning rate", Range::above(0)});
+    v(o.min_lr, Option{P, "min_lr", "--min-lr", "floor of the cosine schedule", Range::any(),
+                       kEveryScope, "in [0, lr]"});
+    v(o.warmup_epochs, Option{P, "warmup_epochs", "--warmup-epochs",
+                              "linear warm-up in epochs; default 10, at most --epochs - 1 unless "
+                              "given",
+                              Range::any(), kEveryScope, "in [0, epochs)"});
+    v(o.weight_decay,
+      Option{P, "weight_decay", "--weight-decay", "AdamW weight decay", Range::at_least(0)});
+    v(o.beta1, Option{P, "beta1", "--beta1", "AdamW beta1", Range::between(0, 1, false, true)});
+    v(o.beta2, Option{P, "beta2", "--beta2", "AdamW beta2", Range::between(0, 1, false, true)});
+    v(o.augment, Option{P, "augment", "--augment", "on-the-fly Algorithm 1 augmentation"});
+    v(o.augment_probability,
+      Option{P, "augment_probability", "--augment-probability",
+             "share of windows spliced when --augment is on", Range::between(0, 1)});
+    v(o.checkpoint, Option{P, "checkpoint", "--checkpoint", "checkpoint file"});
+    v(o.metrics,
+      Option{P, "metrics", "--metrics", "JSON-lines log (default <checkpoint>.metrics.jsonl)"});
+    v(o.checkpoint_every, Option{P, "checkpoint_every", "--checkpoint-every",
+                                 "epochs between checkpoints", Range::at_least(1)});
+    v(o.resume, Option{P, "resume", "--resume", "continue from --checkpoint"});
+    v(o.seed, Option{P, "seed", "--seed", "seed of the weights, batch order, masks, augmentation"});
+    v(o.stop_after_iterations,
+      Option{P, "stop_after_iterations", "--stop-after",
+             "checkpoint and stop after this many iterations (-1 = never)", Range::at_least(-1)});
   }
 };
 
