@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     o.gamma = 0.1;
     o.components = 3;
     o.coefficients = true;
-    if (argc == 5) o.method = moca::kcca::parse_kcca_method(argv[4]);
+    if (argc == 5) o.method = moca::parse_enum(moca::kcca::kKccaMethodNames, argv[4], "method");
     moca::kcca::AnalysisResult a;
     for (int r = 0; r < std::stoi(argv[3]); ++r) {
       const auto t0 = std::chrono::steady_clock::now();

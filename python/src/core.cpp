@@ -41,7 +41,7 @@ using IntArray = py::array_t<int, py::array::c_style | py::array::forcecast>;
 
 kcca::Kernel make_kernel(const std::string& type, double sigma, int degree, double coef0) {
   kcca::Kernel k;
-  k.type = kcca::parse_kernel_type(type);
+  k.type = parse_enum(kcca::kKernelTypeNames, type, "kernel");
   k.sigma = sigma;
   k.degree = degree;
   k.coef0 = coef0;
@@ -393,10 +393,14 @@ void bind_scoring(py::module_& m) {
       .def(py::init<>())
       .def_property(
           "estimator", [](const ScoreOptions& o) { return masking::to_string(o.estimator); },
-          [](ScoreOptions& o, const std::string& t) { o.estimator = masking::parse_estimator(t); })
+          [](ScoreOptions& o, const std::string& t) {
+            o.estimator = parse_enum(masking::kEstimatorNames, t, "estimator");
+          })
       .def_property(
           "kernel", [](const ScoreOptions& o) { return kcca::kernel_type_name(o.kernel); },
-          [](ScoreOptions& o, const std::string& t) { o.kernel = kcca::parse_kernel_type(t); })
+          [](ScoreOptions& o, const std::string& t) {
+            o.kernel = parse_enum(kcca::kKernelTypeNames, t, "kernel");
+          })
       .def_readwrite("draws", &ScoreOptions::draws)
       .def_readwrite("pca", &ScoreOptions::pca)
       .def_readwrite("ridge", &ScoreOptions::ridge)

@@ -134,7 +134,7 @@ void bind_interop(py::module_& m) {
         o.num_heads = num_heads;
         o.decoder_num_heads = decoder_num_heads;
         o.norm_pix_loss = norm_pix_loss;
-        o.loss_scope = model::parse_loss_scope(loss_scope);
+        o.loss_scope = parse_enum(model::kLossScopeNames, loss_scope, "loss_scope");
         o.source = {{"file", source}};
         model::InteropReport r;
         {

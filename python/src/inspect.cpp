@@ -66,7 +66,7 @@ void bind_inspector(py::module_& m) {
           [](const model::EncoderInspector& ins, const Floats& X, const std::string& pool,
              const std::vector<std::string>& channel_names) {
             const data::Windows w = make_windows(X, std::nullopt, std::nullopt, channel_names, 0.0);
-            const model::Pool p = model::parse_pool(pool);
+            const model::Pool p = parse_enum(model::kPoolNames, pool, "pool");
             py::gil_scoped_release release;
             return ins.embed(w, p);
           },

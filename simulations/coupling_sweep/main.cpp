@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "coupling_sweep.hpp"
+#include "enum_option.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
@@ -21,8 +22,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ratio", o.ratio, "mask ratio for specs without one")->capture_default_str();
   app.add_option("--features", features, "comma-separated: raw, patch-mean")->capture_default_str();
-  std::string estimator = moca::masking::to_string(o.score.estimator);
-  app.add_option("--estimator", estimator, "cca | kcca")->capture_default_str();
+  moca::tools::add_enum_option(&app, "--estimator", o.score.estimator,
+                               moca::masking::kEstimatorNames, "cca | kcca");
   app.add_option("--pca", o.score.pca, "principal components per view")->capture_default_str();
   app.add_option("--draws", o.score.draws, "mask draws")->capture_default_str();
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
@@ -36,7 +37,6 @@ int main(int argc, char** argv) {
   return moca::tools::run_cli("coupling_sweep", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
     o.recorded_options = moca::tools::config_json(app);
-    o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
     o.features = moca::masking::split_spec_list(features, "--features");

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "enum_option.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
@@ -25,8 +26,8 @@ int main(int argc, char** argv) {
   app.add_option("--features", features, "comma-separated: raw, patch-mean, encoder")
       ->capture_default_str();
   app.add_option("--checkpoint", checkpoint, "pre-trained MoCA checkpoint (for encoder features)");
-  std::string estimator = moca::masking::to_string(o.score.estimator);
-  app.add_option("--estimator", estimator, "cca | kcca")->capture_default_str();
+  moca::tools::add_enum_option(&app, "--estimator", o.score.estimator,
+                               moca::masking::kEstimatorNames, "cca | kcca");
   app.add_option("--pca", o.score.pca, "principal components per view")->capture_default_str();
   app.add_option("--draws", o.score.draws, "mask draws")->capture_default_str();
   app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
@@ -44,7 +45,6 @@ int main(int argc, char** argv) {
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
     o.recorded_options = moca::tools::config_json(app);
-    o.score.estimator = moca::masking::parse_estimator(estimator);
     o.cross_modal = !no_cross_modal;
     o.leak_checks = !no_leak_checks;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");

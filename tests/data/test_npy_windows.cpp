@@ -164,10 +164,11 @@ TEST_CASE("npy_windows: write then read round-trips data and metadata in both la
   NpyWriteOptions autolayout;
   autolayout.layout = NpyLayout::kAuto;
   CHECK_THROWS_AS(write_windows_npy(w, "/tmp", autolayout), std::invalid_argument);
-  CHECK(parse_npy_layout("NLC") == NpyLayout::kChannelsLast);
-  CHECK(parse_npy_layout("ncl") == NpyLayout::kChannelsFirst);
-  CHECK(contains(error_text<std::invalid_argument>([] { parse_npy_layout("CLN"); }),
-                 "auto, NCL, NLC"));
+  CHECK(parse_enum(kNpyLayoutNames, "NLC", "layout") == NpyLayout::kChannelsLast);
+  CHECK(parse_enum(kNpyLayoutNames, "ncl", "layout") == NpyLayout::kChannelsFirst);
+  CHECK(contains(
+      error_text<std::invalid_argument>([] { parse_enum(kNpyLayoutNames, "CLN", "layout"); }),
+      "auto, NCL, NLC"));
 }
 
 TEST_CASE("npy_windows: malformed inputs name the file") {

@@ -376,8 +376,8 @@ TEST_CASE("kcca: error paths") {
   o = KccaOptions();
   o.center = false;
   CHECK_THROWS_AS(kcca(saddle, K, o), std::invalid_argument);
-  CHECK_THROWS_AS(parse_kcca_method("fast"), std::invalid_argument);
-  CHECK(parse_kcca_method("lowrank") == KccaMethod::kLowRank);
+  CHECK_THROWS_AS(moca::parse_enum(kKccaMethodNames, "fast", "method"), std::invalid_argument);
+  CHECK(moca::parse_enum(kKccaMethodNames, "lowrank", "method") == KccaMethod::kLowRank);
   // Low rank: mismatched rows, bad rank, zero gamma.
   KccaOptions lo;
   CHECK_THROWS_AS(kcca_low_rank(X, X.topRows(9), Kernel::linear(), Kernel::linear(), lo),
@@ -512,6 +512,6 @@ TEST_CASE("kcca: method auto takes the iterative route for few components and fa
   }
   CHECK(!exact_error.empty());
   CHECK(auto_error == exact_error);
-  CHECK(parse_kcca_method("auto") == KccaMethod::kAuto);
+  CHECK(moca::parse_enum(kKccaMethodNames, "auto", "method") == KccaMethod::kAuto);
   CHECK(to_string(KccaMethod::kAuto) == "auto");
 }

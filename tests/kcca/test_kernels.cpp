@@ -50,13 +50,13 @@ TEST_CASE("kernels: Gram entries equal the pairwise kernel, symmetric, PSD") {
 }
 
 TEST_CASE("kernels: parse and names") {
-  CHECK(parse_kernel_type("rbf") == KernelType::kGaussian);
-  CHECK(parse_kernel_type("gaussian") == KernelType::kGaussian);
-  CHECK(parse_kernel_type("poly") == KernelType::kPolynomial);
-  CHECK(parse_kernel_type("laplacian") == KernelType::kLaplacian);
-  CHECK(parse_kernel_type("linear") == KernelType::kLinear);
+  CHECK(moca::parse_enum(kKernelTypeNames, "rbf", "kernel") == KernelType::kGaussian);
+  CHECK(moca::parse_enum(kKernelTypeNames, "gaussian", "kernel") == KernelType::kGaussian);
+  CHECK(moca::parse_enum(kKernelTypeNames, "poly", "kernel") == KernelType::kPolynomial);
+  CHECK(moca::parse_enum(kKernelTypeNames, "laplacian", "kernel") == KernelType::kLaplacian);
+  CHECK(moca::parse_enum(kKernelTypeNames, "linear", "kernel") == KernelType::kLinear);
   CHECK(kernel_type_name(KernelType::kGaussian) == "rbf");
-  CHECK_THROWS_AS(parse_kernel_type("RBF"), std::invalid_argument);
+  CHECK_THROWS_AS(moca::parse_enum(kKernelTypeNames, "RBF", "kernel"), std::invalid_argument);
 }
 
 TEST_CASE("kernels: median heuristic") {

@@ -201,8 +201,10 @@ TEST_CASE("pooled embeddings: cls = the encoder's row 0, mean = the token mean")
   CHECK((cls - rc).cwiseAbs().maxCoeff() < 1e-5);
   CHECK((mean - rm).cwiseAbs().maxCoeff() < 1e-5);
   CHECK((cls - mean).cwiseAbs().maxCoeff() > 1e-2);  // control: the poolings differ
-  CHECK(parse_pool("cls") == Pool::kCls);
-  CHECK_THROWS_WITH_AS(parse_pool("max"), doctest::Contains("--pool (max) must be cls or mean"),
+  CHECK(parse_enum(kPoolNames, "cls", "--pool") == Pool::kCls);
+  CHECK(pool_name(Pool::kMean) == "mean");
+  CHECK_THROWS_WITH_AS(parse_enum(kPoolNames, "max", "--pool"),
+                       doctest::Contains("--pool (max) must be one of: cls, mean"),
                        std::invalid_argument);
 }
 

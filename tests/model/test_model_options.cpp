@@ -44,9 +44,9 @@ TEST_CASE("unknown presets and bad options give clear errors") {
   o = MocaOptions().decoder_embed_dim(130).decoder_num_heads(2);  // not a multiple of 4
   CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("decoder_embed_dim"), std::invalid_argument);
   CHECK_THROWS_AS(MocaOptions().depth(0).validate(), std::invalid_argument);
-  CHECK_THROWS_AS(parse_token_layout("rows"), std::invalid_argument);
-  CHECK_THROWS_AS(parse_pos_embed("3d"), std::invalid_argument);
-  CHECK_THROWS_AS(parse_loss_scope("some"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_enum(kTokenLayoutNames, "rows", "layout"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_enum(kPosEmbedNames, "3d", "pos_embed"), std::invalid_argument);
+  CHECK_THROWS_AS(parse_enum(kLossScopeNames, "some", "loss"), std::invalid_argument);
 }
 
 TEST_CASE("options survive a JSON round trip; malformed JSON is rejected") {

@@ -44,10 +44,10 @@ TEST_CASE("the training record names the enum options") {
   CHECK(j.at("pos_embed") == "1d");
   CHECK(j.at("loss") == "masked");
   // The names parse back (the command line and checkpoints use the same table).
-  CHECK(parse_token_layout(j.at("layout")) == TokenLayout::kStacked);
-  CHECK(parse_pos_embed(j.at("pos_embed")) == PosEmbedKind::kSinCos1d);
-  CHECK(parse_loss_scope(j.at("loss")) == LossScope::kMasked);
-  CHECK_THROWS_WITH_AS(parse_token_layout("diagonal"),
+  CHECK(parse_enum(kTokenLayoutNames, j.at("layout"), "layout") == TokenLayout::kStacked);
+  CHECK(parse_enum(kPosEmbedNames, j.at("pos_embed"), "pos_embed") == PosEmbedKind::kSinCos1d);
+  CHECK(parse_enum(kLossScopeNames, j.at("loss"), "loss") == LossScope::kMasked);
+  CHECK_THROWS_WITH_AS(parse_enum(kTokenLayoutNames, "diagonal", "layout"),
                        doctest::Contains("layout (diagonal) must be one of: modality, stacked"),
                        std::invalid_argument);
 }

@@ -121,7 +121,7 @@ nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std:
   if (cmd.max_windows < 0) {
     throw_invalid("", "--max-windows", std::to_string(cmd.max_windows), "must be >= 0");
   }
-  const model::Pool pool = model::parse_pool(cmd.pool);
+  const model::Pool pool = parse_enum(model::kPoolNames, cmd.pool, "--pool");
   if (cmd.map == "umap") cmd.umap.validate();
   const ModelGeometry geometry = checkpoint_geometry(cmd.checkpoints[0]);
   for (const auto& c : cmd.checkpoints) {

@@ -24,11 +24,7 @@ void to_json(nlohmann::json& j, NpyLayout layout) {
 }
 
 void from_json(const nlohmann::json& j, NpyLayout& layout) {
-  layout = parse_npy_layout(j.get<std::string>());
-}
-
-NpyLayout parse_npy_layout(const std::string& text) {
-  return parse_enum(kNpyLayoutNames, text, "parse_npy_layout(): layout");
+  layout = parse_enum(kNpyLayoutNames, j.get<std::string>(), "layout");
 }
 
 void NpyReadOptions::validate() const {
@@ -79,7 +75,8 @@ Meta read_meta(const std::string& path) {
                            "' ignored (nearest known key: '" + nearest_name(item.key(), known) +
                            "')");
     }
-    if (j.contains("layout")) m.layout = parse_npy_layout(j.at("layout").get<std::string>());
+    if (j.contains("layout"))
+      m.layout = parse_enum(kNpyLayoutNames, j.at("layout").get<std::string>(), "layout");
     if (j.contains("channel_names"))
       m.channel_names = j.at("channel_names").get<decltype(m.channel_names)>();
     if (j.contains("class_names"))

@@ -49,8 +49,6 @@ std::string to_string(NpyLayout layout);
 /// JSON as the name (settings records), read back by name.
 void to_json(nlohmann::json& j, NpyLayout layout);
 void from_json(const nlohmann::json& j, NpyLayout& layout);
-/// Parses "auto", "NCL"/"ncl", "NLC"/"nlc"; std::invalid_argument listing the valid values.
-NpyLayout parse_npy_layout(const std::string& text);
 
 /// Options of read_windows_npy.
 struct NpyReadOptions {

@@ -204,10 +204,6 @@ constexpr EnumName<SolverStatus> kSolverStatusNames[] = {
     {SolverStatus::kNumericalIssue, "numerical-issue"}};
 // clang-format on
 
-KccaMethod parse_kcca_method(const std::string& name) {
-  return parse_enum(kKccaMethodNames, name, "parse_kcca_method(): method");
-}
-
 std::string to_string(KccaMethod method) {
   return enum_name(kKccaMethodNames, method);
 }

@@ -63,8 +63,6 @@ enum class SolverStatus {
   kNumericalIssue  ///< the solver reported a numerical problem; values are unreliable
 };
 
-KccaMethod parse_kcca_method(
-    const std::string& name);  ///< "auto" | "exact" | "iterative" | "lowrank"
 std::string to_string(KccaMethod method);
 std::string to_string(KccaRegularizer regularizer);  ///< "paper" | "bach-jordan"
 std::string to_string(LowRankMethod method);         ///< "icd" | "nystrom"

@@ -105,10 +105,6 @@ void map_lower_and_mirror(Eigen::MatrixXd& G, const Eigen::VectorXd& nrm, const 
 
 }  // namespace
 
-KernelType parse_kernel_type(const std::string& name) {
-  return parse_enum(kKernelTypeNames, name, "parse_kernel_type(): kernel");
-}
-
 std::string kernel_type_name(KernelType type) {
   return enum_name(kKernelTypeNames, type);
 }

@@ -28,10 +28,6 @@ inline constexpr EnumName<KernelType> kKernelTypeNames[] = {
     {KernelType::kGaussian, "gaussian"},     {KernelType::kPolynomial, "poly"},
     {KernelType::kPolynomial, "polynomial"}, {KernelType::kLaplacian, "laplacian"}};
 
-/// Parses "linear", "rbf" | "gaussian", "poly" | "polynomial", "laplacian" (case-sensitive).
-/// Throws std::invalid_argument listing the valid names.
-KernelType parse_kernel_type(const std::string& name);
-
 /// The canonical name: "linear", "rbf", "poly", "laplacian".
 std::string kernel_type_name(KernelType type);
 

@@ -21,12 +21,6 @@
 
 namespace moca::masking {
 
-Estimator parse_estimator(const std::string& name) {
-  return parse_enum(kEstimatorNames, name, "estimator");
-}
-MaskMode parse_mask_mode(const std::string& name) {
-  return parse_enum(kMaskModeNames, name, "mask mode");
-}
 std::string to_string(Estimator e) {
   return enum_name(kEstimatorNames, e);
 }

@@ -46,8 +46,6 @@ inline constexpr EnumName<Estimator> kEstimatorNames[] = {{Estimator::kCca, "cca
 inline constexpr EnumName<MaskMode> kMaskModeNames[] = {{MaskMode::kPerWindow, "per-window"},
                                                         {MaskMode::kShared, "shared"}};
 
-Estimator parse_estimator(const std::string& name);  ///< "cca" | "kcca"; lists valid names
-MaskMode parse_mask_mode(const std::string& name);   ///< "per-window" | "shared"
 std::string to_string(Estimator estimator);
 std::string to_string(MaskMode mode);
 

@@ -43,7 +43,7 @@ MocaOptions moca_options_from_json(const nlohmann::json& j) {
   o.channels(get_int("channels"))
       .length(get_int("length"))
       .patch_length(get_int("patch_length"))
-      .layout(parse_token_layout(get_str("layout")))
+      .layout(parse_enum(kTokenLayoutNames, get_str("layout"), "layout"))
       .embed_dim(get_int("embed_dim"))
       .depth(get_int("depth"))
       .num_heads(get_int("num_heads"))
@@ -51,8 +51,8 @@ MocaOptions moca_options_from_json(const nlohmann::json& j) {
       .decoder_depth(get_int("decoder_depth"))
       .decoder_num_heads(get_int("decoder_num_heads"))
       .mlp_ratio(get_int("mlp_ratio"))
-      .pos_embed(parse_pos_embed(get_str("pos_embed")))
-      .loss_scope(parse_loss_scope(get_str("loss_scope")));
+      .pos_embed(parse_enum(kPosEmbedNames, get_str("pos_embed"), "pos_embed"))
+      .loss_scope(parse_enum(kLossScopeNames, get_str("loss_scope"), "loss"));
   if (!j.contains("norm_pix_loss") || !j.at("norm_pix_loss").is_boolean()) {
     throw_invalid("moca_options_from_json()", "field 'norm_pix_loss' missing or not a boolean");
   }

@@ -16,14 +16,8 @@
 
 namespace moca::model {
 
-Pool parse_pool(const std::string& name) {
-  if (name == "cls") return Pool::kCls;
-  if (name == "mean") return Pool::kMean;
-  throw_invalid("", "--pool", name, "must be cls or mean");
-}
-
 std::string pool_name(Pool pool) {
-  return pool == Pool::kCls ? "cls" : "mean";
+  return enum_name(kPoolNames, pool);
 }
 
 double WindowAttention::weight(int layer, int head, int query, int key) const {

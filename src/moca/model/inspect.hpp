@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/masking/mask.hpp"
 #include "moca/model/checkpoint.hpp"
@@ -30,8 +31,7 @@ enum class Pool {
   kCls,   ///< the cls row of the final norm (what the classifiers and the linear probe read)
   kMean,  ///< the mean of the token rows (cls excluded)
 };
-/// "cls" | "mean"; std::invalid_argument naming the valid values.
-Pool parse_pool(const std::string& name);
+inline constexpr EnumName<Pool> kPoolNames[] = {{Pool::kCls, "cls"}, {Pool::kMean, "mean"}};
 std::string pool_name(Pool pool);
 
 /// One window's attention on the full token grid. Rows and columns are indexed 0 = cls and

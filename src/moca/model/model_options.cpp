@@ -16,15 +16,6 @@ namespace {
 
 }  // namespace
 
-TokenLayout parse_token_layout(const std::string& name) {
-  return parse_enum(kTokenLayoutNames, name, "layout");
-}
-PosEmbedKind parse_pos_embed(const std::string& name) {
-  return parse_enum(kPosEmbedNames, name, "pos_embed");
-}
-LossScope parse_loss_scope(const std::string& name) {
-  return parse_enum(kLossScopeNames, name, "loss");
-}
 std::string to_string(TokenLayout v) {
   return enum_name(kTokenLayoutNames, v);
 }

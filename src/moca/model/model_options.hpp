@@ -53,12 +53,6 @@ inline constexpr EnumName<LossScope> kLossScopeNames[] = {
     {LossScope::kMasked, "masked"}};
 // clang-format on
 
-/// Parses "modality" | "stacked"; throws std::invalid_argument listing the valid names.
-TokenLayout parse_token_layout(const std::string& name);
-/// Parses "2d" | "1d"; throws std::invalid_argument listing the valid names.
-PosEmbedKind parse_pos_embed(const std::string& name);
-/// Parses "all" | "masked"; throws std::invalid_argument listing the valid names.
-LossScope parse_loss_scope(const std::string& name);
 std::string to_string(TokenLayout v);
 std::string to_string(PosEmbedKind v);
 std::string to_string(LossScope v);
