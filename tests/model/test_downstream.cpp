@@ -105,7 +105,15 @@ TEST_CASE("classification errors are clear") {
   CHECK_THROWS_AS(parse_enum(kDownstreamModeNames, "probe", "mode"), std::invalid_argument);
   auto bad = downstream_defaults(DownstreamMode::kScratch);
   bad.preset = "gigantic";
-  CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("preset"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bad.validate(),
+                       "DownstreamOptions::preset (gigantic) must be one of: paper-base, tiny, "
+                       "cpu-small",
+                       std::invalid_argument);
+  auto probe = downstream_defaults(DownstreamMode::kLinearProbe);  // no checkpoint
+  CHECK_THROWS_WITH_AS(probe.validate(),
+                       "DownstreamOptions::checkpoint ('') is required for linprobe (a pre-trained "
+                       "MAE)",
+                       std::invalid_argument);
 }
 
 TEST_CASE("from scratch: the layout and the positional embedding reach the model and the JSON") {

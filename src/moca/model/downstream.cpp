@@ -437,12 +437,13 @@ std::string DownstreamOptions::warmup_note() const {
 
 void DownstreamOptions::validate() const {
   if (mode != DownstreamMode::kScratch && checkpoint.empty()) {
-    throw_invalid("DownstreamOptions::validate()", "checkpoint", "''",
+    throw_invalid("", "DownstreamOptions::checkpoint", "''",
                   "is required for " + to_string(mode) + " (a pre-trained MAE)");
   }
-  const std::string where = "DownstreamOptions::validate()";
-  if (mode == DownstreamMode::kScratch) detail::check_architecture(where, preset, patch_length);
-  detail::check_schedule(where, "DownstreamOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
+  if (mode == DownstreamMode::kScratch) {
+    detail::check_architecture("DownstreamOptions", preset, patch_length);
+  }
+  detail::check_schedule("DownstreamOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
                          weight_decay);
   check_ranges(*this);  // the rows' ranges (schema): layer_decay, label_smoothing, drop_path, ...
   if (classes < 0 || classes == 1) {

@@ -10,17 +10,20 @@
 
 namespace moca::model::detail {
 
-void check_architecture(const std::string& where, const std::string& preset, int patch_length) {
+void check_architecture(const std::string& owner, const std::string& preset, int patch_length) {
+  std::string names;
   bool known = false;
-  for (const auto& p : preset_names()) known = known || p == preset;
-  if (!known) throw_invalid(where, "preset", preset, "must be one of paper-base, tiny, cpu-small");
+  for (const auto& p : preset_names()) {
+    known = known || p == preset;
+    names += (names.empty() ? "" : ", ") + p;
+  }
+  if (!known) throw_invalid("", owner + "::preset", preset, "must be one of: " + names);
   if (patch_length < 1) {
-    throw_invalid(where, "patch_length", std::to_string(patch_length), "must be >= 1");
+    throw_invalid("", owner + "::patch_length", std::to_string(patch_length), "must be >= 1");
   }
 }
 
-void check_schedule(const std::string& /*where*/, const std::string& owner, int epochs,
-                    int batch_size, double lr, double min_lr,
+void check_schedule(const std::string& owner, int epochs, int batch_size, double lr, double min_lr,
                     const std::optional<double>& warmup_epochs, double weight_decay) {
   // Fields are named Owner::field, which the programs rewrite to their flags (field_flags.hpp).
   auto num = [](double v) { return format_number(v); };

@@ -10,13 +10,12 @@
 namespace moca::model {
 
 void PretrainOptions::validate() const {
-  const std::string where = "PretrainOptions::validate()";
-  detail::check_architecture(where, preset, patch_length);
+  detail::check_architecture("PretrainOptions", preset, patch_length);
   if (policy.empty()) {
     throw_invalid("", "PretrainOptions::policy", "''",
                   "must be a policy spec such as cross:ratio=0.75");
   }
-  detail::check_schedule(where, "PretrainOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
+  detail::check_schedule("PretrainOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
                          weight_decay);
   check_ranges(*this);  // the rows' ranges (schema): betas, augment_probability, ...
   if (checkpoint.empty()) {
