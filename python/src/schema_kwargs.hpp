@@ -87,12 +87,12 @@ class KwargsReader {
   [[noreturn]] static void type_error(const Option& row, const py::handle& v,
                                       const std::string& wanted) {
     throw py::type_error(std::string(row.key) + " must be " + wanted + ", not " +
-                         std::string(py::str(v.get_type().attr("__name__"))));
+                         std::string(py::str(py::type::handle_of(v).attr("__name__"))));
   }
 
   // Python's bool or NumPy's (numpy 2 names its type "bool", numpy 1 "bool_").
   static bool is_bool(const py::object& v) {
-    const std::string type = py::str(v.get_type().attr("__name__"));
+    const std::string type = py::str(py::type::handle_of(v).attr("__name__"));
     return type == "bool" || type == "bool_";
   }
   static void convert(const py::object& v, const Option& row, bool& out) {
