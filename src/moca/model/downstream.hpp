@@ -113,19 +113,9 @@ struct DownstreamOptions {
     v(o.checkpoint,
       Option{D, "checkpoint", "--checkpoint",
              "pre-trained MAE ('{fold}' is replaced by the fold index)", Range::any(), trained});
-    v(o.epochs, Option{D, "epochs", "--epochs", "training epochs", Range::at_least(1)});
-    v(o.batch_size, Option{D, "batch_size", "--batch", "windows per batch (the global batch)",
-                           Range::at_least(1)});
-    v(o.lr, Option{D, "lr", "--lr", "peak learning rate", Range::above(0)});
-    v(o.min_lr, Option{D, "min_lr", "--min-lr", "floor of the cosine schedule", Range::any(),
-                       kEveryScope, "in [0, lr]"});
-    v(o.warmup_epochs,
-      Option{D, "warmup_epochs", "--warmup-epochs",
-             "linear warm-up in epochs; default 10 (linprobe) or 5 (finetune), at most --epochs - "
-             "1 unless given",
-             Range::any(), kEveryScope, "in [0, epochs)"});
-    v(o.weight_decay,
-      Option{D, "weight_decay", "--weight-decay", "AdamW weight decay", Range::at_least(0)});
+    schedule_schema(D, o, v,
+                    "linear warm-up in epochs; default 10 (linprobe) or 5 (finetune), at most "
+                    "--epochs - 1 unless given");
     v(o.layer_decay, Option{D, "layer_decay", "--layer-decay", "layer-wise lr decay",
                             Range::between(0, 1, true, false), whole});
     v(o.label_smoothing,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 #include "moca/model/arg.hpp"
 
 namespace moca::model {
@@ -102,5 +103,22 @@ std::vector<std::string> preset_names();
 /// Throws std::invalid_argument for an unknown name, listing the valid ones.
 MocaOptions preset(const std::string& name, int channels = 6, int length = 200,
                    int patch_length = 20);
+
+/// The schedule rows PretrainOptions::schema and DownstreamOptions::schema share (the fields have
+/// the same names in both): epochs, batch_size, lr, min_lr, warmup_epochs and weight_decay of
+/// `owner`, with `warmup_help` saying the struct's default warm-up.
+template <class O, class V>
+void schedule_schema(const char* owner, O& o, V&& v, const char* warmup_help) {
+  v(o.epochs, Option{owner, "epochs", "--epochs", "training epochs", Range::at_least(1)});
+  v(o.batch_size, Option{owner, "batch_size", "--batch", "windows per batch (the global batch)",
+                         Range::at_least(1)});
+  v(o.lr, Option{owner, "lr", "--lr", "peak learning rate", Range::above(0)});
+  v(o.min_lr, Option{owner, "min_lr", "--min-lr", "floor of the cosine schedule", Range::any(),
+                     kEveryScope, "in [0, lr]"});
+  v(o.warmup_epochs, Option{owner, "warmup_epochs", "--warmup-epochs", warmup_help, Range::any(),
+                            kEveryScope, "in [0, epochs)"});
+  v(o.weight_decay,
+    Option{owner, "weight_decay", "--weight-decay", "AdamW weight decay", Range::at_least(0)});
+}
 
 }  // namespace moca::model

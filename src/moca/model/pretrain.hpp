@@ -102,18 +102,8 @@ struct PretrainOptions {
     v(o.norm_pix_loss,
       Option{P, "norm_pix_loss", "--norm-pix-loss", "per-patch normalised targets"});
     v(o.policy, Option{P, "policy", "--policy", "masking policy spec"});
-    v(o.epochs, Option{P, "epochs", "--epochs", "training epochs", Range::at_least(1)});
-    v(o.batch_size, Option{P, "batch_size", "--batch", "windows per batch (the global batch)",
-                           Range::at_least(1)});
-    v(o.lr, Option{P, "lr", "--lr", "peak learning rate", Range::above(0)});
-    v(o.min_lr, Option{P, "min_lr", "--min-lr", "floor of the cosine schedule", Range::any(),
-                       kEveryScope, "in [0, lr]"});
-    v(o.warmup_epochs, Option{P, "warmup_epochs", "--warmup-epochs",
-                              "linear warm-up in epochs; default 10, at most --epochs - 1 unless "
-                              "given",
-                              Range::any(), kEveryScope, "in [0, epochs)"});
-    v(o.weight_decay,
-      Option{P, "weight_decay", "--weight-decay", "AdamW weight decay", Range::at_least(0)});
+    schedule_schema(P, o, v,
+                    "linear warm-up in epochs; default 10, at most --epochs - 1 unless given");
     v(o.beta1, Option{P, "beta1", "--beta1", "AdamW beta1", Range::between(0, 1, false, true)});
     v(o.beta2, Option{P, "beta2", "--beta2", "AdamW beta2", Range::between(0, 1, false, true)});
     v(o.augment, Option{P, "augment", "--augment", "on-the-fly Algorithm 1 augmentation"});
