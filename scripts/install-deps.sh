@@ -30,9 +30,9 @@ if [[ "${1:-}" == "--main" ]]; then
   pkgs=("${main[@]}")
 elif [[ "${1:-}" != "--no-torch" ]]; then
   # libgloo-dev: the Gloo headers that LibTorch's c10d ProcessGroupGloo.hpp includes
-  # (data-parallel training, src/moca/model/distributed; the c10d symbols are in libtorch itself)
+  # (data-parallel training, src/moca/model/dist/distributed; the c10d symbols are in libtorch itself)
   # libdnnl-dev: oneDNN's headers; the model's CPU kernels run their products through its sgemm
-  # (libdnnl2 is already a dependency of libtorch; src/moca/model/detail/gemm.hpp)
+  # (libdnnl2 is already a dependency of libtorch; src/moca/model/kernels/detail/gemm.hpp)
   # python3-torch: the Python tests' independent reference for the weights exchanged with PyTorch
   # (moca.torch_model, moca.interop; the same 1.13 as libtorch-dev, which it shares)
   pkgs+=(libtorch-dev libgloo-dev libdnnl-dev python3-torch)

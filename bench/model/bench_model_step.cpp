@@ -23,12 +23,12 @@
 #include "enum_option.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
-#include "moca/model/detail/adamw.hpp"
-#include "moca/model/detail/cpu_kernels.hpp"
-#include "moca/model/detail/gemm.hpp"
 #include "moca/model/detail/runtime_torch.hpp"
-#include "moca/model/moca_model.hpp"
-#include "moca/model/model_flops.hpp"
+#include "moca/model/kernels/detail/adamw.hpp"
+#include "moca/model/kernels/detail/cpu_kernels.hpp"
+#include "moca/model/kernels/detail/gemm.hpp"
+#include "moca/model/nn/moca_model.hpp"
+#include "moca/model/nn/model_flops.hpp"
 #include "run_cli.hpp"
 
 #include <torch/csrc/autograd/profiler_legacy.h>

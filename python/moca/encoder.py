@@ -17,7 +17,7 @@ __all__ = ["Encoder"]
 class Encoder:
     """The encoder of a checkpoint (MAE or classifier). ``embed`` gives the features of both
     views of each window under masks (Phi(x^U), Phi(x^M): mean of the encoder outputs over the
-    view's tokens, src/moca/model/encoder_features.hpp). Pass it as ``features=`` to
+    view's tokens, src/moca/model/eval/encoder_features.hpp). Pass it as ``features=`` to
     :func:`moca.score`. ``attention`` and ``pooled`` show what the encoder learned."""
 
     def __init__(self, checkpoint: Union[str, os.PathLike]) -> None:
@@ -92,7 +92,7 @@ class Encoder:
     def attention(self, X: Any, policy: Union[None, str, Policy, np.ndarray] = None, *,
                   seed: int = 0, channel_names: Optional[List[str]] = None) -> dict:
         """Attention of windows ``X`` (N, C, L) from an explicit inspection pass
-        (src/moca/model/inspect.hpp), for MAE and classifier checkpoints alike.
+        (src/moca/model/eval/inspect.hpp), for MAE and classifier checkpoints alike.
 
         Without ``policy`` every token enters the encoder; with a spec or :class:`Policy` (window
         i's mask drawn with ``seed`` as ``moca attention --seed`` draws it) or (1 or N, C, P) bool

@@ -5,7 +5,7 @@
   ``strict=True``). Written by the C++ library (``moca export`` does the same); no PyTorch needed.
 * :func:`import_pytorch` — a ``.pth`` (a bare state dict or the authors' checkpoint dictionary
   ``{'model': ..., 'optimizer': ..., 'epoch': ..., 'args': ...}``) as a moca checkpoint every
-  command accepts. The architecture is inferred from the shapes (src/moca/model/interop.hpp).
+  command accepts. The architecture is inferred from the shapes (src/moca/model/eval/interop.hpp).
 * :func:`load_pth` — the safe reader behind it.
 
 Loading never runs code from the file. :func:`load_pth` is a restricted unpickler in the manner

@@ -10,11 +10,11 @@
 #include "schema_kwargs.hpp"
 #ifdef MOCA_PYTHON_WITH_TORCH
 #include "moca/data/dataset.hpp"
-#include "moca/model/classifier.hpp"
-#include "moca/model/encoder_features.hpp"
-#include "moca/model/imputation.hpp"
-#include "moca/model/interop.hpp"
-#include "moca/model/protocol.hpp"
+#include "moca/model/eval/classifier.hpp"
+#include "moca/model/eval/encoder_features.hpp"
+#include "moca/model/eval/imputation.hpp"
+#include "moca/model/eval/interop.hpp"
+#include "moca/model/eval/protocol.hpp"
 #endif
 
 namespace py = pybind11;
@@ -86,7 +86,7 @@ void bind_classifier(py::module_& m) {
           py::arg("X"));
 }
 
-// The PyTorch exchange (src/moca/model/interop.hpp) and the MAE's reconstruction.
+// The PyTorch exchange (src/moca/model/eval/interop.hpp) and the MAE's reconstruction.
 void bind_interop(py::module_& m) {
   auto report = [](const model::InteropReport& r) {
     py::dict d;

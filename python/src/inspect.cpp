@@ -1,4 +1,4 @@
-// The EncoderInspector binding (src/moca/model/inspect.hpp): attention maps and pooled
+// The EncoderInspector binding (src/moca/model/eval/inspect.hpp): attention maps and pooled
 // embeddings as NumPy arrays. Compiled without LibTorch it binds nothing.
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
@@ -6,7 +6,7 @@
 
 #include "core.hpp"
 #ifdef MOCA_PYTHON_WITH_TORCH
-#include "moca/model/inspect.hpp"
+#include "moca/model/eval/inspect.hpp"
 #endif
 
 namespace py = pybind11;

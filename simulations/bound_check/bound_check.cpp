@@ -9,8 +9,8 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy.hpp"
 #include "moca/masking/policy_spec.hpp"
-#include "moca/model/checkpoint.hpp"
-#include "moca/model/imputation.hpp"
+#include "moca/model/eval/imputation.hpp"
+#include "moca/model/io/checkpoint.hpp"
 
 namespace moca::sim {
 

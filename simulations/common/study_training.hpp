@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "moca/model/imputation.hpp"
-#include "moca/model/pretrain.hpp"
+#include "moca/model/eval/imputation.hpp"
+#include "moca/model/train/pretrain.hpp"
 
 namespace moca::sim {
 
@@ -42,10 +42,9 @@ inline std::string safe_name(const std::string& spec) {
 
 /// The held-out reconstruction error of a checkpoint over the samples `masks` hide, on the CPU
 /// with `threads` threads (model::masked_reconstruction_error).
-inline masking::ImputationError heldout_error(const std::string& checkpoint,
-                                              const data::Windows& windows,
-                                              const std::vector<masking::Mask>& masks,
-                                              int threads) {
+inline model::ImputationError heldout_error(const std::string& checkpoint,
+                                            const data::Windows& windows,
+                                            const std::vector<masking::Mask>& masks, int threads) {
   model::InferenceOptions io;
   io.runtime.device = model::Device::kCpu;
   io.runtime.threads = threads;

@@ -32,10 +32,10 @@
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/masking/score_json.hpp"
-#include "moca/model/downstream.hpp"
-#include "moca/model/encoder_features.hpp"
-#include "moca/model/imputation.hpp"
-#include "moca/model/pretrain.hpp"
+#include "moca/model/eval/downstream.hpp"
+#include "moca/model/eval/encoder_features.hpp"
+#include "moca/model/eval/imputation.hpp"
+#include "moca/model/train/pretrain.hpp"
 #include "study_data.hpp"
 #include "study_runner.hpp"
 #include "study_training.hpp"
@@ -310,7 +310,7 @@ json reconstruction_outcomes(const PolicyStudyOptions& o, const masking::MaskPol
   const auto own_masks = masking::window_masks(
       policy, test,
       derive_seed(derive_seed(o.seed, 20), static_cast<std::uint64_t>(o.worker_seed)));
-  const masking::ImputationError own = heldout_error(checkpoint, test, own_masks, o.worker_threads);
+  const model::ImputationError own = heldout_error(checkpoint, test, own_masks, o.worker_threads);
   outcomes["own_mse"] = own.mse;
   outcomes["own_mae"] = own.mae;
   double sum = 0;
@@ -318,7 +318,7 @@ json reconstruction_outcomes(const PolicyStudyOptions& o, const masking::MaskPol
   for (size_t t = 0; t < o.tasks.size(); ++t) {
     const auto task = masking::make_policy(o.tasks[t], grid, context);
     const auto masks = masking::window_masks(*task, test, derive_seed(derive_seed(o.seed, 30), t));
-    const masking::ImputationError e = heldout_error(checkpoint, test, masks, o.worker_threads);
+    const model::ImputationError e = heldout_error(checkpoint, test, masks, o.worker_threads);
     task_mse[task->spec()] = e.mse;
     sum += e.mse;
   }

@@ -10,7 +10,7 @@
 #include "simulation_study.hpp"
 #include "study_flags.hpp"
 #ifdef MOCA_STUDIES_WITH_TORCH
-#include "moca/model/encoder_features.hpp"
+#include "moca/model/eval/encoder_features.hpp"
 #endif
 
 int main(int argc, char** argv) {

@@ -14,9 +14,9 @@
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/masking/score_json.hpp"
-#include "moca/model/downstream.hpp"
-#include "moca/model/imputation.hpp"
-#include "moca/model/pretrain.hpp"
+#include "moca/model/eval/downstream.hpp"
+#include "moca/model/eval/imputation.hpp"
+#include "moca/model/train/pretrain.hpp"
 #include "rank_correlation.hpp"
 #include "study_training.hpp"
 
@@ -116,9 +116,8 @@ PolicyResult train_and_evaluate(const TheoryVsTrainingOptions& options,
   std::ostringstream plog;
   const model::PretrainResult pr = model::pretrain(po, split.train, plog);
   const auto own_masks = masking::window_masks(policy, test, derive_seed(options.seed, 78 + k));
-  const masking::ImputationError own =
-      heldout_error(po.checkpoint, test, own_masks, options.threads);
-  const masking::ImputationError common =
+  const model::ImputationError own = heldout_error(po.checkpoint, test, own_masks, options.threads);
+  const model::ImputationError common =
       heldout_error(po.checkpoint, test, eval_masks, options.threads);
   const model::DownstreamResult dr = probe(options, po.checkpoint, split);
 

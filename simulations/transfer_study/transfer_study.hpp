@@ -17,8 +17,8 @@
 
 #include <optional>
 #include "moca/data/dataset.hpp"
-#include "moca/model/downstream.hpp"
-#include "moca/model/protocol.hpp"
+#include "moca/model/eval/downstream.hpp"
+#include "moca/model/eval/protocol.hpp"
 
 namespace moca::sim {
 

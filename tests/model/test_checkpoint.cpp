@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "moca/data/synthetic.hpp"
-#include "moca/model/checkpoint.hpp"
-#include "moca/model/detail/checkpoint_torch.hpp"
-#include "moca/model/moca_model.hpp"
+#include "moca/model/io/checkpoint.hpp"
+#include "moca/model/io/detail/checkpoint_torch.hpp"
+#include "moca/model/nn/moca_model.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

@@ -11,11 +11,11 @@
 #include <stdexcept>
 
 #include "moca/common/random.hpp"
-#include "moca/model/checkpoint.hpp"
-#include "moca/model/classifier.hpp"
-#include "moca/model/downstream.hpp"
-#include "moca/model/interop.hpp"
-#include "moca/model/protocol.hpp"
+#include "moca/model/eval/classifier.hpp"
+#include "moca/model/eval/downstream.hpp"
+#include "moca/model/eval/interop.hpp"
+#include "moca/model/eval/protocol.hpp"
+#include "moca/model/io/checkpoint.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

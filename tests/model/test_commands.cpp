@@ -19,7 +19,7 @@
 #include "kcca_score.hpp"
 #include "moca/common/file_lock.hpp"
 #include "moca/common/matrix_io.hpp"
-#include "moca/model/checkpoint.hpp"
+#include "moca/model/io/checkpoint.hpp"
 #include "test_support.hpp"
 
 using namespace moca;

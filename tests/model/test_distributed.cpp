@@ -17,8 +17,8 @@
 #include <thread>
 
 #include "moca/common/random.hpp"
-#include "moca/model/distributed.hpp"
-#include "moca/model/run_context.hpp"
+#include "moca/model/dist/distributed.hpp"
+#include "moca/model/dist/run_context.hpp"
 #include "torch_test.hpp"
 
 using namespace moca;

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "moca/model/downstream.hpp"
-#include "moca/model/protocol.hpp"
+#include "moca/model/eval/downstream.hpp"
+#include "moca/model/eval/protocol.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

@@ -4,7 +4,7 @@
 
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/views.hpp"
-#include "moca/model/encoder_features.hpp"
+#include "moca/model/eval/encoder_features.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "moca/model/detail/gemm.hpp"
+#include "moca/model/kernels/detail/gemm.hpp"
 #include "test_support.hpp"
 
 namespace {

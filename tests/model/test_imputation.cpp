@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "moca/masking/mask.hpp"
-#include "moca/model/imputation.hpp"
+#include "moca/model/eval/imputation.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "moca/common/random.hpp"
-#include "moca/masking/imputation_baselines.hpp"
+#include "moca/model/eval/imputation_baselines.hpp"
 
 using moca::data::Windows;
 using moca::masking::Grid;
@@ -42,15 +42,15 @@ TEST_CASE("missing_samples expands token masks to samples") {
   const Grid grid{2, 3, 4};  // C=2, P=3, Lp=4, L=12
   auto w = make_windows(1, 2, 12, [](int, int, int) { return 0.0; });
   const Mask m = mask_from("010\n100");
-  const auto miss = moca::masking::missing_samples(w, {m}, grid);
+  const auto miss = moca::model::missing_samples(w, {m}, grid);
   for (int t = 0; t < 12; ++t) {
     CHECK(miss(0, t) == (t / 4 == 1 ? 1 : 0));
     CHECK(miss(0, 12 + t) == (t / 4 == 0 ? 1 : 0));
   }
-  CHECK_THROWS_AS(moca::masking::missing_samples(w, {m, m}, grid), std::invalid_argument);
-  CHECK_THROWS_AS(moca::masking::missing_samples(w, {mask_from("01\n10")}, grid),
+  CHECK_THROWS_AS(moca::model::missing_samples(w, {m, m}, grid), std::invalid_argument);
+  CHECK_THROWS_AS(moca::model::missing_samples(w, {mask_from("01\n10")}, grid),
                   std::invalid_argument);
-  CHECK_THROWS_AS(moca::masking::missing_samples(w, {m}, Grid{2, 4, 4}), std::invalid_argument);
+  CHECK_THROWS_AS(moca::model::missing_samples(w, {m}, Grid{2, 4, 4}), std::invalid_argument);
 }
 
 TEST_CASE("linear interpolation is exact on straight lines inside the observed span") {
@@ -63,7 +63,7 @@ TEST_CASE("linear interpolation is exact on straight lines inside the observed s
     for (int p = 1; p < P - 1; ++p) m.set(p % C, p, true);  // never the first or last column
     m.set(0, 1, true);
     m.set(0, 2, true);  // a two-patch gap
-    const auto out = moca::masking::impute_linear(w, {m}, grid);
+    const auto out = moca::model::impute_linear(w, {m}, grid);
     CHECK(max_abs_diff(out, w.x) < 1e-5);
   }
 }
@@ -71,7 +71,7 @@ TEST_CASE("linear interpolation is exact on straight lines inside the observed s
 TEST_CASE("linear interpolation repeats the edge value outside the observed span") {
   auto w = make_windows(1, 1, 8, [](int, int, int t) { return t * 1.0; });
   const Grid grid{1, 4, 2};
-  const auto out = moca::masking::impute_linear(w, {mask_from("1001")}, grid);
+  const auto out = moca::model::impute_linear(w, {mask_from("1001")}, grid);
   // observed t = 2..5; t = 0,1 take x(2) = 2, t = 6,7 take x(5) = 5.
   const float want[8] = {2, 2, 2, 3, 4, 5, 5, 5};
   for (int t = 0; t < 8; ++t) CHECK(out(0, t) == want[t]);
@@ -81,13 +81,13 @@ TEST_CASE("nearest neighbour takes the closest observed sample, the earlier one 
   auto w = make_windows(1, 1, 8, [](int, int, int t) { return t * t; });
   const Grid grid{1, 4, 2};
   // masked t = 2,3 (patch 1) and 6,7 (patch 3); observed 0,1,4,5.
-  const auto out = moca::masking::impute_nearest(w, {mask_from("0101")}, grid);
+  const auto out = moca::model::impute_nearest(w, {mask_from("0101")}, grid);
   // t=2: nearest observed 1 (d=1) vs 4 (d=2) -> x(1)=1; t=3: 4 (d=1) -> 16; t=6,7 -> x(5)=25.
   const float want[8] = {0, 1, 1, 16, 16, 25, 25, 25};
   for (int t = 0; t < 8; ++t) CHECK(out(0, t) == want[t]);
   // Tie: observed 0 and 4 only around t = 2 (gap of 3 samples 1..3), t = 2 is equidistant.
   auto w2 = make_windows(1, 1, 5, [](int, int, int t) { return 10.0 * t; });
-  const auto out2 = moca::masking::impute_nearest(w2, {mask_from("01110")}, Grid{1, 5, 1});
+  const auto out2 = moca::model::impute_nearest(w2, {mask_from("01110")}, Grid{1, 5, 1});
   CHECK(out2(0, 1) == 0.0f);
   CHECK(out2(0, 2) == 0.0f);  // tie -> the earlier sample
   CHECK(out2(0, 3) == 40.0f);
@@ -98,8 +98,8 @@ TEST_CASE("fully missing channels fall back to the channel's observed mean over 
   auto w = make_windows(3, 2, 4, [](int i, int c, int) { return c == 1 ? 1.0 + 2 * i : 7.0; });
   const Grid grid{2, 2, 2};
   std::vector<Mask> masks = {mask_from("00\n11"), mask_from("00\n00"), mask_from("00\n00")};
-  for (const auto& out : {moca::masking::impute_linear(w, masks, grid),
-                          moca::masking::impute_nearest(w, masks, grid)}) {
+  for (const auto& out :
+       {moca::model::impute_linear(w, masks, grid), moca::model::impute_nearest(w, masks, grid)}) {
     for (int t = 0; t < 4; ++t) CHECK(std::abs(out(0, 4 + t) - 4.0f) < 1e-6);
   }
 }
@@ -114,10 +114,10 @@ TEST_CASE("observed samples are copied unchanged by every baseline") {
     m.set((i + 1) % 3, (i + 2) % 4, true);
     masks.push_back(m);
   }
-  const auto miss = moca::masking::missing_samples(w, masks, grid);
+  const auto miss = moca::model::missing_samples(w, masks, grid);
   for (const auto& out :
-       {moca::masking::impute_linear(w, masks, grid), moca::masking::impute_nearest(w, masks, grid),
-        moca::masking::impute_mice(w, masks, grid)}) {
+       {moca::model::impute_linear(w, masks, grid), moca::model::impute_nearest(w, masks, grid),
+        moca::model::impute_mice(w, masks, grid)}) {
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 60; ++j)
         if (!miss(i, j)) CHECK(out(i, j) == w.x(i, j));
@@ -140,18 +140,18 @@ TEST_CASE("MICE recovers a channel that is an exact linear function of the other
     m.set(1, (i + 3) % 6, true);
     masks.push_back(m);
   }
-  moca::masking::MiceOptions o;
+  moca::model::MiceOptions o;
   o.posterior = false;
   o.draws = 1;
-  const auto out = moca::masking::impute_mice(w, masks, grid, o);
+  const auto out = moca::model::impute_mice(w, masks, grid, o);
   CHECK(max_abs_diff(out, w.x) < 1e-4);
   // With posterior draws the estimate is noisy but near (residual variance is ~0 here), and
   // reproducible per seed.
   o.posterior = true;
   o.draws = 3;
   o.seed = 5;
-  const auto a = moca::masking::impute_mice(w, masks, grid, o);
-  const auto b = moca::masking::impute_mice(w, masks, grid, o);
+  const auto a = moca::model::impute_mice(w, masks, grid, o);
+  const auto b = moca::model::impute_mice(w, masks, grid, o);
   CHECK(max_abs_diff(a, b) == 0.0);
   CHECK(max_abs_diff(a, w.x) < 1e-3);
 }
@@ -163,12 +163,12 @@ TEST_CASE("MICE posterior draws depend on the seed and shrink with more draws") 
   auto w = make_windows(30, 2, 20, [&](int, int, int) { return moca::standard_normal(rng); });
   const Grid grid{2, 4, 5};
   std::vector<Mask> masks(30, mask_from("0110\n0000"));
-  moca::masking::MiceOptions o;
+  moca::model::MiceOptions o;
   o.seed = 1;
   o.draws = 1;
-  const auto a = moca::masking::impute_mice(w, masks, grid, o);
+  const auto a = moca::model::impute_mice(w, masks, grid, o);
   o.seed = 2;
-  const auto b = moca::masking::impute_mice(w, masks, grid, o);
+  const auto b = moca::model::impute_mice(w, masks, grid, o);
   CHECK(max_abs_diff(a, b) > 0.0);
   auto spread = [&](const moca::data::RowMatrixXf& x) {
     double s = 0.0;
@@ -178,7 +178,7 @@ TEST_CASE("MICE posterior draws depend on the seed and shrink with more draws") 
     return s / n;
   };
   o.draws = 40;
-  const auto many = moca::masking::impute_mice(w, masks, grid, o);
+  const auto many = moca::model::impute_mice(w, masks, grid, o);
   CHECK(spread(many) < 0.25 * spread(a));
 }
 
@@ -188,17 +188,17 @@ TEST_CASE("imputation_error averages over masked samples only") {
   imp(0, 0) += 100.0f;  // visible: ignored
   imp(0, 2) += 1.0f;    // masked
   imp(0, 3) -= 3.0f;    // masked
-  const auto e = moca::masking::imputation_error(w, imp, {mask_from("01")}, Grid{1, 2, 2});
+  const auto e = moca::model::imputation_error(w, imp, {mask_from("01")}, Grid{1, 2, 2});
   CHECK(e.count == 2);
   CHECK(std::abs(e.mae - 2.0) < 1e-12);
   CHECK(std::abs(e.mse - 5.0) < 1e-12);
-  CHECK_THROWS_AS(moca::masking::imputation_error(w, moca::data::RowMatrixXf(2, 4),
-                                                  {mask_from("01")}, Grid{1, 2, 2}),
+  CHECK_THROWS_AS(moca::model::imputation_error(w, moca::data::RowMatrixXf(2, 4), {mask_from("01")},
+                                                Grid{1, 2, 2}),
                   std::invalid_argument);
 }
 
 TEST_CASE("MiceOptions validation names the field") {
-  moca::masking::MiceOptions o;
+  moca::model::MiceOptions o;
   o.iterations = 0;
   CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("iterations"), std::invalid_argument);
   o.iterations = 1;

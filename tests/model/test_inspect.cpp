@@ -1,5 +1,5 @@
-// The inspection pass (src/moca/model/inspect.hpp): attention against a direct computation from
-// the checkpoint's weights with plain tensor ops, the model's own outputs, masks, rollout.
+// The inspection pass (src/moca/model/eval/inspect.hpp): attention against a direct computation
+// from the checkpoint's weights with plain tensor ops, the model's own outputs, masks, rollout.
 #include "torch_test.hpp"
 // (torch_test.hpp first: doctest's CHECK after glog's)
 #include <cmath>
@@ -10,11 +10,11 @@
 #include "inspect_commands.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/random.hpp"
-#include "moca/model/attention_report.hpp"
-#include "moca/model/detail/attention.hpp"
-#include "moca/model/detail/cpu_kernels.hpp"
-#include "moca/model/inspect.hpp"
-#include "moca/model/mask_indices.hpp"
+#include "moca/model/eval/attention_report.hpp"
+#include "moca/model/eval/inspect.hpp"
+#include "moca/model/kernels/detail/attention.hpp"
+#include "moca/model/kernels/detail/cpu_kernels.hpp"
+#include "moca/model/nn/mask_indices.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "moca/model/detail/gelu_kernels.hpp"
-#include "moca/model/detail/gemm.hpp"
-#include "moca/model/detail/linear.hpp"
 #include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/kernels/detail/gelu_kernels.hpp"
+#include "moca/model/kernels/detail/gemm.hpp"
+#include "moca/model/kernels/detail/linear.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "moca/common/random.hpp"
-#include "moca/model/mask_indices.hpp"
+#include "moca/model/nn/mask_indices.hpp"
 
 using moca::masking::Mask;
 using namespace moca::model;

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "moca/model/metrics.hpp"
+#include "moca/model/eval/metrics.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "moca/common/random.hpp"
-#include "moca/model/detail/adamw.hpp"
-#include "moca/model/detail/attention.hpp"
-#include "moca/model/moca_model.hpp"
+#include "moca/model/kernels/detail/adamw.hpp"
+#include "moca/model/kernels/detail/attention.hpp"
+#include "moca/model/nn/moca_model.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

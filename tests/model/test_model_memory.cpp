@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "moca/model/model_memory.hpp"
+#include "moca/model/nn/model_memory.hpp"
 
 using moca::model::mae_step_activation_bytes;
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "moca/model/checkpoint.hpp"
+#include "moca/model/io/checkpoint.hpp"
 #include "moca/model/model_options.hpp"
 
 using namespace moca::model;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "moca/model/pos_embed.hpp"
+#include "moca/model/nn/pos_embed.hpp"
 
 using namespace moca::model;
 

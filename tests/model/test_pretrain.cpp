@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "moca/model/checkpoint.hpp"
-#include "moca/model/pretrain.hpp"
+#include "moca/model/io/checkpoint.hpp"
+#include "moca/model/train/pretrain.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

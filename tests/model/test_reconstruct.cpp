@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "moca/common/matrix_io.hpp"
-#include "moca/model/reconstruct.hpp"
+#include "moca/model/eval/reconstruct.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "moca/model/schedule.hpp"
+#include "moca/model/train/schedule.hpp"
 
 using namespace moca::model;
 

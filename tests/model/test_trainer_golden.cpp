@@ -13,10 +13,10 @@
 
 #include <torch/version.h>
 
-#include "moca/model/checkpoint.hpp"
-#include "moca/model/detail/cpu_kernels.hpp"
-#include "moca/model/downstream.hpp"
-#include "moca/model/pretrain.hpp"
+#include "moca/model/eval/downstream.hpp"
+#include "moca/model/io/checkpoint.hpp"
+#include "moca/model/kernels/detail/cpu_kernels.hpp"
+#include "moca/model/train/pretrain.hpp"
 #include "test_support.hpp"
 
 // Golden record of the trainer (issue #16), made to hold on any x86-64 CPU (issue #37).

@@ -13,7 +13,7 @@
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
-#include "moca/model/encoder_features.hpp"
+#include "moca/model/eval/encoder_features.hpp"
 #endif
 
 namespace {

@@ -10,7 +10,7 @@
 #include "cli.hpp"
 #include "enum_option.hpp"
 #include "launch.hpp"
-#include "moca/model/run_context.hpp"
+#include "moca/model/dist/run_context.hpp"
 #include "run_cli.hpp"
 #include "schema_options.hpp"
 
@@ -27,7 +27,7 @@ extern "C" void on_signal(int sig) {
 
 // SIGINT / SIGTERM ask pre-training to checkpoint and stop. SA_ONSTACK: on the threads that run
 // oneDNN's GEMM kernels, which have an alternate signal stack, the handler must not run on the
-// interrupted stack (src/moca/model/gemm.cpp).
+// interrupted stack (src/moca/model/kernels/gemm.cpp).
 void install_stop_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;

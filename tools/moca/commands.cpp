@@ -23,13 +23,13 @@
 #include "moca/data/splits.hpp"
 #include "moca/data/windowing.hpp"
 #include "moca/masking/make_policy.hpp"
-#include "moca/model/checkpoint.hpp"
-#include "moca/model/classifier.hpp"
-#include "moca/model/distributed.hpp"
-#include "moca/model/encoder_features.hpp"
-#include "moca/model/interop.hpp"
-#include "moca/model/metrics.hpp"
-#include "moca/model/protocol.hpp"
+#include "moca/model/dist/distributed.hpp"
+#include "moca/model/eval/classifier.hpp"
+#include "moca/model/eval/encoder_features.hpp"
+#include "moca/model/eval/interop.hpp"
+#include "moca/model/eval/metrics.hpp"
+#include "moca/model/eval/protocol.hpp"
+#include "moca/model/io/checkpoint.hpp"
 
 namespace moca::tools {
 

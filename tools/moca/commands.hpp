@@ -16,13 +16,13 @@
 #include "moca/data/recordings.hpp"
 #include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
-#include "moca/model/downstream.hpp"
-#include "moca/model/imputation.hpp"
-#include "moca/model/interop.hpp"
-#include "moca/model/pretrain.hpp"
-#include "moca/model/protocol.hpp"
-#include "moca/model/reconstruct.hpp"
-#include "moca/model/run_context.hpp"
+#include "moca/model/dist/run_context.hpp"
+#include "moca/model/eval/downstream.hpp"
+#include "moca/model/eval/imputation.hpp"
+#include "moca/model/eval/interop.hpp"
+#include "moca/model/eval/protocol.hpp"
+#include "moca/model/eval/reconstruct.hpp"
+#include "moca/model/train/pretrain.hpp"
 
 namespace moca::tools {
 

@@ -12,8 +12,8 @@
 #include "moca/embed/map_figure.hpp"
 #include "moca/embed/pca_map.hpp"
 #include "moca/masking/make_policy.hpp"
-#include "moca/model/attention_report.hpp"
-#include "moca/model/inspect.hpp"
+#include "moca/model/eval/attention_report.hpp"
+#include "moca/model/eval/inspect.hpp"
 
 namespace moca::tools {
 

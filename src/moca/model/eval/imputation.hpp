@@ -1,0 +1,96 @@
+#pragma once
+/// \file imputation.hpp
+/// The paper's generative task: reconstruct masked samples with a pre-trained MAE and compare
+/// with the statistical baselines (masking/imputation_baselines.hpp) on the same masks.
+///
+/// Tasks (policy specs of masking::make_policy, ratio 0.7 as in the paper):
+/// random:ratio=0.7 (random patches across time and modalities), temporal:ratio=0.7 (one
+/// contiguous block of time columns in all modalities), sensor:keep=1 (one modality visible, the
+/// others masked), extrapolation:ratio=0.7 (the last 70% of the columns). For window i of task k
+/// the mask is drawn from Rng(derive_seed(derive_seed(seed, k), i)), so every method sees the
+/// same masks. Errors are MAE and MSE over the masked samples, in the data's units.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moca/data/windows.hpp"
+#include "moca/masking/mask.hpp"
+#include "moca/model/eval/imputation_baselines.hpp"
+#include "moca/model/runtime.hpp"
+
+namespace moca::model {
+
+/// Batching and device of model inference.
+struct InferenceOptions {
+  RuntimeOptions runtime;
+  int batch_size = 256;  ///< windows per forward pass (>= 1)
+};
+
+/// The MAE's reconstruction of every sample (masked and visible) of each window under its mask:
+/// n x (C*L). Windows whose channels are a named subset of the model's use the matching rows.
+/// Throws std::runtime_error for checkpoint problems, std::invalid_argument when the data or
+/// masks do not fit the model, or the model was trained with norm_pix_loss (its outputs are
+/// per-patch normalised and cannot be mapped back to signal units).
+data::RowMatrixXf reconstruct_with_model(const std::string& checkpoint,
+                                         const data::Windows& windows,
+                                         const std::vector<masking::Mask>& masks,
+                                         const InferenceOptions& options = {});
+
+/// The MAE's error over the samples `masks` hide (one mask per window, or one for all):
+/// imputation_error of reconstruct_with_model, in the data's units. Throws
+/// std::invalid_argument when the masks hide nothing, and as reconstruct_with_model does.
+ImputationError masked_reconstruction_error(const std::string& checkpoint,
+                                            const data::Windows& windows,
+                                            const std::vector<masking::Mask>& masks,
+                                            const InferenceOptions& options = {});
+
+/// reconstruct_with_model on the masked samples, observed samples copied.
+data::RowMatrixXf impute_with_model(const std::string& checkpoint, const data::Windows& windows,
+                                    const std::vector<masking::Mask>& masks,
+                                    const InferenceOptions& options = {});
+
+/// Options of evaluate_imputation().
+struct ImputeOptions {
+  std::vector<std::string> tasks = {"random:ratio=0.7", "temporal:ratio=0.7", "sensor:keep=1",
+                                    "extrapolation:ratio=0.7"};
+  std::vector<std::string> checkpoints;  ///< models to evaluate (may be empty)
+  std::vector<std::string> labels;       ///< row names of the models (default: file names)
+  bool baselines = true;                 ///< linear, nearest, MICE rows
+  MiceOptions mice;                      ///< MICE settings (its seed is derived from `seed`)
+  int patch_length = 20;                 ///< grid of the masks when no checkpoint is given
+  std::uint64_t seed = 0;
+  InferenceOptions inference;
+  void validate() const;
+};
+
+/// One cell of the table.
+struct ImputeCell {
+  std::string method;
+  std::string task;  ///< canonical policy spec
+  double mae = 0.0;
+  double mse = 0.0;
+  long count = 0;  ///< masked samples scored
+  /// False when the method cannot run the task (a stacked-layout model on masks that split a
+  /// time column); mae/mse are then 0 and the text table shows "n/a".
+  bool applicable = true;
+};
+
+/// The table: methods x tasks.
+struct ImputeTable {
+  std::vector<std::string> methods;
+  std::vector<std::string> tasks;
+  std::vector<ImputeCell> cells;  ///< method-major
+  double seconds = 0.0;
+  nlohmann::json to_json() const;
+  /// "method | task1 MAE MSE | ..." aligned text.
+  std::string to_text() const;
+};
+
+/// Runs every method on every task over `windows` (the test split). Models with a patch length
+/// or window length other than the grid's are rejected (std::invalid_argument).
+ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Windows& windows,
+                                std::ostream& log);
+
+}  // namespace moca::model
