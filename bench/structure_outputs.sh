@@ -84,3 +84,13 @@ run e_ft_arch "$bin/moca" finetune --checkpoint tiny.ckpt --preset tiny --patch-
 run e_ft_scratch "$bin/moca" finetune --from-scratch --checkpoint tiny.ckpt
 run e_study_warmup "$bin/policy_study" --out ps --warmup-epochs 500
 run e_study_batch "$bin/paper_experiments" --out pe --batch-size 0
+# the data options (DataOptions::schema): one bad value each, in several programs
+run e_data_coupling "$bin/kcca_score" --coupling 2
+run e_data_rate_gen "$bin/kcca_score" --sample-rate 30 --samples 40
+run e_data_wlen "$bin/moca" pretrain --window-length 1
+run e_data_fold "$bin/moca" pretrain --split subject-kfold --folds 5 --fold 7
+run e_data_trainfrac "$bin/moca" embed --checkpoint tiny.ckpt --train-fraction 1
+run e_data_names "$bin/moca" data inspect --channel-names a,a
+run e_data_study_rate "$bin/simulation_study" --sample-rate -1
+run e_data_policy_rate "$bin/policy_study" --out ps2 --sample-rate -2
+run e_data_format "$bin/moca" data inspect --data-format hmp --data npy:/tmp

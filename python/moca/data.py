@@ -4,8 +4,9 @@ transitions. Windows are ``X`` (N, C, L) float32, labels ``y`` (N,) and subject 
 sample_rate_hz, description)."""
 from __future__ import annotations
 
+import inspect
 import os
-from typing import Any, Dict, NamedTuple, Optional, Sequence, Union
+from typing import Any, Dict, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -30,13 +31,9 @@ def _dataset(d: Dict[str, Any]) -> Dataset:
     return Dataset(d["X"], d["y"], d["pid"], dict(d["meta"]))
 
 
-def load(spec: Optional[Union[str, os.PathLike]] = None, *, data_format: str = "auto",
-         modalities: Optional[str] = None, sample_rate: Optional[float] = None,
-         rate: Optional[float] = None, length: Optional[int] = None,
-         drop_nonfinite: bool = False, keep_classes: Optional[Sequence[str]] = None,
-         npy_layout: str = "auto", channel_names: Optional[Sequence[str]] = None,
-         segment: Optional[str] = None, windows: int = 1000, coupling: float = 0.8,
-         seed: int = 0) -> Dataset:
+def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float] = None,
+         length: Optional[int] = None, windows: int = 1000, coupling: float = 0.8,
+         seed: int = 0, **options: Any) -> Dataset:
     """Loads what the tools' ``--data`` takes, through the same library call they make
     (``moca::data::open_dataset``; rules in docs/data.md).
 
@@ -44,50 +41,68 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, data_format: str = "
     bare folder whose format is detected from its contents (``data_format`` forces one);
     ``None`` is ``$MOCA_HAPT_DIR`` when set, else the generator (as the tools do).
 
-    Keyword arguments mirror the tools' flags: ``data_format`` (``--data-format``),
-    ``modalities`` (``--modalities``, e.g. ``"acc=0-2,gyro=3-5"``), ``sample_rate``
-    (``--sample-rate``, the input's rate), ``drop_nonfinite``, ``keep_classes`` (names, in the new
-    label order), ``npy_layout`` (``"auto"``, ``"NCL"``, ``"NLC"``), ``channel_names``
-    (``--channel-names``: the input's names in order), ``segment`` (``--segment``,
-    ``"SECONDS[:STRIDE]"``: sub-windows keeping label and subject; needs the input's rate);
-    ``windows``, ``coupling`` and ``seed`` set the generator (its spec keys override them).
-    A ``.npy`` folder without a stated rate (``sample_rate`` or meta.json) is an error when its
-    windows must be resampled or segmented; kept as stored, it is labelled with ``rate``.
-
     ``rate`` and ``length`` are the model's rate and window length. Left ``None``, a ``.npy``
     folder's windows come back as stored (no resampling, cropping or padding) and the other
     sources at 50 Hz and L = 200; give both (or either: the other takes 50 / 200) to get exactly
-    what the programs see (band-limited resampling, centre crop / edge pad).
+    what the programs see (band-limited resampling, centre crop / edge pad). ``windows``,
+    ``coupling`` and ``seed`` set the generator (its spec keys override them).
+
+    The other keywords are the tools' ``--data-*`` options (listed below with the flag each
+    stands for; from ``data::DatasetOptions``' schema, the rows that make those flags); one left
+    out, or None, is the flag's default. ``keep_classes`` and ``channel_names`` take sequences of
+    names. A ``.npy`` folder without a stated rate (``sample_rate`` or meta.json) is an error
+    when its windows must be resampled or segmented; kept as stored, it is labelled with
+    ``rate``.
 
     ``meta`` holds channel/class/subject names, ``sample_rate_hz``, ``modalities`` (name →
     channel list), the resolved ``spec``, ``notes`` (every step that changed the data) and a
-    one-line ``summary``. Raises ``ValueError`` for a malformed file or bad option and
-    ``RuntimeError`` for a missing folder or file (the library's messages).
+    one-line ``summary``. Raises ``ValueError`` for a malformed file or bad option (the
+    library's messages, naming the keyword), ``TypeError`` for an unknown keyword or a value of
+    the wrong type, and ``RuntimeError`` for a missing folder or file.
     """
     if spec is None:
         spec = ""
     if not isinstance(spec, (str, os.PathLike)):
         raise TypeError(f"spec ({spec!r}) must be a path or a data spec string")
     keep = rate is None and length is None
-    classes = ""
-    if keep_classes is not None:
-        if isinstance(keep_classes, str):
-            raise TypeError("keep_classes must be a sequence of class names, not a string")
-        classes = ",".join(str(c) for c in keep_classes)
-    if isinstance(channel_names, str):
-        raise TypeError("channel_names must be a sequence of names, not a string")
-    names = [str(c) for c in channel_names] if channel_names is not None else []
-    for key, value in (("data_format", data_format), ("modalities", modalities),
-                       ("npy_layout", npy_layout), ("segment", segment)):
-        if value is not None and not isinstance(value, str):
-            raise TypeError(f"{key} ({value!r}) must be a string")
+    for key in ("keep_classes", "channel_names"):
+        names = options.get(key)
+        if names is None:
+            continue
+        if isinstance(names, str):
+            raise TypeError(f"{key} must be a sequence of names, not a string")
+        names = [str(c) for c in names]
+        # --keep-classes is one comma-separated text in the library
+        options[key] = ",".join(names) if key == "keep_classes" else names
     return _dataset(_core.open_dataset(
-        os.fspath(spec), str(data_format), modalities or "",
-        0.0 if sample_rate is None else check_float(sample_rate, "sample_rate"),
+        os.fspath(spec), options,
         50.0 if rate is None else check_float(rate, "rate"),
         200 if length is None else check_int(length, "length"),
-        keep, bool(drop_nonfinite), classes, str(npy_layout), names, segment or "",
-        check_int(windows, "windows"), check_float(coupling, "coupling"), check_seed(seed, "seed")))
+        keep, check_int(windows, "windows"), check_float(coupling, "coupling"),
+        check_seed(seed, "seed")))
+
+
+def _document() -> None:
+    """Appends the schema's keywords to load's docstring and signature."""
+    rows = list(_core.dataset_options())
+    lines = ["", "    Keywords (``data::DatasetOptions``' schema; flag, rule, default):", ""]
+    params = [p for p in inspect.signature(load).parameters.values()
+              if p.kind != inspect.Parameter.VAR_KEYWORD]
+    for row in rows:
+        default = row["default"]
+        shown = "none" if default in ("", []) else repr(default)
+        rule = f"; {row['rule']}" if row["rule"] else ""
+        choices = f"; one of {', '.join(row['choices'])}" if row["choices"] else ""
+        lines.append(f"    * ``{row['key']}`` (``{row['flag']}``{rule}{choices}; default {shown}):"
+                     f" {row['help']}.")
+        params.append(inspect.Parameter(row["key"], inspect.Parameter.KEYWORD_ONLY,
+                                        default=None if default in ("", []) else default))
+    load.__doc__ = (load.__doc__ or "") + "\n".join(lines) + "\n"
+    load.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=inspect.signature(load).return_annotation)
+
+
+_document()
 
 
 def synthetic_transitions(X: Any, y: Any, n: int, seed: int = 0,

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, as_int_vector, check_float, check_int, check_seed
+from ._checks import as_float_array, as_int_vector, check_int
 from .masking import Policy
 
 __all__ = ["ScoreResult", "score", "compare"]
@@ -137,30 +137,28 @@ def _in_call_order(doc: Dict[str, Any], order: List[int]) -> None:
 
 
 def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
-          features: Any = "raw", estimator: str = "cca", draws: int = 20, seed: int = 0,
-          ratio: float = 0.75, pca: int = 50, kernel: str = "rbf", gamma: float = 0.1,
-          sigma: float = 0.0, mask_mode: str = "auto", patch_length: int = 20,
-          cross_modal: bool = False, threads: int = 0, y: Optional[Any] = None,
+          features: Any = "raw", y: Optional[Any] = None,
           channel_names: Optional[List[str]] = None,
           modalities: Union[None, str, Mapping[str, Sequence[int]]] = None,
-          data: Optional[Dict[str, Any]] = None) -> ScoreResult:
+          data: Optional[Dict[str, Any]] = None, **options: Any) -> ScoreResult:
     """Scores masking schemes on windows ``X`` (N, C, L) as ``kcca_score`` does.
 
     ``schemes``: spec strings (``ratio`` fills in a ratio they do not set) and/or
     :class:`Policy` objects (e.g. a Python callable, made for the same C, L, patch_length).
     ``features``: "raw" | "patch-mean" | "rff-mean", or a :class:`moca.Encoder` (the trained
-    encoder as the feature map). ``estimator``: "cca" (PCA(pca) + sigma_1) or "kcca" (kernel,
-    gamma, sigma; sigma 0 = median heuristic). ``mask_mode``: "per-window" | "shared" |
-    "auto" (shared for a :class:`moca.Encoder`, else per-window, as ``kcca_score``).
-    ``modalities``: the modality groups that ``per-modality`` masks and ``cross_modal`` scores
-    across, as ``--modalities`` (``"acc=0-2,gyro=3-5"``, or a dict ``{"acc": [0, 1, 2], ...}``;
-    channels it does not name are dropped). Left ``None``, the groups come from
-    ``channel_names`` as ``--data`` makes them (the prefix before the last ``_``: acc_x, acc_y
-    -> acc); windows without names (ch0, ch1, ...) are one group, which ``cross_modal`` and
-    ``per-modality`` refuse, as kcca_score does.
+    encoder as the feature map). ``modalities``: the modality groups that ``per-modality``
+    masks and ``cross_modal`` scores across, as ``--modalities`` (``"acc=0-2,gyro=3-5"``, or a
+    dict ``{"acc": [0, 1, 2], ...}``; channels it does not name are dropped). Left ``None``, the
+    groups come from ``channel_names`` as ``--data`` makes them (the prefix before the last
+    ``_``: acc_x, acc_y -> acc); windows without names (ch0, ch1, ...) are one group, which
+    ``cross_modal`` and ``per-modality`` refuse, as kcca_score does.
     ``data``: provenance stored as the result's ``data`` (default: the array's shape).
-    The defaults are the tool's. ``X`` is copied once into float32 windows; the GIL is released
-    while scoring. Bad options raise ``ValueError`` with the tool's message (naming the option).
+
+    The other keywords are kcca_score's scoring flags (listed below with the flag each stands
+    for; from ``masking::ScoreRunOptions``' schema, the rows that make those flags): one left
+    out, or None, is the tool's default. ``X`` is copied once into float32 windows; the GIL is
+    released while scoring. A bad value raises ``ValueError`` naming the keyword (the tool's
+    rule); an unknown keyword or a value of the wrong type ``TypeError``.
     """
     X = as_float_array(X, "X", 3, np.float32)
     yv = None if y is None else as_int_vector(y, "y", X.shape[0])
@@ -178,8 +176,19 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
             kinds.append(True)
         else:
             raise TypeError(f"schemes: {s!r} is neither a spec string nor a moca.Policy")
+    encoder = ""
     if isinstance(features, str):
-        pl = check_int(patch_length, "patch_length")
+        options["features"] = features
+    elif hasattr(features, "checkpoint"):
+        encoder = str(features.checkpoint)
+        if channel_names is None and X.shape[1] == features.channels:
+            channel_names = features.channel_names  # the model matches channels by name
+    else:
+        raise TypeError(f"features ({features!r}) must be raw, patch-mean, rff-mean "
+                        "or a moca.Encoder")
+    o = _core.ScoreRunOptions.from_keywords(options)
+    if isinstance(features, str):
+        pl = o.patch_length
         for s in schemes:
             if isinstance(s, Policy) and (s.C, s.P * s.patch_length, s.patch_length) != (
                     X.shape[1], X.shape[2], pl):
@@ -190,34 +199,10 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
                     f"{X.shape[1]}, length={X.shape[2]}, patch_length={pl}))")
     # The library scores the specs, then the policies; the result comes back in the call's order.
     order = [sum(kinds[:i]) if k else len(specs) + i - sum(kinds[:i]) for i, k in enumerate(kinds)]
-    encoder = ""
-    if isinstance(features, str):
-        feature_name = features
-    elif hasattr(features, "checkpoint"):
-        feature_name, encoder = "raw", str(features.checkpoint)
-        if channel_names is None and X.shape[1] == features.channels:
-            channel_names = features.channel_names  # the model matches channels by name
-    else:
-        raise TypeError(f"features ({features!r}) must be raw, patch-mean, rff-mean "
-                        "or a moca.Encoder")
     info = {"source": "numpy", "windows": int(X.shape[0])} if data is None else dict(data)
-    o = _core.ScoreRunOptions()
     o.schemes = specs
     for p in policies:
         o.add_policy(p)
-    o.ratio = check_float(ratio, "ratio")
-    o.features = feature_name
-    o.score.pca = check_int(pca, "pca")
-    o.score.gamma = check_float(gamma, "gamma")
-    o.score.sigma = check_float(sigma, "sigma")
-    o.score.draws = check_int(draws, "draws")
-    o.score.seed = check_seed(seed, "seed")
-    o.patch_length = check_int(patch_length, "patch_length")
-    o.cross_modal = bool(cross_modal)
-    o.score.threads = check_int(threads, "threads")
-    o.score.estimator = str(estimator)
-    o.score.kernel = str(kernel)
-    o.mask_mode = str(mask_mode)
     if encoder:
         o.use_encoder(encoder)
     caution = o.mask_mode_warning()
@@ -247,3 +232,26 @@ def compare(X: Any, a: Union[str, Policy], b: Union[str, Policy], **options: Any
     call's order whatever mix of spec strings and Policy objects ``a`` and ``b`` are."""
     r = score(X, [a, b], **options)
     return r.comparisons[0]
+
+
+def _document() -> None:
+    """Appends the schema's keywords to score's docstring and signature."""
+    import inspect
+    params = [p for p in inspect.signature(score).parameters.values()
+              if p.kind != inspect.Parameter.VAR_KEYWORD]
+    explicit = {p.name for p in params}
+    lines = ["", "    Keywords (``masking::ScoreRunOptions``' schema; flag, rule, default):", ""]
+    for row in _core.score_options():
+        rule = f"; {row['rule']}" if row["rule"] else ""
+        choices = f"; one of {', '.join(row['choices'])}" if row["choices"] else ""
+        lines.append(f"    * ``{row['key']}`` (``{row['flag']}``{rule}{choices}; default "
+                     f"{row['default']!r}): {row['help']}.")
+        if row["key"] not in explicit:  # features is explicit: it also takes a moca.Encoder
+            params.append(inspect.Parameter(row["key"], inspect.Parameter.KEYWORD_ONLY,
+                                            default=row["default"]))
+    score.__doc__ = (score.__doc__ or "") + "\n".join(lines) + "\n"
+    score.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=inspect.signature(score).return_annotation)
+
+
+_document()

@@ -29,6 +29,7 @@
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/masking/score_run.hpp"
+#include "schema_kwargs.hpp"
 
 namespace py = pybind11;
 
@@ -287,30 +288,22 @@ void bind_kcca(py::module_& m) {
 void bind_data(py::module_& m) {
   m.def(
       "open_dataset",
-      [](const std::string& spec, const std::string& format, const std::string& modalities,
-         double sample_rate, double rate, int length, bool keep_rate_and_length,
-         bool drop_nonfinite, const std::string& keep_classes, const std::string& npy_layout,
-         const std::vector<std::string>& channel_names, const std::string& segment, int windows,
-         double coupling, std::uint64_t seed) {
+      [](const std::string& spec, const py::dict& options, double rate, int length,
+         bool keep_rate_and_length, int windows, double coupling, std::uint64_t seed) {
         data::DatasetOptions o;
-        o.channel_names = channel_names;
-        o.segment = segment;
-        o.format = parse_enum(data::kDataFormatNames, format, "DatasetOptions::format");
-        o.modalities = modalities;
-        o.sample_rate_hz = sample_rate;
+        set_from_kwargs(o, options, kEveryScope, "moca.data.load");
         o.target_rate_hz = rate;
         o.length = length;
         o.keep_rate_and_length = keep_rate_and_length;
-        o.drop_nonfinite = drop_nonfinite;
-        o.keep_classes = keep_classes;
-        o.npy_layout = parse_enum(data::kNpyLayoutNames, npy_layout, "DatasetOptions::npy_layout");
         o.generator.windows = windows;
         o.generator.coupling = coupling;
         o.generator.seed = seed;
         data::Dataset d;
-        {
+        try {
           py::gil_scoped_release release;
           d = data::open_dataset(spec, o);
+        } catch (const std::invalid_argument& e) {  // DatasetOptions::key -> the keyword
+          throw std::invalid_argument(with_keyword_names<data::DatasetOptions>(e.what()));
         }
         py::dict out = windows_to_dict(d.windows);
         py::dict meta = out["meta"];
@@ -327,11 +320,14 @@ void bind_data(py::module_& m) {
         meta["summary"] = d.summary();
         return out;
       },
-      py::arg("spec"), py::arg("format"), py::arg("modalities"), py::arg("sample_rate"),
-      py::arg("rate"), py::arg("length"), py::arg("keep_rate_and_length"),
-      py::arg("drop_nonfinite"), py::arg("keep_classes"), py::arg("npy_layout"),
-      py::arg("channel_names"), py::arg("segment"), py::arg("windows"), py::arg("coupling"),
-      py::arg("seed"), "data::open_dataset (the programs' --data): windows and metadata.");
+      py::arg("spec"), py::arg("options"), py::arg("rate"), py::arg("length"),
+      py::arg("keep_rate_and_length"), py::arg("windows"), py::arg("coupling"), py::arg("seed"),
+      "data::open_dataset (the programs' --data): windows and metadata; `options` are keywords "
+      "of DatasetOptions' schema (dataset_options()).");
+  m.def(
+      "dataset_options", [] { return schema_rows(data::DatasetOptions{}); },
+      "The rows of data::DatasetOptions' schema (moca.data.load's keywords): key, flag, help, "
+      "rule, default, choices.");
   m.def(
       "synthetic_transitions",
       [](const FloatArray& X, const IntArray& y, std::optional<IntArray> pid, int n,
@@ -438,6 +434,16 @@ void bind_scoring(py::module_& m) {
           },
           py::arg("checkpoint"), "A trained encoder as the feature map (replaces features).")
       .def("validate", &ScoreRunOptions::validate)
+      .def_static(
+          "from_keywords",
+          [](const py::dict& options) {
+            ScoreRunOptions o;
+            set_from_kwargs(o, options, kEveryScope, "moca.score");
+            return o;
+          },
+          py::arg("options"),
+          "Options from moca.score's keywords: the rows of ScoreRunOptions' schema "
+          "(score_options()), checked strictly by type.")
       .def("mask_mode_warning", &masking::mask_mode_warning,
            "masking::mask_mode_warning: the caution kcca_score prints, or \"\".");
   py::class_<ScoreRun>(m, "ScoreRun", "masking::ScoreRun")
@@ -458,13 +464,21 @@ void bind_scoring(py::module_& m) {
         nlohmann::json provenance = from_python(data, "data");
         provenance["modalities"] = data::format_modalities(w.modalities);
         if (!notes.empty() && !provenance.contains("notes")) provenance["notes"] = notes;
-        py::gil_scoped_release release;
-        return masking::score_windows(w, std::move(provenance), options);
+        try {
+          py::gil_scoped_release release;
+          return masking::score_windows(w, std::move(provenance), options);
+        } catch (const std::invalid_argument& e) {  // ScoreOptions::draws -> the keyword
+          throw std::invalid_argument(with_keyword_names<ScoreRunOptions>(e.what()));
+        }
       },
       py::arg("X"), py::arg("y"), py::arg("channel_names"), py::arg("modalities"),
       py::arg("options"), py::arg("data"),
       "masking::score_windows on windows X (N, C, L) with the modality groups "
       "data::settle_modalities gives them; `data` is their provenance.");
+  m.def(
+      "score_options", [] { return schema_rows(ScoreRunOptions{}); },
+      "The rows of masking::ScoreRunOptions' schema (moca.score's keywords): key, flag, help, "
+      "rule, default, choices.");
 }
 
 }  // namespace

@@ -26,8 +26,9 @@ namespace py = pybind11;
 
 /// The visitor of set_from_kwargs: a row present in `kwargs` (None = leave the default) is
 /// converted strictly (an int for an int, a number but not a bool for a float, a bool for a
-/// bool, a str or path for a string, a choice's name for an enum) and set; a row outside
-/// `scope` (e.g. layer_decay for the linear probe) is a ValueError, as it would be ignored.
+/// bool, a str or path for a string, a sequence of str for a list, a choice's name for an enum)
+/// and set; a row outside `scope` (e.g. layer_decay for the linear probe) is a ValueError, as it
+/// would be ignored.
 class KwargsReader {
  public:
   KwargsReader(const py::dict& kwargs, Scope scope, std::string scope_name)
@@ -37,7 +38,7 @@ class KwargsReader {
   void operator()(T& field, const Option& row) {
     const py::object v = take(row);
     if (!v) return;
-    if constexpr (moca::detail::is_optional<T>::value) {
+    if constexpr (moca::schema_detail::is_optional<T>::value) {
       typename T::value_type value{};
       convert(v, row, value);
       field = value;
@@ -108,6 +109,16 @@ class KwargsReader {
       type_error(row, v, "a str or path");
     }
   }
+  static void convert(const py::object& v, const Option& row, std::vector<std::string>& out) {
+    if (py::isinstance<py::str>(v) || !py::isinstance<py::sequence>(v)) {
+      type_error(row, v, "a sequence of str");
+    }
+    out.clear();
+    for (const py::handle item : v) {
+      if (!py::isinstance<py::str>(item)) type_error(row, item, "a sequence of str");
+      out.push_back(item.cast<std::string>());
+    }
+  }
   static void convert(const py::object& v, const Option& row, double& out) {
     if (is_bool(v) || py::isinstance<py::str>(v) || !py::hasattr(v, "__float__")) {
       type_error(row, v, "a number");
@@ -161,7 +172,7 @@ class RowsWriter {
   void operator()(const T& field, const Option& row) {
     if (row.surface == Surface::kCommandLine) return;
     py::dict d = describe(row);
-    if constexpr (moca::detail::is_optional<T>::value) {
+    if constexpr (moca::schema_detail::is_optional<T>::value) {
       d["default"] = field ? py::cast(*field) : py::none();
     } else {
       d["default"] = py::cast(field);

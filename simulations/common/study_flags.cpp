@@ -6,12 +6,9 @@ namespace moca::sim {
 
 void add_study_data_flags(CLI::App* app, StudyDataOptions& o, const std::string& samples_help,
                           const std::string& data_seed_help) {
-  tools::add_data_flags(app, o.selection.data, o.selection.dataset);
+  tools::add_data_flags(app, o.selection,
+                        data::kDataSourceScope | data::kGeneratorScope | data::kSplitSeedScope);
   app->add_option("--samples", o.samples, samples_help)->capture_default_str();
-  app->add_option("--coupling", o.selection.coupling, "generator: cross-modal coupling")
-      ->capture_default_str();
-  app->add_option("--split-seed", o.selection.split_seed, "HAPT: seed of the 7:3 split")
-      ->capture_default_str();
   app->add_option("--data-seed", o.seed, data_seed_help)->capture_default_str();
 }
 

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
       "command again to resume; --report rebuilds the report from the ledger)"};
   app.add_option("--out", o.out, "output folder (ledger.jsonl, runs/, report, figures/)")
       ->required();
-  moca::tools::add_data_flags(&app, o.selection.data, o.selection.dataset);
+  moca::tools::add_data_flags(&app, o.selection, moca::data::kDataSourceScope);
   add_split_flags(&app, o);
   app.add_option(
       "--policies", policies,

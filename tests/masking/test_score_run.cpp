@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "data_flags.hpp"
 #include "field_flags.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/masking/feature_map.hpp"
+#include "schema_options.hpp"
 
 using namespace moca;
 
@@ -93,7 +95,7 @@ TEST_CASE("score_windows: errors name the option") {
   CHECK_THROWS_AS(masking::score_windows(w, {}, o), std::invalid_argument);
   o = small_options();
   o.ratio = 1.0;
-  CHECK_THROWS_WITH_AS(o.validate(), "ScoreRunOptions::ratio (1.0000) must be in (0, 1)",
+  CHECK_THROWS_WITH_AS(o.validate(), "ScoreRunOptions::ratio (1) must be in (0, 1)",
                        std::invalid_argument);
   o = small_options();
   o.features = masking::FeatureKind::kEncoder;
@@ -128,15 +130,22 @@ TEST_CASE("the programs name the flag where the library names the field (field_f
   } catch (const std::invalid_argument& e) {
     text = e.what();
   }
-  CHECK(text == "ScoreRunOptions::ratio (1.0000) must be in (0, 1)");
-  CHECK(tools::with_flag_names(text) == "--ratio (1.0000) must be in (0, 1)");
+  CHECK(text == "ScoreRunOptions::ratio (1) must be in (0, 1)");
+  // kcca_score's flags come from the schema, whose rows register their fields (here as
+  // kcca_score adds them)
+  masking::ScoreRunOptions flags;
+  CLI::App app{"t"};
+  tools::add_schema_options(&app, flags, kEveryScope);
+  CHECK(tools::with_flag_names(text) == "--ratio (1) must be in (0, 1)");
+  CHECK(tools::with_flag_names("ScoreOptions::draws (1) must be >= 2") ==
+        "--draws (1) must be >= 2");
   // Whole names only; every occurrence; other text untouched.
   CHECK(tools::with_flag_names("AnalysisOptions::gamma_u (0) and AnalysisOptions::gamma (0)") ==
         "--gamma-u (0) and --gamma (0)");
-  CHECK(tools::with_flag_names("DatasetOptions::channel_names: 'a' is named twice") ==
+  CHECK(tools::with_flag_names("ImportOptions::channel_names: 'a' is named twice") ==
         "--channel-names: 'a' is named twice");
-  CHECK(tools::with_flag_names("DatasetOptions::formats, X::DatasetOptions::format") ==
-        "DatasetOptions::formats, X::DatasetOptions::format");
+  CHECK(tools::with_flag_names("ImportOptions::channel_namesx, X::ImportOptions::channel_names") ==
+        "ImportOptions::channel_namesx, X::ImportOptions::channel_names");
   CHECK(tools::with_flag_names("pca (2) needs AnalysisOptions::cca") == "pca (2) needs --cca");
   // Fields outside the table: `XOptions::a_b` is `--a-b` where the program has that flag, and
   // stays as it is where it has not (or no program is given).
@@ -164,4 +173,42 @@ TEST_CASE("the programs name the flag where the library names the field (field_f
   CHECK(tools::with_flag_names("ToyOptions::batch_size (0)", has) == "--toy-batch (0)");
   CHECK(tools::with_flag_names("ToyOptions::batch_sizes (0)", has) ==
         "ToyOptions::batch_sizes (0)");
+}
+
+TEST_CASE("the data flags come from DataOptions::schema, in the program's scope") {
+  data::DataOptions o;
+  CLI::App app{"t"};
+  tools::add_data_flags(&app, o, data::kDataSourceScope | data::kGeneratorScope);
+  // The scope's rows and no others (the split and moca's generator rows are out of scope).
+  for (const char* flag :
+       {"--data", "--data-format", "--modalities", "--sample-rate", "--drop-nonfinite",
+        "--keep-classes", "--channel-names", "--segment", "--npy-layout", "--coupling"}) {
+    CAPTURE(flag);
+    CHECK(app.get_option_no_throw(flag) != nullptr);
+  }
+  for (const char* flag : {"--split", "--split-seed", "--folds", "--window-length"}) {
+    CAPTURE(flag);
+    CHECK(app.get_option_no_throw(flag) == nullptr);
+  }
+  app.parse("--data-format npy --data npy:/d --coupling 0.25 --channel-names a,b", false);
+  CHECK(o.data == "npy:/d");
+  CHECK(o.dataset.format == data::DataFormat::kNpy);
+  CHECK(o.coupling == 0.25);
+  CHECK(o.dataset.channel_names == std::vector<std::string>{"a", "b"});
+  // The rows' checks, in the program's words: the added rows registered their flags.
+  o.dataset.sample_rate_hz = -1;
+  std::string text;
+  try {
+    o.validate();
+  } catch (const std::invalid_argument& e) {
+    text = e.what();
+  }
+  CHECK(text == "DatasetOptions::sample_rate (-1) must be >= 0");
+  CHECK(tools::with_flag_names(text) == "--sample-rate (-1) must be >= 0");
+  // Control: in range, no message.
+  o.dataset.sample_rate_hz = 30;
+  CHECK_NOTHROW(o.validate());
+  o.fold = 5;
+  CHECK_THROWS_WITH_AS(o.validate(), "DataOptions::fold (5) must be < DataOptions::folds (5)",
+                       std::invalid_argument);
 }

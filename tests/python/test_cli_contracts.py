@@ -381,3 +381,17 @@ def test_shared_option_messages_name_the_programs_flag(tmp_path, program, bad):
         assert "Options::" not in last and "validate()" not in last, last
     # Nothing of a run was left behind.
     assert not any(tmp_path.iterdir())
+
+
+def test_finetune_refuses_architecture_flags_beside_a_checkpoint(tmp_path):
+    """The from-scratch-only rows of DownstreamOptions' schema (found by their scope, not a list
+    in the program) would be ignored beside a checkpoint, which brings its own architecture:
+    refused, naming the flag, before the checkpoint is read."""
+    for flag, value in (("--preset", "paper-base"), ("--patch-length", "5"),
+                        ("--layout", "stacked"), ("--pos-embed", "1d")):
+        p = run("moca", "finetune", "--checkpoint", "none.pt", flag, value, rc=2, cwd=tmp_path)
+        assert f"{flag} sets the architecture of --from-scratch" in p.stderr, p.stderr
+    # control: the defaults pass this check and fail only at the missing checkpoint
+    p = run("moca", "finetune", "--checkpoint", "none.pt", rc=None, cwd=tmp_path)
+    assert p.returncode != 0 and "sets the architecture" not in p.stderr, p.stderr
+    assert "none.pt" in p.stderr, p.stderr

@@ -176,10 +176,78 @@ def test_load_own_folder_as_stored_and_as_the_programs_see_it(tmp_path):
     assert k.meta["class_names"] == ["sit", "walk"] and len(k.y) == 8
     with pytest.raises(ValueError, match="channel"):
         moca.data.load(str(tmp_path), modalities="acc=0-9")
-    with pytest.raises(ValueError, match="format"):
+    with pytest.raises(ValueError, match="data_format"):
         moca.data.load(str(tmp_path), data_format="nope")
     with pytest.raises(TypeError, match="keep_classes"):
         moca.data.load(str(tmp_path), keep_classes="sit")
+
+
+def test_load_keywords_are_the_data_flags(tmp_path):
+    """moca.data.load's keywords are made from the rows of data::DatasetOptions' schema that
+    make every program's --data-* flags (issue 39): each default is what kcca_score's own
+    --print-config reports for the flag."""
+    import inspect
+    import tomllib
+    params = inspect.signature(moca.data.load).parameters
+    doc = moca.data.load.__doc__
+    cli = tomllib.loads(run_tool("kcca_score", "--print-config", cwd=tmp_path).stdout)
+    compared = 0
+    for key in ("data_format", "modalities", "sample_rate", "drop_nonfinite", "keep_classes",
+                "channel_names", "segment", "npy_layout"):
+        assert params[key].kind == inspect.Parameter.KEYWORD_ONLY, key
+        line = [t for t in doc.splitlines() if t.strip().startswith(f"* ``{key}``")]
+        assert len(line) == 1, key
+        flag = line[0].split("(``")[1].split("``")[0]
+        run_tool("kcca_score", "--help", cwd=tmp_path).stdout.index(flag)  # the program has it
+        if params[key].default is None:  # empty text or list: "none"
+            continue
+        default = params[key].default  # --print-config leaves out a flag that is off
+        name = flag.lstrip("-")
+        assert (cli.get(name, False) if isinstance(default, bool) else cli[name]) == default, key
+        compared += 1
+    assert compared == 4, compared  # data_format, sample_rate, drop_nonfinite, npy_layout
+
+
+def test_score_keywords_are_kcca_scores_flags(tmp_path):
+    """moca.score's keywords are made from the rows of masking::ScoreRunOptions' schema that
+    make kcca_score's flags (issue 39): each default is what kcca_score --print-config reports."""
+    import inspect
+    import tomllib
+    params = inspect.signature(moca.score).parameters
+    doc = moca.score.__doc__
+    cli = tomllib.loads(run_tool("kcca_score", "--print-config", cwd=tmp_path).stdout)
+    keys = ("ratio", "features", "mask_mode", "patch_length", "cross_modal", "estimator",
+            "draws", "pca", "ridge", "kernel", "gamma", "sigma", "seed", "threads")
+    for key in keys:
+        line = [t for t in doc.splitlines() if t.strip().startswith(f"* ``{key}``")]
+        assert len(line) == 1, key
+        flag = line[0].split("(``")[1].split("``")[0].lstrip("-")
+        default = params[key].default  # --print-config leaves out a flag that is off
+        assert (cli.get(flag, False) if isinstance(default, bool) else cli[flag]) == default, key
+    assert params["draws"].kind == inspect.Parameter.KEYWORD_ONLY
+
+
+def test_load_refuses_bad_keywords_naming_them(tmp_path):
+    """A bad keyword is refused naming the keyword, never a library field
+    (DatasetOptions::sample_rate); the control gets the windows."""
+    _own_folder(tmp_path)
+    with pytest.raises(ValueError, match=r"^sample_rate \(-1\) must be >= 0$"):
+        moca.data.load(str(tmp_path), sample_rate=-1)
+    with pytest.raises(ValueError, match="sample_rate .* applies to .npy folders"):
+        moca.data.load("generator:windows=20", sample_rate=30)
+    with pytest.raises(TypeError, match="did you mean sample_rate"):
+        moca.data.load(str(tmp_path), sample_rate_hz=30)
+    with pytest.raises(TypeError, match="sample_rate must be a number, not str"):
+        moca.data.load(str(tmp_path), sample_rate="30")
+    with pytest.raises(TypeError, match="drop_nonfinite must be a bool"):
+        moca.data.load(str(tmp_path), drop_nonfinite=1)
+    with pytest.raises(ValueError, match="npy_layout"):
+        moca.data.load(str(tmp_path), npy_layout="CLN")
+    # control: the same keywords with good values (None is the default)
+    d = moca.data.load(str(tmp_path), sample_rate=np.float64(25), drop_nonfinite=np.bool_(False),
+                       npy_layout="NCL", segment=None,
+                       channel_names=("a_x", "a_y", "a_z", "g_x", "g_y", "g_z", "b"))
+    assert d.meta["channel_names"] == ["a_x", "a_y", "a_z", "g_x", "g_y", "g_z", "b"]
 
 
 def test_load_shuffled_labels_control(tmp_path):

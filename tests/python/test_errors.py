@@ -108,7 +108,7 @@ def test_score_errors():
     X = moca.data.load("generator", windows=40).X
     with pytest.raises(ValueError, match=r"draws \(1\) must be >= 2"):
         moca.score(X, draws=1)
-    with pytest.raises(ValueError, match=r"ScoreRunOptions::features \(pixels\) must be one of"):
+    with pytest.raises(ValueError, match=r"^features \(pixels\) must be one of"):
         moca.score(X, features="pixels")
     with pytest.raises(ValueError, match="estimator"):
         moca.score(X, estimator="svm")
@@ -119,6 +119,27 @@ def test_score_errors():
     other = moca.policy("cross", patch_length=10)
     with pytest.raises(ValueError, match="was made for 6 channels x 20 patches of 10 samples"):
         moca.score(X, [other], draws=2)
+
+
+def test_score_keywords_name_themselves():
+    """moca.score's keywords are the rows of ScoreRunOptions' schema (issue 39): a bad value
+    names the keyword, never a library struct; the control scores."""
+    X = moca.data.load("generator", windows=40).X
+    for kw, text in ((dict(gamma=0), r"^gamma \(0\) must be > 0$"),
+                     (dict(ratio=1.5), r"^ratio \(1.5\) must be in \(0, 1\)$"),
+                     (dict(sigma=-1.0), r"^sigma \(-1\) must be >= 0$"),
+                     (dict(pca=0), r"^pca \(0\) must be >= 1$"),
+                     (dict(mask_mode="both"), r"^mask_mode \(both\) must be one of")):
+        with pytest.raises(ValueError, match=text):
+            moca.score(X, **kw)
+    with pytest.raises(TypeError, match="did you mean draws"):
+        moca.score(X, draw=3)
+    with pytest.raises(TypeError, match="draws must be an int, not str"):
+        moca.score(X, draws="3")
+    with pytest.raises(TypeError, match="cross_modal must be a bool"):
+        moca.score(X, cross_modal=1)
+    r = moca.score(X, ["cross"], draws=np.int64(2), gamma=np.float32(0.5), ratio=None)
+    assert r["cross"]["draws"] == 2 and r.to_dict()["settings"]["ratio"] == 0.75
 
 
 def test_data_errors(tmp_path):

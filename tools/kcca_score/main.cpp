@@ -5,13 +5,12 @@
 #include <stdexcept>
 
 #include "data_flags.hpp"
-#include "enum_option.hpp"
 #include "kcca_score.hpp"
 #include "moca/common/output_file.hpp"
-#include "moca/kcca/kernels.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
+#include "schema_options.hpp"
 #ifdef MOCA_KCCA_SCORE_WITH_TORCH
 #include "moca/model/eval/encoder_features.hpp"
 #endif
@@ -52,7 +51,9 @@ int main(int argc, char** argv) {
       "kcca_score: score masking schemes by the canonical correlation between the "
       "unmasked and the masked views (PCA + sigma_1(Gamma) or KCCA), with CIs and paired "
       "comparisons"};
-  moca::tools::add_data_flags(&app, o.data.data, o.data.dataset);
+  moca::tools::add_data_flags(
+      &app, o.data,
+      moca::data::kDataSourceScope | moca::data::kGeneratorScope | moca::data::kSplitSeedScope);
   app.add_option("--transitions", o.transitions,
                  "score N Algorithm-1 synthetic transitions built from the labelled windows "
                  "(0 = the windows themselves; default: --samples for HAPT, 0 otherwise)");
@@ -63,42 +64,12 @@ int main(int argc, char** argv) {
          },
          "comma-separated scheme specs, e.g. cross,sync or cross:ratio=0.5,sensor:keep=1")
       ->default_str("cross,sync");
-  app.add_option("--ratio", o.scoring.ratio, "mask ratio for schemes that take one")
-      ->capture_default_str();
+  moca::tools::add_schema_options(&app, o.scoring, moca::kEveryScope);
   app.add_option("--samples", o.samples,
                  "windows scored: the generator's count, and the cap on a data set's windows")
       ->capture_default_str();
-  moca::tools::add_enum_option(&app, "--features", o.scoring.features,
-                               moca::masking::kFeatureKindNames,
-                               "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder, "
-                               "with --checkpoint; its default mask mode is shared)");
   app.add_option("--checkpoint", checkpoint, "--features encoder: MoCA checkpoint (moca pretrain)");
-  moca::tools::add_enum_option(&app, "--estimator", o.scoring.score.estimator,
-                               moca::masking::kEstimatorNames, "cca | kcca");
-  app.add_option("--pca", o.scoring.score.pca, "cca: principal components per view")
-      ->capture_default_str();
-  moca::tools::add_enum_option(&app, "--kernel", o.scoring.score.kernel,
-                               moca::kcca::kKernelTypeNames,
-                               "kcca: rbf | linear | laplacian | poly");
-  app.add_option("--gamma", o.scoring.score.gamma, "kcca: regularisation")->capture_default_str();
-  app.add_option("--sigma", o.scoring.score.sigma, "kcca: bandwidth (0 = median heuristic)")
-      ->capture_default_str();
-  app.add_option("--draws", o.scoring.score.draws, "mask draws")->capture_default_str();
-  app.add_option("--seed", o.scoring.score.seed, "seed of masks and data")->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
-  moca::tools::add_enum_option(
-      &app, "--mask-mode", o.scoring.mask_mode, moca::masking::kMaskModeChoiceNames,
-      "per-window | shared | auto (shared for --features encoder, else per-window)");
-  app.add_option("--coupling", o.data.coupling, "generator: cross-modal coupling in [0, 1]")
-      ->capture_default_str();
-  app.add_option("--patch-length", o.scoring.patch_length, "samples per patch")
-      ->capture_default_str();
-  app.add_option("--split-seed", o.data.split_seed, "HAPT: seed of the 7:3 split")
-      ->capture_default_str();
-  app.add_flag("--cross-modal", o.scoring.cross_modal,
-               "score only the unmasked first modality group (acc) vs the masked other groups");
-  app.add_option("--threads", o.scoring.score.threads, "OpenMP threads (0 = default)")
-      ->capture_default_str();
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
     load_encoder(o, checkpoint);

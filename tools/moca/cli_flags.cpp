@@ -7,23 +7,8 @@
 namespace moca::tools {
 
 void add_data_options(CLI::App* app, DataOptions& d, bool split) {
-  add_data_flags(app, d.data, d.dataset);
-  if (split) {  // a command on every window (predict) has no split flags to ignore
-    add_enum_option(app, "--split", d.split, data::kSplitKindNames, "random | subject-kfold | all");
-    app->add_option("--split-seed", d.split_seed, "seed of the split")->capture_default_str();
-    app->add_option("--train-fraction", d.train_fraction, "random split: training fraction")
-        ->capture_default_str();
-    app->add_option("--folds", d.folds, "subject-kfold: k")->capture_default_str();
-    app->add_option("--fold", d.fold, "subject-kfold: test fold")->capture_default_str();
-  }
-  app->add_option("--window-length", d.window_length,
-                  "samples per window at 50 Hz (a checkpoint's own length wins)")
-      ->capture_default_str();
-  app->add_option("--synthetic-windows", d.synthetic_windows, "generator: windows")
-      ->capture_default_str();
-  app->add_option("--coupling", d.coupling, "generator: cross-modal coupling in [0, 1]")
-      ->capture_default_str();
-  app->add_option("--synthetic-seed", d.synthetic_seed, "generator: seed")->capture_default_str();
+  // a command on every window (predict) has no split flags to ignore
+  add_data_flags(app, d, data::command_data_scope(split));
 }
 
 void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training) {

@@ -79,21 +79,14 @@ struct ClassifyFlags {
       }
       return;
     }
-    // A checkpoint brings its own architecture: a --preset, --patch-length, --layout or
-    // --pos-embed other than the default would be ignored beside it. (By
-    // value, so a --print-config file, which lists every flag, still runs with --config.)
-    const model::DownstreamOptions d = model::downstream_defaults(o.mode);
-    const std::pair<const char*, bool> architecture[] = {
-        {"--preset", o.preset != d.preset},
-        {"--patch-length", o.patch_length != d.patch_length},
-        {"--layout", o.layout != d.layout},
-        {"--pos-embed", o.pos_embed != d.pos_embed}};
-    for (const auto& [flag, set] : architecture) {
-      if (set) {
-        throw std::invalid_argument(std::string(flag) +
-                                    " sets the architecture of --from-scratch; a --checkpoint "
-                                    "brings its own, so it would be ignored");
-      }
+    // A checkpoint brings its own architecture: a from-scratch-only row (--preset,
+    // --patch-length, --layout, --pos-embed) other than its default would be ignored beside it.
+    // (By value, so a --print-config file, which lists every flag, still runs with --config.)
+    const auto set = changed_flags(o, model::downstream_defaults(o.mode), model::kScratchScope);
+    if (!set.empty()) {
+      throw std::invalid_argument(set.front() +
+                                  " sets the architecture of --from-scratch; a --checkpoint "
+                                  "brings its own, so it would be ignored");
     }
   }
 };

@@ -1,16 +1,16 @@
 #pragma once
 /// \file data_flags.hpp
 /// The one flag group every program uses to choose its data (kcca_score, every `moca` command,
-/// the studies in simulations/): --data and the --data-* options of moca::data::open_dataset.
+/// the studies in simulations/): the rows of moca::data::DataOptions::schema in the program's
+/// scope (--data, the --data-* options of open_dataset, and the generator and split options).
 #include <CLI/CLI.hpp>
-#include <string>
 
-#include "moca/data/dataset.hpp"
+#include "moca/data/selection.hpp"
 
 namespace moca::tools {
 
-/// Adds --data SPEC, --data-format, --modalities, --sample-rate, --drop-nonfinite,
-/// --keep-classes and --npy-layout to `app`, writing into `spec` and `options`.
-void add_data_flags(CLI::App* app, std::string& spec, data::DatasetOptions& options);
+/// Adds to `app`, in its "Data" group, a flag for every row of DataOptions::schema in `scope`
+/// (data::kDataSourceScope, kGeneratorScope, ...), bound to `options`.
+void add_data_flags(CLI::App* app, data::DataOptions& options, Scope scope);
 
 }  // namespace moca::tools

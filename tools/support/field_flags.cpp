@@ -11,21 +11,8 @@ namespace {
 
 // clang-format off
 constexpr FieldFlag kFieldFlags[] = {
-    // data::DatasetOptions (add_data_flags)
-    {"DatasetOptions::format",         "--data-format"},
-    {"DatasetOptions::npy_layout",     "--npy-layout"},
-    {"DatasetOptions::modalities",     "--modalities"},
-    {"DatasetOptions::sample_rate_hz", "--sample-rate"},
-    {"DatasetOptions::keep_classes",   "--keep-classes"},
-    {"DatasetOptions::channel_names",  "--channel-names"},
-    {"DatasetOptions::segment",        "--segment"},
-    {"DataOptions::coupling",          "--coupling"},
     // masking::ScoreRunOptions (kcca_score)
-    {"ScoreRunOptions::schemes",       "--scheme"},
-    {"ScoreRunOptions::ratio",         "--ratio"},
-    {"ScoreRunOptions::features",      "--features"},
-    {"ScoreRunOptions::patch_length",  "--patch-length"},
-    {"ScoreRunOptions::cross_modal",   "--cross-modal"},
+    {"ScoreRunOptions::schemes",       "--scheme"},  // not a schema row (split_spec_list)
     // kcca::AnalysisOptions (kcca)
     {"AnalysisOptions::sigma",         "--sigma"},
     {"AnalysisOptions::degree",        "--degree"},

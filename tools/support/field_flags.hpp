@@ -1,7 +1,7 @@
 #pragma once
 /// \file field_flags.hpp
-/// Library messages name the option field they are about (`DatasetOptions::sample_rate_hz (-1)
-/// must be > 0`), the programs name the flag that sets it (`--sample-rate (-1) must be > 0`).
+/// Library messages name the option they are about (`DatasetOptions::sample_rate (-1) must be
+/// >= 0`), the programs name the flag that sets it (`--sample-rate (-1) must be >= 0`).
 /// The flags come from the schema rows a program added (add_field_flag), then from a table of
 /// the option structs without a schema yet; run_cli rewrites every error message with them.
 #include <functional>
@@ -20,8 +20,8 @@ struct FieldFlag {
 void add_field_flag(const std::string& field, const std::string& flag);
 
 /// `message` with every field of the table replaced by its flag. A field matches whole: no
-/// letter, digit, '_' or "::" next to it (so `DatasetOptions::format` leaves
-/// `DatasetOptions::format_x` alone, and `DatasetOptions::format:` is a match). Given
+/// letter, digit, '_' or "::" next to it (so `AnalysisOptions::gamma` leaves
+/// `AnalysisOptions::gamma_u` alone, and `AnalysisOptions::gamma:` is a match). Given
 /// `has_flag` (the program's flags), a table row applies only when the program has its flag, and
 /// a field `SomethingOptions::name_of_it` that no applying row names becomes `--name-of-it` when
 /// the program has that flag (the studies' options are named so: PretrainOptions::batch_size is

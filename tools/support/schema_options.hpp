@@ -7,8 +7,11 @@
 /// the flag of this program.
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "enum_option.hpp"
 #include "field_flags.hpp"
@@ -24,10 +27,13 @@ class SchemaFlags {
   template <class T>
   void operator()(T& field, const Option& row) const {
     if (!takes(row)) return;
+    add_field_flag(row.field(), row.flag);
     const std::string text = help(row);
     if constexpr (std::is_same_v<T, bool>) {
       app_->add_flag(row.flag, field, text);
-    } else if constexpr (moca::detail::is_optional<T>::value) {
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      app_->add_option(row.flag, field, text)->delimiter(',');  // a,b,c or repeated
+    } else if constexpr (moca::schema_detail::is_optional<T>::value) {
       // unset unless given: no default to show, and the struct says what unset means
       app_->add_option_function<typename T::value_type>(
           row.flag, [&field](const typename T::value_type& v) { field = v; }, text);
@@ -38,15 +44,15 @@ class SchemaFlags {
 
   template <class E, std::size_t N>
   void operator()(E& field, const Option& row, const EnumName<E> (&table)[N]) const {
-    if (takes(row)) add_enum_option(app_, row.flag, field, table, row.help);
+    if (!takes(row)) return;
+    add_field_flag(row.field(), row.flag);
+    add_enum_option(app_, row.flag, field, table, row.help);
   }
 
  private:
-  // A row of this program's scope that the command line takes; registers its flag.
+  // Whether the row is of this program's scope and offered on the command line.
   bool takes(const Option& row) const {
-    if ((row.scope & scope_) == 0 || row.surface == Surface::kPython) return false;
-    add_field_flag(row.field(), row.flag);
-    return true;
+    return (row.scope & scope_) != 0 && row.surface != Surface::kPython;
   }
   static std::string help(const Option& row) {
     std::string text = row.help;
@@ -61,6 +67,58 @@ class SchemaFlags {
   CLI::App* app_;
   Scope scope_;
 };
+
+/// The visitor behind changed_flags: the flag and value (as text) of each row whose scope is
+/// exactly `scope`.
+class RowValues {
+ public:
+  explicit RowValues(Scope scope) : scope_(scope) {}
+  template <class T>
+  void operator()(const T& field, const Option& row) {
+    if (row.scope == scope_) rows_.emplace_back(row.flag, text(field));
+  }
+  template <class E, std::size_t N>
+  void operator()(const E& field, const Option& row, const EnumName<E> (&table)[N]) {
+    if (row.scope == scope_) rows_.emplace_back(row.flag, enum_name(table, field));
+  }
+  const std::vector<std::pair<std::string, std::string>>& rows() const { return rows_; }
+
+ private:
+  template <class T>
+  static std::string text(const T& v) {
+    if constexpr (moca::schema_detail::is_optional<T>::value) {
+      return v ? text(*v) : std::string("(unset)");
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      return v;
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      std::string out;
+      for (const auto& s : v) out += s + '\n';
+      return out;
+    } else {
+      static_assert(std::is_arithmetic_v<T>, "a schema field is a number, text or list");
+      std::ostringstream out;
+      out.precision(17);
+      out << v;
+      return out.str();
+    }
+  }
+  Scope scope_;
+  std::vector<std::pair<std::string, std::string>> rows_;
+};
+
+/// The flags of the rows of O::schema whose scope is exactly `scope` (e.g. the rows only a
+/// from-scratch run takes) and whose values differ between `a` and `b`, in schema order.
+template <class O>
+std::vector<std::string> changed_flags(const O& a, const O& b, Scope scope) {
+  RowValues va(scope), vb(scope);
+  O::schema(a, va);
+  O::schema(b, vb);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < va.rows().size(); ++i) {
+    if (va.rows()[i].second != vb.rows()[i].second) out.push_back(va.rows()[i].first);
+  }
+  return out;
+}
 
 /// Adds to `app` a flag for every row of O::schema in `scope` (the struct's bits, e.g.
 /// model::kFinetuneScope | model::kScratchScope), bound to the fields of `o`, which must outlive

@@ -92,12 +92,14 @@ struct Option {
   std::string field() const { return std::string(owner) + "::" + key; }
 };
 
-namespace detail {
+// (Not moca::detail: a caller with `using namespace moca;` and another module's detail in sight
+// would find two.)
+namespace schema_detail {
 template <class T>
 struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
-}  // namespace detail
+}  // namespace schema_detail
 
 /// The visitor of check_ranges: a number outside its row's range throws
 /// std::invalid_argument "Owner::key (value) must be <range>".
@@ -105,7 +107,7 @@ struct RangeCheck {
   template <class T>
   void operator()(const T& value, const Option& o) const {
     using U = std::decay_t<T>;
-    if constexpr (detail::is_optional<U>::value) {
+    if constexpr (schema_detail::is_optional<U>::value) {
       if (value) (*this)(*value, o);
     } else if constexpr (std::is_arithmetic_v<U> && !std::is_same_v<U, bool>) {
       const double x = static_cast<double>(value);

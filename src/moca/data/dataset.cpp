@@ -216,7 +216,8 @@ DataSpec parse_data_spec(const std::string& text, DataFormat format) {
   const std::string head = colon == std::string::npos ? text : text.substr(0, colon);
   if (head == "generator") {
     if (format != DataFormat::kAuto && format != DataFormat::kGenerator) {
-      throw_invalid("", "DatasetOptions::format", to_string(format), "contradicts --data " + text);
+      throw_invalid("", "DatasetOptions::data_format", to_string(format),
+                    "contradicts --data " + text);
     }
     s.format = DataFormat::kGenerator;
     if (colon != std::string::npos) {
@@ -244,7 +245,8 @@ DataSpec parse_data_spec(const std::string& text, DataFormat format) {
     s.format = prefix->value;
     s.path = text.substr(colon + 1);
     if (format != DataFormat::kAuto && format != s.format) {
-      throw_invalid("", "DatasetOptions::format", to_string(format), "contradicts --data " + text);
+      throw_invalid("", "DatasetOptions::data_format", to_string(format),
+                    "contradicts --data " + text);
     }
     if (s.path.empty()) throw_invalid("--data", text + " names no folder");
     return s;
@@ -325,10 +327,7 @@ std::string format_modalities(const std::vector<ModalityGroup>& groups) {
 }
 
 void DatasetOptions::validate() const {
-  if (!(sample_rate_hz >= 0.0) || !std::isfinite(sample_rate_hz)) {
-    throw_invalid("", "DatasetOptions::sample_rate_hz", format_number(sample_rate_hz, 6),
-                  "must be > 0 (0 = from meta.json or the format)");
-  }
+  check_ranges(*this);
   if (!(target_rate_hz > 0.0) || !std::isfinite(target_rate_hz)) {
     throw_invalid("",
                   "the model's sample rate (" + format_number(target_rate_hz, 6) + ") must be > 0");
@@ -443,7 +442,7 @@ void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
   if (o.sample_rate_hz > 0) {
     if (!format_entry(d.spec.format).windows_as_given) {
       throw_invalid(
-          "", "DatasetOptions::sample_rate_hz", format_number(o.sample_rate_hz, 6),
+          "", "DatasetOptions::sample_rate", format_number(o.sample_rate_hz, 6),
           "applies to .npy folders; " + to_string(d.spec.format) + " data has a known rate");
     }
     w.sample_rate_hz = o.sample_rate_hz;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 #include "moca/data/npy_windows.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/data/windows.hpp"
@@ -120,9 +121,44 @@ struct DatasetOptions {
   /// length and rate are the model's.
   SyntheticOptions generator;
   bool hmp_include_model_folders = false;  ///< HMP: also the *_MODEL folders
-  /// Throws std::invalid_argument naming the field (`DatasetOptions::sample_rate_hz`; the programs
-  /// print its flag), its value and the rule.
+  /// Throws std::invalid_argument naming the option (`DatasetOptions::sample_rate`; the programs
+  /// print its flag, Python its keyword), its value and the rule.
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp); the rest are the program's. Two keys are the
+  /// Python keywords, not the fields' names: data_format (format), sample_rate (sample_rate_hz).
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* kOwner = "DatasetOptions";
+    v(o.format,
+      Option{kOwner, "data_format", "--data-format",
+             "force the format of --data DIR: hapt | hmp | npy"},
+      kDataFormatNames);
+    v(o.modalities, Option{kOwner, "modalities", "--modalities",
+                           "modality groups, e.g. acc=0-2,gyro=3-5 (channels not named are "
+                           "dropped; default: meta.json, else by channel-name prefix)"});
+    v(o.sample_rate_hz,
+      Option{kOwner, "sample_rate", "--sample-rate",
+             ".npy input rate in Hz (0 = meta.json's sample_rate); resampled to the model's rate",
+             Range::at_least(0)});
+    v(o.drop_nonfinite,
+      Option{kOwner, "drop_nonfinite", "--drop-nonfinite",
+             "drop windows holding NaN/Inf (and say how many) instead of failing"});
+    v(o.keep_classes,
+      Option{kOwner, "keep_classes", "--keep-classes",
+             "keep only these classes, comma-separated names, relabelled in that order"});
+    v(o.channel_names,
+      Option{kOwner, "channel_names", "--channel-names",
+             "the input's channel names in order, comma-separated (default: meta.json's; a .npy "
+             "folder without names is named from its modality groups: acc_x, acc_y, ...)"});
+    v(o.segment, Option{kOwner, "segment", "--segment",
+                        "SECONDS[:STRIDE]: cut each window into sub-windows (label and subject "
+                        "kept; samples after the last whole one dropped), e.g. 5 for 10-s "
+                        "windows -> two"});
+    v(o.npy_layout,
+      Option{kOwner, "npy_layout", "--npy-layout", "X.npy axis order: auto | NCL | NLC"},
+      kNpyLayoutNames);
+  }
 };
 
 /// Windows as a program sees them, with where they came from and what was done to them.

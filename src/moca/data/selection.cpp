@@ -12,22 +12,10 @@
 namespace moca::data {
 
 void DataOptions::validate() const {
-  auto fail = [](const std::string& f, const std::string& v, const std::string& rule) {
-    throw_invalid("DataOptions::validate()", f, v, rule);
-  };
-  if (window_length < 2) fail("window_length", std::to_string(window_length), "must be >= 2");
-  if (synthetic_windows < 2) {
-    fail("synthetic_windows", std::to_string(synthetic_windows), "must be >= 2");
-  }
-  if (!(coupling >= 0.0 && coupling <= 1.0))
-    fail("coupling", std::to_string(coupling), "must be in [0, 1]");
-  if (!(train_fraction > 0.0 && train_fraction < 1.0)) {
-    fail("train_fraction", std::to_string(train_fraction), "must be in (0, 1)");
-  }
-  if (folds < 2) fail("folds", std::to_string(folds), "must be >= 2");
-  if (fold < 0 || fold >= folds) {
-    fail("fold", std::to_string(fold),
-         "must be in [0, folds) = [0, " + std::to_string(folds) + ")");
+  check_ranges(*this);
+  if (fold >= folds) {
+    throw_invalid("", "DataOptions::fold", std::to_string(fold),
+                  "must be < DataOptions::folds (" + std::to_string(folds) + ")");
   }
 }
 

@@ -29,6 +29,19 @@ inline std::string to_string(SplitKind k) {
   return enum_name(kSplitKindNames, k);
 }
 
+/// Which programs take a row of DataOptions::schema.
+inline constexpr Scope kDataSourceScope = 1u << 0;  ///< --data and its --data-* options
+inline constexpr Scope kGeneratorScope = 1u << 1;   ///< --coupling
+inline constexpr Scope kCommandDataScope = 1u
+                                           << 2;   ///< moca's: window length, generator size, seed
+inline constexpr Scope kSplitSeedScope = 1u << 3;  ///< --split-seed
+inline constexpr Scope kSplitScope = 1u << 4;      ///< --split, --train-fraction, --folds, --fold
+/// The rows of moca's data commands (with `split`: those that split the windows themselves).
+inline constexpr Scope command_data_scope(bool split) {
+  return kDataSourceScope | kGeneratorScope | kCommandDataScope |
+         (split ? kSplitSeedScope | kSplitScope : 0u);
+}
+
 /// What to select and how to split it.
 struct DataOptions {
   /// Data spec (open_dataset): hapt:DIR, hmp:DIR, npy:DIR, generator[:...] or a folder; empty =
@@ -46,8 +59,43 @@ struct DataOptions {
   std::uint64_t split_seed = 1004;  ///< kRandom (upstream 1004) and the subject folds
   int folds = 5;                    ///< kSubjectKfold: k
   int fold = 0;                     ///< kSubjectKfold: the test fold, in [0, folds)
-  /// Throws std::invalid_argument naming the field, its value and the rule.
+  /// Throws std::invalid_argument naming the option (`DataOptions::coupling`), its value and the
+  /// rule.
   void validate() const;
+
+  /// The options, DatasetOptions' among them (option_schema.hpp; scopes above).
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* kOwner = "DataOptions";
+    v(o.data, Option{kOwner, "data", "--data",
+                     "data: hapt:DIR | hmp:DIR | npy:DIR | generator[:coupling=0.8,windows=N,...] "
+                     "| DIR (format detected); default $MOCA_HAPT_DIR, else the generator",
+                     Range::any(), kDataSourceScope, nullptr, Surface::kCommandLine});
+    DatasetOptions::schema(o.dataset, v);
+    v(o.window_length, Option{kOwner, "window_length", "--window-length",
+                              "samples per window at 50 Hz (a checkpoint's own length wins)",
+                              Range::at_least(2), kCommandDataScope});
+    v(o.synthetic_windows, Option{kOwner, "synthetic_windows", "--synthetic-windows",
+                                  "generator: windows", Range::at_least(2), kCommandDataScope});
+    v(o.coupling, Option{kOwner, "coupling", "--coupling", "generator: cross-modal coupling",
+                         Range::between(0, 1), kGeneratorScope});
+    v(o.synthetic_seed, Option{kOwner, "synthetic_seed", "--synthetic-seed", "generator: seed",
+                               Range::any(), kCommandDataScope});
+    v(o.split,
+      Option{kOwner, "split", "--split", "how the windows are split into training and test",
+             Range::any(), kSplitScope},
+      kSplitKindNames);
+    v(o.split_seed, Option{kOwner, "split_seed", "--split-seed",
+                           "seed of the split (the random 7:3 split, the subject folds)",
+                           Range::any(), kSplitSeedScope});
+    v(o.train_fraction,
+      Option{kOwner, "train_fraction", "--train-fraction", "random split: training fraction",
+             Range::between(0, 1, true, true), kSplitScope});
+    v(o.folds,
+      Option{kOwner, "folds", "--folds", "subject-kfold: k", Range::at_least(2), kSplitScope});
+    v(o.fold, Option{kOwner, "fold", "--fold", "subject-kfold: the test fold", Range::at_least(0),
+                     kSplitScope, "in [0, folds)"});
+  }
 };
 
 /// Opens the data of `options` (open_dataset) with windows of `length` samples at `rate_hz` (a

@@ -29,21 +29,7 @@ std::string to_string(MaskMode m) {
 }
 
 void ScoreOptions::validate() const {
-  if (draws < 2)
-    throw_invalid("ScoreOptions::validate()", "draws", std::to_string(draws), "must be >= 2");
-  if (pca < 1)
-    throw_invalid("ScoreOptions::validate()", "pca", std::to_string(pca), "must be >= 1");
-  if (!(ridge >= 0.0) || !std::isfinite(ridge))
-    throw_invalid("ScoreOptions::validate()", "ridge", format_number(ridge),
-                  "must be finite and >= 0");
-  if (!(sigma >= 0.0) || !std::isfinite(sigma))
-    throw_invalid("ScoreOptions::validate()", "sigma", format_number(sigma),
-                  "must be finite and >= 0 (0 = median heuristic)");
-  if (!(gamma > 0.0) || !std::isfinite(gamma))
-    throw_invalid("ScoreOptions::validate()", "gamma", format_number(gamma),
-                  "must be finite and > 0");
-  if (threads < 0)
-    throw_invalid("ScoreOptions::validate()", "threads", std::to_string(threads), "must be >= 0");
+  check_ranges(*this);
 }
 
 namespace {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/policy.hpp"
@@ -69,8 +70,33 @@ struct ScoreOptions {
   /// belong to single channels (raw, patch-mean).
   std::vector<int> unmasked_channels;
   std::vector<int> masked_channels;  ///< channels kept in the masked view's features (empty = all)
-  /// Throws std::invalid_argument naming the field, its value and the rule.
+  /// Throws std::invalid_argument naming the option (`ScoreOptions::draws`), its value and the
+  /// rule (the rows' ranges).
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp): kcca_score's flags, moca.score's keywords.
+  /// mask_mode and the view channels are set by the scoring run (ScoreRunOptions).
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* kOwner = "ScoreOptions";
+    v(o.estimator,
+      Option{kOwner, "estimator", "--estimator",
+             "cca (PCA + sigma_1 of Gamma) | kcca (kernel CCA, --kernel, --gamma, --sigma)"},
+      kEstimatorNames);
+    v(o.draws, Option{kOwner, "draws", "--draws", "mask draws", Range::at_least(2)});
+    v(o.pca,
+      Option{kOwner, "pca", "--pca", "cca: principal components per view", Range::at_least(1)});
+    v(o.ridge, Option{kOwner, "ridge", "--ridge", "cca: ridge added to both views' covariances",
+                      Range::at_least(0)});
+    v(o.kernel, Option{kOwner, "kernel", "--kernel", "kcca: rbf | linear | laplacian | poly"},
+      kcca::kKernelTypeNames);
+    v(o.gamma, Option{kOwner, "gamma", "--gamma", "kcca: regularisation", Range::above(0)});
+    v(o.sigma, Option{kOwner, "sigma", "--sigma", "kcca: bandwidth (0 = median heuristic)",
+                      Range::at_least(0)});
+    v(o.seed, Option{kOwner, "seed", "--seed", "seed of the mask draws (and of the data sample)"});
+    v(o.threads,
+      Option{kOwner, "threads", "--threads", "OpenMP threads (0 = default)", Range::at_least(0)});
+  }
 };
 
 /// Restricts `options` to the cross-modal part: the unmasked view keeps the first modality group

@@ -70,8 +70,7 @@ std::string to_string(FeatureKind v) {
 void ScoreRunOptions::validate() const {
   if (schemes.empty() && policies.empty())
     throw_invalid("ScoreRunOptions::schemes", "no scheme given (valid: cross, random, sync, ...)");
-  if (!(ratio > 0.0 && ratio < 1.0))
-    throw_invalid("", "ScoreRunOptions::ratio", format_fixed(ratio, 4), "must be in (0, 1)");
+  check_ranges(*this);  // the rows' ranges, ScoreOptions' among them
   // an unknown policy name is refused before any data is read (its keys are make_policy's)
   for (const std::string& scheme : schemes) {
     const std::string name = parse_policy_spec(scheme).name;
@@ -169,6 +168,7 @@ nlohmann::json to_json(const ScoreRun& run) {
                      {"features", run.features},
                      {"estimator", to_string(so.estimator)},
                      {"pca", so.pca},
+                     {"ridge", so.ridge},
                      {"kernel", kcca::kernel_type_name(so.kernel)},
                      {"gamma", so.gamma},
                      {"sigma", so.sigma},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/mask.hpp"
@@ -71,9 +72,34 @@ struct ScoreRunOptions {
   /// Policies scored after `schemes` (library callers, e.g. a Python callable as a
   /// FunctionPolicy); each must be made for the windows' grid.
   std::vector<std::shared_ptr<const MaskPolicy>> policies;
-  /// Throws std::invalid_argument naming the option, its value and the rule: the fields here,
-  /// then score.validate().
+  /// Throws std::invalid_argument naming the option (`ScoreRunOptions::ratio`), its value and
+  /// the rule: the rows' ranges, the schemes, then score.validate().
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp), ScoreOptions' among them: kcca_score's flags
+  /// and moca.score's keywords. The schemes are not a row: --scheme's specs hold commas of their
+  /// own (split_spec_list), and Python passes them, with Policy objects, as a list.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* kOwner = "ScoreRunOptions";
+    v(o.ratio, Option{kOwner, "ratio", "--ratio", "mask ratio for schemes that take one",
+                      Range::between(0, 1, true, true)});
+    v(o.features,
+      Option{kOwner, "features", "--features",
+             "raw | patch-mean | rff-mean | encoder (a pre-trained MoCA encoder; its default mask "
+             "mode is shared)"},
+      kFeatureKindNames);
+    v(o.mask_mode,
+      Option{kOwner, "mask_mode", "--mask-mode",
+             "per-window | shared | auto (shared for an encoder, else per-window)"},
+      kMaskModeChoiceNames);
+    v(o.patch_length,
+      Option{kOwner, "patch_length", "--patch-length", "samples per patch", Range::at_least(1)});
+    v(o.cross_modal,
+      Option{kOwner, "cross_modal", "--cross-modal",
+             "score only the unmasked first modality group (acc) vs the masked other groups"});
+    ScoreOptions::schema(o.score, v);
+  }
 };
 
 /// The mask mode a run uses: options.mask_mode, with kAuto resolved (see there).

@@ -23,25 +23,17 @@ void check_architecture(const std::string& owner, const std::string& preset, int
   }
 }
 
-void check_schedule(const std::string& owner, int epochs, int batch_size, double lr, double min_lr,
-                    const std::optional<double>& warmup_epochs, double weight_decay) {
+void check_schedule(const std::string& owner, int epochs, double lr, double min_lr,
+                    const std::optional<double>& warmup_epochs) {
   // Fields are named Owner::field, which the programs rewrite to their flags (field_flags.hpp).
-  auto num = [](double v) { return format_number(v); };
   auto field = [&](const char* name) { return owner + "::" + name; };
-  if (epochs < 1) throw_invalid("", field("epochs"), std::to_string(epochs), "must be >= 1");
-  if (batch_size < 1) {
-    throw_invalid("", field("batch_size"), std::to_string(batch_size), "must be >= 1");
-  }
-  if (!(lr > 0.0) || !std::isfinite(lr)) throw_invalid("", field("lr"), num(lr), "must be > 0");
   if (!(min_lr >= 0.0) || min_lr > lr) {
-    throw_invalid("", field("min_lr"), num(min_lr), "must be in [0, " + field("lr") + "]");
+    throw_invalid("", field("min_lr"), format_number(min_lr),
+                  "must be in [0, " + field("lr") + "]");
   }
   if (warmup_epochs && (!(*warmup_epochs >= 0.0) || *warmup_epochs >= epochs)) {
     throw_invalid("", field("warmup_epochs"), format_number(*warmup_epochs),
                   "must be in [0, " + field("epochs") + " = " + std::to_string(epochs) + ")");
-  }
-  if (!(weight_decay >= 0.0)) {
-    throw_invalid("", field("weight_decay"), num(weight_decay), "must be >= 0");
   }
 }
 

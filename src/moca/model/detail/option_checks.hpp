@@ -12,12 +12,12 @@ namespace moca::model::detail {
 /// their flags.
 void check_architecture(const std::string& owner, const std::string& preset, int patch_length);
 
-/// A training schedule: epochs, batch_size >= 1; lr > 0 and finite; min_lr in [0, lr];
-/// warmup_epochs, when set, in [0, epochs); weight_decay >= 0. `owner` names the struct:
-/// a warm-up out of range throws "<owner>::warmup_epochs (5) must be in [0, <owner>::epochs =
-/// 2)", the fields the programs map to their flags (--warmup-epochs, --epochs).
-void check_schedule(const std::string& owner, int epochs, int batch_size, double lr, double min_lr,
-                    const std::optional<double>& warmup_epochs, double weight_decay);
+/// The schedule's rules that join two fields (each field's own range is its schema row's,
+/// model::schedule_schema): min_lr in [0, lr]; warmup_epochs, when set, in [0, epochs). `owner`
+/// names the struct: a warm-up out of range throws "<owner>::warmup_epochs (5) must be in [0,
+/// <owner>::epochs = 2)", the fields the programs map to their flags (--warmup-epochs, --epochs).
+void check_schedule(const std::string& owner, int epochs, double lr, double min_lr,
+                    const std::optional<double>& warmup_epochs);
 
 /// The warm-up a run uses: `set` when the user set it; unset, `fallback` (the struct's default)
 /// yields to the epochs: at most epochs - 1 (0 for one epoch), so a short run is valid as asked.

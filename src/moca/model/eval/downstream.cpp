@@ -443,9 +443,8 @@ void DownstreamOptions::validate() const {
   if (mode == DownstreamMode::kScratch) {
     detail::check_architecture("DownstreamOptions", preset, patch_length);
   }
-  detail::check_schedule("DownstreamOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
-                         weight_decay);
-  check_ranges(*this);  // the rows' ranges (schema): layer_decay, label_smoothing, drop_path, ...
+  check_ranges(*this);  // the rows' ranges (schema): schedule, layer_decay, label_smoothing, ...
+  detail::check_schedule("DownstreamOptions", epochs, lr, min_lr, warmup_epochs);
   if (classes < 0 || classes == 1) {
     throw_invalid("", "DownstreamOptions::classes", std::to_string(classes),
                   "must be 0 (from the data) or >= 2");

@@ -15,9 +15,8 @@ void PretrainOptions::validate() const {
     throw_invalid("", "PretrainOptions::policy", "''",
                   "must be a policy spec such as cross:ratio=0.75");
   }
-  detail::check_schedule("PretrainOptions", epochs, batch_size, lr, min_lr, warmup_epochs,
-                         weight_decay);
-  check_ranges(*this);  // the rows' ranges (schema): betas, augment_probability, ...
+  check_ranges(*this);  // the rows' ranges (schema): schedule, betas, augment_probability, ...
+  detail::check_schedule("PretrainOptions", epochs, lr, min_lr, warmup_epochs);
   if (checkpoint.empty()) {
     throw_invalid("", "PretrainOptions::checkpoint", "''", "must be a file path");
   }
