@@ -145,7 +145,7 @@ std::vector<StepTimes> time_steps(const BenchOptions& o, const torch::Device& de
   auto x = torch::randn({o.batch, o.channels, o.length}).to(device);
   const auto masks = random_masks(o.batch, o.channels, opts.patches(), masked);
   auto mt = moca::model::to_tensors(
-      moca::model::mask_indices(masks, opts.layout(), o.channels, opts.patches()), device);
+      moca::model::mask_indices(masks, opts.layout, o.channels, opts.patches()), device);
   std::vector<StepTimes> times(variants.size());
   std::ostringstream trace;  // the profiler's trace, written through the output module
   std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;

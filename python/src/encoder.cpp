@@ -255,12 +255,12 @@ void bind_encoder(py::module_& m) {
            py::arg("checkpoint"))
       .def_property_readonly("dim", &model::EncoderFeatures::dim)
       .def_property_readonly(
-          "channels", [](const model::EncoderFeatures& e) { return e.info().model.channels(); })
-      .def_property_readonly(
-          "length", [](const model::EncoderFeatures& e) { return e.info().model.length(); })
+          "channels", [](const model::EncoderFeatures& e) { return e.info().model.channels; })
+      .def_property_readonly("length",
+                             [](const model::EncoderFeatures& e) { return e.info().model.length; })
       .def_property_readonly(
           "patch_length",
-          [](const model::EncoderFeatures& e) { return e.info().model.patch_length(); })
+          [](const model::EncoderFeatures& e) { return e.info().model.patch_length; })
       .def_property_readonly("channel_names",
                              [](const model::EncoderFeatures& e) { return e.info().channel_names; })
       .def_property_readonly("kind", [](const model::EncoderFeatures& e) { return e.info().kind; })

@@ -131,15 +131,14 @@ class KwargsReader {
     if (is_bool(v) || !py::hasattr(v, "__index__")) {
       type_error(row, v, "an int");
     }
+    // Beyond the C++ type: "seed (-1) must be in [0, 18446744073709551615]", as moca's other
+    // integer arguments say it (python/moca/_checks.py, check_int).
     const py::int_ i(v);
-    if (std::is_unsigned_v<I> && i < py::int_(0)) {
-      throw std::invalid_argument(std::string(row.key) + " (" + std::string(py::str(v)) +
-                                  ") must be >= 0");
-    }
     if (i > py::int_(std::numeric_limits<I>::max()) ||
         i < py::int_(std::numeric_limits<I>::min())) {
       throw std::invalid_argument(std::string(row.key) + " (" + std::string(py::str(v)) +
-                                  ") is out of range");
+                                  ") must be in [" + std::to_string(std::numeric_limits<I>::min()) +
+                                  ", " + std::to_string(std::numeric_limits<I>::max()) + "]");
     }
     out = i.cast<I>();
   }

@@ -110,7 +110,7 @@ nlohmann::json run_bound_check(const BoundCheckOptions& options, std::ostream& o
   const model::CheckpointInfo info = model::read_checkpoint_info(options.checkpoint);
   const StudySplit split = train_test_windows(options.data);
   const data::Windows& w = split.test;
-  const masking::Grid grid = masking::make_grid(w.channels, w.length, info.model.patch_length());
+  const masking::Grid grid = masking::make_grid(w.channels, w.length, info.model.patch_length);
   model::InferenceOptions io;
   io.runtime.device = model::Device::kCpu;
   io.runtime.threads = options.threads;

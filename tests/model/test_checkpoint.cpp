@@ -57,15 +57,24 @@ bool same_model_parameters(const std::string& a, const std::string& b, std::stri
 namespace {
 
 MocaOptions micro() {
-  return MocaOptions()
-      .length(40)
-      .patch_length(4)
-      .embed_dim(16)
-      .depth(2)
-      .num_heads(2)
-      .decoder_embed_dim(8)
-      .decoder_depth(1)
-      .decoder_num_heads(2);
+  MocaOptions o;
+  o.length = 40;
+  o.patch_length = 4;
+  o.embed_dim = 16;
+  o.depth = 2;
+  o.num_heads = 2;
+  o.decoder_embed_dim = 8;
+  o.decoder_depth = 1;
+  o.decoder_num_heads = 2;
+  return o;
+}
+
+// micro() with one change
+template <class Change>
+MocaOptions micro_with(Change change) {
+  MocaOptions o = micro();
+  change(o);
+  return o;
 }
 
 nlohmann::json meta_for(const MocaOptions& o) {
@@ -142,13 +151,13 @@ TEST_CASE("loading into a model of another shape names the parameter and both sh
   MocaMae a(micro());
   const auto path = moca_test::temp_path("shape.pt");
   moca::model::detail::save_checkpoint(path, *a, nullptr, meta_for(micro()));
-  MocaMae wider(MocaOptions(micro()).embed_dim(32));
+  MocaMae wider(micro_with([](MocaOptions& o) { o.embed_dim = 32; }));
   auto ck = moca::model::detail::open_checkpoint(path);
   CHECK_THROWS_WITH_AS(
       moca::model::detail::load_module(ck, *wider),
       doctest::Contains("encoder.cls_token' has shape [1, 1, 16], the model expects [1, 1, 32]"),
       std::runtime_error);
-  MocaMae deeper(MocaOptions(micro()).depth(3));
+  MocaMae deeper(micro_with([](MocaOptions& o) { o.depth = 3; }));
   auto ck2 = moca::model::detail::open_checkpoint(path);
   CHECK_THROWS_WITH_AS(moca::model::detail::load_module(ck2, *deeper), doctest::Contains("missing"),
                        std::runtime_error);

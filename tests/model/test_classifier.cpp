@@ -211,9 +211,9 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
   CHECK(state.size() == rep.keys.size());
   const auto info = read_checkpoint_info(mae);
   const auto pw = state.at("patch_embed.proj.weight").toTensor();
-  CHECK(pw.sizes().vec() == std::vector<int64_t>{info.model.embed_dim(), 1, 1, 20});
+  CHECK(pw.sizes().vec() == std::vector<int64_t>{info.model.embed_dim, 1, 1, 20});
   CHECK(state.at("pos_embed").toTensor().sizes().vec() ==
-        std::vector<int64_t>{1, info.model.tokens() + 1, info.model.embed_dim()});
+        std::vector<int64_t>{1, info.model.tokens() + 1, info.model.embed_dim});
   // Back: the arrays by PyTorch name, imported, equal the original bit for bit.
   std::vector<NamedArray> arrays;
   for (const auto& kv : state) {
@@ -227,8 +227,8 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
   ImportOptions o;
   o.channel_names = info.channel_names;
   o.sample_rate_hz = 50.0;
-  o.num_heads = info.model.num_heads();
-  o.decoder_num_heads = info.model.decoder_num_heads();
+  o.num_heads = info.model.num_heads;
+  o.decoder_num_heads = info.model.decoder_num_heads;
   const std::string back = moca_test::temp_path("mae_back.pt");
   const auto imp = import_arrays(arrays, o, back);
   CHECK(to_json(imp.model) == to_json(info.model));
@@ -342,9 +342,9 @@ TEST_CASE("another window length: same encoder weights, positions at the new pat
   CHECK(r.test.n == 20);
   auto saved = moca::model::detail::open_checkpoint(save);
   auto own = moca::model::detail::open_checkpoint(moca_test::shared_checkpoint());
-  REQUIRE(saved.info.model.length() == 240);
-  REQUIRE(own.info.model.length() == 200);
-  REQUIRE(saved.info.model.pos_embed() == PosEmbedKind::kSinCos2d);
+  REQUIRE(saved.info.model.length == 240);
+  REQUIRE(own.info.model.length == 200);
+  REQUIRE(saved.info.model.pos_embed == PosEmbedKind::kSinCos2d);
   MocaEncoder e240(saved.info.model), e200(own.info.model);
   moca::model::detail::load_module(saved, *e240, {"encoder"});
   moca::model::detail::load_module(own, *e200, {"encoder"});
@@ -356,7 +356,7 @@ TEST_CASE("another window length: same encoder weights, positions at the new pat
   // w_k = 10000^(-k / (D/4)), k < D/4.
   const torch::Tensor t240 = e240->named_buffers(false)["pos_embed"][0];
   const torch::Tensor t200 = e200->named_buffers(false)["pos_embed"][0];
-  const int D = saved.info.model.embed_dim(), q = D / 4;
+  const int D = saved.info.model.embed_dim, q = D / 4;
   REQUIRE(t240.size(0) == 1 + 6 * 12);
   double worst = 0.0;
   for (int c = 0; c < 6; ++c) {

@@ -223,7 +223,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   const auto info = model::read_checkpoint_info(pre.train.checkpoint);
   CHECK(info.channel_names.size() == 9);
   CHECK(info.channel_names.back() == "mag_z");
-  CHECK(info.model.length() == 200);
+  CHECK(info.model.length == 200);
   CHECK(info.meta.at("data").at("sample_rate_hz") == 50.0);
   CHECK(info.meta.at("data").at("modalities").at("mag") == std::vector<int>{6, 7, 8});
   CHECK(tools::checkpoint_geometry(pre.train.checkpoint).length == 200);

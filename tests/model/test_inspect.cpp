@@ -48,8 +48,8 @@ torch::Tensor direct_attention(MocaEncoder& enc, const torch::Tensor& x,
   auto B = enc->named_buffers();
   auto d = [](const torch::Tensor& t) { return t.to(torch::kFloat64); };
   const auto& o = enc->options();
-  const int64_t D = o.embed_dim(), H = o.num_heads(), hd = D / H;
-  auto tokens = d(x).reshape({1, -1, o.patch_length()});  // modality layout
+  const int64_t D = o.embed_dim, H = o.num_heads, hd = D / H;
+  auto tokens = d(x).reshape({1, -1, o.patch_length});  // modality layout
   auto pos = d(B["pos_embed"])[0];
   auto h = torch::linear(tokens, d(P["patch_embed.weight"]), d(P["patch_embed.bias"])) +
            pos.slice(0, 1).unsqueeze(0);
@@ -57,7 +57,7 @@ torch::Tensor direct_attention(MocaEncoder& enc, const torch::Tensor& x,
   h = torch::cat({d(P["cls_token"]) + pos.slice(0, 0, 1).unsqueeze(0), h}, 1);
   const int64_t N = h.size(1);
   std::vector<torch::Tensor> out;
-  for (int l = 0; l < o.depth(); ++l) {
+  for (int l = 0; l < o.depth; ++l) {
     const std::string b = "blocks." + std::to_string(l) + ".";
     auto ln = [&](const torch::Tensor& v, const std::string& n) {
       return torch::layer_norm(v, {D}, d(P[b + n + ".weight"]), d(P[b + n + ".bias"]), 1e-6);

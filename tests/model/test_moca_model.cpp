@@ -15,17 +15,26 @@ using moca::masking::Mask;
 namespace {
 
 MocaOptions micro(TokenLayout layout = TokenLayout::kModality) {
-  return MocaOptions()
-      .channels(6)
-      .length(40)
-      .patch_length(4)
-      .layout(layout)
-      .embed_dim(32)
-      .depth(2)
-      .num_heads(4)
-      .decoder_embed_dim(16)
-      .decoder_depth(1)
-      .decoder_num_heads(2);
+  MocaOptions o;
+  o.channels = 6;
+  o.length = 40;
+  o.patch_length = 4;
+  o.layout = layout;
+  o.embed_dim = 32;
+  o.depth = 2;
+  o.num_heads = 4;
+  o.decoder_embed_dim = 16;
+  o.decoder_depth = 1;
+  o.decoder_num_heads = 2;
+  return o;
+}
+
+// micro() with one change
+template <class Change>
+MocaOptions micro_with(Change change) {
+  MocaOptions o = micro();
+  change(o);
+  return o;
 }
 
 std::vector<Mask> random_masks(int batch, int C, int P, int masked, std::uint64_t seed) {
@@ -349,7 +358,10 @@ TEST_CASE("the reconstruction loss decreases over 20 steps on a tiny model") {
   torch::manual_seed(4);
   const auto w = moca_test::small_windows(32, 1);
   auto x = torch::from_blob(const_cast<float*>(w.x.data()), {32, 6, 200}, torch::kFloat32).clone();
-  MocaMae mae(MocaOptions(micro()).length(200).patch_length(20));
+  MocaMae mae(micro_with([](MocaOptions& o) {
+    o.length = 200;
+    o.patch_length = 20;
+  }));
   torch::optim::AdamW opt(mae->parameters(), torch::optim::AdamWOptions(1e-3));
   double first = 0.0, last = 0.0;
   for (int step = 0; step < 20; ++step) {
@@ -375,14 +387,14 @@ TEST_CASE("loss scopes and normalised targets") {
   torch::manual_seed(50);
   MocaMae all(micro());
   torch::manual_seed(50);  // same initial weights
-  MocaMae masked(MocaOptions(micro()).loss_scope(LossScope::kMasked));
+  MocaMae masked(micro_with([](MocaOptions& o) { o.loss_scope = LossScope::kMasked; }));
   auto a = all->forward(x, mt);
   auto m = masked->forward(x, mt);
   auto per_token = (a.pred - a.target).pow(2).mean(-1);
   CHECK(std::abs(a.loss.item<double>() - per_token.mean().item<double>()) < 1e-6);
   const double want = (per_token * mt.mask).sum().item<double>() / 60.0;
   CHECK(std::abs(m.loss.item<double>() - want) < 1e-6);
-  MocaMae norm(MocaOptions(micro()).norm_pix_loss(true));
+  MocaMae norm(micro_with([](MocaOptions& o) { o.norm_pix_loss = true; }));
   auto t = norm->targets(x);
   CHECK(t.mean(-1).abs().max().item<double>() < 1e-5);
   // Unbiased variance of a normalised patch: v / (v + 1e-6), v the raw patch's (Lp = 4).
@@ -440,7 +452,7 @@ TEST_CASE("AutocastScope: bf16 products inside the scope, fp32 outside, state re
 TEST_CASE("batch shards give the whole-batch loss and gradients, deterministically") {
   for (auto scope : {LossScope::kAll, LossScope::kMasked}) {
     torch::manual_seed(60);
-    MocaMae mae(MocaOptions(micro()).loss_scope(scope));
+    MocaMae mae(micro_with([scope](MocaOptions& o) { o.loss_scope = scope; }));
     mae->train();
     const auto x = torch::randn({7, 6, 40});
     const auto mt = to_tensors(

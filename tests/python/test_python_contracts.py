@@ -102,7 +102,7 @@ def test_seeds_take_the_whole_uint64_range(X):
 
 
 def test_non_string_options_are_type_errors():
-    with pytest.raises(TypeError, match=r"segment \(2.0\) must be a string"):
+    with pytest.raises(TypeError, match=r"segment must be a str or path, not float"):
         moca.data.load("generator", segment=2.0)
     with pytest.raises(TypeError, match="seed"):
         moca.score(np.zeros((5, 6, 200), np.float32), seed=1.0)

@@ -463,7 +463,7 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
   const data::Windows test = first_windows(d.test, cmd.max_windows);
   model::EncoderFeatures enc(cmd.checkpoint, cmd.inference);
   const masking::Grid grid =
-      masking::make_grid(test.channels, test.length, enc.info().model.patch_length());
+      masking::make_grid(test.channels, test.length, enc.info().model.patch_length);
   masking::PolicyContext context;
   context.pilot = &test;
   const auto policy = masking::make_policy(cmd.policy, grid, context);

@@ -59,7 +59,7 @@ nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std
     masking::PolicyContext context;
     context.pilot = &d.test;
     policy = masking::make_policy(
-        cmd.policy, masking::make_grid(d.test.channels, d.test.length, info.model.patch_length()),
+        cmd.policy, masking::make_grid(d.test.channels, d.test.length, info.model.patch_length),
         context);
   }
   make_folder(cmd.out_dir);
@@ -68,11 +68,11 @@ nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std
   j["data"] = d.to_json();
   j["model"] = cmd.model;
   j["kind"] = info.kind;
-  j["layers"] = info.model.depth();
-  j["heads"] = info.model.num_heads();
+  j["layers"] = info.model.depth;
+  j["heads"] = info.model.num_heads;
   j["channels"] = model::channel_labels(d.test);
   j["patches"] = info.model.patches();
-  j["patch_length"] = info.model.patch_length();
+  j["patch_length"] = info.model.patch_length;
   j["policy"] = policy ? policy->spec() : "none (every token enters)";
   j["seed"] = cmd.seed;
   j["definitions"] = {

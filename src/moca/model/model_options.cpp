@@ -30,26 +30,26 @@ void MocaOptions::validate() const {
   auto fail = [](const std::string& field, int value, const std::string& rule) {
     throw_invalid("MocaOptions::validate()", field, std::to_string(value), rule);
   };
-  if (channels() < 1) fail("channels", channels(), "must be >= 1");
-  if (length() < 1) fail("length", length(), "must be >= 1");
-  if (patch_length() < 1 || length() % patch_length() != 0) {
-    fail("patch_length", patch_length(),
-         "must be >= 1 and divide length (" + std::to_string(length()) + ")");
+  if (channels < 1) fail("channels", channels, "must be >= 1");
+  if (length < 1) fail("length", length, "must be >= 1");
+  if (patch_length < 1 || length % patch_length != 0) {
+    fail("patch_length", patch_length,
+         "must be >= 1 and divide length (" + std::to_string(length) + ")");
   }
-  if (depth() < 1) fail("depth", depth(), "must be >= 1");
-  if (decoder_depth() < 1) fail("decoder_depth", decoder_depth(), "must be >= 1");
-  if (num_heads() < 1) fail("num_heads", num_heads(), "must be >= 1");
-  if (decoder_num_heads() < 1) fail("decoder_num_heads", decoder_num_heads(), "must be >= 1");
-  if (mlp_ratio() < 1) fail("mlp_ratio", mlp_ratio(), "must be >= 1");
-  if (embed_dim() < 4 || embed_dim() % 4 != 0 || embed_dim() % num_heads() != 0) {
-    fail("embed_dim", embed_dim(),
-         "must be a positive multiple of 4 and of num_heads (" + std::to_string(num_heads()) + ")");
+  if (depth < 1) fail("depth", depth, "must be >= 1");
+  if (decoder_depth < 1) fail("decoder_depth", decoder_depth, "must be >= 1");
+  if (num_heads < 1) fail("num_heads", num_heads, "must be >= 1");
+  if (decoder_num_heads < 1) fail("decoder_num_heads", decoder_num_heads, "must be >= 1");
+  if (mlp_ratio < 1) fail("mlp_ratio", mlp_ratio, "must be >= 1");
+  if (embed_dim < 4 || embed_dim % 4 != 0 || embed_dim % num_heads != 0) {
+    fail("embed_dim", embed_dim,
+         "must be a positive multiple of 4 and of num_heads (" + std::to_string(num_heads) + ")");
   }
-  if (decoder_embed_dim() < 4 || decoder_embed_dim() % 4 != 0 ||
-      decoder_embed_dim() % decoder_num_heads() != 0) {
-    fail("decoder_embed_dim", decoder_embed_dim(),
+  if (decoder_embed_dim < 4 || decoder_embed_dim % 4 != 0 ||
+      decoder_embed_dim % decoder_num_heads != 0) {
+    fail("decoder_embed_dim", decoder_embed_dim,
          "must be a positive multiple of 4 and of decoder_num_heads (" +
-             std::to_string(decoder_num_heads()) + ")");
+             std::to_string(decoder_num_heads) + ")");
   }
 }
 
@@ -59,24 +59,24 @@ std::vector<std::string> preset_names() {
 
 MocaOptions preset(const std::string& name, int channels, int length, int patch_length) {
   MocaOptions o;
-  o.channels(channels).length(length).patch_length(patch_length);
+  o.channels = channels;
+  o.length = length;
+  o.patch_length = patch_length;
+  // encoder width, depth, heads; decoder width, depth, heads
+  auto widths = [&o](int d, int depth, int heads, int dd, int ddepth, int dheads) {
+    o.embed_dim = d;
+    o.depth = depth;
+    o.num_heads = heads;
+    o.decoder_embed_dim = dd;
+    o.decoder_depth = ddepth;
+    o.decoder_num_heads = dheads;
+  };
   if (name == "paper-base") {
-    o.embed_dim(768)
-        .depth(12)
-        .num_heads(12)
-        .decoder_embed_dim(512)
-        .decoder_depth(8)
-        .decoder_num_heads(16);
+    widths(768, 12, 12, 512, 8, 16);
   } else if (name == "tiny") {
-    o.embed_dim(192)
-        .depth(12)
-        .num_heads(3)
-        .decoder_embed_dim(128)
-        .decoder_depth(4)
-        .decoder_num_heads(4);
+    widths(192, 12, 3, 128, 4, 4);
   } else if (name == "cpu-small") {
-    o.embed_dim(128).depth(4).num_heads(4).decoder_embed_dim(64).decoder_depth(2).decoder_num_heads(
-        4);
+    widths(128, 4, 4, 64, 2, 4);
   } else {
     bad_name("preset()", name, "paper-base, tiny, cpu-small");
   }

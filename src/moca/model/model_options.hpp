@@ -13,7 +13,6 @@
 
 #include "moca/common/enum_names.hpp"
 #include "moca/common/option_schema.hpp"
-#include "moca/model/arg.hpp"
 
 namespace moca::model {
 
@@ -61,32 +60,29 @@ std::string to_string(LossScope v);
 /// Architecture of the MAE (encoder, decoder) and of the classifier built on its encoder.
 /// Defaults are the `tiny` preset on UCI-HAPT windows (6 x 200, Lp = 20).
 struct MocaOptions {
-  MOCA_ARG(int, channels) = 6;       ///< C >= 1 modalities (sensor axes)
-  MOCA_ARG(int, length) = 200;       ///< L >= 1 samples per window
-  MOCA_ARG(int, patch_length) = 20;  ///< Lp >= 1, must divide L
-  MOCA_ARG(TokenLayout, layout) = TokenLayout::kModality;
-  MOCA_ARG(int, embed_dim) = 192;          ///< D, encoder width; divisible by num_heads and by 4
-  MOCA_ARG(int, depth) = 12;               ///< encoder blocks >= 1
-  MOCA_ARG(int, num_heads) = 3;            ///< encoder attention heads >= 1
-  MOCA_ARG(int, decoder_embed_dim) = 128;  ///< Dd; divisible by decoder_num_heads and by 4
-  MOCA_ARG(int, decoder_depth) = 4;        ///< decoder blocks >= 1
-  MOCA_ARG(int, decoder_num_heads) = 4;    ///< decoder attention heads >= 1
-  MOCA_ARG(int, mlp_ratio) = 4;            ///< MLP hidden width = mlp_ratio * width, >= 1
-  MOCA_ARG(PosEmbedKind, pos_embed) = PosEmbedKind::kSinCos2d;
-  MOCA_ARG(LossScope, loss_scope) = LossScope::kAll;
+  int channels = 6;       ///< C >= 1 modalities (sensor axes)
+  int length = 200;       ///< L >= 1 samples per window
+  int patch_length = 20;  ///< Lp >= 1, must divide L
+  TokenLayout layout = TokenLayout::kModality;
+  int embed_dim = 192;          ///< D, encoder width; divisible by num_heads and by 4
+  int depth = 12;               ///< encoder blocks >= 1
+  int num_heads = 3;            ///< encoder attention heads >= 1
+  int decoder_embed_dim = 128;  ///< Dd; divisible by decoder_num_heads and by 4
+  int decoder_depth = 4;        ///< decoder blocks >= 1
+  int decoder_num_heads = 4;    ///< decoder attention heads >= 1
+  int mlp_ratio = 4;            ///< MLP hidden width = mlp_ratio * width, >= 1
+  PosEmbedKind pos_embed = PosEmbedKind::kSinCos2d;
+  LossScope loss_scope = LossScope::kAll;
   /// Normalise each target patch to zero mean, unit (unbiased) variance, eps 1e-6 (MAE option).
-  MOCA_ARG(bool, norm_pix_loss) = false;
+  bool norm_pix_loss = false;
 
- public:
   /// P = L / Lp patches per modality.
-  int patches() const { return patch_length() > 0 ? length() / patch_length() : 0; }
+  int patches() const { return patch_length > 0 ? length / patch_length : 0; }
   /// Tokens per window: C * P (modality) or P (stacked).
-  int tokens() const {
-    return layout() == TokenLayout::kModality ? channels() * patches() : patches();
-  }
+  int tokens() const { return layout == TokenLayout::kModality ? channels * patches() : patches(); }
   /// Values per token: Lp (modality) or C * Lp (stacked).
   int token_dim() const {
-    return layout() == TokenLayout::kModality ? patch_length() : channels() * patch_length();
+    return layout == TokenLayout::kModality ? patch_length : channels * patch_length;
   }
   /// Throws std::invalid_argument naming the first field that breaks its rule.
   void validate() const;

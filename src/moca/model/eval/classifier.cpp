@@ -46,10 +46,10 @@ ClassifierSpec classifier_spec(const CheckpointInfo& info) {
     throw_invalid(where, std::string("classifier metadata incomplete (") + e.what() + ")");
   }
   if (s.class_names.size() < 2) throw_invalid(where, "a classifier needs >= 2 class names");
-  if (s.length != info.model.length()) {
+  if (s.length != info.model.length) {
     throw_invalid(where, "data.length (" + std::to_string(s.length) +
                              ") differs from the model's length (" +
-                             std::to_string(info.model.length()) + ")");
+                             std::to_string(info.model.length) + ")");
   }
   match_channels(info.channel_names, s.input_channels);  // each a model channel, none twice
   return s;

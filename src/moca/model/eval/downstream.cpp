@@ -127,24 +127,25 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
   std::unique_ptr<detail::OpenCheckpoint> ck;
   if (o.mode == DownstreamMode::kScratch) {
     m.mo = preset(o.preset, train.channels, train.length, o.patch_length);
-    m.mo.layout(o.layout).pos_embed(o.pos_embed);
+    m.mo.layout = o.layout;
+    m.mo.pos_embed = o.pos_embed;
     m.channel_map = "identity";
     m.model_channels = train.channel_names;
   } else {
     ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
     m.mo = ck->info.model;
-    if (train.length != m.mo.length()) {
+    if (train.length != m.mo.length) {
       // Another length: the same weights on P' = L' / Lp patches per modality; the fixed
       // sin-cos positions are evaluated at the new patch indices (load_encoder checks that the
       // checkpoint's table is that fixed one).
-      if (train.length % m.mo.patch_length() != 0) {
+      if (train.length % m.mo.patch_length != 0) {
         throw_invalid("train_classifier()",
                       "windows of length " + std::to_string(train.length) +
                           " are not a whole number of the model's patches (patch_length " +
-                          std::to_string(m.mo.patch_length()) + "; the model's own length is " +
-                          std::to_string(m.mo.length()) + ")");
+                          std::to_string(m.mo.patch_length) + "; the model's own length is " +
+                          std::to_string(m.mo.length) + ")");
       }
-      m.mo.length(train.length);
+      m.mo.length = train.length;
     }
     m.model_channels = ck->info.channel_names;
     CheckpointInfo at_length = ck->info;
@@ -163,7 +164,7 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
   torch::manual_seed(o.seed);
   m.probe = o.mode == DownstreamMode::kLinearProbe;
   m.clf = MocaClassifier(m.mo, classes, m.probe ? 0.0 : o.drop_path, m.probe);
-  if (ck && m.mo.length() == ck->info.model.length()) {
+  if (ck && m.mo.length == ck->info.model.length) {
     detail::load_module(*ck, *m.clf->encoder, {"encoder"});
   } else if (ck) {
     load_encoder_at_length(*ck, *m.clf->encoder);
@@ -531,7 +532,7 @@ DownstreamResult train_classifier(const DownstreamOptions& o, const data::Window
   if (ranks.world > 1) {
     torch::manual_seed(derive_seed(o.seed, 1000 + static_cast<std::uint64_t>(ranks.rank)));
   }
-  ClassifierLoop loop(o, comm, m.clf, make_param_groups(o.mode, m.clf, o, m.mo.depth()),
+  ClassifierLoop loop(o, comm, m.clf, make_param_groups(o.mode, m.clf, o, m.mo.depth),
                       train.size());
   ClassifierInputs in{train, test, {}, {}};
   if (m.probe) {

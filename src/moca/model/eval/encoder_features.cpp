@@ -38,7 +38,7 @@ EncoderFeatures::EncoderFeatures(const std::string& checkpoint, const InferenceO
 EncoderFeatures::~EncoderFeatures() = default;
 
 int EncoderFeatures::dim() const {
-  return impl_->info.model.embed_dim();
+  return impl_->info.model.embed_dim;
 }
 const CheckpointInfo& EncoderFeatures::info() const {
   return impl_->info;
@@ -55,10 +55,10 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
                                          std::to_string(tokens.size()) + " token lists");
   }
   const int C = windows.channels, P = mo.patches();
-  const bool stacked = mo.layout() == TokenLayout::kStacked;
-  if (stacked && C != mo.channels()) {
-    throw_invalid("EncoderFeatures", "a stacked-layout model needs all " +
-                                         std::to_string(mo.channels()) + " channels");
+  const bool stacked = mo.layout == TokenLayout::kStacked;
+  if (stacked && C != mo.channels) {
+    throw_invalid("EncoderFeatures",
+                  "a stacked-layout model needs all " + std::to_string(mo.channels) + " channels");
   }
   auto pos_rows = detail::pos_rows_for_data(impl_->info, windows.channel_names, C, impl_->device);
   // Model token ids of each view.
@@ -107,8 +107,7 @@ Eigen::MatrixXd EncoderFeatures::operator()(const data::Windows& windows,
     const int64_t B = static_cast<int64_t>(group.size()), K = counts[static_cast<size_t>(group[0])];
     auto ids_keep = torch::tensor(flat, torch::kInt64).view({B, K}).to(impl_->device);
     auto x = detail::windows_tensor(windows, wrows, impl_->device);
-    auto h =
-        impl_->encoder->forward(patchify(x, mo.layout(), mo.patch_length()), ids_keep, pos_rows);
+    auto h = impl_->encoder->forward(patchify(x, mo.layout, mo.patch_length), ids_keep, pos_rows);
     auto f = detail::to_eigen(h.slice(1, 1).mean(1));
     for (size_t b = 0; b < group.size(); ++b)
       out.row(group[b]) = f.row(static_cast<Eigen::Index>(b));

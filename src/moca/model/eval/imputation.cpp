@@ -111,13 +111,13 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
   std::vector<bool> stacked;
   for (size_t k = 0; k < options.checkpoints.size(); ++k) {
     const CheckpointInfo info = read_checkpoint_info(options.checkpoints[k]);
-    if (k == 0) patch_length = info.model.patch_length();
-    stacked.push_back(info.model.layout() == TokenLayout::kStacked);
-    if (info.model.patch_length() != patch_length || info.model.length() != windows.length) {
+    if (k == 0) patch_length = info.model.patch_length;
+    stacked.push_back(info.model.layout == TokenLayout::kStacked);
+    if (info.model.patch_length != patch_length || info.model.length != windows.length) {
       throw_invalid("evaluate_imputation()",
                     "checkpoint " + options.checkpoints[k] + " has patch length " +
-                        std::to_string(info.model.patch_length()) + " and length " +
-                        std::to_string(info.model.length()) +
+                        std::to_string(info.model.patch_length) + " and length " +
+                        std::to_string(info.model.length) +
                         "; all models must share the grid of the windows");
     }
     if (options.labels.empty()) {

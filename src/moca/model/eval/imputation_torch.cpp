@@ -27,7 +27,7 @@ data::RowMatrixXf reconstruct_with_model(const std::string& checkpoint,
                                                   " checkpoint; reconstruction needs an MAE");
   }
   const MocaOptions& mo = ck.info.model;
-  if (mo.norm_pix_loss()) {
+  if (mo.norm_pix_loss) {
     throw_invalid("reconstruct_with_model()",
                   "the model was trained with norm_pix_loss; its outputs are "
                   "per-patch normalised and cannot be mapped back to signal units");
@@ -55,12 +55,12 @@ data::RowMatrixXf reconstruct_with_model(const std::string& checkpoint,
   for (const auto& rows : detail::batches_by_count(counts, options.batch_size)) {
     std::vector<masking::Mask> bm;
     for (int r : rows) bm.push_back(mask_of(r));
-    auto mt = to_tensors(mask_indices(bm, mo.layout(), C, mo.patches()), device);
+    auto mt = to_tensors(mask_indices(bm, mo.layout, C, mo.patches()), device);
     auto x = detail::windows_tensor(windows, rows, device);
     auto latent =
-        model->encoder->forward(patchify(x, mo.layout(), mo.patch_length()), mt.ids_keep, pos_rows);
+        model->encoder->forward(patchify(x, mo.layout, mo.patch_length), mt.ids_keep, pos_rows);
     auto pred = model->decoder->forward(latent, mt.ids_restore, pos_rows);
-    auto rec = unpatchify(pred, mo.layout(), C, mo.patch_length())
+    auto rec = unpatchify(pred, mo.layout, C, mo.patch_length)
                    .reshape({static_cast<int64_t>(rows.size()), -1})
                    .to(torch::kCPU)
                    .contiguous();

@@ -9,9 +9,9 @@ namespace moca::model::detail {
 
 void check_fits(const CheckpointInfo& info, const data::Windows& w, const char* who) {
   w.validate(std::string(who) + ": windows");
-  if (w.length != info.model.length()) {
+  if (w.length != info.model.length) {
     throw_invalid(who, "windows of length " + std::to_string(w.length) +
-                           " do not fit the model (length " + std::to_string(info.model.length()) +
+                           " do not fit the model (length " + std::to_string(info.model.length) +
                            ")");
   }
 }

@@ -101,7 +101,7 @@ Parts parts_of(MocaEncoderImpl& enc) {
   p.patch_embed = torch::nn::Linear(child<torch::nn::LinearImpl>(enc, "patch_embed"));
   p.cls_token = enc.named_parameters(false)["cls_token"];
   p.pos_embed = enc.named_buffers(false)["pos_embed"];
-  for (int k = 0; k < enc.options().depth(); ++k) {
+  for (int k = 0; k < enc.options().depth; ++k) {
     const std::string b = "blocks." + std::to_string(k) + ".";
     Parts::Block blk;
     blk.norm1 = child<torch::nn::LayerNormImpl>(enc, b + "norm1");
@@ -118,9 +118,9 @@ Parts parts_of(MocaEncoderImpl& enc) {
 
 void check_window_fit(const CheckpointInfo& info, const data::Windows& w, const char* who) {
   w.validate(std::string(who) + ": windows");
-  if (w.length != info.model.length()) {
+  if (w.length != info.model.length) {
     throw_invalid(who, "window length", std::to_string(w.length),
-                  "must be the model's " + std::to_string(info.model.length()));
+                  "must be the model's " + std::to_string(info.model.length));
   }
 }
 
@@ -158,7 +158,7 @@ const CheckpointInfo& EncoderInspector::info() const {
   return impl_->info;
 }
 int EncoderInspector::dim() const {
-  return impl_->info.model.embed_dim();
+  return impl_->info.model.embed_dim;
 }
 
 WindowAttention EncoderInspector::attention(const data::Windows& windows, int row,
@@ -171,24 +171,23 @@ WindowAttention EncoderInspector::attention(const data::Windows& windows, int ro
                   "must be in [0, " + std::to_string(windows.size()) + ")");
   }
   const int C = windows.channels, P = mo.patches();
-  const bool stacked = mo.layout() == TokenLayout::kStacked;
+  const bool stacked = mo.layout == TokenLayout::kStacked;
   const int T = stacked ? P : C * P;
   const torch::Device dev = impl_->device;
   auto pos_rows = detail::pos_rows_for_data(impl_->info, windows.channel_names, C, dev);
   torch::Tensor ids_keep;
   std::vector<bool> visible(static_cast<size_t>(T), true);
   if (mask != nullptr) {
-    const MaskIndices mi = mask_indices({*mask}, mo.layout(), C, P);
+    const MaskIndices mi = mask_indices({*mask}, mo.layout, C, P);
     ids_keep = to_tensors(mi, dev).ids_keep;
     std::fill(visible.begin(), visible.end(), false);
     for (int64_t t : mi.ids_keep) visible[static_cast<size_t>(t)] = true;
   }
   torch::NoGradGuard no_grad;
   const Parts& pt = impl_->parts;
-  auto tokens =
-      patchify(detail::windows_tensor(windows, {row}, dev), mo.layout(), mo.patch_length());
+  auto tokens = patchify(detail::windows_tensor(windows, {row}, dev), mo.layout, mo.patch_length);
   // The encoder's forward pass (MocaEncoderImpl::forward), layer by layer.
-  const int64_t D = mo.embed_dim(), H = mo.num_heads();
+  const int64_t D = mo.embed_dim, H = mo.num_heads;
   auto pos = pt.pos_embed[0];
   auto tok_pos = pos_rows.defined() ? pos.index_select(0, pos_rows + 1) : pos.slice(0, 1);
   torch::Tensor x;
@@ -275,7 +274,7 @@ Eigen::MatrixXd EncoderInspector::embed(const data::Windows& windows, Pool pool)
     std::vector<int> rows(static_cast<size_t>(std::min(bs, windows.size() - s)));
     std::iota(rows.begin(), rows.end(), s);
     auto x = detail::windows_tensor(windows, rows, impl_->device);
-    auto h = impl_->encoder->forward(patchify(x, mo.layout(), mo.patch_length()), {}, pos_rows);
+    auto h = impl_->encoder->forward(patchify(x, mo.layout, mo.patch_length), {}, pos_rows);
     auto f = pool == Pool::kCls ? h.select(1, 0) : h.slice(1, 1).mean(1);
     out.middleRows(s, static_cast<Eigen::Index>(rows.size())) = detail::to_eigen(f);
   }

@@ -104,8 +104,8 @@ std::vector<std::pair<std::string, torch::Tensor>> named_state(torch::nn::Module
 std::vector<int64_t> pytorch_shape(const std::string& moca_name, const torch::Tensor& t,
                                    const MocaOptions& mo) {
   if (moca_name == "encoder.patch_embed.weight") {
-    const int64_t cin = mo.layout() == TokenLayout::kModality ? 1 : mo.channels();
-    return {t.size(0), cin, 1, mo.patch_length()};
+    const int64_t cin = mo.layout == TokenLayout::kModality ? 1 : mo.channels;
+    return {t.size(0), cin, 1, mo.patch_length};
   }
   return sizes_of(t);
 }
@@ -140,8 +140,7 @@ PosEmbedKind detect_pos_embed(const NamedArray& pos, const MocaOptions& mo,
   double best = 1e300;
   PosEmbedKind kind = PosEmbedKind::kSinCos2d;
   for (PosEmbedKind k : {PosEmbedKind::kSinCos2d, PosEmbedKind::kSinCos1d}) {
-    const auto table =
-        sincos_pos_table(k, mo.layout(), mo.channels(), mo.patches(), mo.embed_dim());
+    const auto table = sincos_pos_table(k, mo.layout, mo.channels, mo.patches(), mo.embed_dim);
     if (table.size() != pos.values.size()) continue;
     double diff = 0.0;
     for (size_t i = 0; i < table.size(); ++i)
@@ -201,44 +200,44 @@ MocaOptions infer_options(const std::map<std::string, const NamedArray*>& by_nam
   }
   const int64_t P = layout == TokenLayout::kModality ? T / C : T;
   MocaOptions mo;
-  mo.channels(C)
-      .length(static_cast<int>(P * Lp))
-      .patch_length(static_cast<int>(Lp))
-      .layout(layout)
-      .embed_dim(static_cast<int>(D))
-      .depth(count_blocks(by_name, "blocks."))
-      .norm_pix_loss(o.norm_pix_loss)
-      .loss_scope(o.loss_scope);
+  mo.channels = C;
+  mo.length = static_cast<int>(P * Lp);
+  mo.patch_length = static_cast<int>(Lp);
+  mo.layout = layout;
+  mo.embed_dim = static_cast<int>(D);
+  mo.depth = count_blocks(by_name, "blocks.");
+  mo.norm_pix_loss = o.norm_pix_loss;
+  mo.loss_scope = o.loss_scope;
   const int64_t hidden = dim_at(find_array(by_name, "blocks.0.mlp.fc1.weight"), 0, 2);
   if (hidden % D != 0) {
     throw_invalid(where, "key 'blocks.0.mlp.fc1.weight' has " + std::to_string(hidden) +
                              " rows, not a multiple of the width " + std::to_string(D));
   }
-  mo.mlp_ratio(static_cast<int>(hidden / D));
+  mo.mlp_ratio = static_cast<int>(hidden / D);
   if (o.num_heads > 0) {
-    mo.num_heads(o.num_heads);
+    mo.num_heads = o.num_heads;
   } else {
     if (D % 64 != 0) {
       throw_invalid(where, "num_heads", "0",
                     "cannot be inferred for width " + std::to_string(D) +
                         " (not a multiple of head dim 64); give it");
     }
-    mo.num_heads(static_cast<int>(D / 64));
+    mo.num_heads = static_cast<int>(D / 64);
     notes.push_back("num_heads " + std::to_string(D / 64) +
                     " = width / 64 (timm's ViTs; heads are not visible in shapes)");
   }
   if (mae) {
     const int64_t Dd = dim_at(find_array(by_name, "decoder_embed.weight"), 0, 2);
-    mo.decoder_embed_dim(static_cast<int>(Dd))
-        .decoder_depth(count_blocks(by_name, "decoder_blocks."));
+    mo.decoder_embed_dim = static_cast<int>(Dd);
+    mo.decoder_depth = count_blocks(by_name, "decoder_blocks.");
     if (o.decoder_num_heads > 0) {
-      mo.decoder_num_heads(o.decoder_num_heads);
+      mo.decoder_num_heads = o.decoder_num_heads;
     } else {
       if (Dd % 32 != 0) {
         throw_invalid(where, "decoder_num_heads", "0",
                       "cannot be inferred for decoder width " + std::to_string(Dd) + "; give it");
       }
-      mo.decoder_num_heads(static_cast<int>(Dd / 32));
+      mo.decoder_num_heads = static_cast<int>(Dd / 32);
       notes.push_back("decoder_num_heads " + std::to_string(Dd / 32) +
                       " = decoder width / 32 (MAE's decoders; heads are not visible in shapes)");
     }
@@ -246,7 +245,7 @@ MocaOptions infer_options(const std::map<std::string, const NamedArray*>& by_nam
     notes.push_back("no decoder (classifier): decoder options are the defaults, unused");
   }
   mo.validate();
-  mo.pos_embed(detect_pos_embed(pos, mo, notes));
+  mo.pos_embed = detect_pos_embed(pos, mo, notes);
   notes.push_back("architecture: " + to_json(mo).dump());
   return mo;
 }
@@ -606,7 +605,7 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
   }
   meta["model"] = to_json(mo);
   meta["data"] = {
-      {"sample_rate_hz", o.sample_rate_hz}, {"length", mo.length()}, {"normalisation", "none"}};
+      {"sample_rate_hz", o.sample_rate_hz}, {"length", mo.length}, {"normalisation", "none"}};
   meta["source"] = o.source;
   meta["import_notes"] = r.notes;
   meta["finished"] = true;
@@ -649,8 +648,8 @@ InteropReport import_pytorch(const std::string& path, ImportOptions options,
       }
     }
     // The heads, which shapes do not show; options given win.
-    if (options.num_heads == 0) options.num_heads = e.model.num_heads();
-    if (options.decoder_num_heads == 0) options.decoder_num_heads = e.model.decoder_num_heads();
+    if (options.num_heads == 0) options.num_heads = e.model.num_heads;
+    if (options.decoder_num_heads == 0) options.decoder_num_heads = e.model.decoder_num_heads;
   }
   options.source = {{"file", path}};
   InteropReport r = import_arrays(arrays, options, out);

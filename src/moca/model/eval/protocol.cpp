@@ -16,8 +16,8 @@ namespace moca::model {
 ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
   const CheckpointInfo info = read_checkpoint_info(checkpoint);
   ModelGeometry g;
-  g.length = info.model.length();
-  g.patch_length = info.model.patch_length();
+  g.length = info.model.length;
+  g.patch_length = info.model.patch_length;
   const auto& meta = info.meta;
   if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
     g.sample_rate_hz = meta.at("data").at("sample_rate_hz").get<double>();

@@ -140,7 +140,7 @@ ReconstructResult reconstruct_window(const ReconstructOptions& o, const data::Wi
   }
   const CheckpointInfo info = read_checkpoint_info(o.checkpoint);
   const masking::Grid grid =
-      masking::make_grid(windows.channels, windows.length, info.model.patch_length());
+      masking::make_grid(windows.channels, windows.length, info.model.patch_length);
   masking::PolicyContext context;
   context.pilot = &windows;  // the data's modality groups
   const auto policy = masking::make_policy(o.policy, grid, context);

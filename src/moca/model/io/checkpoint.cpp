@@ -7,20 +7,20 @@
 namespace moca::model {
 
 nlohmann::json to_json(const MocaOptions& o) {
-  return nlohmann::json{{"channels", o.channels()},
-                        {"length", o.length()},
-                        {"patch_length", o.patch_length()},
-                        {"layout", to_string(o.layout())},
-                        {"embed_dim", o.embed_dim()},
-                        {"depth", o.depth()},
-                        {"num_heads", o.num_heads()},
-                        {"decoder_embed_dim", o.decoder_embed_dim()},
-                        {"decoder_depth", o.decoder_depth()},
-                        {"decoder_num_heads", o.decoder_num_heads()},
-                        {"mlp_ratio", o.mlp_ratio()},
-                        {"pos_embed", to_string(o.pos_embed())},
-                        {"loss_scope", to_string(o.loss_scope())},
-                        {"norm_pix_loss", o.norm_pix_loss()}};
+  return nlohmann::json{{"channels", o.channels},
+                        {"length", o.length},
+                        {"patch_length", o.patch_length},
+                        {"layout", to_string(o.layout)},
+                        {"embed_dim", o.embed_dim},
+                        {"depth", o.depth},
+                        {"num_heads", o.num_heads},
+                        {"decoder_embed_dim", o.decoder_embed_dim},
+                        {"decoder_depth", o.decoder_depth},
+                        {"decoder_num_heads", o.decoder_num_heads},
+                        {"mlp_ratio", o.mlp_ratio},
+                        {"pos_embed", to_string(o.pos_embed)},
+                        {"loss_scope", to_string(o.loss_scope)},
+                        {"norm_pix_loss", o.norm_pix_loss}};
 }
 
 MocaOptions moca_options_from_json(const nlohmann::json& j) {
@@ -40,23 +40,23 @@ MocaOptions moca_options_from_json(const nlohmann::json& j) {
   };
   if (!j.is_object()) throw_invalid("moca_options_from_json()", "not an object");
   MocaOptions o;
-  o.channels(get_int("channels"))
-      .length(get_int("length"))
-      .patch_length(get_int("patch_length"))
-      .layout(parse_enum(kTokenLayoutNames, get_str("layout"), "layout"))
-      .embed_dim(get_int("embed_dim"))
-      .depth(get_int("depth"))
-      .num_heads(get_int("num_heads"))
-      .decoder_embed_dim(get_int("decoder_embed_dim"))
-      .decoder_depth(get_int("decoder_depth"))
-      .decoder_num_heads(get_int("decoder_num_heads"))
-      .mlp_ratio(get_int("mlp_ratio"))
-      .pos_embed(parse_enum(kPosEmbedNames, get_str("pos_embed"), "pos_embed"))
-      .loss_scope(parse_enum(kLossScopeNames, get_str("loss_scope"), "loss"));
+  o.channels = get_int("channels");
+  o.length = get_int("length");
+  o.patch_length = get_int("patch_length");
+  o.layout = parse_enum(kTokenLayoutNames, get_str("layout"), "layout");
+  o.embed_dim = get_int("embed_dim");
+  o.depth = get_int("depth");
+  o.num_heads = get_int("num_heads");
+  o.decoder_embed_dim = get_int("decoder_embed_dim");
+  o.decoder_depth = get_int("decoder_depth");
+  o.decoder_num_heads = get_int("decoder_num_heads");
+  o.mlp_ratio = get_int("mlp_ratio");
+  o.pos_embed = parse_enum(kPosEmbedNames, get_str("pos_embed"), "pos_embed");
+  o.loss_scope = parse_enum(kLossScopeNames, get_str("loss_scope"), "loss");
   if (!j.contains("norm_pix_loss") || !j.at("norm_pix_loss").is_boolean()) {
     throw_invalid("moca_options_from_json()", "field 'norm_pix_loss' missing or not a boolean");
   }
-  o.norm_pix_loss(j.at("norm_pix_loss").get<bool>());
+  o.norm_pix_loss = j.at("norm_pix_loss").get<bool>();
   o.validate();
   return o;
 }

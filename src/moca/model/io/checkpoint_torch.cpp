@@ -120,10 +120,10 @@ OpenCheckpoint open_checkpoint(const std::string& path) {
   if (ck.info.kind != "mae" && ck.info.kind != "classifier") {
     throw std::runtime_error("checkpoint " + path + ": unknown kind '" + ck.info.kind + "'");
   }
-  if (static_cast<int>(ck.info.channel_names.size()) != ck.info.model.channels()) {
+  if (static_cast<int>(ck.info.channel_names.size()) != ck.info.model.channels) {
     throw std::runtime_error(
         "checkpoint " + path + ": " + std::to_string(ck.info.channel_names.size()) +
-        " channel names for a model of " + std::to_string(ck.info.model.channels()) + " channels");
+        " channel names for a model of " + std::to_string(ck.info.model.channels) + " channels");
   }
   return ck;
 }
@@ -193,16 +193,16 @@ torch::Tensor pos_rows_for_data(const CheckpointInfo& info,
                                 const std::vector<std::string>& channel_names, int channels,
                                 const torch::Device& device) {
   if (channel_names.empty()) {
-    if (channels != info.model.channels()) {
+    if (channels != info.model.channels) {
       throw_invalid("", "the data has " + std::to_string(channels) +
                             " unnamed channels but the model has " +
-                            std::to_string(info.model.channels()) +
+                            std::to_string(info.model.channels) +
                             "; name the channels to map them onto the model's");
     }
     return {};
   }
   const auto rows = match_channels(info.channel_names, channel_names);
-  if (is_identity_channel_map(rows, info.model.channels())) return {};
+  if (is_identity_channel_map(rows, info.model.channels)) return {};
   return pos_rows_for_channels(info.model, rows).to(device);
 }
 

@@ -16,9 +16,8 @@ namespace moca::model {
 namespace {
 
 torch::Tensor pos_table_tensor(const MocaOptions& o, int dim) {
-  const int rows_c = o.layout() == TokenLayout::kModality ? o.channels() : 1;
-  std::vector<float> table =
-      sincos_pos_table(o.pos_embed(), o.layout(), o.channels(), o.patches(), dim);
+  const int rows_c = o.layout == TokenLayout::kModality ? o.channels : 1;
+  std::vector<float> table = sincos_pos_table(o.pos_embed, o.layout, o.channels, o.patches(), dim);
   const int64_t rows = static_cast<int64_t>(rows_c) * o.patches() + 1;
   return torch::from_blob(table.data(), {1, rows, dim}, torch::kFloat32).clone();
 }
@@ -159,14 +158,14 @@ MocaEncoderImpl::MocaEncoderImpl(const MocaOptions& options, double drop_path) :
     throw_invalid("MocaEncoder()",
                   "drop_path (" + std::to_string(drop_path) + ") must be in [0, 1)");
   }
-  const int D = options_.embed_dim();
+  const int D = options_.embed_dim;
   patch_embed_ = register_module("patch_embed", torch::nn::Linear(options_.token_dim(), D));
   cls_token_ = register_parameter("cls_token", torch::zeros({1, 1, D}));
   pos_embed_ = register_buffer("pos_embed", pos_table_tensor(options_, D));
   block_list_ = register_module("blocks", torch::nn::ModuleList());
-  for (int k = 0; k < options_.depth(); ++k) {
-    const double rate = options_.depth() > 1 ? drop_path * k / (options_.depth() - 1) : 0.0;
-    blocks_.push_back(Block(D, options_.num_heads(), options_.mlp_ratio(), rate));
+  for (int k = 0; k < options_.depth; ++k) {
+    const double rate = options_.depth > 1 ? drop_path * k / (options_.depth - 1) : 0.0;
+    blocks_.push_back(Block(D, options_.num_heads, options_.mlp_ratio, rate));
     block_list_->push_back(blocks_.back());
   }
   norm_ = register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({D}).eps(1e-6)));
@@ -181,7 +180,7 @@ MocaEncoderImpl::MocaEncoderImpl(const MocaOptions& options, double drop_path) :
 torch::Tensor MocaEncoderImpl::forward(const torch::Tensor& tokens, const torch::Tensor& ids_keep,
                                        const torch::Tensor& pos_rows) {
   check_tokens(tokens, options_.token_dim(), "MocaEncoder::forward()");
-  const int64_t B = tokens.size(0), T = tokens.size(1), D = options_.embed_dim();
+  const int64_t B = tokens.size(0), T = tokens.size(1), D = options_.embed_dim;
   auto pos = pos_embed_[0];
   auto tok_pos = token_positions(pos, pos_rows);
   if (tok_pos.size(0) != T) {
@@ -207,13 +206,13 @@ torch::Tensor MocaEncoderImpl::forward(const torch::Tensor& tokens, const torch:
 
 MaeDecoderImpl::MaeDecoderImpl(const MocaOptions& options) : options_(options) {
   options_.validate();
-  const int Dd = options_.decoder_embed_dim();
-  embed_ = register_module("embed", torch::nn::Linear(options_.embed_dim(), Dd));
+  const int Dd = options_.decoder_embed_dim;
+  embed_ = register_module("embed", torch::nn::Linear(options_.embed_dim, Dd));
   mask_token_ = register_parameter("mask_token", torch::zeros({1, 1, Dd}));
   pos_embed_ = register_buffer("pos_embed", pos_table_tensor(options_, Dd));
   block_list_ = register_module("blocks", torch::nn::ModuleList());
-  for (int k = 0; k < options_.decoder_depth(); ++k) {
-    blocks_.push_back(Block(Dd, options_.decoder_num_heads(), options_.mlp_ratio(), 0.0));
+  for (int k = 0; k < options_.decoder_depth; ++k) {
+    blocks_.push_back(Block(Dd, options_.decoder_num_heads, options_.mlp_ratio, 0.0));
     block_list_->push_back(blocks_.back());
   }
   norm_ =
@@ -254,8 +253,8 @@ MocaMaeImpl::MocaMaeImpl(const MocaOptions& options) : options_(options) {
 }
 
 torch::Tensor MocaMaeImpl::targets(const torch::Tensor& x) const {
-  auto t = patchify(x, options_.layout(), options_.patch_length());
-  if (!options_.norm_pix_loss()) return t;
+  auto t = patchify(x, options_.layout, options_.patch_length);
+  if (!options_.norm_pix_loss) return t;
   const int64_t n = t.size(2);
   auto mean = t.mean(-1, /*keepdim=*/true);
   auto centred = t - mean;
@@ -266,24 +265,24 @@ torch::Tensor MocaMaeImpl::targets(const torch::Tensor& x) const {
 torch::Tensor MocaMaeImpl::loss(const torch::Tensor& target, const torch::Tensor& pred,
                                 const torch::Tensor& mask) const {
   auto per_token = (pred - target).pow(2).mean(-1);
-  if (options_.loss_scope() == LossScope::kAll) return per_token.mean();
+  if (options_.loss_scope == LossScope::kAll) return per_token.mean();
   return (per_token * mask).sum() / mask.sum();
 }
 
 MaeOutput MocaMaeImpl::forward(const torch::Tensor& x, const MaskTensors& masks,
                                const torch::Tensor& pos_rows) {
-  if (x.dim() != 3 || x.size(2) != options_.length()) {
+  if (x.dim() != 3 || x.size(2) != options_.length) {
     throw_invalid("MocaMae::forward()", "windows must be B x C x " +
-                                            std::to_string(options_.length()) + ", got " +
+                                            std::to_string(options_.length) + ", got " +
                                             c10::str(x.sizes()));
   }
-  if (options_.loss_scope() == LossScope::kMasked &&
+  if (options_.loss_scope == LossScope::kMasked &&
       masks.ids_keep.size(1) == masks.ids_restore.size(1)) {
     throw_invalid("MocaMae::forward()",
                   "loss scope 'masked' needs at least one masked token per window");
   }
   MaeOutput out;
-  auto tokens = patchify(x, options_.layout(), options_.patch_length());
+  auto tokens = patchify(x, options_.layout, options_.patch_length);
   if (masks.ids_restore.size(1) != tokens.size(1) || masks.ids_restore.size(0) != tokens.size(0)) {
     throw_invalid("MocaMae::forward()", "masks are " + c10::str(masks.ids_restore.sizes()) +
                                             " for " + std::to_string(tokens.size(0)) +
@@ -306,18 +305,17 @@ MocaClassifierImpl::MocaClassifierImpl(const MocaOptions& options, int classes, 
   encoder = register_module("encoder", MocaEncoder(options_, drop_path));
   if (probe_head) {
     head_norm = register_module(
-        "head_norm",
-        torch::nn::BatchNorm1d(
-            torch::nn::BatchNormOptions(options_.embed_dim()).affine(false).eps(1e-6)));
+        "head_norm", torch::nn::BatchNorm1d(
+                         torch::nn::BatchNormOptions(options_.embed_dim).affine(false).eps(1e-6)));
   }
-  head = register_module("head", torch::nn::Linear(options_.embed_dim(), classes));
+  head = register_module("head", torch::nn::Linear(options_.embed_dim, classes));
   torch::NoGradGuard no_grad;
   torch::nn::init::normal_(head->weight, 0.0, probe_head ? 0.01 : 2e-5);
   torch::nn::init::zeros_(head->bias);
 }
 
 torch::Tensor MocaClassifierImpl::features(const torch::Tensor& x, const torch::Tensor& pos_rows) {
-  auto tokens = patchify(x, options_.layout(), options_.patch_length());
+  auto tokens = patchify(x, options_.layout, options_.patch_length);
   return encoder->forward(tokens, {}, pos_rows).select(1, 0);
 }
 
@@ -331,7 +329,7 @@ torch::Tensor MocaClassifierImpl::forward(const torch::Tensor& x, const torch::T
 
 torch::Tensor pos_rows_for_channels(const MocaOptions& options,
                                     const std::vector<int>& channel_rows) {
-  if (options.layout() != TokenLayout::kModality) {
+  if (options.layout != TokenLayout::kModality) {
     throw_invalid("pos_rows_for_channels()",
                   "fewer-modality inference needs the modality token layout");
   }
@@ -339,10 +337,10 @@ torch::Tensor pos_rows_for_channels(const MocaOptions& options,
   std::vector<int64_t> rows;
   rows.reserve(channel_rows.size() * static_cast<size_t>(P));
   for (int c : channel_rows) {
-    if (c < 0 || c >= options.channels()) {
+    if (c < 0 || c >= options.channels) {
       throw_invalid("pos_rows_for_channels()",
                     "channel row " + std::to_string(c) + " outside the model's " +
-                        std::to_string(options.channels()) + " modalities");
+                        std::to_string(options.channels) + " modalities");
     }
     for (int p = 0; p < P; ++p) rows.push_back(static_cast<int64_t>(c) * P + p);
   }

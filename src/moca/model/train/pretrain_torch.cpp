@@ -148,7 +148,7 @@ double mae_loss_and_gradients(MocaMae& model, const torch::Tensor& x, const Mask
     return out.loss.item<double>();
   }
   std::vector<Shard> parts =
-      make_shards(x, masks, shards, model->options().loss_scope() == LossScope::kMasked);
+      make_shards(x, masks, shards, model->options().loss_scope == LossScope::kMasked);
   auto run = [&](Shard& part) {
     try {
       // Grad mode and autocast are thread-local.
@@ -228,7 +228,10 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
         std::make_unique<FileLock>(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
   }
   mo = preset(o.preset, train.channels, train.length, o.patch_length);
-  mo.layout(o.layout).pos_embed(o.pos_embed).loss_scope(o.loss).norm_pix_loss(o.norm_pix_loss);
+  mo.layout = o.layout;
+  mo.pos_embed = o.pos_embed;
+  mo.loss_scope = o.loss;
+  mo.norm_pix_loss = o.norm_pix_loss;
   mo.validate();
   local_batch = o.batch_size / world;
   if (!device.is_cuda()) {
@@ -395,7 +398,7 @@ double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loo
   }
   set_lr(*s.optimizer, lr);
   // The whole global batch's masks were drawn above; this rank takes its slice.
-  auto mt = to_tensors(mask_indices(loop.masks, run.mo.layout(), C, run.mo.patches()), run.device);
+  auto mt = to_tensors(mask_indices(loop.masks, run.mo.layout, C, run.mo.patches()), run.device);
   torch::Tensor x;
   double weight = 1.0;
   if (run.world == 1) {
@@ -404,7 +407,7 @@ double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loo
     const int b0 = run.rank * run.local_batch, b1 = b0 + run.local_batch;
     const data::RowMatrixXf mine = loop.batch.middleRows(b0, run.local_batch);
     x = detail::batch_tensor(mine, C, L, run.device);
-    weight = run.mo.loss_scope() == LossScope::kMasked
+    weight = run.mo.loss_scope == LossScope::kMasked
                  ? mt.mask.slice(0, b0, b1).sum().item<double>() / mt.mask.sum().item<double>()
                  : static_cast<double>(run.local_batch) / B;
     mt = {mt.ids_keep.slice(0, b0, b1), mt.ids_restore.slice(0, b0, b1), mt.mask.slice(0, b0, b1)};
