@@ -78,3 +78,28 @@ def check_float(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} ({value!r}) must be a number")
     return float(value)
+
+
+def document_keywords(fn: Any, rows: Any, source: str) -> None:
+    """Appends the keywords of an options struct's schema ``rows`` (``_core.*_options()``) to
+    ``fn``'s docstring and signature: each row's key, flag, rule, choices, default and help. A
+    key that is already an explicit parameter keeps it; an empty default ("" or []) is shown as
+    none and is None in the signature."""
+    import inspect
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind != inspect.Parameter.VAR_KEYWORD]
+    explicit = {p.name for p in params}
+    lines = ["", f"    Keywords (``{source}``' schema; flag, rule, default):", ""]
+    for row in rows:
+        default = None if row["default"] in ("", []) else row["default"]
+        rule = f"; {row['rule']}" if row["rule"] else ""
+        choices = f"; one of {', '.join(row['choices'])}" if row["choices"] else ""
+        shown = "none" if default is None else repr(default)
+        lines.append(f"    * ``{row['key']}`` (``{row['flag']}``{rule}{choices}; default {shown}):"
+                     f" {row['help']}.")
+        if row["key"] not in explicit:
+            params.append(inspect.Parameter(row["key"], inspect.Parameter.KEYWORD_ONLY,
+                                            default=default))
+    fn.__doc__ = (fn.__doc__ or "") + "\n".join(lines) + "\n"
+    fn.__signature__ = inspect.Signature(
+        params, return_annotation=inspect.signature(fn).return_annotation)

@@ -4,14 +4,14 @@ transitions. Windows are ``X`` (N, C, L) float32, labels ``y`` (N,) and subject 
 sample_rate_hz, description)."""
 from __future__ import annotations
 
-import inspect
 import os
 from typing import Any, Dict, NamedTuple, Optional, Union
 
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, as_int_vector, check_float, check_int, check_seed
+from ._checks import (as_float_array, as_int_vector, check_float, check_int, check_seed,
+                      document_keywords)
 
 __all__ = ["Dataset", "load", "synthetic_transitions", "GENERATOR"]
 
@@ -82,27 +82,7 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
         check_seed(seed, "seed")))
 
 
-def _document() -> None:
-    """Appends the schema's keywords to load's docstring and signature."""
-    rows = list(_core.dataset_options())
-    lines = ["", "    Keywords (``data::DatasetOptions``' schema; flag, rule, default):", ""]
-    params = [p for p in inspect.signature(load).parameters.values()
-              if p.kind != inspect.Parameter.VAR_KEYWORD]
-    for row in rows:
-        default = row["default"]
-        shown = "none" if default in ("", []) else repr(default)
-        rule = f"; {row['rule']}" if row["rule"] else ""
-        choices = f"; one of {', '.join(row['choices'])}" if row["choices"] else ""
-        lines.append(f"    * ``{row['key']}`` (``{row['flag']}``{rule}{choices}; default {shown}):"
-                     f" {row['help']}.")
-        params.append(inspect.Parameter(row["key"], inspect.Parameter.KEYWORD_ONLY,
-                                        default=None if default in ("", []) else default))
-    load.__doc__ = (load.__doc__ or "") + "\n".join(lines) + "\n"
-    load.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        params, return_annotation=inspect.signature(load).return_annotation)
-
-
-_document()
+document_keywords(load, _core.dataset_options(), "data::DatasetOptions")
 
 
 def synthetic_transitions(X: Any, y: Any, n: int, seed: int = 0,

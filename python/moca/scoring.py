@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
-from ._checks import as_float_array, as_int_vector, check_int
+from ._checks import as_float_array, as_int_vector, check_int, document_keywords
 from .masking import Policy
 
 __all__ = ["ScoreResult", "score", "compare"]
@@ -234,24 +234,4 @@ def compare(X: Any, a: Union[str, Policy], b: Union[str, Policy], **options: Any
     return r.comparisons[0]
 
 
-def _document() -> None:
-    """Appends the schema's keywords to score's docstring and signature."""
-    import inspect
-    params = [p for p in inspect.signature(score).parameters.values()
-              if p.kind != inspect.Parameter.VAR_KEYWORD]
-    explicit = {p.name for p in params}
-    lines = ["", "    Keywords (``masking::ScoreRunOptions``' schema; flag, rule, default):", ""]
-    for row in _core.score_options():
-        rule = f"; {row['rule']}" if row["rule"] else ""
-        choices = f"; one of {', '.join(row['choices'])}" if row["choices"] else ""
-        lines.append(f"    * ``{row['key']}`` (``{row['flag']}``{rule}{choices}; default "
-                     f"{row['default']!r}): {row['help']}.")
-        if row["key"] not in explicit:  # features is explicit: it also takes a moca.Encoder
-            params.append(inspect.Parameter(row["key"], inspect.Parameter.KEYWORD_ONLY,
-                                            default=row["default"]))
-    score.__doc__ = (score.__doc__ or "") + "\n".join(lines) + "\n"
-    score.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        params, return_annotation=inspect.signature(score).return_annotation)
-
-
-_document()
+document_keywords(score, _core.score_options(), "masking::ScoreRunOptions")
