@@ -32,8 +32,9 @@ def _dataset(d: Dict[str, Any]) -> Dataset:
 
 
 def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float] = None,
-         length: Optional[int] = None, windows: int = 1000, coupling: float = 0.8,
-         seed: int = 0, **options: Any) -> Dataset:
+         length: Optional[int] = None, windows: Optional[int] = None,
+         coupling: Optional[float] = None, seed: Optional[int] = None,
+         **options: Any) -> Dataset:
     """Loads what the tools' ``--data`` takes, through the same library call they make
     (``moca::data::open_dataset``; rules in docs/data.md).
 
@@ -45,7 +46,12 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
     folder's windows come back as stored (no resampling, cropping or padding) and the other
     sources at 50 Hz and L = 200; give both (or either: the other takes 50 / 200) to get exactly
     what the programs see (band-limited resampling, centre crop / edge pad). ``windows``,
-    ``coupling`` and ``seed`` set the generator (its spec keys override them).
+    ``coupling`` and ``seed`` set the generator (defaults 1000, 0.8 and 0).
+
+    A keyword that takes no effect is a ``ValueError`` naming it, as the programs refuse the
+    flag: the generator's three beside other data or beside the spec's key of the same name
+    (``"generator:coupling=0.5"``), ``sample_rate`` and ``npy_layout`` beside data that is not a
+    ``.npy`` folder.
 
     The other keywords are the tools' ``--data-*`` options (listed below with the flag each
     stands for; from ``data::DatasetOptions``' schema, the rows that make those flags); one left
@@ -78,8 +84,9 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
         os.fspath(spec), options,
         50.0 if rate is None else check_float(rate, "rate"),
         200 if length is None else check_int(length, "length"),
-        keep, check_int(windows, "windows"), check_float(coupling, "coupling"),
-        check_seed(seed, "seed")))
+        keep, None if windows is None else check_int(windows, "windows"),
+        None if coupling is None else check_float(coupling, "coupling"),
+        None if seed is None else check_seed(seed, "seed")))
 
 
 document_keywords(load, _core.dataset_options(), "data::DatasetOptions")

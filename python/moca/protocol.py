@@ -39,8 +39,9 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
 
     The other keywords are those of ``moca linprobe`` / ``moca finetune`` (listed below, with
     the flag each stands for); one left out, or None, is the command's default for the mode. A
-    keyword the mode does not use (``layer_decay`` for the probe) is a ValueError, as it would
-    be ignored; an unknown one a TypeError.
+    keyword the mode does not use (``layer_decay`` for the probe), or the protocol does not use
+    (``folds`` beside ``protocol="loso"``), is a ValueError, as it would be ignored; an unknown
+    one a TypeError.
 
     Returns a dict: ``protocol``; ``folds`` (per fold: ``fold``, ``train_windows``,
     ``test_windows``, ``test_subjects``, ``accuracy``, ``macro_f1``, ``balanced_accuracy``,

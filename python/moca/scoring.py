@@ -158,7 +158,9 @@ def score(X: Any, schemes: Sequence[Union[str, Policy]] = ("cross", "sync"), *,
     for; from ``masking::ScoreRunOptions``' schema, the rows that make those flags): one left
     out, or None, is the tool's default. ``X`` is copied once into float32 windows; the GIL is
     released while scoring. A bad value raises ``ValueError`` naming the keyword (the tool's
-    rule); an unknown keyword or a value of the wrong type ``TypeError``.
+    rule), and so does a keyword the estimator or kernel leaves without effect (``sigma``
+    beside ``estimator="cca"``, ``pca`` beside ``"kcca"``), as kcca_score refuses the flag; an
+    unknown keyword or a value of the wrong type ``TypeError``.
     """
     X = as_float_array(X, "X", 3, np.float32)
     yv = None if y is None else as_int_vector(y, "y", X.shape[0])

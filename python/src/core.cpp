@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "moca/common/random.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/selection.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/kcca/analysis.hpp"
 #include "moca/kcca/centering.hpp"
@@ -284,20 +286,50 @@ void bind_kcca(py::module_& m) {
       "Canonical variates K(X_new, X_train) coef (out-of-sample centred when center).");
 }
 
+// A keyword of moca.data.load given where it takes no effect (data::unused_options: coupling
+// beside HAPT data, npy_layout beside the generator) is a ValueError naming it, as the programs
+// refuse the flag. `generator` holds the generator keywords given (windows, coupling, seed).
+void refuse_unused_keywords(const std::string& spec, const data::DatasetOptions& o,
+                            const py::dict& options, const py::dict& generator) {
+  data::DataOptions all;
+  all.data = spec;
+  all.dataset = o;
+  py::dict given = options.attr("copy")();  // the caller's dict stays as it was
+  // the generator's fields under their keywords
+  const std::pair<const char*, const char*> keywords[] = {
+      {"synthetic_windows", "windows"}, {"coupling", "coupling"}, {"synthetic_seed", "seed"}};
+  std::vector<UnusedOption> unused = data::unused_options(all, /*split_used=*/false);
+  for (UnusedOption& u : unused) {
+    for (const auto& [field, keyword] : keywords) {
+      if (u.field == std::string("DataOptions::") + field) {
+        u.field = keyword;
+        if (generator.contains(keyword)) given[keyword] = generator[keyword];
+      }
+    }
+  }
+  refuse_unused(unused, given);
+}
+
 // open_dataset, synthetic_transitions: the programs' data on the Python side.
 void bind_data(py::module_& m) {
   m.def(
       "open_dataset",
       [](const std::string& spec, const py::dict& options, double rate, int length,
-         bool keep_rate_and_length, int windows, double coupling, std::uint64_t seed) {
+         bool keep_rate_and_length, std::optional<int> windows, std::optional<double> coupling,
+         std::optional<std::uint64_t> seed) {
         data::DatasetOptions o;
         set_from_kwargs(o, options, kEveryScope, "moca.data.load");
         o.target_rate_hz = rate;
         o.length = length;
         o.keep_rate_and_length = keep_rate_and_length;
-        o.generator.windows = windows;
-        o.generator.coupling = coupling;
-        o.generator.seed = seed;
+        o.generator.windows = windows.value_or(o.generator.windows);
+        o.generator.coupling = coupling.value_or(o.generator.coupling);
+        o.generator.seed = seed.value_or(o.generator.seed);
+        py::dict generator;
+        if (windows) generator["windows"] = *windows;
+        if (coupling) generator["coupling"] = *coupling;
+        if (seed) generator["seed"] = *seed;
+        refuse_unused_keywords(spec, o, options, generator);
         data::Dataset d;
         try {
           py::gil_scoped_release release;
@@ -439,6 +471,7 @@ void bind_scoring(py::module_& m) {
           [](const py::dict& options) {
             ScoreRunOptions o;
             set_from_kwargs(o, options, kEveryScope, "moca.score");
+            refuse_unused(masking::unused_options(o.score), options);  // as kcca_score does
             return o;
           },
           py::arg("options"),

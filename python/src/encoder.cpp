@@ -200,6 +200,7 @@ void bind_protocol(py::module_& m) {
         const model::DownstreamMode m = parse_enum(model::kDownstreamModeNames, mode, "mode");
         o.downstream = model::downstream_defaults(m);
         set_from_kwargs(o, options, model::mode_scope(m), "mode " + mode);
+        refuse_unused(model::unused_options(o), options);  // as the programs refuse the flag
         o.downstream.runtime.threads = threads;
         o.downstream.progress = false;
         o.source = "numpy";

@@ -244,4 +244,17 @@ std::string with_keyword_names(std::string message) {
   return message;
 }
 
+/// Refuses each option of `unused` (a struct's unused_options()) that `kwargs` gives, None
+/// aside: std::invalid_argument (a ValueError) `key (value) takes no effect: why`, as the
+/// programs refuse the flag.
+inline void refuse_unused(const std::vector<UnusedOption>& unused, const py::dict& kwargs) {
+  for (const UnusedOption& u : unused) {
+    const std::string key = u.field.substr(u.field.rfind(':') + 1);
+    if (kwargs.contains(key) && !kwargs[py::str(key)].is_none()) {
+      throw std::invalid_argument(key + " (" + std::string(py::str(kwargs[py::str(key)])) +
+                                  ") takes no effect: " + u.why);
+    }
+  }
+}
+
 }  // namespace moca::python

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "data_flags.hpp"
+#include "field_flags.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "policy_study.hpp"
@@ -17,6 +18,8 @@ void add_split_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
   app->add_option("--generator-windows", o.selection.synthetic_windows,
                   "generator: windows (10 subjects)")
       ->capture_default_str();
+  // (library messages and data::unused_options name the field; this program's flag for it)
+  moca::tools::add_field_flag("DataOptions::synthetic_windows", "--generator-windows");
   app->add_option("--folds", o.selection.folds, "subject-wise folds; fold 0 is held out")
       ->capture_default_str();
   app->add_option("--split-seed", o.selection.split_seed,

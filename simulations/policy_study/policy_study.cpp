@@ -26,6 +26,7 @@
 #include "moca/common/random.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/splits.hpp"
+#include "moca/data/windows.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy.hpp"
@@ -597,8 +598,24 @@ class StudyRunner {
 void open_study(const PolicyStudyOptions& options, const PolicyStudyData& d, Ledger& ledger,
                 std::ostream& log) {
   json study = {{"kind", "study"}, {"settings", options.settings_json()}, {"data", d.description}};
+  // The windows' numbers, not only the data's path and shape: a resume on changed data would mix
+  // its runs and scores with the old ones.
+  const json fingerprints = {{"train", data::fingerprint(d.train)},
+                             {"test", data::fingerprint(d.test)}};
+  study["data_fingerprint"] = fingerprints;
   if (!options.recorded_options.empty()) study["options"] = options.recorded_options;
   if (open_study_record(ledger, study)) {
+    // Ledgers written before the fingerprints lack them: compared where recorded.
+    const json& was = ledger.records().front().value("data_fingerprint", fingerprints);
+    for (const char* part : {"train", "test"}) {
+      if (was.at(part) != fingerprints.at(part)) {
+        throw std::runtime_error(ledger.path() + ": the study's " + part +
+                                 " windows changed since its runs began (data fingerprint " +
+                                 was.at(part).get<std::string>() + " -> " +
+                                 fingerprints.at(part).get<std::string>() +
+                                 "); restore the data or use another --out");
+      }
+    }
     log << "policy_study: resuming " << ledger.path() << " (" << ledger.records().size() - 1
         << " records done)\n";
   }

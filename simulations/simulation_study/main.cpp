@@ -5,6 +5,7 @@
 
 #include "enum_option.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "run_cli.hpp"
 #include "simulation_study.hpp"
@@ -42,6 +43,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.score.threads, "OpenMP threads (0 = default)")
       ->capture_default_str();
   app.add_option("--json", o.json, "write results as JSON to this file");
+  // --pca takes no effect on the kcca estimator
+  moca::tools::after_parse(nullptr, [&o, &app] {
+    for (const moca::UnusedOption& u : moca::masking::unused_options(o.score))
+      moca::tools::inert_field(app, u.field, u.why);
+  });
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
     o.recorded_options = moca::tools::config_json(app);

@@ -547,6 +547,7 @@ json check_and_describe(const TransferStudyOptions& o, std::ostream& log) {
     json j = opened.dataset.to_json();
     j["name"] = d.name;
     j["protocol"] = model::to_string(opened.protocol.protocol);
+    j["fingerprint"] = data::fingerprint(opened.dataset.windows);  // its numbers (resume check)
     described.push_back(j);
   }
   return described;
@@ -640,6 +641,21 @@ int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::os
                                  " changed since its units ran (fingerprint " +
                                  was.at(name).get<std::string>() + " -> " +
                                  checkpoints.at(name).get<std::string>() +
+                                 "); restore it or use another --out");
+      }
+    }
+    // The data sets' numbers too: one changed in place under the same path and shape would
+    // mix its units with the old ones.
+    const json& was_data = ledger.records().front().value("data", json::array());
+    for (size_t i = 0; i < was_data.size() && i < described.size(); ++i) {
+      const json& a = was_data[i];
+      const json& b = described[i];
+      if (a.contains("fingerprint") && a.value("name", "") == b.at("name") &&
+          a.at("fingerprint") != b.at("fingerprint")) {
+        throw std::runtime_error(ledger.path() + ": data set " + b.at("name").get<std::string>() +
+                                 " changed since its units ran (data fingerprint " +
+                                 a.at("fingerprint").get<std::string>() + " -> " +
+                                 b.at("fingerprint").get<std::string>() +
                                  "); restore it or use another --out");
       }
     }

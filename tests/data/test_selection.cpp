@@ -1,12 +1,16 @@
 // data::select and data::split (selection.hpp): the windows the generator options ask for at the
-// length and rate asked for, and each split kind equal to the split it names (splits.hpp).
+// length and rate asked for, and each split kind equal to the split it names (splits.hpp);
+// data::unused_options, the options the others leave without effect.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "moca/data/selection.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/synthetic.hpp"
+#include "test_util.hpp"
 
 using moca::data::DataOptions;
 using moca::data::SplitKind;
@@ -78,4 +82,59 @@ TEST_CASE("SplitKind: names round-trip, others are refused naming the choices") 
   CHECK_THROWS_WITH_AS(moca::parse_enum(moca::data::kSplitKindNames, "kfold", "split"),
                        doctest::Contains("random, subject-kfold, all"), std::invalid_argument);
   CHECK(moca::data::default_data_spec(false) == "generator");
+}
+
+namespace {
+
+// The fields unused_options lists, in order.
+std::vector<std::string> unused_fields(const DataOptions& o, bool split_used) {
+  std::vector<std::string> out;
+  for (const auto& u : moca::data::unused_options(o, split_used)) out.push_back(u.field);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("unused_options: the format's own options, the spec's keys and the split's rows") {
+  using V = std::vector<std::string>;
+  DataOptions o = generator_options();
+  // the generator: the format of a bare folder and the .npy folder's options take no effect;
+  // split rows only when asked
+  const V generator = {"DatasetOptions::data_format", "DatasetOptions::sample_rate",
+                       "DatasetOptions::npy_layout"};
+  CHECK(unused_fields(o, false) == generator);
+  V expected = generator;
+  expected.insert(expected.end(), {"DataOptions::folds", "DataOptions::fold"});
+  CHECK(unused_fields(o, true) == expected);
+  o.split = SplitKind::kSubjectKfold;
+  CHECK(unused_fields(o, true).back() == "DataOptions::train_fraction");
+  o.split = SplitKind::kAll;
+  expected = generator;
+  expected.insert(expected.end(), {"DataOptions::train_fraction", "DataOptions::folds",
+                                   "DataOptions::fold", "DataOptions::split_seed"});
+  CHECK(unused_fields(o, true) == expected);
+  // a spec key sets what its option would
+  o = generator_options();
+  o.data = "generator:coupling=0.5,seed=2";
+  const auto u = moca::data::unused_options(o, false);
+  REQUIRE(u.size() == 5);
+  CHECK(u[3].field == "DataOptions::coupling");
+  CHECK(u[3].why == "the data spec's coupling=0.5 sets it");
+  CHECK(u[4].field == "DataOptions::synthetic_seed");
+  // a bare .npy folder: the generator's options take no effect, --data-format names its format
+  const std::string dir = moca::data::test::scratch_dir("unused_options");
+  moca::data::export_dataset(moca::data::select(generator_options()).windows, dir);
+  o = DataOptions{};
+  o.data = dir;
+  const V npy = {"DataOptions::synthetic_windows", "DataOptions::coupling",
+                 "DataOptions::synthetic_seed"};
+  CHECK(unused_fields(o, false) == npy);
+  CHECK(moca::data::unused_options(o, false)[1].why ==
+        "only generator data uses it; the data is npy:" + dir);
+  o.data = "npy:" + dir;  // the spec names the format itself
+  CHECK(unused_fields(o, false).front() == "DatasetOptions::data_format");
+  o.data = dir;
+  // a spec that cannot be resolved: nothing of a format (open_dataset says why)
+  o.data = dir + "/missing";
+  CHECK(unused_fields(o, false).empty());
 }

@@ -67,7 +67,7 @@ def _generator_windows(samples, seed, coupling=0.8):
 
 
 @pytest.mark.parametrize("extra,kw", [
-    ([], {}),
+    (["--pca", "10"], dict(pca=10)),
     (["--features", "patch-mean", "--estimator", "kcca", "--scheme", "cross,sync:ratio=0.5",
       "--mask-mode", "shared"],
      dict(features="patch-mean", estimator="kcca", schemes=["cross", "sync:ratio=0.5"],
@@ -77,18 +77,17 @@ def test_score_equals_cli(tmp_path, extra, kw):
     samples, seed, draws = 120, 5, 4
     out = tmp_path / "s.json"
     run_tool("kcca_score", "--samples", str(samples), "--seed", str(seed), "--draws", str(draws),
-             "--pca", "10", "--json", str(out), *extra)
+             "--json", str(out), *extra)
     cli = json.loads(out.read_text())
     X, y, pid, meta = _generator_windows(samples, seed)
-    r = moca.score(X, seed=seed, draws=draws, pca=10, y=y, channel_names=meta["channel_names"],
-                   **kw)
+    r = moca.score(X, seed=seed, draws=draws, y=y, channel_names=meta["channel_names"], **kw)
     strip = lambda d: {k: v for k, v in d.items() if k != "seconds"}
     assert [strip(s) for s in r.schemes] == [strip(s) for s in cli["schemes"]]
     assert r.comparisons == cli["comparisons"]
     for key in ("estimator", "features", "pca", "draws", "mask_mode", "grid", "null_level"):
         assert r.settings[key] == cli["settings"][key], key
     d = moca.compare(X, *(kw.get("schemes") or ["cross", "sync"]), seed=seed, draws=draws,
-                     pca=10, **{k: v for k, v in kw.items() if k != "schemes"})
+                     **{k: v for k, v in kw.items() if k != "schemes"})
     assert d == cli["comparisons"][0]
 
 

@@ -347,7 +347,8 @@ def test_flag_beside_the_spec_key_it_duplicates_is_refused(program, args):
     pre = args[:2] if program == "moca" else []
     rest = args[2:] if program == "moca" else args
     p = run(program, *pre, "--data", "generator:coupling=0.8", "--coupling", "0.1", *rest, rc=2)
-    assert "--coupling (0.1) and --data's coupling=0.8 both set" in p.stderr, p.stderr
+    assert "--coupling (0.1) takes no effect: the data spec's coupling=0.8 sets it" in p.stderr, \
+        p.stderr
     run(program, *pre, "--data", "generator:coupling=0.5", *rest)  # the key alone
     run(program, *pre, "--coupling", "0.5", *rest)  # the flag alone
 
@@ -390,8 +391,52 @@ def test_finetune_refuses_architecture_flags_beside_a_checkpoint(tmp_path):
     for flag, value in (("--preset", "paper-base"), ("--patch-length", "5"),
                         ("--layout", "stacked"), ("--pos-embed", "1d")):
         p = run("moca", "finetune", "--checkpoint", "none.pt", flag, value, rc=2, cwd=tmp_path)
-        assert f"{flag} sets the architecture of --from-scratch" in p.stderr, p.stderr
+        assert f"{flag} ({value}) takes no effect: it sets the architecture of " \
+            "--from-scratch" in p.stderr, p.stderr
     # control: the defaults pass this check and fail only at the missing checkpoint
     p = run("moca", "finetune", "--checkpoint", "none.pt", rc=None, cwd=tmp_path)
-    assert p.returncode != 0 and "sets the architecture" not in p.stderr, p.stderr
+    assert p.returncode != 0 and "architecture" not in p.stderr, p.stderr
     assert "none.pt" in p.stderr, p.stderr
+
+
+def test_policy_study_refuses_data_changed_under_its_ledger(tmp_path):
+    """Work bound to its inputs: the study record holds the fingerprints of its windows, so a
+    resume on data changed in place (same path, same shape) is refused, naming the fingerprints;
+    the same data resumes."""
+    import numpy as np
+    data = tmp_path / "set"
+    run("moca", "data", "export", "--synthetic-windows", "90", "--out", data)
+    flags = ["--out", tmp_path / "ps", "--data", data, "--train-windows", "0",
+             "--test-windows", "0", "--policies",
+             "cross:ratio=0.5,sync:ratio=0.5,temporal:ratio=0.5", "--seeds", "1", "--features", "raw", "--pca", "4", "--draws", "2",
+             "--max-runs", "0", "--threads", "1"]
+    run("policy_study", *flags)
+    ledger = (tmp_path / "ps" / "ledger.jsonl").read_text().splitlines()
+    study = json.loads(ledger[0])
+    assert set(study["data_fingerprint"]) == {"train", "test"}
+    run("policy_study", *flags)  # control: the same data resumes
+    X = np.load(data / "X.npy")
+    np.save(data / "X.npy", X[::-1].copy())  # same shape, other windows in each place
+    p = run("policy_study", *flags, rc=1)
+    assert "windows changed since its runs began (data fingerprint" in p.stderr, p.stderr
+    assert (tmp_path / "ps" / "ledger.jsonl").read_text().splitlines() == ledger
+
+
+def test_transfer_study_refuses_a_data_set_changed_under_its_ledger(tmp_path):
+    """The study record holds each data set's fingerprint beside each checkpoint's: a data set
+    changed in place (same path and shape) is refused on resume, naming it."""
+    import numpy as np
+    data = tmp_path / "set"
+    run("moca", "data", "export", "--data", "generator:windows=42,subjects=3", "--out", data)
+    flags = ["--out", tmp_path / "ts", "--data", f"g={data}", "--settings", "ft",
+             "--scratch-preset", "tiny", "--scratch-epochs", "1", "--max-units", "0",
+             "--threads", "1"]
+    run("transfer_study", *flags)
+    ledger = (tmp_path / "ts" / "ledger.jsonl").read_text()
+    assert json.loads(ledger.splitlines()[0])["data"][0]["fingerprint"]
+    run("transfer_study", *flags)  # control: the same data resumes
+    X = np.load(data / "X.npy")
+    np.save(data / "X.npy", (X * 2).astype(X.dtype))
+    p = run("transfer_study", *flags, rc=1)
+    assert "data set g changed since its units ran (data fingerprint" in p.stderr, p.stderr
+    assert (tmp_path / "ts" / "ledger.jsonl").read_text() == ledger

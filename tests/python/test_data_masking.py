@@ -190,7 +190,13 @@ def test_load_keywords_are_the_data_flags(tmp_path):
     import tomllib
     params = inspect.signature(moca.data.load).parameters
     doc = moca.data.load.__doc__
-    cli = tomllib.loads(run_tool("kcca_score", "--print-config", cwd=tmp_path).stdout)
+    # (an .npy folder: beside the generator --sample-rate and --npy-layout take no effect, and
+    # --print-config leaves them out)
+    folder = tmp_path / "own"
+    folder.mkdir()
+    _own_folder(folder)
+    cli = tomllib.loads(run_tool("kcca_score", "--data", str(folder), "--print-config",
+                                 cwd=tmp_path).stdout)
     compared = 0
     for key in ("data_format", "modalities", "sample_rate", "drop_nonfinite", "keep_classes",
                 "channel_names", "segment", "npy_layout"):
@@ -215,7 +221,18 @@ def test_score_keywords_are_kcca_scores_flags(tmp_path):
     import tomllib
     params = inspect.signature(moca.score).parameters
     doc = moca.score.__doc__
-    cli = tomllib.loads(run_tool("kcca_score", "--print-config", cwd=tmp_path).stdout)
+    # (an .npy folder: beside the generator --sample-rate and --npy-layout take no effect, and
+    # --print-config leaves them out)
+    folder = tmp_path / "own"
+    folder.mkdir()
+    _own_folder(folder)
+    cli = tomllib.loads(run_tool("kcca_score", "--data", str(folder), "--print-config",
+                                 cwd=tmp_path).stdout)
+    # (the kcca estimator's rows: --print-config lists them beside --estimator kcca only)
+    kcca = tomllib.loads(run_tool("kcca_score", "--data", str(folder), "--estimator", "kcca",
+                                  "--print-config", cwd=tmp_path).stdout)
+    assert "sigma" not in cli and "pca" not in kcca
+    cli.update({k: kcca[k] for k in ("kernel", "gamma", "sigma")})
     keys = ("ratio", "features", "mask_mode", "patch_length", "cross_modal", "estimator",
             "draws", "pca", "ridge", "kernel", "gamma", "sigma", "seed", "threads")
     for key in keys:
@@ -233,7 +250,7 @@ def test_load_refuses_bad_keywords_naming_them(tmp_path):
     _own_folder(tmp_path)
     with pytest.raises(ValueError, match=r"^sample_rate \(-1\) must be >= 0$"):
         moca.data.load(str(tmp_path), sample_rate=-1)
-    with pytest.raises(ValueError, match="sample_rate .* applies to .npy folders"):
+    with pytest.raises(ValueError, match=r"^sample_rate \(30\) takes no effect: only npy data uses it"):
         moca.data.load("generator:windows=20", sample_rate=30)
     with pytest.raises(TypeError, match="did you mean sample_rate"):
         moca.data.load(str(tmp_path), sample_rate_hz=30)

@@ -125,9 +125,9 @@ def test_score_keywords_name_themselves():
     """moca.score's keywords are the rows of ScoreRunOptions' schema (issue 39): a bad value
     names the keyword, never a library struct; the control scores."""
     X = moca.data.load("generator", windows=40).X
-    for kw, text in ((dict(gamma=0), r"^gamma \(0\) must be > 0$"),
+    for kw, text in ((dict(estimator="kcca", gamma=0), r"^gamma \(0\) must be > 0$"),
                      (dict(ratio=1.5), r"^ratio \(1.5\) must be in \(0, 1\)$"),
-                     (dict(sigma=-1.0), r"^sigma \(-1\) must be >= 0$"),
+                     (dict(estimator="kcca", sigma=-1.0), r"^sigma \(-1\) must be >= 0$"),
                      (dict(pca=0), r"^pca \(0\) must be >= 1$"),
                      (dict(mask_mode="both"), r"^mask_mode \(both\) must be one of")):
         with pytest.raises(ValueError, match=text):
@@ -138,7 +138,8 @@ def test_score_keywords_name_themselves():
         moca.score(X, draws="3")
     with pytest.raises(TypeError, match="cross_modal must be a bool"):
         moca.score(X, cross_modal=1)
-    r = moca.score(X, ["cross"], draws=np.int64(2), gamma=np.float32(0.5), ratio=None)
+    r = moca.score(X, ["cross"], draws=np.int64(2), estimator="kcca", gamma=np.float32(0.5),
+                   ratio=None)
     assert r["cross"]["draws"] == 2 and r.to_dict()["settings"]["ratio"] == 0.75
 
 

@@ -70,6 +70,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--checkpoint", checkpoint, "--features encoder: MoCA checkpoint (moca pretrain)");
   app.add_option("--json", o.json, "write results as JSON to this file");
+  // The estimator's and kernel's rows; the split (--split-seed) only picks the windows
+  // Algorithm-1 transitions are spliced from.
+  moca::tools::after_parse(nullptr, [&o, &app] {
+    for (const moca::UnusedOption& u : moca::masking::unused_options(o.scoring.score))
+      moca::tools::inert_field(app, u.field, u.why);
+    const auto spec = moca::data::resolve_spec(o.data);
+    if (o.transitions == 0 || (o.transitions < 0 && spec &&
+                               !moca::data::format_entry(spec->format).transitions_by_default)) {
+      moca::tools::inert_option(app, "--split-seed",
+                                "it splits the windows Algorithm-1 transitions are spliced "
+                                "from, and none are scored (--transitions)");
+    }
+  });
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
     load_encoder(o, checkpoint);

@@ -229,6 +229,20 @@ Subcommand add_data_cli(CLI::App& app) {
   add_no_progress(di, *no_progress);
   add_no_progress(de, *no_progress);
   add_no_progress(dw, *no_progress);
+  after_parse(de, [de, exp] {
+    if (exp->transitions != 0) return;
+    for (const char* flag :
+         {"--split", "--train-fraction", "--split-seed", "--folds", "--fold", "--seed"}) {
+      inert_option(*de, flag,
+                   "it chooses the --transitions spliced, and without --transitions every "
+                   "window is exported as it is");
+    }
+  });
+  after_parse(dw, [dw, win] {
+    if (win->options.rule != data::LabelRule::kTransition) {
+      inert_option(*dw, "--transition-seconds", "only --label-rule transition uses it");
+    }
+  });
   return {dat, [ins, exp, win, di, dw](const nlohmann::json& options) {
             ins->recorded_options = options;
             if (di->parsed()) {

@@ -77,19 +77,25 @@ struct ClassifyFlags {
       if (!o.checkpoint.empty()) {
         throw std::invalid_argument("--from-scratch takes no --checkpoint");
       }
-      return;
-    }
-    // A checkpoint brings its own architecture: a from-scratch-only row (--preset,
-    // --patch-length, --layout, --pos-embed) other than its default would be ignored beside it.
-    // (By value, so a --print-config file, which lists every flag, still runs with --config.)
-    const auto set = changed_flags(o, model::downstream_defaults(o.mode), model::kScratchScope);
-    if (!set.empty()) {
-      throw std::invalid_argument(set.front() +
-                                  " sets the architecture of --from-scratch; a --checkpoint "
-                                  "brings its own, so it would be ignored");
     }
   }
 };
+
+// The flags that the other flags leave without effect: beside a checkpoint, which brings its
+// own architecture, the from-scratch-only rows (--preset, --patch-length, --layout, --pos-embed);
+// the split rows of the protocols that do not use them.
+void add_effect_checks(const CLI::App* s, const ClassifyFlags& flags, ClassifyCommand& c) {
+  after_parse(s, [s, &flags, &c] {
+    if (!flags.from_scratch) {
+      for (const std::string& flag : scope_flags(c.run.downstream, model::kScratchScope)) {
+        inert_option(*s, flag,
+                     "it sets the architecture of --from-scratch, and --checkpoint brings its "
+                     "own");
+      }
+    }
+    for (const UnusedOption& u : model::unused_options(c.run)) inert_field(*s, u.field, u.why);
+  });
+}
 
 }  // namespace
 
@@ -107,6 +113,9 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   p->add_option("--json", pre->json, "summary JSON file");
   add_dist_options(p, t.dist);
   add_no_progress(p, *no_progress);
+  after_parse(p, [p, pre] {
+    for (const UnusedOption& u : model::unused_options(pre->train)) inert_field(*p, u.field, u.why);
+  });
   return {p, [pre, no_progress](const nlohmann::json& options) {
             pre->recorded_options = options;
             record_warmup(pre->recorded_options, "pretrain", pre->train.warmup_note(),
@@ -194,6 +203,7 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
                 "supervised ViT baseline from random initialisation (no checkpoint)");
   }
   add_no_progress(s, text->no_progress);
+  add_effect_checks(s, *text, *c);
   return {s, [c, text, finetune](const nlohmann::json& options) {
             c->recorded_options = options;
             text->apply(*c);

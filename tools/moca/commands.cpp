@@ -667,16 +667,6 @@ nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, 
                                 std::to_string(cmd.transitions) + ") must be >= 0");
   }
   check_writable_folder(cmd.out_dir, "--out");
-  const DataOptions defaults;
-  if (cmd.transitions == 0 &&
-      (cmd.data.split != defaults.split || cmd.data.train_fraction != defaults.train_fraction ||
-       cmd.data.split_seed != defaults.split_seed || cmd.data.folds != defaults.folds ||
-       cmd.data.fold != defaults.fold)) {
-    // (by value: a --print-config file lists them at their defaults)
-    throw std::invalid_argument(
-        "--split, --train-fraction, --split-seed, --folds and --fold choose the windows "
-        "--transitions splices; without --transitions every window is exported");
-  }
   const data::Dataset d = open_command_data(cmd.data, nullptr, log);
   data::Windows w = d.windows;
   std::string what = "windows";

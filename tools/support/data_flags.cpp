@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "run_cli.hpp"
 #include "schema_options.hpp"
 
 namespace moca::tools {
@@ -11,6 +12,14 @@ void add_data_flags(CLI::App* app, data::DataOptions& options, Scope scope) {
   app->option_defaults()->group("Data");
   add_schema_options(app, options, scope);
   app->option_defaults()->group(group);
+  // A data flag that the data or the split leaves without effect is refused when given, and not
+  // recorded otherwise (--coupling beside HAPT data, --folds beside --split random).
+  const bool split_used = (scope & data::kSplitScope) != 0;
+  after_parse(app, [app, &options, split_used] {
+    for (const moca::UnusedOption& u : data::unused_options(options, split_used)) {
+      inert_field(*app, u.field, u.why);
+    }
+  });
 }
 
 }  // namespace moca::tools

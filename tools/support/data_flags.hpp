@@ -10,7 +10,9 @@
 namespace moca::tools {
 
 /// Adds to `app`, in its "Data" group, a flag for every row of DataOptions::schema in `scope`
-/// (data::kDataSourceScope, kGeneratorScope, ...), bound to `options`.
+/// (data::kDataSourceScope, kGeneratorScope, ...), bound to `options`. After the parse, the
+/// flags that data::unused_options() finds without effect (the split's only with kSplitScope)
+/// are refused when stated and left out of the recorded options (run_cli.hpp, inert_option).
 void add_data_flags(CLI::App* app, data::DataOptions& options, Scope scope);
 
 }  // namespace moca::tools

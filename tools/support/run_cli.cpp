@@ -10,8 +10,10 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "field_flags.hpp"
@@ -24,6 +26,11 @@ namespace moca::tools {
 namespace {
 
 std::string g_tool = "moca";  // the running program's name, for the terminate handler
+// The parse of this process (one run_cli per program): its command line, the checks to run
+// after it and the options they found without effect.
+std::vector<std::string> g_args;
+std::vector<std::pair<const CLI::App*, std::function<void()>>> g_after_parse;
+std::set<const CLI::Option*> g_inert;
 
 // Whether `app` or a subcommand on its command line has the option `flag`.
 bool has_flag_in(const CLI::App& app, const std::string& flag) {
@@ -240,7 +247,7 @@ std::optional<std::vector<std::string>> config_items(const CLI::Option& o) {
 
 /// Whether `o` is written to the config: configurable, named, and not excluded by a given option.
 bool recorded(const CLI::Option& o) {
-  if (!o.get_configurable() || o.get_single_name().empty()) return false;
+  if (!o.get_configurable() || o.get_single_name().empty() || g_inert.count(&o) != 0) return false;
   if (o.count() > 0) return true;
   for (const CLI::Option* x : o.get_excludes()) {
     if (x->count() > 0) return false;
@@ -281,6 +288,45 @@ nlohmann::json json_item(const std::string& arg) {
 
 }  // namespace
 
+void after_parse(const CLI::App* app, std::function<void()> check) {
+  g_after_parse.emplace_back(app, std::move(check));
+}
+
+bool stated(const CLI::Option& o) {
+  if (o.count() == 0) return false;
+  for (const std::string& arg : g_args) {
+    for (const std::string& name : o.get_lnames()) {
+      if (arg == "--" + name || arg.rfind("--" + name + "=", 0) == 0) return true;
+    }
+    for (const std::string& name : o.get_snames()) {
+      if (arg.rfind("-" + name, 0) == 0) return true;
+    }
+  }
+  // from the config file: stated unless it holds the default
+  const auto given = o.reduced_results();
+  const std::string d = o.get_default_str();
+  if (given.size() == 1 && given.front() == d) return false;
+  return !(d.size() >= 2 && d.front() == '[' && d.back() == ']' &&
+           CLI::detail::join(given, ",") == d.substr(1, d.size() - 2));
+}
+
+void inert_option(const CLI::App& app, const std::string& flag, const std::string& why) {
+  const CLI::Option* o = app.get_option_no_throw(flag);
+  if (o == nullptr) return;
+  if (stated(*o)) {
+    const auto given = o->reduced_results();
+    const std::string value = given.empty() ? "" : " (" + CLI::detail::join(given, ",") + ")";
+    throw std::invalid_argument(flag + value + " takes no effect: " + why);
+  }
+  g_inert.insert(o);
+}
+
+void inert_field(const CLI::App& app, const std::string& field, const std::string& why) {
+  const std::string flag =
+      with_flag_names(field, [&app](const std::string& f) { return has_flag_in(app, f); });
+  if (flag.rfind("--", 0) == 0) inert_option(app, flag, why);
+}
+
 nlohmann::json config_json(const CLI::App& app) {
   nlohmann::json j = nlohmann::json::object();
   for (const CLI::Option* o : app.get_options({})) {
@@ -314,9 +360,13 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
   std::vector<ConfigKey> keys;
   // The library's messages name option fields; the user reads this program's flags.
   const auto has_flag = [&app](const std::string& flag) { return has_flag_in(app, flag); };
+  g_args.assign(argv + 1, argv + argc);
   try {
     if (!path.empty()) keys = scan_config(app, path);
     app.parse(argc, argv);
+    for (const auto& [owner, check] : g_after_parse) {
+      if (owner == nullptr || owner->parsed()) check();
+    }
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -329,7 +379,8 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
               << "\n";
     return 2;
   } catch (const std::invalid_argument& e) {
-    std::cerr << tool << ": " << with_flag_names(e.what(), has_flag) << "\n";
+    std::cerr << tool << ": " << locate(with_flag_names(e.what(), has_flag), path, keys, argc, argv)
+              << "\n";
     return 2;
   }
   if (print_config) {

@@ -37,6 +37,28 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
 /// records as its result JSON's "options", so a result tells how to repeat it.
 nlohmann::json config_json(const CLI::App& app);
 
+/// Registers `check`, which run_cli runs after parsing `argv` and before --print-config and the
+/// body (in registration order): it declares the options the parsed values leave without effect
+/// (inert_option). A check registered for a subcommand that was not given is skipped when `app`
+/// says so (pass the subcommand).
+void after_parse(const CLI::App* app, std::function<void()> check);
+
+/// Whether the user stated `option`: gave it on the command line, or in the --config file at a
+/// value other than its default (a --print-config file lists every option at its value, so
+/// repeating a run with one states only what differs from the defaults).
+bool stated(const CLI::Option& option);
+
+/// Declares that `flag` of `app` takes no effect with the other options (`why`, e.g. "only
+/// generator data uses it; the data is hapt:DIR"). Stated (above), it is a usage error
+/// `FLAG (VALUE) takes no effect: WHY`; otherwise it is left out of --print-config and of
+/// config_json (the results' "options"), which record only what took effect. A flag `app` does
+/// not have is ignored.
+void inert_option(const CLI::App& app, const std::string& flag, const std::string& why);
+
+/// inert_option for the flag that sets the library field `field` (`Owner::key`) in this program
+/// (field_flags.hpp), if it has one.
+void inert_field(const CLI::App& app, const std::string& field, const std::string& why);
+
 /// Where a program prints its human-readable report: std::cout, or std::cerr when its result
 /// file `result_path` (--json FILE, kcca's --output FILE) is standard output (`-`, /dev/stdout),
 /// so that standard output carries the JSON alone.

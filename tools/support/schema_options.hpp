@@ -7,7 +7,6 @@
 /// the flag of this program.
 #include <CLI/CLI.hpp>
 #include <cstddef>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -68,56 +67,32 @@ class SchemaFlags {
   Scope scope_;
 };
 
-/// The visitor behind changed_flags: the flag and value (as text) of each row whose scope is
-/// exactly `scope`.
-class RowValues {
+/// The visitor behind scope_flags: the flag of each row whose scope is exactly `scope`.
+class RowFlags {
  public:
-  explicit RowValues(Scope scope) : scope_(scope) {}
+  explicit RowFlags(Scope scope) : scope_(scope) {}
   template <class T>
-  void operator()(const T& field, const Option& row) {
-    if (row.scope == scope_) rows_.emplace_back(row.flag, text(field));
+  void operator()(const T&, const Option& row) {
+    if (row.scope == scope_) flags_.emplace_back(row.flag);
   }
   template <class E, std::size_t N>
-  void operator()(const E& field, const Option& row, const EnumName<E> (&table)[N]) {
-    if (row.scope == scope_) rows_.emplace_back(row.flag, enum_name(table, field));
+  void operator()(const E&, const Option& row, const EnumName<E> (&)[N]) {
+    if (row.scope == scope_) flags_.emplace_back(row.flag);
   }
-  const std::vector<std::pair<std::string, std::string>>& rows() const { return rows_; }
+  const std::vector<std::string>& flags() const { return flags_; }
 
  private:
-  template <class T>
-  static std::string text(const T& v) {
-    if constexpr (moca::schema_detail::is_optional<T>::value) {
-      return v ? text(*v) : std::string("(unset)");
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      return v;
-    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      std::string out;
-      for (const auto& s : v) out += s + '\n';
-      return out;
-    } else {
-      static_assert(std::is_arithmetic_v<T>, "a schema field is a number, text or list");
-      std::ostringstream out;
-      out.precision(17);
-      out << v;
-      return out.str();
-    }
-  }
   Scope scope_;
-  std::vector<std::pair<std::string, std::string>> rows_;
+  std::vector<std::string> flags_;
 };
 
 /// The flags of the rows of O::schema whose scope is exactly `scope` (e.g. the rows only a
-/// from-scratch run takes) and whose values differ between `a` and `b`, in schema order.
+/// from-scratch run takes), in schema order.
 template <class O>
-std::vector<std::string> changed_flags(const O& a, const O& b, Scope scope) {
-  RowValues va(scope), vb(scope);
-  O::schema(a, va);
-  O::schema(b, vb);
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < va.rows().size(); ++i) {
-    if (va.rows()[i].second != vb.rows()[i].second) out.push_back(va.rows()[i].first);
-  }
-  return out;
+std::vector<std::string> scope_flags(const O& o, Scope scope) {
+  RowFlags rows(scope);
+  O::schema(o, rows);
+  return rows.flags();
 }
 
 /// Adds to `app` a flag for every row of O::schema in `scope` (the struct's bits, e.g.

@@ -92,6 +92,14 @@ struct Option {
   std::string field() const { return std::string(owner) + "::" + key; }
 };
 
+/// An option that the struct's other options leave without effect, and why: what a struct's
+/// unused_options() lists, so that the programs refuse the flag when the user states it (and do
+/// not record it otherwise) and Python refuses the keyword given.
+struct UnusedOption {
+  std::string field;  ///< `Owner::key`, as messages name it
+  std::string why;    ///< e.g. "only generator data uses it; the data is hapt:DIR"
+};
+
 // (Not moca::detail: a caller with `using namespace moca;` and another module's detail in sight
 // would find two.)
 namespace schema_detail {

@@ -560,16 +560,22 @@ void fit_to_model(Windows& w, Dataset& d, const DatasetOptions& o) {
 const std::vector<FormatEntry>& format_registry() {
   //  format                 detect          looks for                    reader
   //                          env              default  as given  transitions  study key
+  //                          own options
   static const std::vector<FormatEntry> rows = {
       {DataFormat::kNpy,       is_npy_folder,  "X.npy",                     open_npy_source,
-                               nullptr,         false,   true,     false,       nullptr},
+                               nullptr,         false,   true,     false,       nullptr,
+                               "DatasetOptions::sample_rate,DatasetOptions::npy_layout"},
       {DataFormat::kHapt,      is_hapt_folder, "RawData/ or labels.txt",    open_hapt_source,
-                               "MOCA_HAPT_DIR", true,    false,    true,        "hapt_windows"},
+                               "MOCA_HAPT_DIR", true,    false,    true,        "hapt_windows",
+                               ""},
       {DataFormat::kHmp,       is_hmp_folder,  "HMP_Dataset/ or folders of Accelerometer-*.txt",
                                                                             open_hmp_source,
-                               "MOCA_HMP_DIR",  false,   false,    false,       nullptr},
+                               "MOCA_HMP_DIR",  false,   false,    false,       nullptr,
+                               ""},
       {DataFormat::kGenerator, nullptr,        "",                          open_generator_source,
-                               nullptr,         false,   false,    false,       nullptr}};
+                               nullptr,         false,   false,    false,       nullptr,
+                               "DataOptions::synthetic_windows,DataOptions::coupling,"
+                               "DataOptions::synthetic_seed"}};
   return rows;
 }
 // clang-format on

@@ -203,6 +203,10 @@ struct FormatEntry {
   /// The key under which the studies' results record its window count (kept for readers of
   /// older results), or null.
   const char* study_windows_key;
+  /// The options only this format reads, as `Owner::key` fields of the data option schemas,
+  /// comma-separated: with data of another format they take no effect (unused_options in
+  /// selection.hpp).
+  const char* own_options;
 };
 
 /// The registry, in detection order.

@@ -1,6 +1,7 @@
 #include "moca/data/selection.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -17,6 +18,62 @@ void DataOptions::validate() const {
     throw_invalid("", "DataOptions::fold", std::to_string(fold),
                   "must be < DataOptions::folds (" + std::to_string(folds) + ")");
   }
+}
+
+std::optional<DataSpec> resolve_spec(const DataOptions& o) {
+  try {
+    if (o.data.empty()) return parse_data_spec(default_data_spec(o.dataset.use_env));
+    return parse_data_spec(o.data, o.dataset.format);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<UnusedOption> unused_options(const DataOptions& o, bool split_used) {
+  std::vector<UnusedOption> out;
+  if (const std::optional<DataSpec> spec = resolve_spec(o)) {
+    const std::string data = spec->to_string();
+    // the format of a bare folder; a spec that names its format (or none) has it already
+    if (o.data.empty() || o.data != spec->path) {
+      out.push_back(
+          {"DatasetOptions::data_format",
+           "it names the format of a bare folder given as the data; the data is " + data});
+    }
+    for (const FormatEntry& row : format_registry()) {
+      if (row.format == spec->format) continue;
+      std::istringstream fields(row.own_options);
+      for (std::string field; std::getline(fields, field, ',');) {
+        out.push_back(
+            {field, "only " + to_string(row.format) + " data uses it; the data is " + data});
+      }
+    }
+    // the generator spec's keys win over the options of the same name
+    const std::pair<const char*, const char*> keys[] = {
+        {"windows", "DataOptions::synthetic_windows"},
+        {"coupling", "DataOptions::coupling"},
+        {"seed", "DataOptions::synthetic_seed"}};
+    for (const auto& [key, value] : spec->params) {
+      for (const auto& [name, field] : keys) {
+        if (key == name)
+          out.push_back({field, "the data spec's " + key + "=" + value + " sets it"});
+      }
+    }
+  }
+  if (split_used) {
+    const std::string split_text = "the split is " + to_string(o.split);
+    if (o.split != SplitKind::kRandom) {
+      out.push_back(
+          {"DataOptions::train_fraction", "only the random split uses it; " + split_text});
+    }
+    if (o.split != SplitKind::kSubjectKfold) {
+      out.push_back({"DataOptions::folds", "only the subject-kfold split uses it; " + split_text});
+      out.push_back({"DataOptions::fold", "only the subject-kfold split uses it; " + split_text});
+    }
+    if (o.split == SplitKind::kAll) {
+      out.push_back({"DataOptions::split_seed", "the split all draws nothing"});
+    }
+  }
+  return out;
 }
 
 Dataset select(const DataOptions& o, int length, double rate_hz) {

@@ -6,8 +6,10 @@
 /// into a training and a test part (a seeded random split, subject-wise k folds, or all windows
 /// on both sides).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "moca/common/enum_names.hpp"
 #include "moca/data/dataset.hpp"
@@ -97,6 +99,22 @@ struct DataOptions {
                      kSplitScope, "in [0, folds)"});
   }
 };
+
+/// The spec `options` opens, resolved as open_dataset resolves it ($MOCA_HAPT_DIR or the
+/// generator for an empty spec, a folder's format from its contents), or nullopt when it cannot
+/// be resolved (open_dataset then says why).
+std::optional<DataSpec> resolve_spec(const DataOptions& options);
+
+/// The options of `options` that take no effect with its other options, whatever their values
+/// (the programs refuse one the user gave and leave the others out of their records; Python
+/// refuses a keyword given):
+/// - data_format unless the spec is a bare folder (whose format it names);
+/// - the options a format alone reads (FormatEntry::own_options) with data of another format
+///   (nothing of either when the spec cannot be resolved);
+/// - a generator option whose key the spec sets (`generator:coupling=0.5` beside coupling);
+/// - with `split_used`: train_fraction unless the split is random, folds and fold unless it is
+///   subject-kfold, split_seed when it is all.
+std::vector<UnusedOption> unused_options(const DataOptions& options, bool split_used);
 
 /// Opens the data of `options` (open_dataset) with windows of `length` samples at `rate_hz` (a
 /// checkpoint's; 0 = options.window_length at 50 Hz) and the generator's size, coupling and seed.

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/number_text.hpp"
@@ -304,6 +305,33 @@ void resampling_json(const AnalysisResult& a, json& j) {
 }
 
 }  // namespace
+
+std::vector<UnusedOption> unused_options(const AnalysisOptions& o) {
+  std::vector<UnusedOption> out;
+  auto add = [&out](const char* key, const std::string& why) {
+    out.push_back({std::string("AnalysisOptions::") + key, why});
+  };
+  if (o.cca) {
+    for (const char* key : {"kernel", "sigma", "degree", "coef0", "gamma", "gamma_u", "gamma_m",
+                            "center", "method", "rank"}) {
+      add(key, "only kernel CCA uses it; cca asks for linear CCA");
+    }
+    return out;
+  }
+  for (const char* key : {"pca", "ridge"}) add(key, "only linear CCA (cca) uses it");
+  const std::string kernel = "; the kernel is " + enum_name(kKernelTypeNames, o.kernel);
+  if (o.kernel != KernelType::kPolynomial) {
+    for (const char* key : {"degree", "coef0"}) add(key, "only the poly kernel uses it" + kernel);
+  }
+  if (o.kernel != KernelType::kGaussian && o.kernel != KernelType::kLaplacian) {
+    add("sigma", "only the rbf and laplacian kernels have a bandwidth" + kernel);
+  }
+  if (o.method != KccaMethod::kLowRank) {
+    add("rank",
+        "only the lowrank method uses it; the method is " + enum_name(kKccaMethodNames, o.method));
+  }
+  return out;
+}
 
 void AnalysisOptions::validate() const {
   if (!sigma_auto(*this)) parse_sigma(sigma);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/kcca/inference.hpp"
 #include "moca/kcca/kcca.hpp"
 #include "moca/kcca/kernels.hpp"
@@ -46,6 +47,12 @@ struct AnalysisOptions {
   /// that does not need the data.
   void validate() const;
 };
+
+/// The options `o` leaves without effect (the `kcca` tool refuses the flag stated): the kernel
+/// CCA rows (kernel, sigma, degree, coef0, gamma, gamma_u, gamma_m, center, method, rank) with
+/// `cca`; pca and ridge without it; degree and coef0 but for the poly kernel; sigma but for the
+/// rbf and laplacian kernels; rank but for the lowrank method.
+std::vector<UnusedOption> unused_options(const AnalysisOptions& o);
 
 /// The level of the bootstrap intervals.
 inline constexpr double kAnalysisBootstrapLevel = 0.95;

@@ -28,6 +28,27 @@ std::string to_string(MaskMode m) {
   return enum_name(kMaskModeNames, m);
 }
 
+std::vector<UnusedOption> unused_options(const ScoreOptions& o) {
+  std::vector<UnusedOption> out;
+  const std::string is = "; the estimator is " + to_string(o.estimator);
+  if (o.estimator == Estimator::kCca) {
+    for (const char* key : {"kernel", "gamma", "sigma"}) {
+      out.push_back({std::string("ScoreOptions::") + key, "only the kcca estimator uses it" + is});
+    }
+    return out;
+  }
+  for (const char* key : {"pca", "ridge"}) {
+    out.push_back({std::string("ScoreOptions::") + key, "only the cca estimator uses it" + is});
+  }
+  if (o.kernel != kcca::KernelType::kGaussian && o.kernel != kcca::KernelType::kLaplacian) {
+    out.push_back({"ScoreOptions::sigma",
+                   "only the rbf and laplacian kernels have a bandwidth; "
+                   "the kernel is " +
+                       enum_name(kcca::kKernelTypeNames, o.kernel)});
+  }
+  return out;
+}
+
 void ScoreOptions::validate() const {
   check_ranges(*this);
 }

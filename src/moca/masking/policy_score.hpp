@@ -99,6 +99,11 @@ struct ScoreOptions {
   }
 };
 
+/// The options `o`'s estimator and kernel leave without effect: kernel, gamma and sigma for the
+/// cca estimator; pca and ridge for kcca; sigma for the linear and poly kernels (the programs
+/// refuse the flag stated, Python the keyword given).
+std::vector<UnusedOption> unused_options(const ScoreOptions& o);
+
 /// Restricts `options` to the cross-modal part: the unmasked view keeps the first modality group
 /// of `windows`, the masked view the other groups (data::require_modalities, naming `what` in
 /// its error); windows that state no groups are split into channel halves

@@ -50,6 +50,18 @@ ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const 
   return out;
 }
 
+std::vector<UnusedOption> unused_options(const ProtocolOptions& o) {
+  std::vector<UnusedOption> out;
+  const std::string is = "; the protocol is " + to_string(o.protocol);
+  if (o.protocol != Protocol::kRandom) {
+    out.push_back({"ProtocolOptions::train_fraction", "only the random protocol uses it" + is});
+  }
+  if (o.protocol != Protocol::kSubjectKfold) {
+    out.push_back({"ProtocolOptions::folds", "only the subject-kfold protocol uses it" + is});
+  }
+  return out;
+}
+
 void ProtocolOptions::validate() const {
   downstream.validate();
   check_ranges(*this);  // the rows' ranges (schema): train_fraction, folds, label_fraction

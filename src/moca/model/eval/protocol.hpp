@@ -160,6 +160,11 @@ struct ProtocolResult {
   std::string predictions_csv() const;
 };
 
+/// The options that `o`'s protocol leaves without effect: train_fraction unless the protocol is
+/// random, folds unless it is subject-kfold (the programs refuse the flag stated, Python the
+/// keyword given).
+std::vector<UnusedOption> unused_options(const ProtocolOptions& o);
+
 /// The rows of `train` that a label fraction keeps (ProtocolOptions::label_fraction's rule),
 /// ascending; labels < 0 are never kept. Deterministic for `seed`.
 std::vector<int> label_subset(const data::Windows& train, double fraction, std::uint64_t seed);

@@ -9,6 +9,11 @@
 
 namespace moca::model {
 
+std::vector<UnusedOption> unused_options(const PretrainOptions& o) {
+  if (o.augment) return {};
+  return {{"PretrainOptions::augment_probability", "only augment uses it, and it is off"}};
+}
+
 void PretrainOptions::validate() const {
   detail::check_architecture("PretrainOptions", preset, patch_length);
   if (policy.empty()) {

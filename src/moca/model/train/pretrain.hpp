@@ -155,6 +155,10 @@ struct PretrainResult {
   long loop_iterations = 0;                  ///< iterations done during this call
 };
 
+/// The options `o` leaves without effect: augment_probability without augment (`moca pretrain`
+/// refuses the flag stated).
+std::vector<UnusedOption> unused_options(const PretrainOptions& o);
+
 /// Pre-trains a MoCA MAE on `train` (its windows, not its labels) on the ranks of `context`
 /// (data-parallel when its world has several; its options.dist must fit the context:
 /// RunContext::check_fits). Progress goes to stderr when options.progress (rank 0); a summary
