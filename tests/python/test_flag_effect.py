@@ -286,3 +286,88 @@ def test_every_kcca_score_flag_changes_the_scores_or_is_refused(tmp_path):
     for flag, value in KCCA_SCORE_REFUSED.items():
         p = run_tool("kcca_score", *base, flag, value, rc=2)
         assert f"{flag} ({value}) takes no effect: " in p.stderr, (flag, p.stderr)
+
+
+# Each flag of kcca, as for kcca_score: (value, the other flags it is given with) changes the
+# result, or is refused beside the base run.
+KCCA_CHANGES = {
+    "--u": ("u2.npy", []), "--m": ("m2.npy", []), "--kernel": ("laplacian", []),
+    "--sigma": ("2", []), "--gamma": ("0.5", []), "--gamma-u": ("0.5", []),
+    "--gamma-m": ("0.5", []), "--no-center": (None, []), "--components": ("2", []),
+    "--method": ("lowrank", []), "--rank": ("5", ["--method", "lowrank"]),
+    "--degree": ("3", ["--kernel", "poly"]), "--coef0": ("2", ["--kernel", "poly"]),
+    "--cca": (None, []), "--pca": ("2", ["--cca"]), "--ridge": ("0.5", ["--cca"]),
+    "--bootstrap": ("5", []), "--permutations": ("9", []),
+    "--seed": ("3", ["--bootstrap", "5"]),  # what it seeds: bootstrap, permutations, Nystrom
+}
+KCCA_REFUSED = {"--rank": "5", "--degree": "3", "--coef0": "2", "--pca": "2", "--ridge": "0.5"}
+KCCA_EXEMPT = {"--json": "prints JSON instead of text (test_cli.py)", "--output": "the output",
+               "--config": "the input", "--print-config": "", "--help": "",
+               "--center": "the default"}
+
+
+def test_every_kcca_flag_changes_the_result_or_is_refused(tmp_path):
+    flags = set()
+    for line in run_tool("kcca", "--help").stdout.splitlines():
+        for w in line.split()[:1]:
+            flags |= {f.split("{")[0] for f in w.split(",") if f.startswith("--")}
+    assert flags == set(KCCA_CHANGES) | set(KCCA_REFUSED) | set(KCCA_EXEMPT), flags
+    rng = np.random.default_rng(0)
+    for name in ("u", "m", "u2", "m2"):
+        np.save(tmp_path / f"{name}.npy", rng.standard_normal((40, 3)) + (
+            np.load(tmp_path / "u.npy") ** 2 if name == "m" else 0))
+    base = ["--u", "u.npy", "--m", "m.npy"]
+    run_tool("kcca", *base, "--output", "base.json", cwd=tmp_path)
+    for flag, (value, context) in KCCA_CHANGES.items():
+        args = list(base)
+        if flag in args:
+            args[args.index(flag) + 1] = value
+        else:
+            args += [flag] if value is None else [flag, value]
+        out = f"{flag.strip('-')}.json"
+        run_tool("kcca", *context, *args, "--output", out, cwd=tmp_path)
+        reference = tmp_path / "base.json"
+        if context:  # compared with the context alone
+            reference = tmp_path / f"{flag.strip('-')}_context.json"
+            run_tool("kcca", *context, *base, "--output", reference.name, cwd=tmp_path)
+        assert _scores(tmp_path / out) != _scores(reference), flag
+    for flag, value in KCCA_REFUSED.items():
+        p = run_tool("kcca", *base, flag, value, rc=2, cwd=tmp_path)
+        assert f"{flag} ({value}) takes no effect: " in p.stderr, (flag, p.stderr)
+
+
+# The data flags every moca command shares, on `moca data inspect` (what the loader sees).
+INSPECT_CHANGES = {
+    "--data": ("generator:noise=0.5", []), "--modalities": ("acc=0-2", []),
+    "--keep-classes": ("walking,sitting", []), "--channel-names": ("a_x,a_y,b_x,b_y,c_x,c_y", []),
+    "--segment": ("2", []), "--window-length": ("100", []), "--synthetic-windows": ("30", []),
+    "--coupling": ("0.2", []), "--synthetic-seed": ("3", []),
+}
+# (no split flags: inspect describes each program's split at its defaults; they were ignored)
+INSPECT_REFUSED = {"--data-format": "npy", "--sample-rate": "25", "--npy-layout": "NCL"}
+INSPECT_EXEMPT = {
+    "--checkpoint": "opens the data at a model's length and rate (test_inspect.py)",
+    "--drop-nonfinite": "inspect counts NaN/Inf windows instead (test_data_masking.py)",
+    "--no-progress": "documented: every moca command accepts it, those without a bar ignore it",
+    "--json": "the output", "--help": "",
+}
+
+
+def test_every_shared_data_flag_changes_what_is_loaded_or_is_refused(tmp_path):
+    flags = set()
+    for line in run_tool("moca", "data", "inspect", "--help").stdout.splitlines():
+        for w in line.split()[:1]:
+            flags |= {f for f in w.split(",") if f.startswith("--")}
+    assert flags == set(INSPECT_CHANGES) | set(INSPECT_REFUSED) | set(INSPECT_EXEMPT), flags
+
+    def inspect(*args):
+        out = tmp_path / "x.json"
+        size = [] if "--synthetic-windows" in args else ["--synthetic-windows", "40"]
+        p = run_tool("moca", "data", "inspect", *size, *args, "--json", str(out))
+        return _scores(out), p.stdout
+
+    for flag, (value, context) in INSPECT_CHANGES.items():
+        assert inspect(*context, flag, value) != inspect(*context), flag
+    for flag, value in INSPECT_REFUSED.items():
+        p = run_tool("moca", "data", "inspect", flag, value, rc=2)
+        assert f"{flag} ({value}) takes no effect: " in p.stderr, (flag, p.stderr)

@@ -190,7 +190,8 @@ Subcommand add_data_cli(CLI::App& app) {
   auto* dat = app.add_subcommand("data", "inspect or export a data set (any --data source)");
   dat->require_subcommand(1);
   auto* di = dat->add_subcommand("inspect", "what the loader sees and what each program does");
-  add_data_options(di, ins->data);
+  // (no split flags: inspect describes the split each program makes at its defaults)
+  add_data_options(di, ins->data, /*split=*/false);
   di->add_option("--checkpoint", ins->checkpoint, "open at this model's length and rate");
   di->add_option("--json", ins->json, "result JSON file");
   auto* de = dat->add_subcommand("export", "write any source as an ssl-wearables .npy folder");
