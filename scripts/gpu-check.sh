@@ -151,7 +151,8 @@ grep -o 'data-parallel backend[^"]*' "$out/configure.log" | sed 's/^/      /' >>
 # 2 ranks vs 1, same global batch (64) and seed, one epoch of 3 iterations: rank 0's logged
 # epoch loss must equal the 1-rank loss to fp32 reduction order.
 common=(pretrain --device cuda --preset tiny --epochs 2 --warmup-epochs 1 --batch 64
-        --synthetic-windows 192 --split all --seed 0 --no-progress --stop-after 3)
+        --data generator --synthetic-windows 192 --split all --seed 0 --no-progress
+        --stop-after 3)
 step dp_1rank "$build/bin/moca" "${common[@]}" --checkpoint "$out/dp1.pt"
 two_ranks() {  # two_ranks NAME LABEL BACKEND [ENV...]: a 2-rank launch, its loss against dp_1rank's
   local name=$1 label=$2 backend=$3; shift 3

@@ -182,9 +182,9 @@ TEST_CASE(
   const std::string r = root.string(), quiet = " > " + r + "/log.txt 2>&1";
   const std::string env = "OMP_WAIT_POLICY=passive ";
   // A tiny MAE, and two generated folders: 3 subjects (-> LOSO) and 8 subjects (-> 5-fold).
-  REQUIRE(shell(env + moca + " pretrain --preset tiny --synthetic-windows 120 --epochs 1 " +
-                "--warmup-epochs 0 --threads 1 --no-progress --checkpoint " + r + "/tiny.pt" +
-                quiet) == 0);
+  REQUIRE(shell(env + moca + " pretrain --data generator --preset tiny --synthetic-windows 120 " +
+                "--epochs 1 --warmup-epochs 0 --threads 1 --no-progress --checkpoint " + r +
+                "/tiny.pt" + quiet) == 0);
   REQUIRE(shell(moca + " data export --data generator:windows=45,subjects=3,seed=1 --out " + r +
                 "/g3" + quiet) == 0);
   REQUIRE(shell(moca + " data export --data generator:windows=64,subjects=8,seed=2 --out " + r +
@@ -279,9 +279,9 @@ TEST_CASE(
 
   // The checkpoint overwritten with another model (another seed): the ledger's units are not
   // reused for it, exit 1 naming the model (issue 38: they were, the path being the same).
-  REQUIRE(shell(env + moca + " pretrain --preset tiny --synthetic-windows 120 --epochs 1 " +
-                "--warmup-epochs 0 --threads 1 --no-progress --seed 9 --checkpoint " + r +
-                "/tiny.pt" + quiet) == 0);
+  REQUIRE(shell(env + moca + " pretrain --data generator --preset tiny --synthetic-windows 120 " +
+                "--epochs 1 --warmup-epochs 0 --threads 1 --no-progress --seed 9 --checkpoint " +
+                r + "/tiny.pt" + quiet) == 0);
   CHECK(shell(env + bin + " --out " + b + common + " --threads 1 > " + err + " 2>&1") == 1);
   CHECK_MESSAGE(read_text(err).find("model tiny's checkpoint") != std::string::npos,
                 read_text(err));
