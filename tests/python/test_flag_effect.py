@@ -145,6 +145,8 @@ def test_python_load_refuses_keywords_without_effect(npy):
 
 
 def test_python_run_protocol_refuses_split_keywords_its_protocol_does_not_use():
+    if not moca.with_torch:
+        pytest.skip("built without LibTorch")
     X, y, pid, meta = moca.data.load("generator", windows=30, seed=0)
     for protocol, kw, value in (("loso", "folds", 3), ("subject-kfold", "train_fraction", 0.6)):
         with pytest.raises(ValueError, match=f"^{kw} \\({value}\\) takes no effect: only "
