@@ -45,8 +45,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "write results as JSON to this file");
   // --pca takes no effect on the kcca estimator
   moca::tools::after_parse(nullptr, [&o, &app] {
-    for (const moca::UnusedOption& u : moca::masking::unused_options(o.score))
-      moca::tools::inert_field(app, u.field, u.why);
+    moca::tools::inert_fields(app, moca::masking::unused_options(o.score));
   });
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");

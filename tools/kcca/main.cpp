@@ -52,8 +52,7 @@ int main(int argc, char** argv) {
   app.add_option("--output", o.output, "also write the JSON result to this file");
   // The rows of the other solver (--pca without --cca, --sigma with it) and of other kernels.
   moca::tools::after_parse(nullptr, [&o, &app] {
-    for (const moca::UnusedOption& u : moca::kcca::unused_options(o.analysis))
-      moca::tools::inert_field(app, u.field, u.why);
+    moca::tools::inert_fields(app, moca::kcca::unused_options(o.analysis));
   });
   return moca::tools::run_cli("kcca", app, argc, argv, [&] {
     o.recorded_options = moca::tools::config_json(app);

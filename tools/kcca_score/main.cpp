@@ -73,8 +73,7 @@ int main(int argc, char** argv) {
   // The estimator's and kernel's rows; the split (--split-seed) only picks the windows
   // Algorithm-1 transitions are spliced from.
   moca::tools::after_parse(nullptr, [&o, &app] {
-    for (const moca::UnusedOption& u : moca::masking::unused_options(o.scoring.score))
-      moca::tools::inert_field(app, u.field, u.why);
+    moca::tools::inert_fields(app, moca::masking::unused_options(o.scoring.score));
     const auto spec = moca::data::resolve_spec(o.data);
     if (o.transitions == 0 || (o.transitions < 0 && spec &&
                                !moca::data::format_entry(spec->format).transitions_by_default)) {

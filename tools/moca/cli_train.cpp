@@ -93,7 +93,7 @@ void add_effect_checks(const CLI::App* s, const ClassifyFlags& flags, ClassifyCo
                      "own");
       }
     }
-    for (const UnusedOption& u : model::unused_options(c.run)) inert_field(*s, u.field, u.why);
+    inert_fields(*s, model::unused_options(c.run));
   });
 }
 
@@ -113,9 +113,7 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   p->add_option("--json", pre->json, "summary JSON file");
   add_dist_options(p, t.dist);
   add_no_progress(p, *no_progress);
-  after_parse(p, [p, pre] {
-    for (const UnusedOption& u : model::unused_options(pre->train)) inert_field(*p, u.field, u.why);
-  });
+  after_parse(p, [p, pre] { inert_fields(*p, model::unused_options(pre->train)); });
   return {p, [pre, no_progress](const nlohmann::json& options) {
             pre->recorded_options = options;
             record_warmup(pre->recorded_options, "pretrain", pre->train.warmup_note(),

@@ -16,9 +16,7 @@ void add_data_flags(CLI::App* app, data::DataOptions& options, Scope scope) {
   // recorded otherwise (--coupling beside HAPT data, --folds beside --split random).
   const bool split_used = (scope & data::kSplitScope) != 0;
   after_parse(app, [app, &options, split_used] {
-    for (const moca::UnusedOption& u : data::unused_options(options, split_used)) {
-      inert_field(*app, u.field, u.why);
-    }
+    inert_fields(*app, data::unused_options(options, split_used));
   });
 }
 

@@ -321,10 +321,12 @@ void inert_option(const CLI::App& app, const std::string& flag, const std::strin
   g_inert.insert(o);
 }
 
-void inert_field(const CLI::App& app, const std::string& field, const std::string& why) {
-  const std::string flag =
-      with_flag_names(field, [&app](const std::string& f) { return has_flag_in(app, f); });
-  if (flag.rfind("--", 0) == 0) inert_option(app, flag, why);
+void inert_fields(const CLI::App& app, const std::vector<UnusedOption>& unused) {
+  const auto has_flag = [&app](const std::string& f) { return has_flag_in(app, f); };
+  for (const UnusedOption& u : unused) {
+    const std::string flag = with_flag_names(u.field, has_flag);
+    if (flag.rfind("--", 0) == 0) inert_option(app, flag, u.why);
+  }
 }
 
 nlohmann::json config_json(const CLI::App& app) {

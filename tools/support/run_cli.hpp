@@ -16,6 +16,9 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "moca/common/option_schema.hpp"
 
 namespace moca::tools {
 
@@ -55,9 +58,9 @@ bool stated(const CLI::Option& option);
 /// not have is ignored.
 void inert_option(const CLI::App& app, const std::string& flag, const std::string& why);
 
-/// inert_option for the flag that sets the library field `field` (`Owner::key`) in this program
-/// (field_flags.hpp), if it has one.
-void inert_field(const CLI::App& app, const std::string& field, const std::string& why);
+/// inert_option for each of `unused` (a library struct's unused_options()): the flag that sets
+/// the field (`Owner::key`) in this program (field_flags.hpp), if it has one, with its why.
+void inert_fields(const CLI::App& app, const std::vector<UnusedOption>& unused);
 
 /// Where a program prints its human-readable report: std::cout, or std::cerr when its result
 /// file `result_path` (--json FILE, kcca's --output FILE) is standard output (`-`, /dev/stdout),
