@@ -14,7 +14,7 @@ cd "$work"
 export OMP_WAIT_POLICY=passive
 run() { local name=$1; shift; "$@" >"$out/$name.out" 2>"$out/$name.err"; echo $? >"$out/$name.rc"; }
 for p in kcca kcca_score policy_study simulation_study transfer_study paper_experiments \
-  coupling_sweep bound_check theory_vs_training; do
+  coupling_sweep bound_check; do
   [[ -x $bin/$p ]] || continue
   run "help_$p" "$bin/$p" --help
   run "cfg_$p" "$bin/$p" --print-config

@@ -6,8 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "moca/common/random.hpp"
-
 namespace moca::sim {
 
 namespace {
@@ -87,49 +85,6 @@ double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y,
   const bool deg = denom <= 0.0;
   if (degenerate) *degenerate = deg;
   return deg ? 0.0 : (concordant - discordant) / denom;
-}
-
-RankCorrelations rank_correlations(const std::vector<double>& x, const std::vector<double>& y,
-                                   int resamples, std::uint64_t seed) {
-  check_sizes(x, y, "rank_correlations");
-  if (resamples < 100) {
-    throw std::invalid_argument("rank_correlations(): resamples (" + std::to_string(resamples) +
-                                ") must be >= 100");
-  }
-  RankCorrelations out;
-  out.spearman.value = spearman(x, y);
-  out.kendall.value = kendall_tau_b(x, y);
-  Rng rng(seed);
-  std::vector<double> s, k, bx(x.size()), by(y.size());
-  const long max_tries = 20L * resamples;
-  for (long t = 0; t < max_tries && static_cast<int>(s.size()) < resamples; ++t) {
-    for (size_t i = 0; i < x.size(); ++i) {
-      const auto j = static_cast<size_t>(uniform_int(rng, 0, static_cast<long>(x.size()) - 1));
-      bx[i] = x[j];
-      by[i] = y[j];
-    }
-    bool d1 = false, d2 = false;
-    const double rs = spearman(bx, by, &d1);
-    const double rk = kendall_tau_b(bx, by, &d2);
-    if (d1 || d2) continue;
-    s.push_back(rs);
-    k.push_back(rk);
-  }
-  auto percentile = [](std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const size_t lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
-  };
-  if (s.empty()) {
-    throw std::runtime_error("rank_correlations(): every bootstrap resample was degenerate");
-  }
-  out.spearman = {out.spearman.value, percentile(s, 0.025), percentile(s, 0.975),
-                  static_cast<int>(s.size())};
-  out.kendall = {out.kendall.value, percentile(k, 0.025), percentile(k, 0.975),
-                 static_cast<int>(k.size())};
-  return out;
 }
 
 }  // namespace moca::sim

@@ -1,8 +1,7 @@
 #pragma once
 /// \file rank_correlation.hpp
-/// Rank correlations between a theoretical score and what training achieves, with seeded
-/// bootstrap confidence intervals (used by simulations/theory_vs_training).
-#include <cstdint>
+/// Rank correlations between a theoretical score and what training achieves (Spearman, Kendall
+/// tau-b; policy_study's two-level bootstrap is in study_statistics.hpp).
 #include <vector>
 
 namespace moca::sim {
@@ -20,21 +19,5 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y,
 /// and n1, n2 the tied pairs in x and y. O(n^2), fine for the dozens of policies compared.
 double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y,
                      bool* degenerate = nullptr);
-
-/// A correlation with its percentile bootstrap 95% interval.
-struct RankCorrelation {
-  double value = 0.0;    ///< estimate on the full sample
-  double ci_low = 0.0;   ///< 2.5% bootstrap percentile
-  double ci_high = 0.0;  ///< 97.5% bootstrap percentile
-  int resamples = 0;     ///< bootstrap resamples used (degenerate resamples are redrawn)
-};
-
-/// Spearman and Kendall with percentile bootstrap CIs over `resamples` resamples of the pairs
-/// (seeded; resamples with a constant variable are redrawn, at most 20 * resamples tries).
-struct RankCorrelations {
-  RankCorrelation spearman, kendall;
-};
-RankCorrelations rank_correlations(const std::vector<double>& x, const std::vector<double>& y,
-                                   int resamples = 2000, std::uint64_t seed = 0);
 
 }  // namespace moca::sim

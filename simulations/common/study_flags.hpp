@@ -1,7 +1,7 @@
 #pragma once
 /// \file study_flags.hpp
 /// The data flag group of the studies that read StudyDataOptions (simulation_study,
-/// theory_vs_training, paper_experiments, bound_check): the programs' --data group plus
+/// paper_experiments, bound_check): the programs' --data group plus
 /// --samples, --coupling, --split-seed and --data-seed.
 #include <CLI/CLI.hpp>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file study_training.hpp
-/// The pre-training the torch studies (theory_vs_training, policy_study, paper_experiments) run.
+/// The pre-training the torch studies (policy_study, paper_experiments) run.
 /// Header-only: it needs the model layer (moca::model), which only those studies link.
 #include <algorithm>
 #include <cctype>
@@ -12,21 +12,14 @@
 
 namespace moca::sim {
 
-/// Pre-training options of one study run with `policy`: the study's preset, patch_length,
-/// epochs, batch_size (capped at `train_windows`), lr and warmup_epochs, on the CPU without a
-/// progress bar. The caller sets the checkpoint, its schedule, the seed and the threads.
-/// `StudyOptions` is a study's option struct with those six fields.
-template <class StudyOptions>
-model::PretrainOptions study_pretrain_options(const StudyOptions& o, const std::string& policy,
-                                              int train_windows) {
-  model::PretrainOptions po;
-  po.preset = o.preset;
-  po.patch_length = o.patch_length;
+/// Pre-training options of one study run with `policy`: the study's rows of PretrainOptions
+/// (`study`: model::kStudyScope and the others it sets), batch_size capped at `train_windows`, on
+/// the CPU without a progress bar. The caller sets the checkpoint, the seed and the threads.
+inline model::PretrainOptions study_pretrain_options(const model::PretrainOptions& study,
+                                                     const std::string& policy, int train_windows) {
+  model::PretrainOptions po = study;
   po.policy = policy;
-  po.epochs = o.epochs;
-  po.batch_size = std::min(o.batch_size, train_windows);
-  po.lr = o.lr;
-  po.warmup_epochs = o.warmup_epochs;
+  po.batch_size = std::min(po.batch_size, train_windows);
   po.runtime.device = model::Device::kCpu;
   po.progress = false;
   return po;

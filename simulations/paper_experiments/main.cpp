@@ -7,6 +7,7 @@
 #include "moca/masking/policy_spec.hpp"
 #include "paper_experiments.hpp"
 #include "run_cli.hpp"
+#include "schema_options.hpp"
 #include "study_flags.hpp"
 
 int main(int argc, char** argv) {
@@ -22,13 +23,12 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out, "output folder")->capture_default_str();
   app.add_option("--workdir", o.workdir, "checkpoint folder (default <out>/checkpoints)");
   app.add_option("--only", only, "comma-separated experiments")->capture_default_str();
-  app.add_option("--preset", o.preset, "model preset")->capture_default_str();
-  app.add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
+  // the pre-training rows of model::PretrainOptions the studies take (its schema)
+  moca::tools::add_schema_options(&app, o.pretrain, moca::model::kStudyScope,
+                                  {{"--batch", "--batch-size"}});  // (--batch-size: its old name)
+  // the experiments' warm-up is set (default_experiments_pretrain), not moca pretrain's default
+  app.get_option("--warmup-epochs")->description("linear warm-up in epochs (in [0, epochs))");
   app.add_option("--ratio", o.ratio, "mask ratio")->capture_default_str();
-  app.add_option("--epochs", o.epochs, "pre-training epochs")->capture_default_str();
-  app.add_option("--batch-size", o.batch_size, "batch size")->capture_default_str();
-  app.add_option("--lr", o.lr, "pre-training learning rate")->capture_default_str();
-  app.add_option("--warmup-epochs", o.warmup_epochs, "warm-up epochs")->capture_default_str();
   app.add_option("--probe-epochs", o.probe_epochs, "linear-probe epochs")->capture_default_str();
   app.add_option("--finetune-epochs", o.finetune_epochs, "fine-tune epochs")->capture_default_str();
   app.add_flag("--augment", o.augment, "table 1: also the w/ aug. rows");

@@ -33,6 +33,17 @@ const std::vector<std::string> kExperiments = {"table1",       "imputation",    
 using masking::format_number;
 }  // namespace
 
+model::PretrainOptions default_experiments_pretrain() {
+  model::PretrainOptions p;
+  p.preset = "cpu-small";
+  p.patch_length = 20;
+  p.epochs = 20;
+  p.batch_size = 50;
+  p.lr = 5e-4;
+  p.warmup_epochs = 2.0;
+  return p;
+}
+
 void PaperExperimentsOptions::validate() const {
   // Messages name the fields (PaperExperimentsOptions::name); the program names its flags.
   const std::string f = "PaperExperimentsOptions::";
@@ -49,12 +60,7 @@ void PaperExperimentsOptions::validate() const {
              "input_length, input_shape, reconstruct, inspect");
   }
   need(ratio > 0 && ratio < 1, "ratio (" + format_number(ratio) + ") must be in (0, 1)");
-  need(epochs >= 1, "epochs (" + std::to_string(epochs) + ") must be >= 1");
-  need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
-  need(lr > 0, "lr (" + format_number(lr) + ") must be > 0");
-  need(warmup_epochs >= 0 && warmup_epochs < epochs,
-       "warmup_epochs (" + format_number(warmup_epochs) +
-           ") must be in [0, PaperExperimentsOptions::epochs)");
+  pretrain.validate();  // the pre-training rows, named by their flags (PretrainOptions::epochs)
   need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
   need(finetune_epochs >= 1,
        "finetune_epochs (" + std::to_string(finetune_epochs) + ") must be >= 1");
@@ -107,12 +113,12 @@ struct Runner {
                        model::TokenLayout layout = model::TokenLayout::kModality) {
     const std::string ckpt = workdir + "/" + name_of(policy, lp, augment, layout) + ".pt";
     if (pretrained.count(ckpt)) return ckpt;
-    model::PretrainOptions po = study_pretrain_options(o, policy, train.size());
+    model::PretrainOptions po = study_pretrain_options(o.pretrain, policy, train.size());
     po.patch_length = lp;
     po.layout = layout;
     po.augment = augment;
     po.checkpoint = ckpt;
-    po.checkpoint_every = o.epochs;
+    po.checkpoint_every = o.pretrain.epochs;
     po.seed = o.seed;
     po.runtime.threads = o.threads;
     std::ostringstream plog;
@@ -138,7 +144,7 @@ struct Runner {
     d.checkpoint = ckpt;
     d.save_model = save;
     d.patch_length = lp;
-    d.preset = o.preset;
+    d.preset = o.pretrain.preset;
     d.epochs = mode == model::DownstreamMode::kLinearProbe ? o.probe_epochs : o.finetune_epochs;
     d.warmup_epochs = std::min(d.warmup_epochs.value_or(d.default_warmup_epochs()), d.epochs / 2.0);
     d.batch_size = std::min(d.batch_size, train.size());
@@ -169,7 +175,7 @@ struct Runner {
   /// model from random initialisation) at options.patch_length without augmentation, trained
   /// once and kept as a checkpoint; returns its path (its summary is finetunes[path]).
   std::string finetuned(const std::string& policy) {
-    const int lp = o.patch_length;
+    const int lp = o.pretrain.patch_length;
     const std::string path =
         workdir + "/finetuned_" + (policy.empty() ? "scratch" : name_of(policy, lp, false)) + ".pt";
     if (finetunes.count(path)) return path;
@@ -183,14 +189,14 @@ struct Runner {
 json common_json(const PaperExperimentsOptions& o, const json& data) {
   json doc = {{"data", data},
               {"setting",
-               {{"preset", o.preset},
-                {"epochs", o.epochs},
-                {"batch_size", o.batch_size},
-                {"lr", o.lr},
-                {"warmup_epochs", o.warmup_epochs},
+               {{"preset", o.pretrain.preset},
+                {"epochs", o.pretrain.epochs},
+                {"batch_size", o.pretrain.batch_size},
+                {"lr", o.pretrain.lr},
+                {"warmup_epochs", o.pretrain.effective_warmup_epochs()},
                 {"probe_epochs", o.probe_epochs},
                 {"finetune_epochs", o.finetune_epochs},
-                {"patch_length", o.patch_length},
+                {"patch_length", o.pretrain.patch_length},
                 {"ratio", o.ratio},
                 {"device", "cpu"}}},
               {"seed", o.seed}};
@@ -229,7 +235,7 @@ void print_table1(const json& rows, std::ostream& out) {
 /// without augmentation), each probed and fine-tuned. Writes table1.json.
 std::string table1(Runner& run, const json& description, std::ostream& out) {
   const PaperExperimentsOptions& o = run.o;
-  const int lp = o.patch_length;
+  const int lp = o.pretrain.patch_length;
   json rows = json::array();
   auto add = [&](const std::string& model, const std::string& policy, bool aug, double paper_ft,
                  double paper_lp) {
@@ -269,7 +275,7 @@ std::string table1(Runner& run, const json& description, std::ostream& out) {
 /// Writes imputation.json.
 std::string imputation(Runner& run, const StudySplit& split, std::ostream& out) {
   const PaperExperimentsOptions& o = run.o;
-  const int lp = o.patch_length;
+  const int lp = o.pretrain.patch_length;
   model::ImputeOptions io;
   io.checkpoints = {run.pretrain(cross_policy(o), lp, false),
                     run.pretrain(sync_policy(o), lp, false)};
@@ -328,9 +334,9 @@ std::string mask_ratio_ablation(Runner& run, const json& description, std::ostre
   const json rows = ablation(
       run, "mask ratio", o.mask_ratios,
       [&](const json& v) {
-        return std::make_pair(
-            run.pretrain("cross:ratio=" + format_number(v.get<double>()), o.patch_length, false),
-            o.patch_length);
+        return std::make_pair(run.pretrain("cross:ratio=" + format_number(v.get<double>()),
+                                           o.pretrain.patch_length, false),
+                              o.pretrain.patch_length);
       },
       out);
   json doc = common_json(o, description);
@@ -347,17 +353,17 @@ std::string mask_ratio_ablation(Runner& run, const json& description, std::ostre
 /// share of the training windows (model::label_subset, seeded), the test part whole.
 std::string label_fraction_ablation(Runner& run, const json& description, std::ostream& out) {
   const PaperExperimentsOptions& o = run.o;
-  const std::string cross = run.pretrain(cross_policy(o), o.patch_length, false);
-  const std::string sync = run.pretrain(sync_policy(o), o.patch_length, false);
+  const std::string cross = run.pretrain(cross_policy(o), o.pretrain.patch_length, false);
+  const std::string sync = run.pretrain(sync_policy(o), o.pretrain.patch_length, false);
   json rows = json::array();
   char buf[256];
   for (double f : o.label_fractions) {
     const data::Windows part = run.train.subset(model::label_subset(run.train, f, o.seed));
     json row = {{"value", f}, {"train_windows", part.size()}};
-    row["cross"] =
-        run.classify(model::DownstreamMode::kLinearProbe, cross, o.patch_length, "", &part);
+    row["cross"] = run.classify(model::DownstreamMode::kLinearProbe, cross, o.pretrain.patch_length,
+                                "", &part);
     row["sync"] =
-        run.classify(model::DownstreamMode::kLinearProbe, sync, o.patch_length, "", &part);
+        run.classify(model::DownstreamMode::kLinearProbe, sync, o.pretrain.patch_length, "", &part);
     rows.push_back(row);
     std::snprintf(buf, sizeof buf, "label fraction %g (%d windows): LP cross %.4f, sync %.4f\n", f,
                   part.size(), row["cross"]["accuracy"].get<double>(),
@@ -382,7 +388,7 @@ std::string label_fraction_ablation(Runner& run, const json& description, std::o
 /// pre-trains one model per length instead (L = 100 ... 1600 with 10 patches per modality).
 std::string input_length_ablation(Runner& run, const json& description, std::ostream& out) {
   const PaperExperimentsOptions& o = run.o;
-  const std::string cross = run.pretrain(cross_policy(o), o.patch_length, false);
+  const std::string cross = run.pretrain(cross_policy(o), o.pretrain.patch_length, false);
   const model::ModelGeometry own = model::checkpoint_geometry(cross);
   json rows = json::array();
   char buf[256];
@@ -396,8 +402,8 @@ std::string input_length_ablation(Runner& run, const json& description, std::ost
                 {"patches_per_modality", g.length / g.patch_length},
                 {"train_windows", split.train.size()},
                 {"test_windows", split.test.size()}};
-    row["cross"] = run.classify(model::DownstreamMode::kLinearProbe, cross, o.patch_length, "",
-                                &split.train, &split.test);
+    row["cross"] = run.classify(model::DownstreamMode::kLinearProbe, cross, o.pretrain.patch_length,
+                                "", &split.train, &split.test);
     rows.push_back(row);
     std::snprintf(buf, sizeof buf, "input %g s (%d samples, %d+%d windows): LP cross %.4f\n", sec,
                   g.length, split.train.size(), split.test.size(),
@@ -427,7 +433,7 @@ std::string input_length_ablation(Runner& run, const json& description, std::ost
 /// (each of six token rows carrying all six signals) and is reported as not run.
 std::string input_shape(Runner& run, const json& description, std::ostream& out) {
   const PaperExperimentsOptions& o = run.o;
-  const int lp = o.patch_length;
+  const int lp = o.pretrain.patch_length;
   json rows = json::array();
   char buf[256];
   auto add = [&](const std::string& model, const std::string& shape, const std::string& policy,
@@ -494,7 +500,7 @@ std::string patch_length_ablation(Runner& run, const json& description, std::ost
 /// with png, a figure each). Writes reconstructions.json.
 std::string reconstructions(Runner& run, const StudySplit& split) {
   const PaperExperimentsOptions& o = run.o;
-  const std::string ckpt = run.pretrain(cross_policy(o), o.patch_length, false);
+  const std::string ckpt = run.pretrain(cross_policy(o), o.pretrain.patch_length, false);
   std::filesystem::create_directories(o.out + "/reconstructions");
   json rows = json::array();
   const std::vector<std::pair<std::string, std::string>> tasks = {

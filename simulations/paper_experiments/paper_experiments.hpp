@@ -22,9 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "moca/model/train/pretrain.hpp"
 #include "study_data.hpp"
 
 namespace moca::sim {
+
+/// The experiments' pre-training defaults: cpu-small, Lp 20, 20 epochs (2 of warm-up), batch 50,
+/// lr 5e-4.
+model::PretrainOptions default_experiments_pretrain();
 
 /// Options of run_paper_experiments.
 struct PaperExperimentsOptions {
@@ -39,17 +44,15 @@ struct PaperExperimentsOptions {
   std::vector<std::string> only = {"table1",       "imputation",     "mask_ratio",
                                    "patch_length", "label_fraction", "input_length",
                                    "input_shape",  "reconstruct",    "inspect"};
-  std::string preset = "cpu-small";  ///< model preset
-  int patch_length = 20;             ///< Lp of all but the patch-length ablation
-  double ratio = 0.75;               ///< mask ratio of table 1 / imputation / patch ablation
-  int epochs = 20;                   ///< pre-training epochs, >= 1
-  int batch_size = 50;               ///< >= 1
-  double lr = 5e-4;                  ///< pre-training lr, > 0
-  double warmup_epochs = 2.0;        ///< in [0, epochs)
-  int probe_epochs = 20;             ///< linear-probe epochs, >= 1
-  int finetune_epochs = 10;          ///< fine-tune and supervised epochs, >= 1
-  bool augment = false;              ///< table 1: also the "w/ aug." rows
-  bool finetune_ablations = false;   ///< ablations: also fine-tune (slower)
+  /// Every model's pre-training: the study's rows of model::PretrainOptions (kStudyScope: preset,
+  /// patch_length (Lp of all but the patch-length ablation), epochs, batch_size, lr,
+  /// warmup_epochs) at default_experiments_pretrain(); each model sets its policy and Lp.
+  model::PretrainOptions pretrain = default_experiments_pretrain();
+  double ratio = 0.75;              ///< mask ratio of table 1 / imputation / patch ablation
+  int probe_epochs = 20;            ///< linear-probe epochs, >= 1
+  int finetune_epochs = 10;         ///< fine-tune and supervised epochs, >= 1
+  bool augment = false;             ///< table 1: also the "w/ aug." rows
+  bool finetune_ablations = false;  ///< ablations: also fine-tune (slower)
   std::vector<double> mask_ratios = {0.25, 0.5, 0.75, 0.9};  ///< each in (0, 1)
   std::vector<int> patch_lengths = {10, 20, 25, 40};         ///< each divides the length
   /// Label-fraction ablation: cross and sync probed on these shares of the training windows

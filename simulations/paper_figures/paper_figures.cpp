@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "moca/common/gnuplot.hpp"
 #include "moca/common/number_text.hpp"
@@ -150,30 +152,41 @@ void coupling_sweep(Figures& f, const json& j) {
 }
 
 void score_vs_loss(Figures& f, const json& j) {
+  // policy_study's report.json: per policy, the score of the first feature map the study scored
+  // (raw where it scored raw) against the seed means of the held-out outcomes.
+  const auto maps = j.at("settings").at("features").get<std::vector<std::string>>();
+  const std::string map =
+      std::find(maps.begin(), maps.end(), "raw") != maps.end() ? "raw" : maps.at(0);
   std::ostringstream dat;
-  dat << "# policy\tscore\town_mse\tcommon_mse\tprobe_accuracy\n";
+  dat << "# policy\tscore_" << map << "\town_mse\ttask_mse_mean\tprobe_top1\n";
   for (const auto& r : j.at("policies")) {
-    dat << r.at("policy").get<std::string>() << "\t" << r.at("score").at("score").get<double>()
-        << "\t" << r.at("heldout_own").at("mse").get<double>() << "\t"
-        << r.at("heldout_common").at("mse").get<double>() << "\t"
-        << r.at("linear_probe").at("accuracy").get<double>() << "\n";
+    const auto& o = r.at("outcomes");
+    dat << r.at("policy").get<std::string>() << "\t"
+        << r.at("scores").at(map).at("score").get<double>() << "\t"
+        << o.at("own_mse").at("mean").get<double>() << "\t"
+        << o.at("task_mse_mean").at("mean").get<double>() << "\t"
+        << o.at("probe_top1").at("mean").get<double>() << "\n";
   }
-  const auto& rc = j.at("rank_correlations");
-  auto value = [&](const char* key) -> std::string {
-    const auto& r = rc.at(key);
-    if (r.value("degenerate", false)) return "n/a (constant)";
-    std::ostringstream v;
-    v.precision(3);
-    v << r.at("spearman").at("value").get<double>();
-    return v.str();
+  auto value = [&](const char* outcome) -> std::string {
+    for (const auto& c : j.at("correlations")) {
+      if (c.at("features") != map || c.at("outcome") != outcome) continue;
+      const json& rho = c.at("spearman");  // {"degenerate": true} when an outcome is constant
+      if (!rho.contains("value")) return "n/a (constant)";
+      std::ostringstream s;
+      s.precision(3);
+      s << rho.at("value").get<double>();
+      return s.str();
+    }
+    throw std::runtime_error("paper_figures: the report has no " + map + "/" + outcome +
+                             " correlation");
   };
   std::ostringstream t;
-  t << "Spearman(score, own MSE) = " << value("score_vs_own_mse")
-    << ", (score, probe acc) = " << value("score_vs_probe_accuracy");
+  t << "Spearman(" << map << " score, own MSE) = " << value("own_mse")
+    << ", (score, probe top-1) = " << value("probe_top1");
   const std::string d = gnuplot_quoted(f.dir + "/score_vs_loss.dat");
   f.emit("score_vs_loss", dat.str(),
          "set multiplot layout 1,2 title " + quote(t.str()) +
-             "\nset grid\nset xlabel 'policy score E_m[sigma_1]'\nset ylabel 'held-out MSE (own "
+             "\nset grid\nset xlabel 'policy score E_m[Phi(m)]'\nset ylabel 'held-out MSE (own "
              "policy masks)'\nplot " +
              d + " using 2:3 with points pt 7 notitle, " + d +
              " using 2:3:1 with labels font ',7' offset 0,0.7 notitle\n"
@@ -393,7 +406,7 @@ nlohmann::json run_paper_figures(const PaperFiguresOptions& options, std::ostrea
       sigma1_vs_ratio(f, j);
     });
     with("coupling_sweep.json", [&](const json& j) { coupling_sweep(f, j); });
-    with("theory_vs_training.json", [&](const json& j) { score_vs_loss(f, j); });
+    with("theory_vs_training/report.json", [&](const json& j) { score_vs_loss(f, j); });
     with("table1.json", [&](const json& j) { confusions(f, j); });
     with("ablation_mask_ratio.json",
          [&](const json& j) { ablation(f, j, "ablation_mask_ratio", "mask ratio"); });

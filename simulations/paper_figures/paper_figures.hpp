@@ -8,8 +8,8 @@
 ///                       and the paper's 0.925 / 0.835)
 /// * sigma1_vs_ratio    (simulation_study.json "ratio_sweep")
 /// * coupling_sweep     (coupling_sweep.json: cross - sync difference with CI vs coupling)
-/// * score_vs_loss      (theory_vs_training.json: held-out own-policy MSE and probe accuracy
-///                       against the score)
+/// * score_vs_loss      (theory_vs_training/report.json, policy_study's report: held-out
+///                       own-policy MSE and probe accuracy, means over seeds, against the score)
 /// * confusion_<k>      (table1.json: one heat map per model row)
 /// * ablation_mask_ratio, ablation_patch_length (linear-probe accuracy)
 /// Missing inputs are skipped (reported in the result); a malformed one is an error.

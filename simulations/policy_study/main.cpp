@@ -10,21 +10,18 @@
 #include "moca/masking/policy_spec.hpp"
 #include "policy_study.hpp"
 #include "run_cli.hpp"
+#include "schema_options.hpp"
 
 namespace {
 
-// The generator size and the subject-wise split of the data into training and held-out windows.
+// The generator size and the windows kept of the split's two parts (the split itself: the data
+// flags, --split subject-kfold (default) or random).
 void add_split_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
   app->add_option("--generator-windows", o.selection.synthetic_windows,
                   "generator: windows (10 subjects)")
       ->capture_default_str();
   // (library messages and data::unused_options name the field; this program's flag for it)
   moca::tools::add_field_flag("DataOptions::synthetic_windows", "--generator-windows");
-  app->add_option("--folds", o.selection.folds, "subject-wise folds; fold 0 is held out")
-      ->capture_default_str();
-  app->add_option("--split-seed", o.selection.split_seed,
-                  "seed of the subject folds and subsampling")
-      ->capture_default_str();
   app->add_option("--train-windows", o.train_windows, "training windows kept (0 = all)")
       ->capture_default_str();
   app->add_option("--test-windows", o.test_windows, "held-out windows kept (0 = all)")
@@ -46,17 +43,16 @@ void add_score_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o, std::strin
       ->capture_default_str();
 }
 
-// The training runs' flags: seeds, model preset and the pre-training / probe schedule.
+// The training runs' flags: seeds, the pre-training rows of model::PretrainOptions the studies
+// take (its schema: --preset, --patch-length, --epochs, --batch, --lr, --warmup-epochs,
+// --checkpoint-every) and the probe's epochs.
 void add_training_flags(CLI::App* app, moca::sim::PolicyStudyOptions& o) {
   app->add_option("--seeds", o.seeds, "seeds per policy (0 .. N-1)")->capture_default_str();
-  app->add_option("--preset", o.preset, "model preset")->capture_default_str();
-  app->add_option("--patch-length", o.patch_length, "samples per patch")->capture_default_str();
-  app->add_option("--epochs", o.epochs, "pre-training epochs (every run)")->capture_default_str();
-  app->add_option("--batch-size", o.batch_size, "pre-training batch size")->capture_default_str();
-  app->add_option("--lr", o.lr, "pre-training learning rate")->capture_default_str();
-  app->add_option("--warmup-epochs", o.warmup_epochs, "warm-up epochs")->capture_default_str();
-  app->add_option("--checkpoint-every", o.checkpoint_every, "epochs between checkpoints")
-      ->capture_default_str();
+  moca::tools::add_schema_options(app, o.pretrain,
+                                  moca::model::kStudyScope | moca::model::kResumableStudyScope,
+                                  {{"--batch", "--batch-size"}});  // (--batch-size: its old name)
+  // the study's warm-up is set (default_study_pretrain), not moca pretrain's yielding default
+  app->get_option("--warmup-epochs")->description("linear warm-up in epochs (in [0, epochs))");
   app->add_option("--probe-epochs", o.probe_epochs, "linear-probe epochs")->capture_default_str();
 }
 
@@ -79,7 +75,11 @@ int main(int argc, char** argv) {
       "command again to resume; --report rebuilds the report from the ledger)"};
   app.add_option("--out", o.out, "output folder (ledger.jsonl, runs/, report, figures/)")
       ->required();
-  moca::tools::add_data_flags(&app, o.selection, moca::data::kDataSourceScope);
+  // the data and its split: subject-wise folds (fold --fold of --folds held out) or a random
+  // window-level split (--train-fraction); --split-seed also seeds the subsampling
+  moca::tools::add_data_flags(
+      &app, o.selection,
+      moca::data::kDataSourceScope | moca::data::kSplitScope | moca::data::kSplitSeedScope);
   add_split_flags(&app, o);
   app.add_option(
       "--policies", policies,

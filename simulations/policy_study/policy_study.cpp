@@ -60,6 +60,18 @@ std::vector<std::string> default_study_policies() {
   return p;
 }
 
+model::PretrainOptions default_study_pretrain() {
+  model::PretrainOptions p;
+  p.preset = "tiny";
+  p.patch_length = 20;
+  p.epochs = 5;
+  p.batch_size = 50;
+  p.lr = 1e-3;
+  p.warmup_epochs = 1.0;
+  p.checkpoint_every = 1;
+  return p;
+}
+
 data::DataOptions default_study_selection() {
   data::DataOptions s;
   s.synthetic_windows = 1400;
@@ -82,6 +94,10 @@ void PolicyStudyOptions::validate() const {
   need(generator_windows >= 30,
        "generator_windows (" + std::to_string(generator_windows) + ") must be >= 30");
   need(folds >= 2, "folds (" + std::to_string(folds) + ") must be >= 2");
+  // (the held-out windows must be windows no run trained on)
+  need(selection.split != data::SplitKind::kAll,
+       "split (all) must be random or subject-kfold: the held-out part would be the training "
+       "part");
   selection.validate();
   need(train_windows >= 0 && train_windows != 1 && train_windows != 2,
        "train_windows (" + std::to_string(train_windows) + ") must be 0 (all) or >= 3");
@@ -95,15 +111,14 @@ void PolicyStudyOptions::validate() const {
   for (const auto& t : tasks) masking::parse_policy_spec(t);
   need(!tasks.empty(), "tasks is empty");
   need(seeds >= 1 && seeds <= 1000, "seeds (" + std::to_string(seeds) + ") must be in [1, 1000]");
-  need(patch_length >= 1, "patch_length (" + std::to_string(patch_length) + ") must be >= 1");
-  need(epochs >= 1, "epochs (" + std::to_string(epochs) + ") must be >= 1");
-  need(batch_size >= 1, "batch_size (" + std::to_string(batch_size) + ") must be >= 1");
-  need(lr > 0, "lr (" + masking::format_number(lr) + ") must be > 0");
-  need(warmup_epochs >= 0 && warmup_epochs < epochs,
-       "warmup_epochs (" + masking::format_number(warmup_epochs) +
-           ") must be in [0, PolicyStudyOptions::epochs)");
-  need(checkpoint_every >= 1,
-       "checkpoint_every (" + std::to_string(checkpoint_every) + ") must be >= 1");
+  // the pre-training rows (PretrainOptions::epochs and the others, named by their flags), and a
+  // warm-up that is set: the ledger records the one every run uses
+  pretrain.validate();
+  if (!pretrain.warmup_epochs) {
+    throw std::invalid_argument(
+        "PretrainOptions::warmup_epochs is unset (the study records the "
+        "warm-up of its runs)");
+  }
   need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
   for (const auto& m : features) {
     need(m == "raw" || m == "patch-mean" || m == "encoder",
@@ -138,13 +153,13 @@ void for_each_setting(Options& o, F&& f) {
   f("test_windows", o.test_windows);
   f("policies", o.policies);
   f("seeds", o.seeds);
-  f("preset", o.preset);
-  f("patch_length", o.patch_length);
-  f("epochs", o.epochs);
-  f("batch_size", o.batch_size);
-  f("lr", o.lr);
-  f("warmup_epochs", o.warmup_epochs);
-  f("checkpoint_every", o.checkpoint_every);
+  f("preset", o.pretrain.preset);
+  f("patch_length", o.pretrain.patch_length);
+  f("epochs", o.pretrain.epochs);
+  f("batch_size", o.pretrain.batch_size);
+  f("lr", o.pretrain.lr);
+  f("warmup_epochs", o.pretrain.warmup_epochs);  // std::optional<double>, set (validate())
+  f("checkpoint_every", o.pretrain.checkpoint_every);
   f("probe_epochs", o.probe_epochs);
   f("features", o.features);
   f("pca", o.pca);
@@ -182,9 +197,21 @@ json setting_json(const data::DatasetOptions& d) {
   return j;
 }
 
+json setting_json(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
 template <class T>
 void read_setting(const json& j, T& value) {
   j.get_to(value);
+}
+
+void read_setting(const json& j, std::optional<double>& value) {
+  if (j.is_null()) {
+    value.reset();
+  } else {
+    value = j.get<double>();
+  }
 }
 
 void read_setting(const json& j, data::DatasetOptions& d) {
@@ -199,11 +226,24 @@ json PolicyStudyOptions::settings_json() const {
   json s = json::object();
   for_each_setting(*this,
                    [&](const char* key, const auto& value) { s[key] = setting_json(value); });
+  // The split and the held-out fold are written only where they differ from the subject-wise
+  // fold 0, so that a study started before they were settings keeps its settings record.
+  if (selection.split == data::SplitKind::kRandom) {
+    s["split"] = to_string(selection.split);
+    s["train_fraction"] = selection.train_fraction;
+  } else if (selection.fold != 0) {
+    s["fold"] = selection.fold;
+  }
   return s;
 }
 
 void PolicyStudyOptions::set_settings(const json& s) {
   for_each_setting(*this, [&](const char* key, auto& value) { read_setting(s.at(key), value); });
+  const std::string split = s.value("split", to_string(data::SplitKind::kSubjectKfold));
+  selection.split = split == to_string(data::SplitKind::kRandom) ? data::SplitKind::kRandom
+                                                                 : data::SplitKind::kSubjectKfold;
+  selection.train_fraction = s.value("train_fraction", default_study_selection().train_fraction);
+  selection.fold = s.value("fold", 0);
 }
 
 // ---- data (the one place that loads the study's windows) ----
@@ -217,9 +257,14 @@ PolicyStudyData load_policy_study_data(const PolicyStudyOptions& o) {
   const data::Dataset ds = data::select(selection);
   const data::Windows& all = ds.windows;
   const json source = ds.to_json();
-  // The rows of fold `fold` (the same split as data::split), subsampled below.
-  const data::Split split = data::subject_kfold(all.subjects, selection.folds, selection.split_seed)
-                                .at(static_cast<size_t>(selection.fold));
+  // The rows of the split (as data::split splits them: the random window-level split, or fold
+  // `fold` of the subject-wise folds), subsampled below.
+  const bool random = selection.split == data::SplitKind::kRandom;
+  const data::Split split =
+      random ? data::random_split(static_cast<int>(all.size()), selection.train_fraction,
+                                  selection.split_seed)
+             : data::subject_kfold(all.subjects, selection.folds, selection.split_seed)
+                   .at(static_cast<size_t>(selection.fold));
   auto subsample = [&](std::vector<int> rows, int keep, std::uint64_t stream) {
     if (keep > 0 && keep < static_cast<int>(rows.size())) {
       Rng rng(derive_seed(selection.split_seed, stream));
@@ -237,7 +282,10 @@ PolicyStudyData load_policy_study_data(const PolicyStudyOptions& o) {
     return std::vector<int>(s.begin(), s.end());
   };
   d.description = {{"source", source},
-                   {"split", "subject-wise: fold 0 of data::subject_kfold(k = folds) held out"},
+                   {"split", random ? "random: a window-level split (data::random_split) with "
+                                      "train_fraction of the windows for training"
+                                    : "subject-wise: fold " + std::to_string(selection.fold) +
+                                          " of data::subject_kfold(k = folds) held out"},
                    {"folds", selection.folds},
                    {"split_seed", selection.split_seed},
                    {"train_windows", d.train.size()},
@@ -293,9 +341,8 @@ PolicyStudyOptions worker_options(const PolicyStudyOptions& given) {
 /// when it exists; the run seed seeds the weights and the masks.
 model::PretrainOptions run_pretrain_options(const PolicyStudyOptions& o, const std::string& policy,
                                             const std::string& dir, int train_windows) {
-  model::PretrainOptions po = study_pretrain_options(o, policy, train_windows);
+  model::PretrainOptions po = study_pretrain_options(o.pretrain, policy, train_windows);
   po.checkpoint = dir + "/model.pt";
-  po.checkpoint_every = o.checkpoint_every;
   po.resume = fs::exists(po.checkpoint);
   po.seed = static_cast<std::uint64_t>(o.worker_seed);
   po.runtime.threads = o.worker_threads;
@@ -351,7 +398,8 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
   const PolicyStudyOptions o = worker_options(given);
   const auto t0 = std::chrono::steady_clock::now();
   const PolicyStudyData d = load_policy_study_data(o);
-  const masking::Grid grid = masking::make_grid(d.train.channels, d.train.length, o.patch_length);
+  const masking::Grid grid =
+      masking::make_grid(d.train.channels, d.train.length, o.pretrain.patch_length);
   const masking::PolicyContext context = context_for(d.train);
   const auto policy = masking::make_policy(o.worker_policy, grid, context);
   json timing = {{"setup", seconds_since(t0)}};
@@ -383,7 +431,7 @@ void run_policy_study_worker(const PolicyStudyOptions& given, std::ostream& log)
                   {"train",
                    {{"final_loss", pr.history.empty() ? 0.0 : pr.history.back().loss},
                     {"iterations", pr.iterations},
-                    {"epochs", o.epochs},
+                    {"epochs", o.pretrain.epochs},
                     {"threads", o.worker_threads}}},
                   {"checkpoint", fs::relative(po.checkpoint, o.out).string()},
                   {"timing", {{"seconds", timing}}},
@@ -400,7 +448,8 @@ namespace {
 void score_policies(const PolicyStudyOptions& o, const PolicyStudyData& d, const std::string& name,
                     std::shared_ptr<const masking::FeatureMap> map, Ledger& ledger,
                     std::ostream& log) {
-  const masking::Grid grid = masking::make_grid(d.train.channels, d.train.length, o.patch_length);
+  const masking::Grid grid =
+      masking::make_grid(d.train.channels, d.train.length, o.pretrain.patch_length);
   const masking::PolicyContext context = context_for(d.train);
   // The encoder map runs the encoder on every view of every draw: it scores a seeded random
   // subset of `encoder_windows` training windows (the same for every policy).

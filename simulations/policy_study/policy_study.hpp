@@ -19,6 +19,7 @@
 #include "moca/data/dataset.hpp"
 #include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
+#include "moca/model/train/pretrain.hpp"
 #include "study_runner.hpp"
 
 namespace moca::sim {
@@ -31,6 +32,10 @@ std::vector<std::string> default_study_policies();
 /// The study's defaults of the data selection: subject-wise folds (3, fold 0 held out, seed 0)
 /// of the generator's 1400 windows or of the data named.
 data::DataOptions default_study_selection();
+
+/// The study's pre-training defaults: tiny, Lp 20, 5 epochs (1 of warm-up), batch 50, lr 1e-3, a
+/// checkpoint every epoch.
+model::PretrainOptions default_study_pretrain();
 
 /// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_runs`, `shard`
 /// and the worker fields is a setting: it is stored in the ledger and must match on resume.
@@ -48,14 +53,12 @@ struct PolicyStudyOptions {
   int test_windows = 600;    ///< held-out windows kept (0 = all of the held-out part)
   std::vector<std::string> policies = default_study_policies();  ///< >= 3 distinct specs
   int seeds = 3;                                                 ///< run seeds 0 .. seeds-1 (>= 1)
-  std::string preset = "tiny";                                   ///< model preset
-  int patch_length = 20;                                         ///< Lp
-  int epochs = 5;              ///< pre-training epochs (same for every run)
-  int batch_size = 50;         ///< pre-training batch size
-  double lr = 1e-3;            ///< peak learning rate
-  double warmup_epochs = 1.0;  ///< in [0, epochs)
-  int checkpoint_every = 1;    ///< epochs between checkpoints (resume granularity)
-  int probe_epochs = 4;        ///< linear-probe epochs
+  /// Every run's pre-training: the study's rows of model::PretrainOptions (kStudyScope and
+  /// kResumableStudyScope: preset, patch_length, epochs, batch_size, lr, warmup_epochs and
+  /// checkpoint_every, the resume granularity) at default_study_pretrain(); each run sets its
+  /// policy, seed, checkpoint and threads.
+  model::PretrainOptions pretrain = default_study_pretrain();
+  int probe_epochs = 4;                                                  ///< linear-probe epochs
   std::vector<std::string> features = {"raw", "patch-mean", "encoder"};  ///< score maps
   int pca = 30;               ///< PCA components per view of the CCA score
   int draws = 10;             ///< mask draws per score (>= 2)

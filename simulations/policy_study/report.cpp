@@ -425,10 +425,12 @@ std::string policies_markdown(const std::vector<std::string>& features, const js
 std::string report_markdown(const StudyLedger& L, const PolicyTable& table,
                             const ReportSection& corr, const ReportSection& adaptive) {
   std::ostringstream md;
+  // the split's kind: the words before the colon of the data record's "split"
+  const std::string split = L.data.at("split").get<std::string>();
   md << "# policy_study report\n\nBuilt from `ledger.jsonl` alone (" << L.records.size()
      << " records, " << L.n_runs << " runs). Data: `" << L.data.at("source").dump() << "`, "
      << L.data.at("train_windows") << " training / " << L.data.at("test_windows")
-     << " held-out windows (subject-wise).\n\n";
+     << " held-out windows (" << split.substr(0, split.find(':')) << ").\n\n";
   md << policies_markdown(L.features, table.policies);
   md << "\nMedian between-seed SD per outcome (differences below it are noise): `"
      << table.noise.dump() << "`\n\n";

@@ -225,7 +225,6 @@ def test_kcca_bad_output(tmp_path):
 @pytest.mark.parametrize("study,args", [
     ("simulation_study", ["--samples", "40", "--draws", "3"]),
     ("coupling_sweep", ["--couplings", "0.2", "0.8", "--samples", "40", "--draws", "3"]),
-    ("theory_vs_training", ["--epochs", "1", "--warmup-epochs", "0"]),
     ("bound_check", ["--checkpoint", "m.pt"]),
 ])
 def test_studies_bad_json(tmp_path, study, args):
@@ -361,11 +360,9 @@ SHARED_BAD = [
      [("--warmup-epochs", "500"), ("--batch", "0"), ("--sample-rate", "-1")]),
     (("moca", "linprobe", "--checkpoint", "none.pt"), [("--warmup-epochs", "500"), ("--batch", "0")]),
     (("policy_study", "--out", "{tmp}/ps"),
-     [("--warmup-epochs", "500"), ("--batch-size", "0"), ("--sample-rate", "-1")]),
+     [("--warmup-epochs", "500"), ("--batch", "0"), ("--sample-rate", "-1")]),
     (("paper_experiments", "--out", "{tmp}/pe"),
-     [("--warmup-epochs", "500"), ("--batch-size", "0"), ("--sample-rate", "-1")]),
-    (("theory_vs_training", "--workdir", "{tmp}/tvt"),
-     [("--warmup-epochs", "500"), ("--batch-size", "0"), ("--sample-rate", "-1")]),
+     [("--warmup-epochs", "500"), ("--batch", "0"), ("--sample-rate", "-1")]),
     (("kcca_score",), [("--sample-rate", "-1")]),
     (("simulation_study",), [("--sample-rate", "-1")]),
 ]
@@ -382,6 +379,18 @@ def test_shared_option_messages_name_the_programs_flag(tmp_path, program, bad):
         assert "Options::" not in last and "validate()" not in last, last
     # Nothing of a run was left behind.
     assert not any(tmp_path.iterdir())
+
+
+# Issue 39: the studies take moca pretrain's rows of PretrainOptions, so their batch flag is
+# --batch as everywhere; --batch-size, their old name, is a second name of the same option.
+@pytest.mark.parametrize("study", ["policy_study", "paper_experiments"])
+def test_studies_batch_size_is_a_second_name_of_batch(tmp_path, study):
+    p = run(study, "--out", tmp_path / "o", "--batch-size", "0", rc=2, cwd=tmp_path)
+    assert p.stderr.strip().splitlines()[-1].startswith(f"{study}: --batch (0) must be >= 1")
+    p = run(study, "--out", tmp_path / "o", "--batch-size", "7", "--print-config", cwd=tmp_path)
+    assert "\nbatch = 7\n" in p.stdout and "batch-size" not in p.stdout
+    run(study, "--out", tmp_path / "o", "--batch", "7", "--batch-size", "7", rc=2, cwd=tmp_path)
+    assert "--batch, --batch-size" in run(study, "--help", cwd=tmp_path).stdout.replace(",--", ", --")
 
 
 def test_finetune_refuses_architecture_flags_beside_a_checkpoint(tmp_path):

@@ -66,10 +66,6 @@ RUNS = [
                           "--ratio-sweep", "0.5", "--ratio-sweep", "0.6", "--json", "out.json"]),
     ("coupling_sweep", ["--couplings", "0.2", "0.8", "--samples", "100", "--draws", "2", "--pca",
                         "5", "--json", "out.json"]),
-    ("theory_vs_training", ["--samples", "70", "--policies",
-                            "cross:ratio=0.5,sync:ratio=0.5,temporal:ratio=0.5", "--epochs", "1",
-                            "--probe-epochs", "1", "--warmup-epochs", "0", "--draws", "2", "--pca",
-                            "5", "--resamples", "100", "--threads", "1", "--json", "out.json"]),
     ("moca", ["data", "inspect", "--json", "out.json"]),
 ]
 

@@ -60,11 +60,13 @@ TEST_CASE("PolicyStudyOptions: defaults, validation, settings round trip") {
   bad([](auto& x) { x.features = {"pixels"}; });
   bad([](auto& x) { x.seeds = 0; });
   bad([](auto& x) { x.jobs = 0; });
-  bad([](auto& x) { x.warmup_epochs = x.epochs; });
+  bad([](auto& x) { x.pretrain.warmup_epochs = x.pretrain.epochs; });
+  bad([](auto& x) { x.pretrain.warmup_epochs.reset(); });  // the ledger records a warm-up
+  bad([](auto& x) { x.pretrain.preset = "huge"; });
   bad([](auto& x) { x.selection.folds = 1; });
   bad([](auto& x) { x.max_runs = -2; });
   moca::sim::PolicyStudyOptions y;
-  y.epochs = 3;
+  y.pretrain.epochs = 3;
   y.policies = {"a", "b", "c"};
   moca::sim::PolicyStudyOptions z;
   z.set_settings(y.settings_json());
@@ -169,6 +171,63 @@ TEST_CASE("policy_study data: subject-wise split, no subject on both sides, seed
   CHECK(a.size() + b.size() >= 9);
   const auto d2 = moca::sim::load_policy_study_data(o);
   CHECK(d2.train.x == d.train.x);
+}
+
+// The random window-level split (the reproduction's theory-vs-training step): sizes as Python's
+// int(0.7 * n), disjoint parts, recorded in the settings only when chosen, and read back; the
+// subject-wise split above is the control (no subject on both sides there, many here).
+TEST_CASE("policy_study data: the random split, its settings, and old ledgers") {
+  moca::sim::PolicyStudyOptions o;
+  o.out = "x";
+  o.selection.data = "generator";
+  o.selection.synthetic_windows = 200;
+  o.selection.split = moca::data::SplitKind::kRandom;
+  o.selection.split_seed = 1004;
+  o.train_windows = 0;
+  o.test_windows = 0;
+  CHECK_NOTHROW(o.validate());
+  const auto d = moca::sim::load_policy_study_data(o);
+  CHECK(d.train.size() == 140);  // int(0.7 * 200)
+  CHECK(d.test.size() == 60);
+  // no held-out window is a training window (the generator's windows are distinct)
+  int shared = 0;
+  for (int i = 0; i < d.test.size(); ++i) {
+    for (int k = 0; k < d.train.size(); ++k) shared += d.test.x.row(i) == d.train.x.row(k);
+  }
+  CHECK(shared == 0);
+  std::set<int> a, b, both;
+  for (int i = 0; i < d.train.size(); ++i) a.insert(d.train.subjects[i]);
+  for (int i = 0; i < d.test.size(); ++i) b.insert(d.test.subjects[i]);
+  for (int s : b)
+    if (a.count(s)) both.insert(s);
+  CHECK(both.size() >= 5);  // window-level: subjects on both sides
+  CHECK(d.description.at("split").get<std::string>().rfind("random:", 0) == 0);
+  // a subsample of each part is a subset of it
+  o.train_windows = 50;
+  o.test_windows = 20;
+  const auto sub = moca::sim::load_policy_study_data(o);
+  CHECK(sub.train.size() == 50);
+  CHECK(sub.test.size() == 20);
+
+  // settings: written with the split, read back; absent for the subject-wise fold 0 (so that a
+  // ledger written before the split was a setting still resumes), and such a ledger reads back
+  // as subject-wise
+  const json s = o.settings_json();
+  CHECK(s.at("split") == "random");
+  CHECK(s.at("train_fraction") == 0.7);
+  moca::sim::PolicyStudyOptions r;
+  r.set_settings(s);
+  CHECK(r.selection.split == moca::data::SplitKind::kRandom);
+  CHECK(r.settings_json() == s);
+  json old = s;
+  old.erase("split");
+  old.erase("train_fraction");
+  r.set_settings(old);
+  CHECK(r.selection.split == moca::data::SplitKind::kSubjectKfold);
+  CHECK(!r.settings_json().contains("split"));
+  // the held-out part must not be the training part
+  o.selection.split = moca::data::SplitKind::kAll;
+  CHECK_THROWS_AS(o.validate(), std::invalid_argument);
 }
 
 TEST_CASE("policy_study: a stopped, killed and resumed smoke grid equals an uninterrupted one" *

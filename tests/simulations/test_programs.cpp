@@ -102,8 +102,12 @@ TEST_CASE("study programs: usage errors exit 2 with 'prog: message'") {
     r = run(b + "/bound_check --checkpoint /nonexistent.pt");
     CHECK(r.code == 1);
     CHECK(r.err.rfind("bound_check: ", 0) == 0);
-    r = run(b + "/theory_vs_training --policies cross,sync");
+    // the held-out part of the study's split must not be its training part
+    r = run(b + "/policy_study --data generator --out " + MOCA_BINARY_DIR +
+            "/policy_study_split_all --split all");
     CHECK(r.code == 2);
+    CHECK(r.err.find("policy_study: --split (all) must be random or subject-kfold") !=
+          std::string::npos);
     r = run(b + "/paper_experiments --only table2");
     CHECK(r.code == 2);
   }
@@ -259,10 +263,12 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
     }
     CHECK(is_png(out / ins["map"]["png"].get<std::string>()));
     check_no_null(ins, "inspect");
-    const json tvt = read_json(out / "theory_vs_training.json");
-    require_keys(tvt, {"policies", "rank_correlations", "prediction", "options", "settings"},
-                 "theory_vs_training.json");
-    check_no_null(tvt, "theory_vs_training");
+    // theory vs training: policy_study's report on the random split, one seed per policy
+    const json tvt = read_json(out / "theory_vs_training" / "report.json");
+    require_keys(tvt, {"policies", "correlations", "settings", "data"},
+                 "theory_vs_training/report.json");
+    CHECK(tvt["settings"]["split"] == "random");
+    CHECK(tvt["policies"].size() == 3);
     const json bc = read_json(out / "bound_check.json");
     require_keys(bc, {"policies", "options", "settings", "data"}, "bound_check.json");
     for (const auto& p : bc["policies"]) {

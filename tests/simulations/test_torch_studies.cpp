@@ -7,24 +7,6 @@
 
 #include "bound_check.hpp"
 #include "paper_experiments.hpp"
-#include "theory_vs_training.hpp"
-
-TEST_CASE("TheoryVsTrainingOptions::validate") {
-  moca::sim::TheoryVsTrainingOptions o;
-  CHECK_NOTHROW(o.validate());
-  auto bad = [](auto change) {
-    moca::sim::TheoryVsTrainingOptions x;
-    change(x);
-    CHECK_THROWS_AS(x.validate(), std::invalid_argument);
-  };
-  bad([](auto& x) { x.policies = {"cross", "sync"}; });
-  bad([](auto& x) { x.features = "encoder"; });
-  bad([](auto& x) { x.epochs = 0; });
-  bad([](auto& x) { x.warmup_epochs = x.epochs; });
-  bad([](auto& x) { x.resamples = 10; });
-  bad([](auto& x) { x.workdir.clear(); });
-  bad([](auto& x) { x.data.samples = 1; });
-}
 
 TEST_CASE("BoundCheckOptions::validate and a missing checkpoint") {
   moca::sim::BoundCheckOptions o;

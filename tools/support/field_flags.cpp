@@ -107,8 +107,7 @@ std::string with_flag_names(const std::string& message,
           break;
         }
       }
-      // a table row names a flag of the programs that have it: in the studies, whose flag is
-      // --batch-size, PretrainOptions::batch_size falls to the rule below, not to --batch
+      // a table row names a flag of the programs that have it
       for (const FieldFlag& row : kFieldFlags) {
         const size_t n = std::strlen(row.field);
         if (matched == 0 && message.compare(i, n, row.field) == 0 && ends_name(message, i + n) &&

@@ -18,26 +18,37 @@
 
 namespace moca::tools {
 
+/// A second name a program accepts for a row's flag (the studies' `--batch-size` for `--batch`):
+/// the same option, so giving both is one option given twice; --help lists both, --print-config
+/// writes the row's flag.
+struct FlagAlias {
+  std::string flag;   ///< the row's flag ("--batch")
+  std::string alias;  ///< the other name ("--batch-size")
+};
+
 /// The visitor behind add_schema_options.
 class SchemaFlags {
  public:
-  SchemaFlags(CLI::App* app, Scope scope) : app_(app), scope_(scope) {}
+  SchemaFlags(CLI::App* app, Scope scope, std::vector<FlagAlias> aliases = {})
+      : app_(app), scope_(scope), aliases_(std::move(aliases)) {}
 
   template <class T>
   void operator()(T& field, const Option& row) const {
     if (!takes(row)) return;
     add_field_flag(row.field(), row.flag);
-    const std::string text = help(row);
+    const std::string text = help(row), names = this->names(row);
     if constexpr (std::is_same_v<T, bool>) {
-      app_->add_flag(row.flag, field, text);
+      app_->add_flag(names, field, text);
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      app_->add_option(row.flag, field, text)->delimiter(',');  // a,b,c or repeated
+      app_->add_option(names, field, text)->delimiter(',');  // a,b,c or repeated
     } else if constexpr (moca::schema_detail::is_optional<T>::value) {
-      // unset unless given: no default to show, and the struct says what unset means
-      app_->add_option_function<typename T::value_type>(
-          row.flag, [&field](const typename T::value_type& v) { field = v; }, text);
+      // unset unless given (the struct says what unset means), unless the program's struct sets
+      // it: then that value is the flag's default, shown and written by --print-config
+      CLI::Option* opt = app_->add_option_function<typename T::value_type>(
+          names, [&field](const typename T::value_type& v) { field = v; }, text);
+      if (field) opt->default_str(CLI::detail::to_string(*field));
     } else {
-      app_->add_option(row.flag, field, text)->capture_default_str();
+      app_->add_option(names, field, text)->capture_default_str();
     }
   }
 
@@ -45,7 +56,7 @@ class SchemaFlags {
   void operator()(E& field, const Option& row, const EnumName<E> (&table)[N]) const {
     if (!takes(row)) return;
     add_field_flag(row.field(), row.flag);
-    add_enum_option(app_, row.flag, field, table, row.help);
+    add_enum_option(app_, names(row), field, table, row.help);
   }
 
  private:
@@ -63,8 +74,17 @@ class SchemaFlags {
     return text;
   }
 
+  // The row's flag, and a second name where the program keeps an older one for it.
+  std::string names(const Option& row) const {
+    for (const FlagAlias& a : aliases_) {
+      if (a.flag == row.flag) return std::string(row.flag) + "," + a.alias;
+    }
+    return row.flag;
+  }
+
   CLI::App* app_;
   Scope scope_;
+  std::vector<FlagAlias> aliases_;
 };
 
 /// The visitor behind scope_flags: the flag of each row whose scope is exactly `scope`.
@@ -97,10 +117,10 @@ std::vector<std::string> scope_flags(const O& o, Scope scope) {
 
 /// Adds to `app` a flag for every row of O::schema in `scope` (the struct's bits, e.g.
 /// model::kFinetuneScope | model::kScratchScope), bound to the fields of `o`, which must outlive
-/// the parse.
+/// the parse; `aliases` gives some of them a second name.
 template <class O>
-void add_schema_options(CLI::App* app, O& o, Scope scope) {
-  O::schema(o, SchemaFlags(app, scope));
+void add_schema_options(CLI::App* app, O& o, Scope scope, std::vector<FlagAlias> aliases = {}) {
+  O::schema(o, SchemaFlags(app, scope, std::move(aliases)));
 }
 
 }  // namespace moca::tools

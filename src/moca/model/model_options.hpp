@@ -100,6 +100,15 @@ std::vector<std::string> preset_names();
 MocaOptions preset(const std::string& name, int channels = 6, int length = 200,
                    int patch_length = 20);
 
+/// The scope bits the studies (simulations/) take rows of PretrainOptions::schema by: every study
+/// takes the architecture and the schedule's preset, patch_length, epochs, batch_size, lr and
+/// warmup_epochs (kStudyScope); the resumable one (policy_study) also checkpoint_every
+/// (kResumableStudyScope); the other rows (policy, optimiser details, output and resume paths,
+/// seed) are the commands' own (kCommandScope: every bit but these two). The bits lie above those
+/// of DownstreamOptions' modes, so the rows the two structs share keep their mode scopes.
+inline constexpr Scope kStudyScope = 1u << 30, kResumableStudyScope = 1u << 29;
+inline constexpr Scope kCommandScope = kEveryScope & ~(kStudyScope | kResumableStudyScope);
+
 /// The schedule rows PretrainOptions::schema and DownstreamOptions::schema share (the fields have
 /// the same names in both): epochs, batch_size, lr, min_lr, warmup_epochs and weight_decay of
 /// `owner`, with `warmup_help` saying the struct's default warm-up.
@@ -110,11 +119,11 @@ void schedule_schema(const char* owner, O& o, V&& v, const char* warmup_help) {
                          Range::at_least(1)});
   v(o.lr, Option{owner, "lr", "--lr", "peak learning rate", Range::above(0)});
   v(o.min_lr, Option{owner, "min_lr", "--min-lr", "floor of the cosine schedule", Range::any(),
-                     kEveryScope, "in [0, lr]"});
+                     kCommandScope, "in [0, lr]"});
   v(o.warmup_epochs, Option{owner, "warmup_epochs", "--warmup-epochs", warmup_help, Range::any(),
                             kEveryScope, "in [0, epochs)"});
-  v(o.weight_decay,
-    Option{owner, "weight_decay", "--weight-decay", "AdamW weight decay", Range::at_least(0)});
+  v(o.weight_decay, Option{owner, "weight_decay", "--weight-decay", "AdamW weight decay",
+                           Range::at_least(0), kCommandScope});
 }
 
 }  // namespace moca::model

@@ -92,34 +92,40 @@ struct PretrainOptions {
   template <class O, class V>
   static void schema(O& o, V&& v) {
     constexpr const char* P = "PretrainOptions";
+    // (scopes, model_options.hpp: the rows without one are the studies' too; kCommandScope rows
+    // are moca pretrain's alone)
+    constexpr Scope C = kCommandScope;
+    const Range any = Range::any();
     v(o.preset, Option{P, "preset", "--preset", "architecture: paper-base | tiny | cpu-small"});
     v(o.patch_length,
       Option{P, "patch_length", "--patch-length", "samples per patch", Range::at_least(1)});
-    v(o.layout, Option{P, "layout", "--layout", "modality | stacked"}, kTokenLayoutNames);
-    v(o.pos_embed, Option{P, "pos_embed", "--pos-embed", "2d (paper) | 1d (released code)"},
+    v(o.layout, Option{P, "layout", "--layout", "modality | stacked", any, C}, kTokenLayoutNames);
+    v(o.pos_embed, Option{P, "pos_embed", "--pos-embed", "2d (paper) | 1d (released code)", any, C},
       kPosEmbedNames);
-    v(o.loss, Option{P, "loss", "--loss", "all (paper) | masked"}, kLossScopeNames);
+    v(o.loss, Option{P, "loss", "--loss", "all (paper) | masked", any, C}, kLossScopeNames);
     v(o.norm_pix_loss,
-      Option{P, "norm_pix_loss", "--norm-pix-loss", "per-patch normalised targets"});
-    v(o.policy, Option{P, "policy", "--policy", "masking policy spec"});
+      Option{P, "norm_pix_loss", "--norm-pix-loss", "per-patch normalised targets", any, C});
+    v(o.policy, Option{P, "policy", "--policy", "masking policy spec", any, C});
     schedule_schema(P, o, v,
                     "linear warm-up in epochs; default 10, at most --epochs - 1 unless given");
-    v(o.beta1, Option{P, "beta1", "--beta1", "AdamW beta1", Range::between(0, 1, false, true)});
-    v(o.beta2, Option{P, "beta2", "--beta2", "AdamW beta2", Range::between(0, 1, false, true)});
-    v(o.augment, Option{P, "augment", "--augment", "on-the-fly Algorithm 1 augmentation"});
+    v(o.beta1, Option{P, "beta1", "--beta1", "AdamW beta1", Range::between(0, 1, false, true), C});
+    v(o.beta2, Option{P, "beta2", "--beta2", "AdamW beta2", Range::between(0, 1, false, true), C});
+    v(o.augment, Option{P, "augment", "--augment", "on-the-fly Algorithm 1 augmentation", any, C});
     v(o.augment_probability,
       Option{P, "augment_probability", "--augment-probability",
-             "share of windows spliced when --augment is on", Range::between(0, 1)});
-    v(o.checkpoint, Option{P, "checkpoint", "--checkpoint", "checkpoint file"});
-    v(o.metrics,
-      Option{P, "metrics", "--metrics", "JSON-lines log (default <checkpoint>.metrics.jsonl)"});
-    v(o.checkpoint_every, Option{P, "checkpoint_every", "--checkpoint-every",
-                                 "epochs between checkpoints", Range::at_least(1)});
-    v(o.resume, Option{P, "resume", "--resume", "continue from --checkpoint"});
-    v(o.seed, Option{P, "seed", "--seed", "seed of the weights, batch order, masks, augmentation"});
-    v(o.stop_after_iterations,
-      Option{P, "stop_after_iterations", "--stop-after",
-             "checkpoint and stop after this many iterations (-1 = never)", Range::at_least(-1)});
+             "share of windows spliced when --augment is on", Range::between(0, 1), C});
+    v(o.checkpoint, Option{P, "checkpoint", "--checkpoint", "checkpoint file", any, C});
+    v(o.metrics, Option{P, "metrics", "--metrics",
+                        "JSON-lines log (default <checkpoint>.metrics.jsonl)", any, C});
+    v(o.checkpoint_every,
+      Option{P, "checkpoint_every", "--checkpoint-every", "epochs between checkpoints",
+             Range::at_least(1), kEveryScope & ~kStudyScope});
+    v(o.resume, Option{P, "resume", "--resume", "continue from --checkpoint", any, C});
+    v(o.seed,
+      Option{P, "seed", "--seed", "seed of the weights, batch order, masks, augmentation", any, C});
+    v(o.stop_after_iterations, Option{P, "stop_after_iterations", "--stop-after",
+                                      "checkpoint and stop after this many iterations (-1 = never)",
+                                      Range::at_least(-1), C});
   }
 };
 
