@@ -166,12 +166,9 @@ def _new_view(est: Any, X: Any, name: str) -> np.ndarray:
 
 
 def _analysis(U: np.ndarray, M: np.ndarray, **options: Any) -> Any:
-    """``kcca::kcca_analysis`` of the views with the given ``KccaAnalysisOptions`` fields (the
-    others keep the tool's defaults)."""
-    o = _core.KccaAnalysisOptions()
-    for name, value in options.items():
-        setattr(o, name, value)
-    return _core.kcca_analysis(o, U, M)
+    """``kcca::kcca_analysis`` of the views with the given keywords, the rows of
+    ``kcca::AnalysisOptions``' schema (the others keep the tool's defaults)."""
+    return _core.kcca_analysis(_core.KccaAnalysisOptions.from_keywords(options), U, M)
 
 
 def _variate_correlations(Zu: np.ndarray, Zm: np.ndarray) -> np.ndarray:

@@ -242,7 +242,17 @@ void bind_kcca(py::module_& m) {
       .def_readwrite("permutations", &AnalysisOptions::permutations)
       .def_readwrite("seed", &AnalysisOptions::seed)
       .def_readwrite("coefficients", &AnalysisOptions::coefficients)
-      .def("validate", &AnalysisOptions::validate);
+      .def("validate", &AnalysisOptions::validate)
+      .def_static(
+          "from_keywords",
+          [](const py::dict& options) {
+            AnalysisOptions o;
+            set_from_kwargs(o, options, kEveryScope, "kcca_analysis");
+            return o;
+          },
+          py::arg("options"),
+          "Options from keywords: the rows of kcca::AnalysisOptions' schema (the kcca tool's "
+          "flags, and coefficients), checked strictly by type; the others keep their defaults.");
   py::class_<AnalysisResult>(m, "KccaAnalysis", "kcca::AnalysisResult")
       .def_readonly("options", &AnalysisResult::options)
       .def_readonly("n", &AnalysisResult::n)

@@ -13,21 +13,6 @@ namespace {
 constexpr FieldFlag kFieldFlags[] = {
     // masking::ScoreRunOptions (kcca_score)
     {"ScoreRunOptions::schemes",       "--scheme"},  // not a schema row (split_spec_list)
-    // kcca::AnalysisOptions (kcca)
-    {"AnalysisOptions::sigma",         "--sigma"},
-    {"AnalysisOptions::degree",        "--degree"},
-    {"AnalysisOptions::coef0",         "--coef0"},
-    {"AnalysisOptions::gamma_u",       "--gamma-u"},
-    {"AnalysisOptions::gamma_m",       "--gamma-m"},
-    {"AnalysisOptions::gamma",         "--gamma"},
-    {"AnalysisOptions::components",    "--components"},
-    {"AnalysisOptions::method",        "--method"},
-    {"AnalysisOptions::rank",          "--rank"},
-    {"AnalysisOptions::cca",           "--cca"},
-    {"AnalysisOptions::pca",           "--pca"},
-    {"AnalysisOptions::ridge",         "--ridge"},
-    {"AnalysisOptions::bootstrap",     "--bootstrap"},
-    {"AnalysisOptions::permutations",  "--permutations"},
     // model::ImportOptions (moca import)
     {"ImportOptions::channel_names",     "--channel-names"},
     {"ImportOptions::sample_rate_hz",    "--sample-rate"},

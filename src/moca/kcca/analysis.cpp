@@ -335,30 +335,9 @@ std::vector<UnusedOption> unused_options(const AnalysisOptions& o) {
 
 void AnalysisOptions::validate() const {
   if (!sigma_auto(*this)) parse_sigma(sigma);
-  if (degree < 1)
-    throw_invalid("", "AnalysisOptions::degree", std::to_string(degree), "must be >= 1");
-  if (!(std::isfinite(coef0) && coef0 >= 0.0)) {
-    throw_invalid("", "AnalysisOptions::coef0", format_number(coef0, 12), "must be >= 0");
-  }
-  if (gamma && !(std::isfinite(*gamma) && *gamma > 0.0)) {
-    throw_invalid("", "AnalysisOptions::gamma", format_number(*gamma, 12), "must be > 0");
-  }
-  if (!(std::isfinite(gamma_u) && gamma_u > 0.0)) {
-    throw_invalid("", "AnalysisOptions::gamma_u", format_number(gamma_u, 12), "must be > 0");
-  }
-  if (!(std::isfinite(gamma_m) && gamma_m > 0.0)) {
-    throw_invalid("", "AnalysisOptions::gamma_m", format_number(gamma_m, 12), "must be > 0");
-  }
-  if (components < 1) {
-    throw_invalid("", "AnalysisOptions::components", std::to_string(components), "must be >= 1");
-  }
-  if (rank < 1) throw_invalid("", "AnalysisOptions::rank", std::to_string(rank), "must be >= 1");
-  if (pca < 0) throw_invalid("", "AnalysisOptions::pca", std::to_string(pca), "must be >= 0");
+  check_ranges(*this);  // the rows' ranges (schema): degree, coef0, the gammas, components, ...
   if (pca > 0 && !cca)
     throw_invalid("", "AnalysisOptions::pca", std::to_string(pca), "needs AnalysisOptions::cca");
-  if (!(std::isfinite(ridge) && ridge >= 0.0)) {
-    throw_invalid("", "AnalysisOptions::ridge", format_number(ridge, 12), "must be >= 0");
-  }
   // KCCA regularises with gamma_u / gamma_m; a ridge it would not use is refused, as pca is.
   if (ridge > 0.0 && !cca) {
     throw_invalid("", "AnalysisOptions::ridge", format_number(ridge, 12),
@@ -368,10 +347,6 @@ void AnalysisOptions::validate() const {
   if (bootstrap < 0 || bootstrap == 1) {
     throw_invalid("", "AnalysisOptions::bootstrap", std::to_string(bootstrap),
                   "must be 0 (none) or >= 2");
-  }
-  if (permutations < 0) {
-    throw_invalid("", "AnalysisOptions::permutations", std::to_string(permutations),
-                  "must be >= 0");
   }
 }
 

@@ -46,6 +46,54 @@ struct AnalysisOptions {
   /// Throws std::invalid_argument naming the field, its value and the rule, for every option
   /// that does not need the data.
   void validate() const;
+
+  /// Every option, declared once (option_schema.hpp): the `kcca` tool's flags and their help,
+  /// the range checks of validate() and their messages, Python's keywords. `coefficients` is
+  /// Python's alone (the tool reports correlations).
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* A = "AnalysisOptions";
+    const Range any = Range::any();
+    v(o.kernel, Option{A, "kernel", "--kernel", "linear | rbf | poly | laplacian"},
+      kKernelTypeNames);
+    v(o.sigma, Option{A, "sigma", "--sigma", "bandwidth, or auto (median heuristic per view)", any,
+                      kEveryScope, "> 0 or auto"});
+    v(o.degree,
+      Option{A, "degree", "--degree", "polynomial degree (poly kernel)", Range::at_least(1)});
+    v(o.coef0,
+      Option{A, "coef0", "--coef0", "polynomial offset (poly kernel)", Range::at_least(0)});
+    v(o.gamma, Option{A, "gamma", "--gamma", "regularisation of both views", Range::above(0)});
+    v(o.gamma_u, Option{A, "gamma_u", "--gamma-u", "regularisation of view u", Range::above(0)});
+    v(o.gamma_m, Option{A, "gamma_m", "--gamma-m", "regularisation of view m", Range::above(0)});
+    v(o.center, Option{A, "center", "--center",
+                       "centre the kernels in feature space (default) or not (--no-center)"});
+    v(o.components, Option{A, "components", "--components", "canonical correlations to report",
+                           Range::at_least(1)});
+    v(o.method,
+      Option{A, "method", "--method",
+             "auto (iterative for few components, else exact) | exact | iterative | lowrank"},
+      kKccaMethodNames);
+    v(o.rank, Option{A, "rank", "--rank", "rank of the low-rank factors (lowrank method)",
+                     Range::at_least(1)});
+    v(o.cca, Option{A, "cca", "--cca", "linear CCA of the (optionally PCA-reduced) columns"});
+    v(o.pca, Option{A, "pca", "--pca", "with --cca: principal components per view (0 = none)",
+                    Range::at_least(0)});
+    v(o.ridge, Option{A, "ridge", "--ridge", "with --cca: ridge added to both covariances",
+                      Range::at_least(0)});
+    v(o.bootstrap, Option{A, "bootstrap", "--bootstrap",
+                          "bootstrap resamples for a 95% percentile CI of each correlation", any,
+                          kEveryScope, "0 (none) or >= 2"});
+    v(o.permutations,
+      Option{A, "permutations", "--permutations",
+             "permutations of view m's rows for each correlation's p-value, per component and "
+             "step-down family-wise (0 = none)",
+             Range::at_least(0)});
+    v(o.seed,
+      Option{A, "seed", "--seed", "seed (bandwidth subsample, Nystrom, bootstrap, permutations)"});
+    v(o.coefficients, Option{A, "coefficients", "--coefficients",
+                             "also the KCCA coefficients alpha, beta (CCA: the canonical weights)",
+                             any, kEveryScope, nullptr, Surface::kPython});
+  }
 };
 
 /// The options `o` leaves without effect (the `kcca` tool refuses the flag stated): the kernel
