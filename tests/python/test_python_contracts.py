@@ -158,3 +158,28 @@ def test_meta_json_that_contradicts_x_is_refused(tmp_path, key, value):
         moca.data.load(str(tmp_path))
     p = run_tool("kcca_score", "--data", str(tmp_path), rc=2)
     assert f"meta.json states {key} {value}" in p.stderr
+
+
+# Issue 39: kcca::AnalysisOptions has one schema; the estimators' keywords and the kcca tool's
+# flags are its rows, so a keyword no row has, or a value of the wrong type, is refused, and the
+# defaults are the tool's (its --print-config, an independent reading of the same rows).
+def test_kcca_analysis_keywords_are_the_schema_rows():
+    import subprocess, os, tomllib
+    from moca import _core
+    o = _core.KccaAnalysisOptions.from_keywords({"kernel": "poly", "degree": 3, "center": False})
+    assert (o.kernel, o.degree, o.center) == ("poly", 3, False)
+    with pytest.raises(TypeError, match="gama"):
+        _core.KccaAnalysisOptions.from_keywords({"gama": 0.1})
+    with pytest.raises(TypeError):
+        _core.KccaAnalysisOptions.from_keywords({"degree": 2.5})
+    with pytest.raises(ValueError):
+        _core.KccaAnalysisOptions.from_keywords({"kernel": "gauss"})
+    # the defaults the Python class holds are those the tool prints
+    tool = os.path.join(os.environ["MOCA_BIN_DIR"], "kcca")
+    cfg = tomllib.loads(subprocess.run([tool, "--u", "u", "--m", "m", "--print-config"],
+                                       capture_output=True, text=True, check=True).stdout)
+    d = _core.KccaAnalysisOptions()
+    for key, value in cfg.items():
+        if key in ("u", "m"):
+            continue
+        assert getattr(d, key.replace("-", "_")) == value, key
