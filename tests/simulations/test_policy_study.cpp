@@ -240,7 +240,7 @@ TEST_CASE("policy_study: a stopped, killed and resumed smoke grid equals an unin
   const std::string common =
       " --data generator --generator-windows 100 --train-windows 40 --test-windows 30"
       " --policies cross:ratio=0.75,sync:ratio=0.5,random:ratio=0.9 --seeds 2 --preset tiny"
-      " --epochs 2 --batch-size 20 --warmup-epochs 0 --probe-epochs 1 --features raw,encoder"
+      " --epochs 2 --batch 20 --warmup-epochs 0 --probe-epochs 1 --features raw,encoder"
       " --pca 5 --draws 2 --resamples 100";
   const std::string quiet = " > " + (root / "log.txt").string() + " 2>&1";
   fs::create_directories(root);

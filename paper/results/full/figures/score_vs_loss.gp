@@ -1,11 +1,11 @@
 set terminal pngcairo size 900,560 font 'DejaVu Sans,10'
-set output '/work/fullrun/results/figures/score_vs_loss.png'
+set output 'paper/results/full/figures/score_vs_loss.png'
 set datafile separator '\t'
-set multiplot layout 1,2 title "Spearman(score, own MSE) = -0.548, (score, probe acc) = -0.214"
+set multiplot layout 1,2 title "Spearman(raw score, own MSE) = -0.643, (score, probe top-1) = -0.204"
 set grid
-set xlabel 'policy score E_m[sigma_1]'
+set xlabel 'policy score E_m[Phi(m)]'
 set ylabel 'held-out MSE (own policy masks)'
-plot '/work/fullrun/results/figures/score_vs_loss.dat' using 2:3 with points pt 7 notitle, '/work/fullrun/results/figures/score_vs_loss.dat' using 2:3:1 with labels font ',7' offset 0,0.7 notitle
+plot 'paper/results/full/figures/score_vs_loss.dat' using 2:3 with points pt 7 notitle, 'paper/results/full/figures/score_vs_loss.dat' using 2:3:1 with labels font ',7' offset 0,0.7 notitle
 set ylabel 'linear-probe accuracy'
-plot '/work/fullrun/results/figures/score_vs_loss.dat' using 2:5 with points pt 7 notitle, '/work/fullrun/results/figures/score_vs_loss.dat' using 2:5:1 with labels font ',7' offset 0,0.7 notitle
+plot 'paper/results/full/figures/score_vs_loss.dat' using 2:5 with points pt 7 notitle, 'paper/results/full/figures/score_vs_loss.dat' using 2:5:1 with labels font ',7' offset 0,0.7 notitle
 unset multiplot

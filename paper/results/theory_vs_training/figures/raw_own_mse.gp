@@ -1,0 +1,8 @@
+set terminal pngcairo size 800,560 font 'DejaVu Sans,10'
+set output '/work/tvt/quick/figures/raw_own_mse.png'
+set title 'score (raw) vs MSE under own masks (mean over seeds, bars: seed SD)' noenhanced
+set xlabel 'E_m[Phi(m)], raw features' noenhanced
+set ylabel 'MSE under own masks' noenhanced
+set grid
+set key outside right noenhanced
+plot '/work/tvt/quick/figures/raw_own_mse.dat' index 0 using 1:2:3 with yerrorbars pt 7 ps 1.2 lc 1 title 'cross', '/work/tvt/quick/figures/raw_own_mse.dat' index 1 using 1:2:3 with yerrorbars pt 7 ps 1.2 lc 2 title 'sync', '/work/tvt/quick/figures/raw_own_mse.dat' index 2 using 1:2:3 with yerrorbars pt 7 ps 1.2 lc 3 title 'temporal'
