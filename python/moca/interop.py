@@ -334,9 +334,12 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
                          f"channels, channel_names has {len(channel_names)}")
     arrays = {k: np.require(v, np.float32, "C") for k, v in tensors.items()}  # keeps 0-d
     r = dict(_core.import_arrays(
-        arrays, os.fspath(out_checkpoint), kind, list(channel_names),
-        list(input_channels or []), list(class_names or []), float(sample_rate or 0.0),
-        int(num_heads or 0), int(decoder_num_heads or 0), norm_pix, loss_scope, path))
+        arrays, os.fspath(out_checkpoint), path,
+        dict(kind=kind, channel_names=list(channel_names),
+             input_channels=list(input_channels or []), class_names=list(class_names or []),
+             sample_rate=float(sample_rate or 0.0), num_heads=int(num_heads or 0),
+             decoder_num_heads=int(decoder_num_heads or 0), norm_pix_loss=norm_pix,
+             loss_scope=loss_scope)))
     r["notes"] = notes + list(r["notes"])
     return r
 

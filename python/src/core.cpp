@@ -296,6 +296,16 @@ void bind_kcca(py::module_& m) {
       "Canonical variates K(X_new, X_train) coef (out-of-sample centred when center).");
 }
 
+// A library message about moca.data.load's options in its keywords: the spec, which the library
+// names DataOptions::data (the tools' --data), is `spec` here; DatasetOptions::key is `key`.
+std::string load_keyword_names(std::string message) {
+  static const std::string kSpec = "DataOptions::data";
+  for (size_t at = message.find(kSpec); at != std::string::npos; at = message.find(kSpec, at)) {
+    message.replace(at, kSpec.size(), "spec");
+  }
+  return with_keyword_names<data::DatasetOptions>(message);
+}
+
 // A keyword of moca.data.load given where it takes no effect (data::unused_options: coupling
 // beside HAPT data, npy_layout beside the generator) is a ValueError naming it, as the programs
 // refuse the flag. `generator` holds the generator keywords given (windows, coupling, seed).
@@ -345,7 +355,9 @@ void bind_data(py::module_& m) {
           py::gil_scoped_release release;
           d = data::open_dataset(spec, o);
         } catch (const std::invalid_argument& e) {  // DatasetOptions::key -> the keyword
-          throw std::invalid_argument(with_keyword_names<data::DatasetOptions>(e.what()));
+          throw std::invalid_argument(load_keyword_names(e.what()));
+        } catch (const std::runtime_error& e) {  // a folder that is none: named the same way
+          throw std::runtime_error(load_keyword_names(e.what()));
         }
         py::dict out = windows_to_dict(d.windows);
         py::dict meta = out["meta"];

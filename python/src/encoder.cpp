@@ -109,12 +109,8 @@ void bind_interop(py::module_& m) {
       py::arg("checkpoint"), py::arg("out"));
   m.def(
       "import_arrays",
-      [report](const py::dict& tensors, const std::string& out, const std::string& kind,
-               const std::vector<std::string>& channel_names,
-               const std::vector<std::string>& input_channels,
-               const std::vector<std::string>& class_names, double sample_rate, int num_heads,
-               int decoder_num_heads, bool norm_pix_loss, const std::string& loss_scope,
-               const std::string& source) {
+      [report](const py::dict& tensors, const std::string& out, const std::string& source,
+               const py::dict& options) {
         std::vector<model::NamedArray> arrays;
         for (const auto& kv : tensors) {
           const auto a = Floats::ensure(kv.second);
@@ -125,28 +121,22 @@ void bind_interop(py::module_& m) {
           na.values.assign(a.data(), a.data() + a.size());
           arrays.push_back(std::move(na));
         }
-        model::ImportOptions o;
-        o.kind = kind;
-        o.channel_names = channel_names;
-        o.input_channels = input_channels;
-        o.class_names = class_names;
-        o.sample_rate_hz = sample_rate;
-        o.num_heads = num_heads;
-        o.decoder_num_heads = decoder_num_heads;
-        o.norm_pix_loss = norm_pix_loss;
-        o.loss_scope = parse_enum(model::kLossScopeNames, loss_scope, "loss_scope");
+        model::ImportOptions o;  // the keywords are the rows of ImportOptions::schema
+        set_from_kwargs(o, options, kEveryScope, "import_arrays");
         o.source = {{"file", source}};
         model::InteropReport r;
-        {
+        try {
           py::gil_scoped_release release;
           r = model::import_arrays(arrays, o, out);
+        } catch (const std::invalid_argument& e) {  // ImportOptions::key -> the keyword
+          throw std::invalid_argument(with_keyword_names<model::ImportOptions>(e.what()));
         }
         return report(r);
       },
-      py::arg("tensors"), py::arg("out"), py::arg("kind"), py::arg("channel_names"),
-      py::arg("input_channels"), py::arg("class_names"), py::arg("sample_rate"),
-      py::arg("num_heads"), py::arg("decoder_num_heads"), py::arg("norm_pix_loss"),
-      py::arg("loss_scope"), py::arg("source"));
+      py::arg("tensors"), py::arg("out"), py::arg("source"), py::arg("options"),
+      "model::import_arrays: `options` holds ImportOptions' keywords (kind, channel_names, "
+      "sample_rate, class_names, input_channels, num_heads, decoder_num_heads, norm_pix_loss, "
+      "loss_scope), checked strictly by type.");
   m.def(
       "reconstruct",
       [](const std::string& checkpoint, const Floats& X, const BoolArray& masks,

@@ -6,6 +6,7 @@
 /// with_keyword_names() makes the library's `Owner::key` in a message the keyword `key`.
 #include <pybind11/pybind11.h>
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -236,11 +237,27 @@ class KeywordRenamer {
   std::string& text_;
 };
 
-/// `message` with each `Owner::key` of O's rows replaced by the keyword `key`.
+/// `message` with each `Owner::key` of O's rows replaced by the keyword `key`, then any other
+/// `SomethingOptions::key` (a nested struct's field the library names, DatasetOptions::modalities
+/// in a protocol's message) by `key`: Python's keywords are the fields' keys.
 template <class O>
 std::string with_keyword_names(std::string message) {
   const O o{};
   O::schema(o, KeywordRenamer(message));
+  static const std::string kTail = "Options::";
+  for (size_t at = message.find(kTail); at != std::string::npos; at = message.find(kTail, at)) {
+    size_t start = at;
+    while (start > 0 && std::isalnum(static_cast<unsigned char>(message[start - 1])) != 0) {
+      --start;
+    }
+    const bool owner = start < at && std::isupper(static_cast<unsigned char>(message[start])) != 0;
+    if (owner) {
+      message.erase(start, at + kTail.size() - start);
+      at = start;
+    } else {
+      at += kTail.size();
+    }
+  }
   return message;
 }
 

@@ -148,8 +148,9 @@ TEST_CASE("data spec: prefixes, generator keys, detection, printable form") {
   CHECK(contains(
       error_text<std::invalid_argument>([&] { parse_data_spec("hapt:" + fx, DataFormat::kNpy); }),
       "contradicts"));
+  // (the library names the field; each program its flag: test_errors.py)
   CHECK(contains(error_text<std::invalid_argument>([&] { parse_data_spec(fx); }),
-                 "cannot tell the format"));
+                 "DataOptions::data: cannot tell the format"));
   CHECK_THROWS_AS(parse_data_spec("/nonexistent/folder"), std::runtime_error);
   // The resolved generator spec lists every key and opens to the same windows.
   DatasetOptions o;
@@ -323,9 +324,10 @@ TEST_CASE("open_dataset: bad .npy input gives a clear error naming the file") {
   write_raw_npy(d + "/pid.npy", "<i8", "(1,)", bytes_of(std::vector<std::int64_t>{0}));
   err("subject ids has 1 entries, X has N = 2");  // ... and pid
   write_raw_npy(d + "/pid.npy", "<i8", "(2,)", bytes_of(std::vector<std::int64_t>{0, 1}));
-  // an unstated rate, where the windows must be brought to the model's: an error naming the flag
-  err("sample rate unknown (no --sample-rate, no sample_rate in meta.json); state it with "
-      "--sample-rate HZ");
+  // an unstated rate, where the windows must be brought to the model's: an error naming the field
+  // (each program names its flag, Python its keyword: test_benchmark_folders.py)
+  err("sample rate unknown (no DatasetOptions::sample_rate, no sample_rate in meta.json); state "
+      "it with DatasetOptions::sample_rate HZ");
   o.sample_rate_hz = 50;
   CHECK(open_dataset("npy:" + d, o).windows.size() == 2);
   write_raw_npy(x, "|O", "(2, 2, 3)", std::string(96, '\0'));

@@ -10,6 +10,7 @@
 #include "data_flags.hpp"
 #include "field_flags.hpp"
 #include "moca/data/synthetic.hpp"
+#include "moca/kcca/analysis.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "schema_options.hpp"
 
@@ -139,13 +140,17 @@ TEST_CASE("the programs name the flag where the library names the field (field_f
   CHECK(tools::with_flag_names(text) == "--ratio (1) must be in (0, 1)");
   CHECK(tools::with_flag_names("ScoreOptions::draws (1) must be >= 2") ==
         "--draws (1) must be >= 2");
-  // Whole names only; every occurrence; other text untouched.
+  // Whole names only; every occurrence; other text untouched (the kcca tool's rows registered,
+  // as it adds them).
+  kcca::AnalysisOptions analysis;
+  CLI::App kcca_app{"k"};
+  tools::add_schema_options(&kcca_app, analysis, kEveryScope);
   CHECK(tools::with_flag_names("AnalysisOptions::gamma_u (0) and AnalysisOptions::gamma (0)") ==
         "--gamma-u (0) and --gamma (0)");
-  CHECK(tools::with_flag_names("ImportOptions::channel_names: 'a' is named twice") ==
-        "--channel-names: 'a' is named twice");
-  CHECK(tools::with_flag_names("ImportOptions::channel_namesx, X::ImportOptions::channel_names") ==
-        "ImportOptions::channel_namesx, X::ImportOptions::channel_names");
+  CHECK(tools::with_flag_names("AnalysisOptions::gamma_m: 'a' is named twice") ==
+        "--gamma-m: 'a' is named twice");
+  CHECK(tools::with_flag_names("AnalysisOptions::gamma_mx, X::AnalysisOptions::gamma_m") ==
+        "AnalysisOptions::gamma_mx, X::AnalysisOptions::gamma_m");
   CHECK(tools::with_flag_names("pca (2) needs AnalysisOptions::cca") == "pca (2) needs --cca");
   // Fields outside the table: `XOptions::a_b` is `--a-b` where the program has that flag, and
   // stays as it is where it has not (or no program is given).
@@ -157,15 +162,13 @@ TEST_CASE("the programs name the flag where the library names the field (field_f
   CHECK(tools::with_flag_names("StudyOptions::batch_size (0)") == "StudyOptions::batch_size (0)");
   CHECK(tools::with_flag_names("Study::batch_size and StudyOptions::batch_sizes", has) ==
         "Study::batch_size and StudyOptions::batch_sizes");
-  // A table row applies where the program has its flag: ImportOptions::sample_rate_hz is
-  // --sample-rate where that is a flag, and the rule's --sample-rate-hz where only that is.
-  const auto moca_flags = [](const std::string& flag) { return flag == "--sample-rate"; };
-  const auto other_flags = [](const std::string& flag) { return flag == "--sample-rate-hz"; };
-  CHECK(tools::with_flag_names("ImportOptions::sample_rate_hz (0)", moca_flags) ==
-        "--sample-rate (0)");
-  CHECK(tools::with_flag_names("ImportOptions::sample_rate_hz (0)", other_flags) ==
-        "--sample-rate-hz (0)");
-  CHECK(tools::with_flag_names("ImportOptions::sample_rate_hz (0)") == "--sample-rate (0)");
+  // A table row applies where the program has its flag: ScoreRunOptions::schemes is --scheme
+  // where that is a flag, and the rule's --schemes where only that is.
+  const auto score_flags = [](const std::string& flag) { return flag == "--scheme"; };
+  const auto other_flags = [](const std::string& flag) { return flag == "--schemes"; };
+  CHECK(tools::with_flag_names("ScoreRunOptions::schemes (x)", score_flags) == "--scheme (x)");
+  CHECK(tools::with_flag_names("ScoreRunOptions::schemes (x)", other_flags) == "--schemes (x)");
+  CHECK(tools::with_flag_names("ScoreRunOptions::schemes (x)") == "--scheme (x)");
   // Without a schema registration, PretrainOptions::batch_size is a study's --batch-size.
   CHECK(tools::with_flag_names("PretrainOptions::batch_size (0)", has) == "--batch-size (0)");
   // A field a schema row registered (add_schema_options does) wins over the table and the rule.

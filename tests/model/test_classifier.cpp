@@ -253,7 +253,7 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
     CHECK_THROWS_WITH_AS(import_arrays(wrong, o, back),
                          doctest::Contains("'blocks.1.attn.proj.bias'"), std::invalid_argument);
     auto asked = o;
-    asked.kind = "classifier";
+    asked.kind = ImportKind::kClassifier;
     CHECK_THROWS_WITH_AS(import_arrays(arrays, asked, back), doctest::Contains("holds an MAE"),
                          std::invalid_argument);
     auto unnamed = o;
@@ -265,7 +265,8 @@ TEST_CASE("export -> torch::pickle_load -> import gives back the same checkpoint
     CHECK_THROWS_AS(import_arrays(arrays, three, back), std::invalid_argument);
     auto no_rate = o;
     no_rate.sample_rate_hz = 0;
-    CHECK_THROWS_WITH_AS(import_arrays(arrays, no_rate, back), doctest::Contains("sample_rate_hz"),
+    CHECK_THROWS_WITH_AS(import_arrays(arrays, no_rate, back),
+                         doctest::Contains("ImportOptions::sample_rate (0) is required"),
                          std::invalid_argument);
   }
 }
@@ -301,7 +302,7 @@ TEST_CASE("import_pytorch reads a moca export's channel names and rate; a contra
   other = same;
   other.sample_rate_hz = 32.0;
   CHECK_THROWS_WITH_AS(import_pytorch(pth, other, back),
-                       doctest::Contains("ImportOptions::sample_rate_hz (32) contradicts"),
+                       doctest::Contains("ImportOptions::sample_rate (32) contradicts"),
                        std::invalid_argument);
   // A foreign state dict (the weights alone, no 'moca' record) still needs both.
   std::ifstream in(pth, std::ios::binary);
@@ -314,7 +315,7 @@ TEST_CASE("import_pytorch reads a moca export's channel names and rate; a contra
         .write(data.data(), static_cast<std::streamsize>(data.size()));
   }
   CHECK_THROWS_WITH_AS(import_pytorch(bare, ImportOptions{}, back),
-                       doctest::Contains("ImportOptions::sample_rate_hz (0) is required"),
+                       doctest::Contains("ImportOptions::sample_rate (0) is required"),
                        std::invalid_argument);
   ImportOptions rate_only;
   rate_only.sample_rate_hz = 50.0;

@@ -154,3 +154,23 @@ def test_data_errors(tmp_path):
         moca.data.load("generator", windows=10, coupling=2.0)
     with pytest.raises(TypeError, match="y: dtype float64"):
         moca.data.synthetic_transitions(np.zeros((4, 6, 200)), np.zeros(4), 3)
+
+
+# Issue 39: the library names the data spec by its field (DataOptions::data), not by a flag;
+# each program prints its flag, moca.data.load its keyword `spec`.
+def test_a_spec_of_no_known_format_is_named_spec_in_python_and_data_in_the_tools(tmp_path):
+    import os
+    import subprocess
+    (tmp_path / "notes.txt").write_text("not a data set\n")
+    with pytest.raises(ValueError) as e:
+        moca.data.load(str(tmp_path))
+    assert str(e.value).startswith(f"spec: cannot tell the format of '{tmp_path}'"), str(e.value)
+    assert "Options::" not in str(e.value) and "--data" not in str(e.value)
+    with pytest.raises(RuntimeError, match=r"^spec: '.*' is not a folder"):
+        moca.data.load(str(tmp_path / "missing"))
+    tool = os.path.join(os.environ["MOCA_BIN_DIR"], "moca")
+    p = subprocess.run([tool, "data", "inspect", "--data", str(tmp_path)], capture_output=True,
+                       text=True)
+    assert p.returncode == 2
+    assert p.stderr.startswith(f"moca: --data: cannot tell the format of '{tmp_path}'"), p.stderr
+    assert "--data-format" in p.stderr and "Options::" not in p.stderr

@@ -7,6 +7,7 @@
 #include "enum_option.hpp"
 #include "moca/common/error_text.hpp"
 #include "run_cli.hpp"
+#include "schema_options.hpp"
 
 namespace moca::tools {
 
@@ -72,23 +73,7 @@ Subcommand add_import_cli(CLI::App& app) {
       "import", "a PyTorch state dict (MAE/timm layout) as a moca checkpoint (docs/interop.md)");
   i->add_option("--pth", c->pth, "PyTorch file (bare state dict or {'model': ...})")->required();
   i->add_option("--out", c->out, "moca checkpoint to write")->required();
-  i->add_option("--channel-names", o.channel_names,
-                "the model's modalities in token-row order (comma-separated; required unless "
-                "the file is a moca export, which records them)")
-      ->delimiter(',');
-  i->add_option("--sample-rate", o.sample_rate_hz,
-                "Hz of the windows the model was trained on (required unless the file is a moca "
-                "export, which records it)");
-  i->add_option("--class-names", o.class_names,
-                "classifier: names of the head's classes (default: a moca export's record)")
-      ->delimiter(',');
-  i->add_option("--input-channels", o.input_channels,
-                "classifier: the head's data channels (default: a moca export's record)")
-      ->delimiter(',');
-  i->add_option("--kind", o.kind, "auto | mae | classifier")->capture_default_str();
-  i->add_option("--num-heads", o.num_heads, "0 = width / 64")->capture_default_str();
-  i->add_option("--decoder-num-heads", o.decoder_num_heads, "0 = decoder width / 32")
-      ->capture_default_str();
+  add_schema_options(i, o, kEveryScope);  // model::ImportOptions::schema
   add_no_progress(i, *no_progress);
   return {i, [c](const nlohmann::json&) {
             run_import(*c, std::cout, std::cerr);

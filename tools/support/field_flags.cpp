@@ -13,11 +13,6 @@ namespace {
 constexpr FieldFlag kFieldFlags[] = {
     // masking::ScoreRunOptions (kcca_score)
     {"ScoreRunOptions::schemes",       "--scheme"},  // not a schema row (split_spec_list)
-    // model::ImportOptions (moca import)
-    {"ImportOptions::channel_names",     "--channel-names"},
-    {"ImportOptions::sample_rate_hz",    "--sample-rate"},
-    {"ImportOptions::class_names",       "--class-names"},
-    {"ImportOptions::input_channels",    "--input-channels"},
     // model::EncoderFeatures / inspection (moca embed, attention)
     {"PoolMode",                       "--pool"},
 };

@@ -195,7 +195,7 @@ std::string DataSpec::to_string() const {
 
 DataFormat detect_format(const std::string& dir) {
   if (!detail::is_directory(dir)) {
-    throw std::runtime_error("--data: '" + dir +
+    throw std::runtime_error("DataOptions::data: '" + dir +
                              "' is not a folder (and not generator[:...] or FORMAT:DIR)");
   }
   std::string looked, names;
@@ -206,8 +206,9 @@ DataFormat detect_format(const std::string& dir) {
         (looked.empty() ? "" : "; ") + std::string(row.looks_for) + " -> " + to_string(row.format);
     names += (names.empty() ? "" : "|") + to_string(row.format);
   }
-  throw_invalid("--data", "cannot tell the format of '" + dir + "' (looked for " + looked +
-                              "); name it with --data-format " + names + " or FORMAT:DIR");
+  throw_invalid("DataOptions::data", "cannot tell the format of '" + dir + "' (looked for " +
+                                         looked + "); name it with DatasetOptions::data_format " +
+                                         names + " or FORMAT:DIR");
 }
 
 DataSpec parse_data_spec(const std::string& text, DataFormat format) {
@@ -217,7 +218,7 @@ DataSpec parse_data_spec(const std::string& text, DataFormat format) {
   if (head == "generator") {
     if (format != DataFormat::kAuto && format != DataFormat::kGenerator) {
       throw_invalid("", "DatasetOptions::data_format", to_string(format),
-                    "contradicts --data " + text);
+                    "contradicts DataOptions::data " + text);
     }
     s.format = DataFormat::kGenerator;
     if (colon != std::string::npos) {
@@ -225,12 +226,13 @@ DataSpec parse_data_spec(const std::string& text, DataFormat format) {
         const auto eq = kv.find('=');
         const std::string key = trim(kv.substr(0, eq));
         if (eq == std::string::npos || key.empty()) {
-          throw_invalid("--data", "generator option '" + kv +
-                                      "' is not key=value (keys: " + kGeneratorKeys + ")");
+          throw_invalid(
+              "DataOptions::data",
+              "generator option '" + kv + "' is not key=value (keys: " + kGeneratorKeys + ")");
         }
         if (key != "windows" && key != "coupling" && key != "noise" && key != "subjects" &&
             key != "seed") {
-          throw_invalid("--data",
+          throw_invalid("DataOptions::data",
                         "unknown generator key '" + key + "' (keys: " + kGeneratorKeys + ")");
         }
         s.params.emplace_back(key, trim(kv.substr(eq + 1)));
@@ -246,18 +248,18 @@ DataSpec parse_data_spec(const std::string& text, DataFormat format) {
     s.path = text.substr(colon + 1);
     if (format != DataFormat::kAuto && format != s.format) {
       throw_invalid("", "DatasetOptions::data_format", to_string(format),
-                    "contradicts --data " + text);
+                    "contradicts DataOptions::data " + text);
     }
-    if (s.path.empty()) throw_invalid("--data", text + " names no folder");
+    if (s.path.empty()) throw_invalid("DataOptions::data", text + " names no folder");
     return s;
   }
-  if (text.empty()) throw_invalid("--data", "empty spec");
+  if (text.empty()) throw_invalid("DataOptions::data", "empty spec");
   s.path = text;
   s.format = format == DataFormat::kAuto ? detect_format(text) : format;
   if (s.format == DataFormat::kGenerator) {
     throw_invalid("",
-                  "--data-format generator takes --data generator[:key=value,...], "
-                  "not a folder (" +
+                  "DatasetOptions::data_format generator takes DataOptions::data "
+                  "generator[:key=value,...], not a folder (" +
                       text + ")");
   }
   return s;
@@ -358,11 +360,12 @@ Windows generate_for_spec(DataSpec& spec, const DatasetOptions& o) {
     char* end = nullptr;
     const double x = std::strtod(v.c_str(), &end);
     if (v.empty() || *end != '\0' || !std::isfinite(x)) {
-      throw_invalid("--data", "generator " + k + " (" + v + ") is not a number");
+      throw_invalid("DataOptions::data", "generator " + k + " (" + v + ") is not a number");
     }
     const bool whole = x == std::floor(x) && x >= 0 && x < 9.2e18;
     if ((k == "windows" || k == "subjects" || k == "seed") && !whole) {
-      throw_invalid("--data", "generator " + k + " (" + v + ") must be a whole number >= 0");
+      throw_invalid("DataOptions::data",
+                    "generator " + k + " (" + v + ") must be a whole number >= 0");
     }
     if (k == "windows") so.windows = static_cast<int>(std::min(x, 2e9));
     if (k == "subjects") so.subjects = static_cast<int>(std::min(x, 2e9));
@@ -451,9 +454,9 @@ void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
     // Resampling or segmenting needs the rate: a guess would play a 30 Hz set 1.7x too fast.
     if (!o.keep_rate_and_length || !o.segment.empty()) {
       throw_invalid("", d.spec.to_string() +
-                            ": sample rate unknown (no --sample-rate, no sample_rate in "
-                            "meta.json); state it with "
-                            "--sample-rate HZ");
+                            ": sample rate unknown (no DatasetOptions::sample_rate, no "
+                            "sample_rate in meta.json); state it with "
+                            "DatasetOptions::sample_rate HZ");
     }
     w.sample_rate_hz = o.target_rate_hz;
     d.notes.push_back(

@@ -114,7 +114,8 @@ std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
   if (!any) {
     throw_invalid(
         "",
-        "--split subject-kfold needs subject ids (pid.npy in a .npy folder); the data has none");
+        "DataOptions::split subject-kfold needs subject ids (pid.npy in a .npy folder); the data "
+        "has none");
   }
   const auto folds = subject_kfold(all.subjects, o.folds, o.split_seed);
   const Split& s = folds[static_cast<size_t>(o.fold)];

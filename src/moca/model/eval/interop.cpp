@@ -535,17 +535,16 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
                                        "model");
   }
   const std::string kind = has_decoder ? "mae" : "classifier";
-  if (o.kind != "auto" && o.kind != kind) {
-    if (o.kind != "mae" && o.kind != "classifier") {
-      throw_invalid(where, "kind", o.kind, "must be auto, mae or classifier");
-    }
-    throw_invalid(where, o.kind == "mae" ? "an MAE (encoder + decoder) was expected, but the file "
-                                           "holds a classifier (head.weight, no decoder_embed)"
-                                         : "a classifier was expected, but the file holds an MAE "
-                                           "(decoder_embed.weight, no head)");
+  if (o.kind != ImportKind::kAuto && enum_name(kImportKindNames, o.kind) != kind) {
+    throw_invalid(where, o.kind == ImportKind::kMae
+                             ? "an MAE (encoder + decoder) was expected, but the file holds a "
+                               "classifier (head.weight, no decoder_embed)"
+                             : "a classifier was expected, but the file holds an MAE "
+                               "(decoder_embed.weight, no head)");
   }
+  check_ranges(o);
   if (!(o.sample_rate_hz > 0.0)) {
-    throw_invalid("", "ImportOptions::sample_rate_hz", format_number(o.sample_rate_hz),
+    throw_invalid("", "ImportOptions::sample_rate", format_number(o.sample_rate_hz),
                   "is required (> 0; a moca export records it, other files do not): the rate of "
                   "the windows the model was trained on");
   }
@@ -643,7 +642,7 @@ InteropReport import_pytorch(const std::string& path, ImportOptions options,
         options.sample_rate_hz = *e.sample_rate_hz;
         notes.push_back("sample_rate_hz from the export's record: " + rate);
       } else if (options.sample_rate_hz != *e.sample_rate_hz) {
-        throw_invalid("", "ImportOptions::sample_rate_hz", format_number(options.sample_rate_hz),
+        throw_invalid("", "ImportOptions::sample_rate", format_number(options.sample_rate_hz),
                       "contradicts the export's record (" + rate + ") in " + path);
       }
     }

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 #include "moca/model/model_options.hpp"
 
 namespace moca::model {
@@ -74,9 +76,16 @@ struct ExportRecord {
 std::vector<NamedArray> read_pth_arrays(const std::string& path,
                                         std::optional<ExportRecord>* exported = nullptr);
 
+/// What import_arrays() is asked to build: the kind the file must hold, or either.
+enum class ImportKind { kAuto, kMae, kClassifier };
+inline constexpr EnumName<ImportKind> kImportKindNames[] = {
+    {ImportKind::kAuto, "auto"},
+    {ImportKind::kMae, "mae"},
+    {ImportKind::kClassifier, "classifier"}};
+
 /// What import_arrays() cannot read from the tensors' shapes.
 struct ImportOptions {
-  std::string kind = "auto";               ///< auto | mae | classifier (auto: from the keys)
+  ImportKind kind = ImportKind::kAuto;     ///< auto (from the keys) | mae | classifier
   std::vector<std::string> channel_names;  ///< C names (required: the model's modalities)
   /// The training windows' rate (required, > 0). import_pytorch() takes channel_names,
   /// sample_rate_hz, class_names and input_channels left empty (0) from a moca export's record.
@@ -88,6 +97,42 @@ struct ImportOptions {
   bool norm_pix_loss = false;  ///< training option of the source (authors' args)
   LossScope loss_scope = LossScope::kAll;            ///< likewise
   nlohmann::json source = nlohmann::json::object();  ///< recorded as meta.source
+
+  /// Every option a user sets, declared once (option_schema.hpp): `moca import`'s flags and
+  /// Python's keywords (norm_pix_loss and loss_scope, which Python's reader takes from the
+  /// authors' pickled args, are Python's alone). The checks are import_arrays()'s, which needs
+  /// the file to know what is required.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* I = "ImportOptions";
+    const Range any = Range::any();
+    v(o.kind, Option{I, "kind", "--kind", "auto | mae | classifier"}, kImportKindNames);
+    v(o.channel_names,
+      Option{I, "channel_names", "--channel-names",
+             "the model's modalities in token-row order (comma-separated; required unless the "
+             "file is a moca export, which records them)"});
+    v(o.sample_rate_hz,
+      Option{I, "sample_rate", "--sample-rate",
+             "Hz of the windows the model was trained on (required unless the file is a moca "
+             "export, which records it)",
+             Range::at_least(0)});
+    v(o.class_names, Option{I, "class_names", "--class-names",
+                            "classifier: names of the head's classes (default: a moca export's "
+                            "record)"});
+    v(o.input_channels, Option{I, "input_channels", "--input-channels",
+                               "classifier: the head's data channels (default: a moca export's "
+                               "record)"});
+    v(o.num_heads, Option{I, "num_heads", "--num-heads", "0 = width / 64", Range::at_least(0)});
+    v(o.decoder_num_heads, Option{I, "decoder_num_heads", "--decoder-num-heads",
+                                  "0 = decoder width / 32", Range::at_least(0)});
+    v(o.norm_pix_loss, Option{I, "norm_pix_loss", "--norm-pix-loss",
+                              "the source was trained on per-patch normalised targets", any,
+                              kEveryScope, nullptr, Surface::kPython});
+    v(o.loss_scope,
+      Option{I, "loss_scope", "--loss", "the source's loss: all | masked", any, kEveryScope,
+             nullptr, Surface::kPython},
+      kLossScopeNames);
+  }
 };
 
 /// Builds a moca checkpoint `out` (atomically) from PyTorch-named tensors: infers the

@@ -217,8 +217,8 @@ void require_model_channels(const std::string& checkpoint, const data::Windows& 
             ") and the data has " + std::to_string(all.channels) + " (" + data_ch + "); channel '" +
             name +
             "' is not one of the model's, which cannot be bridged (channels are matched by name: "
-            "name them with --channel-names or meta.json channel_names, or select them with "
-            "--modalities)");
+            "name them with DatasetOptions::channel_names or meta.json channel_names, or select "
+            "them with DatasetOptions::modalities)");
   }
 }
 
