@@ -289,6 +289,10 @@ def test_import_authors_layout_gives_pytorchs_outputs(tmp_path):
     with pytest.raises(ValueError, match="input_size"):  # noqa: PT012
         moca.interop.import_pytorch(pth, tmp_path / "bad.pt", channel_names=names[:3],
                                     sample_rate=50.0, decoder_num_heads=2, num_heads=2)
+    # a rate the file does not record is required, named by the keyword (ImportOptions' schema)
+    with pytest.raises(ValueError, match=r"^sample_rate \(0\) is required"):
+        moca.interop.import_pytorch(pth, tmp_path / "norate.pt", channel_names=names,
+                                    decoder_num_heads=2, num_heads=2)
     x = np.random.default_rng(1).standard_normal((4, 6, 200)).astype(np.float32)
     mask = np.zeros((4, 6, 10), bool)
     mask[:, 3:, :] = True                                      # gyro visible, acc masked
