@@ -381,6 +381,23 @@ def test_shared_option_messages_name_the_programs_flag(tmp_path, program, bad):
     assert not any(tmp_path.iterdir())
 
 
+# Issue 39: impute's and reconstruct's options are schema rows, so their range errors name the
+# flag (they named `ImputeOptions::validate(): patch_length`), before any data is read.
+@pytest.mark.parametrize("program,flag,value,rule", [
+    (("moca", "impute"), "--patch-length", "0", "must be >= 1"),
+    (("moca", "impute"), "--mice-iterations", "0", "must be >= 1"),
+    (("moca", "impute"), "--mice-draws", "0", "must be >= 1"),
+    (("moca", "reconstruct", "--checkpoint", "m.pt"), "--window", "-1", "must be >= 0"),
+    (("moca", "import", "--pth", "m.pth", "--out", "o.pt"), "--num-heads", "-1", "must be >= 0"),
+])
+def test_impute_reconstruct_import_ranges_name_the_flag(tmp_path, program, flag, value, rule):
+    name, *head = program
+    p = run(name, *head, "--data", "generator", flag, value, rc=2, cwd=tmp_path) \
+        if head[0] != "import" else run(name, *head, flag, value, rc=2, cwd=tmp_path)
+    assert p.stderr.strip().splitlines()[-1] == f"{name}: {flag} ({value}) {rule}", p.stderr
+    assert not any(tmp_path.iterdir())
+
+
 # Issue 39: the studies take moca pretrain's rows of PretrainOptions, so their batch flag is
 # --batch as everywhere; --batch-size, their old name, is a second name of the same option.
 @pytest.mark.parametrize("study", ["policy_study", "paper_experiments"])

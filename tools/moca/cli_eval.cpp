@@ -89,17 +89,10 @@ Subcommand add_impute_cli(CLI::App& app) {
   auto* i = app.add_subcommand("impute", "the four imputation tasks: models and baselines");
   add_data_options(i, imp->data);
   add_runtime_options(i, o.inference.runtime);
-  i->add_option("--checkpoint", o.checkpoints, "pre-trained MAE(s)");
-  i->add_option("--label", o.labels, "row name per checkpoint");
-  i->add_option("--task", o.tasks, "policy specs of the tasks")->capture_default_str();
+  add_schema_options(i, o, kEveryScope);  // model::ImputeOptions::schema
   i->add_flag("--no-baselines", flags->second, "skip linear, nearest and MICE");
-  i->add_option("--mice-iterations", o.mice.iterations)->capture_default_str();
-  i->add_option("--mice-draws", o.mice.draws)->capture_default_str();
-  i->add_option("--patch-length", o.patch_length, "grid without a checkpoint")
-      ->capture_default_str();
   i->add_option("--max-windows", imp->max_windows, "first N test windows (0 = all)")
       ->capture_default_str();
-  i->add_option("--seed", o.seed)->capture_default_str();
   i->add_option("--json", imp->json, "result JSON file");
   add_no_progress(i, flags->first);
   return {i, [imp, flags](const nlohmann::json& options) {
@@ -152,13 +145,9 @@ Subcommand add_reconstruct_cli(CLI::App& app) {
   auto* r = app.add_subcommand("reconstruct", "CSV and PNG of a reconstructed test window");
   add_data_options(r, rec->data);
   add_runtime_options(r, o.inference.runtime);
-  r->add_option("--checkpoint", o.checkpoint, "pre-trained MAE")->required();
-  r->add_option("--window", o.window, "test window index")->capture_default_str();
-  r->add_option("--policy", o.policy)->capture_default_str();
-  r->add_option("--seed", o.seed)->capture_default_str();
-  r->add_option("--out", o.out, "output prefix")->capture_default_str();
+  add_schema_options(r, o, kEveryScope);  // model::ReconstructOptions::schema
+  r->get_option("--checkpoint")->required();
   r->add_flag("--no-png", flags->second, "CSV only");
-  r->add_flag("--baselines", o.baselines, "also linear, nearest and MICE on the same mask");
   add_no_progress(r, flags->first);
   return {r, [rec, flags](const nlohmann::json& options) {
             rec->recorded_options = options;

@@ -40,7 +40,9 @@ class SchemaFlags {
     if constexpr (std::is_same_v<T, bool>) {
       app_->add_flag(names, field, text);
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      app_->add_option(names, field, text)->delimiter(',');  // a,b,c or repeated
+      CLI::Option* opt = app_->add_option(names, field, text);
+      if (row.comma_list) opt->delimiter(',');                            // a,b,c or repeated
+      if (!row.comma_list && !field.empty()) opt->capture_default_str();  // the items as given
     } else if constexpr (moca::schema_detail::is_optional<T>::value) {
       // unset unless given (the struct says what unset means), unless the program's struct sets
       // it: then that value is the flag's default, shown and written by --print-config

@@ -88,6 +88,9 @@ struct Option {
   /// shown in help instead of the range.
   const char* rule = nullptr;
   Surface surface = Surface::kBoth;
+  /// A list of strings: also comma-separated on the command line (`--x a,b` as `--x a --x b`).
+  /// False for lists whose items may hold commas (policy specs, paths): the flag is repeated.
+  bool comma_list = true;
   /// "Owner::key", the name library messages use.
   std::string field() const { return std::string(owner) + "::" + key; }
 };

@@ -38,10 +38,7 @@ void ImputeOptions::validate() const {
                                                    std::to_string(checkpoints.size()) +
                                                    " checkpoints");
   }
-  if (patch_length < 1) {
-    throw_invalid("ImputeOptions::validate()",
-                  "patch_length (" + std::to_string(patch_length) + ") must be >= 1");
-  }
+  check_ranges(*this);  // the rows' ranges (schema): patch_length, the MICE settings
   if (inference.batch_size < 1) {
     throw_invalid("ImputeOptions::validate()",
                   "batch_size (" + std::to_string(inference.batch_size) + ") must be >= 1");

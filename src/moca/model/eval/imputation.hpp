@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/masking/mask.hpp"
 #include "moca/model/eval/imputation_baselines.hpp"
@@ -62,7 +63,32 @@ struct ImputeOptions {
   int patch_length = 20;                 ///< grid of the masks when no checkpoint is given
   std::uint64_t seed = 0;
   InferenceOptions inference;
+  /// Throws std::invalid_argument naming the field (`ImputeOptions::patch_length`), its value and
+  /// the rule.
   void validate() const;
+
+  /// Every option a user sets, declared once (option_schema.hpp): `moca impute`'s flags and the
+  /// range checks of validate(). `baselines` is the tool's --no-baselines; the runtime has its
+  /// own flag group.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* I = "ImputeOptions";
+    const Range any = Range::any();
+    // (lists whose items may hold commas: the flag is repeated)
+    v(o.checkpoints, Option{I, "checkpoints", "--checkpoint", "pre-trained MAE(s)", any,
+                            kEveryScope, nullptr, Surface::kBoth, false});
+    v(o.labels, Option{I, "labels", "--label", "row name per checkpoint", any, kEveryScope, nullptr,
+                       Surface::kBoth, false});
+    v(o.tasks, Option{I, "tasks", "--task", "policy specs of the tasks", any, kEveryScope, nullptr,
+                      Surface::kBoth, false});
+    v(o.mice.iterations, Option{I, "mice_iterations", "--mice-iterations",
+                                "MICE sweeps over the channels per chain", Range::at_least(1)});
+    v(o.mice.draws,
+      Option{I, "mice_draws", "--mice-draws", "MICE chains averaged", Range::at_least(1)});
+    v(o.patch_length,
+      Option{I, "patch_length", "--patch-length", "grid without a checkpoint", Range::at_least(1)});
+    v(o.seed, Option{I, "seed", "--seed", "seed of the task masks and of MICE"});
+  }
 };
 
 /// One cell of the table.

@@ -614,6 +614,7 @@ InteropReport import_arrays(const std::vector<NamedArray>& tensors, const Import
 
 InteropReport import_pytorch(const std::string& path, ImportOptions options,
                              const std::string& out) {
+  check_ranges(options);  // the rows' ranges (schema), before the file is read
   std::optional<ExportRecord> exported;
   const auto arrays = read_pth_arrays(path, &exported);
   std::vector<std::string> notes;

@@ -21,13 +21,10 @@ void ReconstructOptions::validate() const {
   if (checkpoint.empty()) {
     throw_invalid("ReconstructOptions::validate()", "checkpoint is required");
   }
-  if (window < 0) {
-    throw_invalid("ReconstructOptions::validate()",
-                  "window (" + std::to_string(window) + ") must be >= 0");
-  }
+  check_ranges(*this);  // the rows' ranges (schema): window
   if (out.empty() || out.find('\'') != std::string::npos || out.find('"') != std::string::npos) {
-    throw_invalid("ReconstructOptions::validate()",
-                  "out ('" + out + "') must be a non-empty path without quotes");
+    throw_invalid("", "ReconstructOptions::out", "'" + out + "'",
+                  "must be a non-empty path without quotes");
   }
   inference.runtime.validate();
 }

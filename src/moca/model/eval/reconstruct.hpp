@@ -8,6 +8,7 @@
 
 #include <utility>
 #include <vector>
+#include "moca/common/option_schema.hpp"
 #include "moca/data/windows.hpp"
 
 #include "moca/masking/mask.hpp"
@@ -31,7 +32,26 @@ struct ReconstructOptions {
   bool baselines = false;
   MiceOptions mice;  ///< MICE of the baselines (its seed: this seed)
   InferenceOptions inference;
+  /// Throws std::invalid_argument naming the field (`ReconstructOptions::window`), its value and
+  /// the rule.
   void validate() const;
+
+  /// Every option a user sets, declared once (option_schema.hpp): `moca reconstruct`'s flags and
+  /// the range checks of validate(). `png` is the tool's --no-png; the runtime has its own flag
+  /// group.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* R = "ReconstructOptions";
+    const Range any = Range::any();
+    v(o.checkpoint, Option{R, "checkpoint", "--checkpoint", "pre-trained MAE"});
+    v(o.window, Option{R, "window", "--window", "test window index", Range::at_least(0)});
+    v(o.policy, Option{R, "policy", "--policy", "mask policy spec"});
+    v(o.seed, Option{R, "seed", "--seed", "the mask's seed (with the window index)"});
+    v(o.out, Option{R, "out", "--out", "output prefix (<out>.csv, .png, .gp)", any, kEveryScope,
+                    "a path without quotes"});
+    v(o.baselines,
+      Option{R, "baselines", "--baselines", "also linear, nearest and MICE on the same mask"});
+  }
 };
 
 /// What reconstruct_window() wrote.
