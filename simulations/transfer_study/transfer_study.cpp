@@ -98,17 +98,31 @@ const PaperColumn* paper_column(const TransferDataSet& d) {
   return nullptr;
 }
 
-/// A data-layer message about data set `d` (they name the programs' flags) with the data set
-/// named first and the `--set` spelling of the flag it names added.
-std::invalid_argument data_error(const TransferDataSet& d, const std::string& message) {
-  static const std::pair<const char*, const char*> kFlags[] = {
-      {"--sample-rate", "sample-rate"},     {"--segment", "segment"},
-      {"--channel-names", "channel-names"}, {"--modalities", "modalities"},
-      {"--keep-classes", "keep-classes"},   {"--data-format", "format"},
-      {"--npy-layout", "npy-layout"},       {"--drop-nonfinite", "drop-nonfinite"}};
+/// A data-layer message about data set `d` with the data set named first. The data layer names
+/// the fields of the data options (`DatasetOptions::sample_rate`), which this program sets with
+/// `--set NAME.key` and the spec with `--data NAME=SPEC`: they are written so. A message that
+/// still names a program's flag gets the `--set` spelling added.
+std::invalid_argument data_error(const TransferDataSet& d, std::string message) {
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"sample_rate", "sample-rate"},     {"segment", "segment"},
+      {"channel_names", "channel-names"}, {"modalities", "modalities"},
+      {"keep_classes", "keep-classes"},   {"data_format", "format"},
+      {"npy_layout", "npy-layout"},       {"drop_nonfinite", "drop-nonfinite"}};
+  auto replace_all = [&message](const std::string& from, const std::string& to) {
+    for (size_t at = message.find(from); at != std::string::npos; at = message.find(from, at)) {
+      message.replace(at, from.size(), to);
+      at += to.size();
+    }
+  };
+  for (const auto& [field, key] : kKeys) {
+    replace_all(std::string("DatasetOptions::") + field, "--set " + d.name + "." + key);
+  }
+  replace_all("DataOptions::data", "--data " + d.name);
   std::string text = "data set " + d.name + " (" + d.spec + "): " + message;
-  for (const auto& [flag, key] : kFlags) {
-    if (message.find(flag) != std::string::npos) {
+  for (const auto& [field, key] : kKeys) {
+    std::string flag = std::string("--") + (std::string(key) == "format" ? "data-format" : key);
+    if (message.find(flag) != std::string::npos &&
+        message.find("--set " + d.name + ".") == std::string::npos) {
       text += " (here: --set " + d.name + "." + key + ")";
       break;
     }
