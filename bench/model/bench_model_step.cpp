@@ -29,6 +29,7 @@
 #include "moca/model/kernels/detail/gemm.hpp"
 #include "moca/model/nn/moca_model.hpp"
 #include "moca/model/nn/model_flops.hpp"
+#include "moca/model/train/detail/cuda_step.hpp"
 #include "run_cli.hpp"
 
 #include <torch/csrc/autograd/profiler_legacy.h>
@@ -56,7 +57,9 @@ struct BenchOptions {
   int shards = 0;
   moca::model::Precision precision = moca::model::Precision::kFp32;
   moca::model::Device device = moca::model::Device::kCpu;
-  std::string profile, kernels = "moca";
+  std::string profile, kernels = "moca", cuda_step = "graph";
+  bool no_tf32 = false;
+  int group = 0;  ///< steps per timed group: 0 = 10 on CUDA, 1 on CPU
   double ratio = 0.75;
 };
 
@@ -77,6 +80,14 @@ void add_flags(CLI::App& app, BenchOptions& o) {
                  "moca: the trainer's CPU kernels (attention, Linear+GELU, AdamW); libtorch: "
                  "LibTorch's layers and optimiser; both: alternate steps of the two, same model")
       ->check(CLI::IsMember({"moca", "libtorch", "both"}));
+  app.add_option("--cuda-step", o.cuda_step,
+                 "CUDA: graph (the trainer's step, captured as a CUDA graph), fused (the same, "
+                 "eager), libtorch (LibTorch's per-parameter AdamW, loss read every step)")
+      ->check(CLI::IsMember({"graph", "fused", "libtorch"}));
+  app.add_flag("--no-tf32", o.no_tf32, "CUDA fp32: full-precision products (default TF32)");
+  app.add_option("--group", o.group,
+                 "steps timed between device synchronisations (0 = 10 on CUDA, 1 on CPU)")
+      ->check(CLI::Range(0, 1000));
   app.add_option("--reps", o.reps, "timed steps");
   app.add_option("--warmup", o.warmup, "untimed steps first");
 }
@@ -117,11 +128,13 @@ std::vector<moca::masking::Mask> random_masks(int batch, int channels, int patch
 }
 
 struct StepTimes {
-  std::vector<double> wall, cpu;  // seconds per timed step
+  std::vector<double> wall, cpu;  // seconds per timed step (per group's step on CUDA)
+  std::string cuda_step;          // what the CUDA steps ran: "graph", "fused" or "libtorch"
+  std::string note;               // why CUDA graphs were not used, if asked for and not used
 };
 
 // Warm-up then timed training steps of one model per kernel set in `variants` (true: moca's CPU
-// kernels), alternating step by step so that both see the same minutes of the machine; the
+// kernels), alternating group by group so that both see the same minutes of the machine; the
 // profiler records the timed ones when asked. One StepTimes per variant.
 std::vector<StepTimes> time_steps(const BenchOptions& o, const torch::Device& device, int shards,
                                   const std::vector<bool>& variants) {
@@ -142,29 +155,65 @@ std::vector<StepTimes> time_steps(const BenchOptions& o, const torch::Device& de
     optimizers.push_back(make_adamw(models.back()));
   }
   const int masked = static_cast<int>(std::floor(o.ratio * opts.tokens()));
-  auto x = torch::randn({o.batch, o.channels, o.length}).to(device);
+  auto x_cpu = torch::randn({o.batch, o.channels, o.length}).contiguous();
+  auto x = x_cpu.to(device);
   const auto masks = random_masks(o.batch, o.channels, opts.patches(), masked);
-  auto mt = moca::model::to_tensors(
-      moca::model::mask_indices(masks, opts.layout, o.channels, opts.patches()), device);
+  const auto indices = moca::model::mask_indices(masks, opts.layout, o.channels, opts.patches());
+  auto mt = moca::model::to_tensors(indices, device);
+  // On CUDA the trainer's CUDA step (uploads from the host, fused AdamW, graphs) unless
+  // --cuda-step libtorch.
+  const bool engine = cuda && o.cuda_step != "libtorch";
+  std::vector<std::unique_ptr<moca::model::detail::CudaStep>> engines;
+  for (size_t v = 0; engine && v < variants.size(); ++v) {
+    engines.push_back(std::make_unique<moca::model::detail::CudaStep>(
+        models[v], optimizers[v], o.precision, o.cuda_step == "graph"));
+  }
+  const int group = o.group > 0 ? o.group : (cuda ? 10 : 1);
+  const int groups = std::max(1, (o.reps + group - 1) / group);
   std::vector<StepTimes> times(variants.size());
   std::ostringstream trace;  // the profiler's trace, written through the output module
   std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
-  for (int i = 0; i < o.warmup + o.reps; ++i) {
-    if (i == o.warmup && !o.profile.empty()) {
-      recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
+  auto one_step = [&](size_t v) {
+    if (engine) {
+      engines[v]->step(x_cpu.data_ptr<float>(), indices, 5e-4);
+    } else {
+      moca::model::mae_loss_and_gradients(models[v], x, mt, shards, o.precision);
+      moca::model::detail::adamw_step(optimizers[v]);
     }
+  };
+  for (int i = 0; i < o.warmup; ++i) {
+    for (size_t v = 0; v < variants.size(); ++v) {
+      moca::model::detail::set_cpu_kernels_enabled(variants[v]);
+      one_step(v);
+    }
+  }
+  if (!o.profile.empty()) {
+    recorder = std::make_unique<torch::autograd::profiler::RecordProfile>(trace);
+  }
+  for (int g = 0; g < groups; ++g) {
     for (size_t v = 0; v < variants.size(); ++v) {
       moca::model::detail::set_cpu_kernels_enabled(variants[v]);
       sync();
       const double t0 = now(), c0 = cpu_now();
-      moca::model::mae_loss_and_gradients(models[v], x, mt, shards, o.precision);
-      moca::model::detail::adamw_step(optimizers[v]);
+      for (int k = 0; k < group; ++k) one_step(v);
       sync();
       const double t1 = now(), c1 = cpu_now();
-      if (i >= o.warmup) {
-        times[v].wall.push_back(t1 - t0);
-        times[v].cpu.push_back(c1 - c0);
+      times[v].wall.push_back((t1 - t0) / group);
+      times[v].cpu.push_back((c1 - c0) / group);
+    }
+  }
+  for (size_t v = 0; v < variants.size(); ++v) {
+    times[v].cuda_step = !cuda                   ? ""
+                         : !engine               ? "libtorch"
+                         : engines[v]->graphed() ? "graph"
+                                                 : "fused";
+    if (engine) {
+      const auto [sum, n] = engines[v]->take_losses();
+      if (!std::isfinite(sum)) {
+        throw std::runtime_error("non-finite loss in the timed CUDA steps (" + std::to_string(n) +
+                                 " steps)");
       }
+      times[v].note = engines[v]->note();
     }
   }
   moca::model::detail::set_cpu_kernels_enabled(true);
@@ -219,10 +268,12 @@ double median_rate(int64_t n, Product product) {
   return median(rates);
 }
 
-// LibTorch's matrix-multiply rate on the same threads (or device).
-double matmul_rate(const torch::Device& device, int64_t n) {
+// LibTorch's matrix-multiply rate on the same threads (or device), in `dtype` (on CUDA float32
+// products follow the TF32 switch that setup_runtime set).
+double matmul_rate(const torch::Device& device, int64_t n,
+                   torch::ScalarType dtype = torch::kFloat) {
   const bool cuda = device.is_cuda();
-  auto a = torch::randn({n, n}).to(device), b2 = torch::randn({n, n}).to(device);
+  auto a = torch::randn({n, n}).to(device, dtype), b2 = torch::randn({n, n}).to(device, dtype);
   if (cuda) torch::cuda::synchronize();
   return median_rate(n, [&] {
     auto c = torch::mm(a, b2);
@@ -246,6 +297,7 @@ int run_bench(const BenchOptions& o) {
   runtime.threads = o.threads;
   runtime.batch_shards = o.shards;
   runtime.precision = o.precision;
+  runtime.tf32 = !o.no_tf32;
   // threads, the allocator and the device, as the trainer
   const torch::Device device = moca::model::detail::setup_runtime(runtime);
   const bool cuda = device.is_cuda();
@@ -260,7 +312,9 @@ int run_bench(const BenchOptions& o) {
   const double step_s = median(times.wall);
   const double flops = moca::model::mae_step_flops(opts, o.batch, T - masked);
   const int64_t n = cuda ? 4096 : 1024;
-  const double torch_rate = matmul_rate(device, n);
+  const double torch_rate = matmul_rate(
+      device, n,
+      cuda && o.precision == moca::model::Precision::kBf16 ? torch::kBFloat16 : torch::kFloat);
   // On CPU the kernels' own product may be faster than LibTorch's (oneDNN against an OpenBLAS
   // held to AVX2): the fraction is of the faster of the two, the machine's GEMM limit as moca
   // reaches it.
@@ -272,13 +326,22 @@ int run_bench(const BenchOptions& o) {
             << T - masked << ", threads " << at::get_num_threads() << ", batch shards "
             << used_shards << ", " << moca::model::to_string(o.precision) << ", "
             << (cuda ? "cuda" : "cpu") << ", " << (variants.front() ? "moca" : "libtorch")
-            << " kernels\n";
+            << " kernels";
+  if (cuda) {
+    std::cout << ", cuda step " << times.cuda_step << ", "
+              << (o.precision == moca::model::Precision::kFp32 && !o.no_tf32 ? "tf32" : "no tf32")
+              << ", " << (o.group > 0 ? o.group : 10) << " steps per timed group";
+  }
+  std::cout << "\n";
+  if (!times.note.empty()) std::cout << "note: " << times.note << "\n";
   std::cout << "step median " << step_s * 1e3 << " ms (min "
             << *std::min_element(times.wall.begin(), times.wall.end()) * 1e3 << " ms) over "
-            << o.reps << " steps; CPU time per step (all threads) median "
-            << median(times.cpu) * 1e3 << " ms\n";
-  std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9
-            << " GFLOP/s; sgemm " << n << "^3 " << torch_rate / 1e9 << " GFLOP/s (LibTorch)";
+            << times.wall.size() * static_cast<size_t>(o.group > 0 ? o.group : (cuda ? 10 : 1))
+            << " steps; CPU time per step (all threads) median " << median(times.cpu) * 1e3
+            << " ms\n";
+  std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9 << " GFLOP/s; "
+            << (cuda && o.precision == moca::model::Precision::kBf16 ? "bf16 " : "") << "sgemm "
+            << n << "^3 " << torch_rate / 1e9 << " GFLOP/s (LibTorch)";
   if (kernel_gemm) {
     std::cout << ", " << kernel_rate / 1e9 << " GFLOP/s (" << moca::model::detail::sgemm_library()
               << ", moca's kernels)";

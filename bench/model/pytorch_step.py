@@ -11,10 +11,16 @@ as bench_model_step times it: batch 50 windows of 6 x 200, patch 20 (60 tokens),
 
 Usage: pytorch_step.py [--preset tiny|paper-base|cpu-small] [--device cpu|cuda]
                        [--precision fp32|bf16] [--threads 2] [--batch 50] [--reps 20]
-                       [--warmup 3] [--ratio 0.75] [--compile]
---compile runs the model (forward and, through AOTAutograd, backward) as torch.compile(model)
-with the default inductor backend (PyTorch >= 2.0; on CPU it generates C++ and needs a C++
-compiler); the compilation happens in the warm-up steps, which are not timed.
+                       [--warmup 3] [--ratio 0.75] [--mode eager|compile|reduce-overhead]
+                       [--no-tf32] [--group N]
+--mode compile (or --compile) runs the model (forward and, through AOTAutograd, backward) as
+torch.compile(model) with the default inductor backend (PyTorch >= 2.0; on CPU it generates C++
+and needs a C++ compiler); --mode reduce-overhead as torch.compile(model,
+mode="reduce-overhead"), which on CUDA also replays forward and backward as CUDA graphs. The
+compilation happens in the warm-up steps, which are not timed. On CUDA the optimiser is
+PyTorch's fused AdamW (fused=True, its fastest), float32 products use TF32 unless --no-tf32
+(torch.set_float32_matmul_precision("high"), as moca's default), and steps are timed in groups
+of --group (default 10) between synchronisations, as bench_model_step times them.
 Prints the median step time like bench_model_step, so bench/model/pair_step.sh can put the two
 side by side.
 """
@@ -114,8 +120,15 @@ def main():
     ap.add_argument("--ratio", type=float, default=0.75)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--compile", action="store_true", help="torch.compile (inductor) the model")
+    ap.add_argument("--mode", default="eager", choices=["eager", "compile", "reduce-overhead"])
+    ap.add_argument("--compile", action="store_true", help="the same as --mode compile")
+    ap.add_argument("--no-tf32", action="store_true", help="CUDA fp32: full float32 products")
+    ap.add_argument("--group", type=int, default=0,
+                    help="steps timed between synchronisations (0 = 10 on CUDA, 1 on CPU)")
     a = ap.parse_args()
+    if a.compile:
+        a.mode = "compile"
+    a.compile = a.mode != "eager"
     if a.compile and not hasattr(torch, "compile"):
         sys.exit(f"pytorch_step.py: --compile needs PyTorch >= 2.0 (this is {torch.__version__})")
     if a.compile and a.warmup < 1:
@@ -126,12 +139,21 @@ def main():
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     dev = torch.device(a.device)
+    cuda = dev.type == "cuda"
+    if cuda:
+        torch.set_float32_matmul_precision("highest" if a.no_tf32 else "high")
     model = MocaMae(a.preset).to(dev).train()
-    step_model = torch.compile(model) if a.compile else model
+    if a.mode == "eager":
+        step_model = model
+    elif a.mode == "compile":
+        step_model = torch.compile(model)
+    else:
+        step_model = torch.compile(model, mode="reduce-overhead")
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and not n.endswith(".bias")]
     rest = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and not n.endswith(".bias"))]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05},
-                             {"params": rest, "weight_decay": 0.0}], lr=5e-4, betas=(0.9, 0.95))
+                             {"params": rest, "weight_decay": 0.0}], lr=5e-4, betas=(0.9, 0.95),
+                            **({"fused": True} if cuda else {}))
     t = model.channels * model.patches
     keep = t - math.floor(a.ratio * t)
     x = torch.randn(a.batch, model.channels, model.patches * model.patch, device=dev)
@@ -141,24 +163,35 @@ def main():
     # the decoder restores visible tokens in ascending order, then the masked ones
     order = torch.cat([ids_keep, ids_shuffle[:, keep:]], 1)
     ids_restore = torch.argsort(order, dim=1)
-    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    times = []
-    for i in range(a.warmup + a.reps):
-        sync()
-        t0 = time.perf_counter()
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    group = a.group if a.group > 0 else (10 if cuda else 1)
+
+    def step():
         opt.zero_grad(set_to_none=True)
         with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=a.precision == "bf16"):
-            loss = step_model(x, ids_keep, ids_restore)
-        loss.backward()
+            out = step_model(x, ids_keep, ids_restore)
+        out.backward()
         opt.step()
+        return out
+
+    for _ in range(a.warmup):
+        loss = step()
+    times = []
+    for _ in range(max(1, -(-a.reps // group))):
         sync()
-        if i >= a.warmup:
-            times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for _ in range(group):
+            loss = step()
+        sync()
+        times.append((time.perf_counter() - t0) / group)
+    mode = {"eager": "eager", "compile": "compiled (inductor)",
+            "reduce-overhead": "compiled (inductor, reduce-overhead)"}[a.mode]
+    tf32 = ", tf32" if cuda and a.precision == "fp32" and not a.no_tf32 else ""
     print(f"pytorch {torch.__version__} preset {a.preset}, batch {a.batch}, tokens {t}, visible "
-          f"{keep}, threads {torch.get_num_threads()}, {a.precision}, {a.device}, "
-          f"{'compiled (inductor)' if a.compile else 'eager'}")
+          f"{keep}, threads {torch.get_num_threads()}, {a.precision}{tf32}, {a.device}, {mode}, "
+          f"{group} steps per timed group")
     print(f"step median {statistics.median(times) * 1e3:.2f} ms (min {min(times) * 1e3:.2f} ms) "
-          f"over {a.reps} steps; loss {loss.item():.4f}")
+          f"over {len(times) * group} steps; loss {loss.item():.4f}")
 
 
 if __name__ == "__main__":

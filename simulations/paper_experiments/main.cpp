@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "enum_option.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "paper_experiments.hpp"
@@ -49,6 +50,10 @@ int main(int argc, char** argv) {
   app.add_flag("--no-png", no_png, "skip gnuplot PNGs (reconstructions, attention, maps)");
   app.add_option("--seed", o.seed, "seed")->capture_default_str();
   app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
+  moca::tools::add_enum_option(&app, "--device", o.device, moca::model::kDeviceNames,
+                               "auto | cpu | cuda: where every model trains and runs");
+  moca::tools::add_enum_option(&app, "--precision", o.precision, moca::model::kPrecisionNames,
+                               "fp32 | bf16 (autocast of the training forward passes)");
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
     moca::check_writable_folder(o.out, "--out", true);
     moca::check_writable_folder(o.workdir, "--workdir", true);

@@ -121,6 +121,8 @@ struct Runner {
     po.checkpoint_every = o.pretrain.epochs;
     po.seed = o.seed;
     po.runtime.threads = o.threads;
+    po.runtime.device = o.device;
+    po.runtime.precision = o.precision;
     std::ostringstream plog;
     const model::PretrainResult r = model::pretrain(po, train, plog);
     pretrained[ckpt] = {{"policy", policy},
@@ -149,7 +151,8 @@ struct Runner {
     d.warmup_epochs = std::min(d.warmup_epochs.value_or(d.default_warmup_epochs()), d.epochs / 2.0);
     d.batch_size = std::min(d.batch_size, train.size());
     d.seed = o.seed;
-    d.runtime.device = model::Device::kCpu;
+    d.runtime.device = o.device;
+    d.runtime.precision = o.precision;
     d.runtime.threads = o.threads;
     d.progress = false;
     std::ostringstream dlog;
@@ -198,7 +201,8 @@ json common_json(const PaperExperimentsOptions& o, const json& data) {
                 {"finetune_epochs", o.finetune_epochs},
                 {"patch_length", o.pretrain.patch_length},
                 {"ratio", o.ratio},
-                {"device", "cpu"}}},
+                {"device", model::to_string(o.device)},
+                {"precision", model::to_string(o.precision)}}},
               {"seed", o.seed}};
   if (!o.recorded_options.empty()) doc["options"] = o.recorded_options;
   return doc;
@@ -215,7 +219,7 @@ std::string sync_policy(const PaperExperimentsOptions& o) {
 /// Table 1's text: fine-tuning and linear-probe accuracy beside the paper's.
 void print_table1(const json& rows, std::ostream& out) {
   char buf[512];
-  out << "Table 1 (CPU scale)                       FT acc   LP acc   | paper FT  LP\n";
+  out << "Table 1                                   FT acc   LP acc   | paper FT  LP\n";
   for (const auto& r : rows) {
     std::snprintf(
         buf, sizeof buf, "%-40s  %.4f   %s   | %.3f  %s\n", r["model"].get<std::string>().c_str(),
@@ -284,8 +288,8 @@ std::string imputation(Runner& run, const StudySplit& split, std::ostream& out) 
   io.seed = o.seed;
   io.mice.iterations = o.mice_iterations;
   io.mice.draws = o.mice_draws;
-  io.inference.runtime.device = model::Device::kCpu;
   io.inference.runtime.threads = o.threads;
+  io.inference.runtime.device = o.device;
   const model::ImputeTable t = model::evaluate_imputation(io, split.test, run.log);
   json doc = common_json(o, split.description);
   doc["experiment"] = "imputation";
@@ -519,8 +523,8 @@ std::string reconstructions(Runner& run, const StudySplit& split) {
     ro.baselines = true;
     ro.mice.iterations = o.mice_iterations;
     ro.mice.draws = o.mice_draws;
-    ro.inference.runtime.device = model::Device::kCpu;
     ro.inference.runtime.threads = o.threads;
+    ro.inference.runtime.device = o.device;
     std::ostringstream rlog;
     const model::ReconstructResult r = model::reconstruct_window(ro, split.test, rlog);
     json baselines = json::object();
@@ -583,8 +587,8 @@ std::string inspect(Runner& run, const StudySplit& split) {
   std::vector<std::string> classes;
   for (int i = 0; i < test.size(); ++i) classes.push_back(model::class_label(test, i));
   model::InferenceOptions io;
-  io.runtime.device = model::Device::kCpu;
   io.runtime.threads = o.threads;
+  io.runtime.device = o.device;
   embed::UmapOptions uo;
   uo.neighbors = std::max(2, std::min(uo.neighbors, test.size()));  // tiny (smoke) test sets
   uo.seed = o.seed;

@@ -65,6 +65,11 @@ struct PaperExperimentsOptions {
   bool png = true;          ///< reconstruction PNGs (gnuplot)
   std::uint64_t seed = 0;
   int threads = 0;  ///< torch threads; 0 = default
+  /// Where every model trains and runs: kCpu (default; the committed CPU-scale results), kCuda
+  /// or kAuto (the paper's scale on a GPU: paper/reproduce --gpu).
+  model::Device device = model::Device::kCpu;
+  /// Arithmetic of the training forward passes (model::RuntimeOptions::precision).
+  model::Precision precision = model::Precision::kFp32;
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
 };

@@ -29,7 +29,10 @@ moca::data::Windows rows(const moca::data::Windows& w, int from, int to) {
 }
 
 std::string temp_path(const std::string& name) {
-  return std::string(MOCA_BINARY_DIR) + "/test_model_" + name;
+  // MOCA_TEST_TMPDIR: where programs carried to another machine (scripts/gpu-check.sh) write,
+  // since the build tree they were compiled in is not there.
+  const char* dir = std::getenv("MOCA_TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : MOCA_BINARY_DIR) + "/test_model_" + name;
 }
 
 bool same_model_parameters(const std::string& a, const std::string& b, std::string& why) {

@@ -17,7 +17,7 @@ moca::data::Windows small_windows(int n, std::uint64_t seed = 0);
 /// Windows from..to-1 of `w` (labels and subjects follow).
 moca::data::Windows rows(const moca::data::Windows& w, int from, int to);
 
-/// A fresh temporary path for test files (under the build tree).
+/// A fresh temporary path for test files (under the build tree, or $MOCA_TEST_TMPDIR).
 std::string temp_path(const std::string& name);
 
 /// Whether oneDNN's f32 GEMM runs its AVX-512 kernels here, which give an element of C the same

@@ -49,6 +49,15 @@ struct RuntimeOptions {
   /// gradients are summed in a fixed order. 0 (default) = the thread count on CPU and 1 on CUDA;
   /// 1 = the plain whole-batch step. Range 0..1024. Results are deterministic for a given value.
   int batch_shards = 0;
+  /// CUDA float32 matrix products and convolutions in TF32 (true, default: the tensor cores'
+  /// float32 mode, about 3e-4 relative error per product) or in full float32 (false). Set for
+  /// the process when a run sets up CUDA; CPU arithmetic is never changed.
+  bool tf32 = true;
+  /// Pre-training on one CUDA device: after three eager steps the whole step (forward,
+  /// backward, fused AdamW) is captured as a CUDA graph and replayed (true, default); false keeps
+  /// every step eager. A capture that fails, or a batch of another shape, falls back to eager
+  /// steps with a note in the log.
+  bool cuda_graphs = true;
   /// Throws std::invalid_argument naming the field, value and rule.
   void validate() const;
   /// The thread count actually used (threads, or the hardware cores when 0).

@@ -29,9 +29,13 @@ torch::Device setup_runtime(const RuntimeOptions& runtime) {
           "setup_runtime(): device 'cuda' requested but this LibTorch build sees no CUDA device "
           "(use --device cpu or auto)");
     }
-    return torch::kCUDA;
+  } else if (!torch::cuda::is_available()) {
+    return torch::kCPU;
   }
-  return torch::cuda::is_available() ? torch::Device(torch::kCUDA) : torch::Device(torch::kCPU);
+  // CUDA only: these switches leave CPU products alone.
+  at::globalContext().setAllowTF32CuBLAS(runtime.tf32);
+  at::globalContext().setAllowTF32CuDNN(runtime.tf32);
+  return torch::kCUDA;
 }
 
 namespace {

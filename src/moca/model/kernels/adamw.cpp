@@ -34,8 +34,9 @@ typename Map::key_type state_key(const torch::Tensor& p) {
   }
 }
 
-/// p's AdamW state, created as AdamW::step creates it (step 0, zero moments) when missing.
-torch::optim::AdamWParamState& state_of(torch::optim::AdamW& optimizer, const torch::Tensor& p) {
+}  // namespace
+
+torch::optim::AdamWParamState& adamw_state(torch::optim::AdamW& optimizer, const torch::Tensor& p) {
   if (auto* found = find_adamw_state(optimizer, p)) return *found;
   auto& states = optimizer.state();
   auto s = std::make_unique<torch::optim::AdamWParamState>();
@@ -45,6 +46,8 @@ torch::optim::AdamWParamState& state_of(torch::optim::AdamW& optimizer, const to
   auto it = states.emplace(state_key<std::remove_reference_t<decltype(states)>>(p), std::move(s));
   return static_cast<torch::optim::AdamWParamState&>(*it.first->second);
 }
+
+namespace {
 
 /// One parameter's update, in LibTorch's order of operations: p *= 1 - lr wd; m = b1 m +
 /// (1 - b1) g; v = b2 v + (1 - b2) g²; p -= lr / bc1 · m / (sqrt(v) / sqrt(bc2) + eps).
@@ -117,7 +120,7 @@ void adamw_step(torch::optim::AdamW& optimizer) {
     const auto& o = static_cast<const torch::optim::AdamWOptions&>(group.options());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      update(p, o, state_of(optimizer, p));
+      update(p, o, adamw_state(optimizer, p));
     }
   }
 }

@@ -1,6 +1,7 @@
 // The torch side of pretrain.hpp: the pre-training loop (see pretrain.hpp for the contract).
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +22,7 @@
 #include "moca/model/nn/mask_indices.hpp"
 #include "moca/model/nn/moca_model.hpp"
 #include "moca/model/nn/model_memory.hpp"
+#include "moca/model/train/detail/cuda_step.hpp"
 #include "moca/model/train/detail/progress.hpp"
 #include "moca/model/train/pretrain.hpp"
 #include "moca/model/train/schedule.hpp"
@@ -234,11 +236,17 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
   mo.norm_pix_loss = o.norm_pix_loss;
   mo.validate();
   local_batch = o.batch_size / world;
+  // A lower bound (no visible token counted), so a refusal is never wrong; on CUDA against the
+  // device's free memory, before the first allocation can fail inside a step.
+  const double activations = mae_step_activation_bytes(mo, local_batch, 0);
+  const std::string what = "pre-training on the " + std::string(device.is_cuda() ? "GPU" : "CPU") +
+                           " with batch " + std::to_string(local_batch) + " (preset " + o.preset +
+                           "; activations, a lower bound)";
   if (!device.is_cuda()) {
-    // A lower bound (no visible token counted), so a refusal is never wrong.
-    require_memory(mae_step_activation_bytes(mo, local_batch, 0),
-                   "pre-training on the CPU with batch " + std::to_string(local_batch) +
-                       " (preset " + o.preset + "; activations, a lower bound)",
+    require_memory(activations, what, "use a smaller PretrainOptions::batch_size");
+  } else {
+    detail::check_cuda_precision(o.runtime.precision, "pretrain()");
+    require_memory(activations, detail::cuda_memory_info().first, what,
                    "use a smaller PretrainOptions::batch_size");
   }
   const masking::Grid grid = masking::make_grid(train.channels, train.length, o.patch_length);
@@ -270,6 +278,9 @@ struct TrainState {
   double partial_seconds = 0.0;
   std::uint64_t order_seed = 0;  ///< batch order of epoch e: derive_seed(order_seed, e)
   std::uint64_t step_seed = 0;   ///< masks, augmentation of iteration t: derive_seed(step_seed, t)
+  /// The CUDA step (one rank on CUDA, where the build has it): fused AdamW, graphs, losses read
+  /// every kLossReadEvery steps.
+  std::unique_ptr<detail::CudaStep> cuda;
 
   int epoch(long ipe) const { return static_cast<int>(iteration / ipe); }
 };
@@ -380,8 +391,12 @@ struct Loop {
   bool stop_agreed = false;  ///< a stop request on any rank, agreed at the last step
 };
 
+/// Steps between reads of the CUDA step's summed loss (each read waits for the device).
+constexpr long kLossReadEvery = 50;
+
 /// One optimiser step on batch j of `epoch` (global batch, this rank's slice); returns the
-/// global batch's loss. Throws std::runtime_error for a non-finite loss.
+/// global batch's loss, or NaN through the CUDA step, whose losses are read later
+/// (read_cuda_losses). Throws std::runtime_error for a non-finite loss.
 double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& loop, int epoch,
                   long j, const std::vector<int>& order, double lr, const std::atomic<bool>* stop) {
   const PretrainOptions& o = run.o;
@@ -397,6 +412,13 @@ double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loo
     loop.masks[static_cast<size_t>(b)] = run.policy->sample(rng, window);
   }
   set_lr(*s.optimizer, lr);
+  if (s.cuda) {
+    s.cuda->step(loop.batch.data(), mask_indices(loop.masks, run.mo.layout, C, run.mo.patches()),
+                 lr);
+    loop.stop_agreed = stop != nullptr && stop->load();
+    ++s.iteration;
+    return std::numeric_limits<double>::quiet_NaN();
+  }
   // The whole global batch's masks were drawn above; this rank takes its slice.
   auto mt = to_tensors(mask_indices(loop.masks, run.mo.layout, C, run.mo.patches()), run.device);
   torch::Tensor x;
@@ -433,6 +455,22 @@ double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loo
   return loss;
 }
 
+/// Adds the CUDA step's losses since the last read to the epoch's sum; throws
+/// std::runtime_error when one was not finite (named by the iterations they came from).
+void read_cuda_losses(TrainState& s, int epoch) {
+  const auto [sum, n] = s.cuda->take_losses();
+  if (n == 0) return;
+  if (!std::isfinite(sum)) {
+    throw std::runtime_error(
+        "pretrain(): non-finite loss between iterations " + std::to_string(s.iteration - n) +
+        " and " + std::to_string(s.iteration - 1) + " (epoch " + std::to_string(epoch + 1) +
+        "); lower the learning rate or check "
+        "the data");
+  }
+  s.partial_sum += sum;
+  s.partial_count += n;
+}
+
 /// True when the run should stop after the step just done: a stop request (agreed over ranks)
 /// or stop_after_iterations reached.
 bool stop_due(const PretrainOptions& o, const TrainState& s, const Loop& loop) {
@@ -458,8 +496,14 @@ bool run_epoch(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& 
   for (long j = s.iteration - static_cast<long>(epoch) * ipe; j < ipe; ++j) {
     lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
     const double loss = train_step(run, s, sync, loop, epoch, j, order, lr, stop);
-    s.partial_sum += loss;
-    ++s.partial_count;
+    if (!s.cuda) {
+      s.partial_sum += loss;
+      ++s.partial_count;
+    } else if ((j + 1) % kLossReadEvery == 0 || j + 1 == ipe || stop_due(o, s, loop)) {
+      read_cuda_losses(s, epoch);
+    } else {
+      continue;  // the progress bar moves when the losses are read
+    }
     const double elapsed = seconds_since(loop.start);
     const double sps = static_cast<double>(s.iteration - loop.first_iteration) * B / elapsed;
     loop.bar.update(epoch, o.epochs, j + 1, ipe, s.partial_sum / s.partial_count, sps,
@@ -515,6 +559,13 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
                      run.policy->spec() + std::to_string(s.iteration)));
   detail::broadcast_module(run.comm, *s.model);
   GradientSync sync(run, s);
+  if (run.device.is_cuda() && run.world == 1 && detail::cuda_step_compiled()) {
+    s.cuda = std::make_unique<detail::CudaStep>(s.model, *s.optimizer, o.runtime.precision,
+                                                o.runtime.cuda_graphs);
+    log << "CUDA step: fused AdamW" << (o.runtime.cuda_graphs ? ", CUDA graphs" : "")
+        << (o.runtime.tf32 && o.runtime.precision == Precision::kFp32 ? ", TF32 products" : "")
+        << "\n";
+  }
   LrSchedule schedule{o.lr, o.min_lr, o.effective_warmup_epochs(), static_cast<double>(o.epochs)};
   schedule.validate();
   Loop loop(run, s.iteration);
@@ -563,6 +614,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
     }
     log << "; checkpoint " << o.checkpoint << " (resume with --resume)\n";
   }
+  if (s.cuda && !s.cuda->note().empty()) log << "note: " << s.cuda->note() << "\n";
   result.finished = !result.interrupted;
   result.history = s.history;
   result.iterations = s.iteration;

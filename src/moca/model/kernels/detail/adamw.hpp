@@ -30,6 +30,10 @@ void adamw_step(torch::optim::AdamW& optimizer);
 torch::optim::AdamWParamState* find_adamw_state(torch::optim::AdamW& optimizer,
                                                 const torch::Tensor& p);
 
+/// p's AdamW state in `optimizer`, created as AdamW::step creates it (step 0, zero moments)
+/// when missing.
+torch::optim::AdamWParamState& adamw_state(torch::optim::AdamW& optimizer, const torch::Tensor& p);
+
 /// Whether adamw_step() may take the one-pass route (default true; process-wide, atomic). Off,
 /// it always calls optimizer.step(): the trainer's golden record (tests/model), taken before the
 /// fused step existed, is compared bit for bit on that path.
