@@ -154,7 +154,7 @@ if wants tests && fits tests 60; then
   filter=()
   # The dry run: the fused AdamW and CUDA-step cases (the whole suite is CI's own stage).
   ((dry)) && filter=(-tc='*fused AdamW*,*CudaStep*,*CUDA step*')
-  step tests "$bin/test_model" "${filter[@]}"
+  step tests timeout 200 "$bin/test_model" "${filter[@]}"
   grep -E '^\[doctest\] (test cases|assertions)' "$logs/tests.log" | sed 's/^/    /' >>"$report"
   grep -E 'ERROR|FAILED' "$logs/tests.log" | head -30 | sed 's/^/      /' >>"$report"
   grep -E 'skipped:' "$logs/tests.log" | head -5 | sed 's/^/      /' >>"$report"
