@@ -46,6 +46,12 @@ ldd "${progs[@]/#/$build/bin/}" | awk '/=> \// {print $3}' | sort -u | while rea
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
+# The oneDNN that the CPU kernels load at run time (dlopen, so ldd does not list it), where the
+# build does so: without it they take the BLAS route.
+if strings "$build/bin/moca" | grep -q 'libdnnl\.so\.$'; then
+  dnnl=$(ldconfig -p | awk '/libdnnl\.so\.[0-9]+ .*x86-64/ {print $NF; exit}')
+  [[ -n $dnnl ]] && cp -L "$dnnl" "$out/lib/"
+fi
 if [[ -n $data ]]; then
   [[ -d $data/RawData ]] || die "--data ($data) is not a UCI HAPT folder (no RawData/)" 2
   cp -r "$data" "$out/uci-hapt"

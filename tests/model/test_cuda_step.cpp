@@ -71,17 +71,15 @@ double max_abs(const torch::Tensor& t) {
   return t.abs().max().item<double>();
 }
 
-}  // namespace
-
-TEST_CASE("LibTorch's fused AdamW equals moca's one-pass AdamW over 100 steps (CPU)") {
-  if (!md::fused_adamw_available()) {
-    MESSAGE("skipped: this LibTorch has no at::_fused_adamw_ (PyTorch >= 2.4)");
-    return;
-  }
+/// 100 AdamW steps of LibTorch's fused kernel (md::FusedAdamW) and of the reference on
+/// `device` (moca's one-pass step on CPU, which is LibTorch's AdamW::step elsewhere), on the
+/// same gradients, with a warm-up and decaying rate: the parameters move, and agree to float
+/// rounding, as do the moments and the host step counts.
+void compare_fused_adamw(const torch::Device& device) {
   torch::manual_seed(11);
   std::vector<torch::Tensor> a, b, start;
   for (const auto& shape : std::vector<std::vector<int64_t>>{{70, 33}, {100003}, {5, 5}, {33}}) {
-    auto t = torch::randn(shape);
+    auto t = torch::randn(shape).to(device);
     start.push_back(t.clone());
     a.push_back(t.clone().requires_grad_(true));
     b.push_back(t.clone().requires_grad_(true));
@@ -90,10 +88,9 @@ TEST_CASE("LibTorch's fused AdamW equals moca's one-pass AdamW over 100 steps (C
   auto opt = make_adamw({b[0], b[1], b[2]}, {b[3]});
   md::FusedAdamW fused(*opt);
   for (int step = 0; step < 100; ++step) {
-    // A warm-up and cosine-like rate, and fresh gradients, the same on both.
     const double lr = 1e-3 * std::min(1.0, (step + 1) / 10.0) * (1.0 - step / 200.0);
     for (size_t i = 0; i < a.size(); ++i) {
-      auto g = 3.0 * torch::randn(a[i].sizes());
+      auto g = 3.0 * torch::randn(a[i].sizes()).to(device);
       a[i].mutable_grad() = g.clone();
       b[i].mutable_grad() = g.clone();
     }
@@ -121,6 +118,24 @@ TEST_CASE("LibTorch's fused AdamW equals moca's one-pass AdamW over 100 steps (C
   }
 }
 
+}  // namespace
+
+TEST_CASE("LibTorch's fused AdamW equals moca's one-pass AdamW over 100 steps (CPU)") {
+  if (!md::fused_adamw_available()) {
+    MESSAGE("skipped: this LibTorch has no at::_fused_adamw_ (PyTorch >= 2.4)");
+    return;
+  }
+  compare_fused_adamw(torch::kCPU);
+}
+
+TEST_CASE("LibTorch's fused AdamW with a device rate equals LibTorch's AdamW on CUDA") {
+  if (!md::fused_adamw_available() || !torch::cuda::is_available()) {
+    MESSAGE("skipped: no at::_fused_adamw_ or no CUDA device");
+    return;
+  }
+  compare_fused_adamw(torch::kCUDA);
+}
+
 TEST_CASE("CudaStep refuses a model that is not on CUDA") {
   torch::manual_seed(3);
   MocaMae m(small());
@@ -129,7 +144,7 @@ TEST_CASE("CudaStep refuses a model that is not on CUDA") {
   CHECK_THROWS(md::CudaStep(m, *opt, Precision::kFp32, true));
 }
 
-TEST_CASE("CUDA step: graph replay equals eager steps, and both equal LibTorch's step") {
+TEST_CASE("CUDA step: graph replay equals eager steps; the losses follow LibTorch's step") {
   if (!md::cuda_step_compiled() || !torch::cuda::is_available()) {
     MESSAGE("skipped: no CUDA step in this build or no CUDA device");
     return;
@@ -177,13 +192,17 @@ TEST_CASE("CUDA step: graph replay equals eager steps, and both equal LibTorch's
   CHECK(n_e == steps);
   CHECK(std::abs(sum_g - sum_e) <= 1e-5 * std::abs(sum_e));
   CHECK(std::abs(sum_e - loss_p) <= 1e-4 * std::abs(loss_p));
-  const auto pg = graphed->parameters(), pe = eager->parameters(), pp = plain->parameters();
+  // The graph replays the eager step's kernels: the weights agree to float rounding. (Against
+  // LibTorch's per-parameter AdamW only the losses are compared: Adam's normalised update turns
+  // rounding differences in near-zero gradients into steps of the learning rate's size, so
+  // weights drift apart by ~lr over 20 steps; the optimisers themselves are compared on shared
+  // gradients above.)
+  const auto pg = graphed->parameters(), pe = eager->parameters();
   CHECK(max_abs(pg[0].detach().cpu() - start) > 1e-3);  // training moved the weights
   for (size_t i = 0; i < pg.size(); ++i) {
     CAPTURE(i);
     const double scale = std::max(1e-3, max_abs(pe[i].detach()));
     CHECK(max_abs(pg[i].detach() - pe[i].detach()) <= 1e-5 * scale);
-    CHECK(max_abs(pe[i].detach() - pp[i].detach()) <= 1e-3 * scale);
   }
   // The host step counts advanced with the replays.
   CHECK(md::adamw_state(*opt_g, pg[0]).step() == steps);

@@ -77,11 +77,19 @@ torch::Tensor direct_attention(MocaEncoder& enc, const torch::Tensor& x,
   return torch::stack(out);
 }
 
+/// The inspector on the CPU: the tests below compare its arithmetic with the model's forward
+/// pass on the CPU (their references), which a GPU's kernels would differ from in rounding.
+InferenceOptions on_cpu() {
+  InferenceOptions io;
+  io.runtime.device = moca::model::Device::kCpu;
+  return io;
+}
+
 }  // namespace
 
 TEST_CASE("inspection pass: rows sum to 1 and equal a direct softmax(QK^T/sqrt(d)) to 1e-5") {
   const std::string ck = moca_test::shared_checkpoint();
-  const EncoderInspector ins(ck);
+  const EncoderInspector ins(ck, on_cpu());
   auto enc = load_encoder(ck);
   const auto w = moca_test::small_windows(4, 51);
   for (bool masked : {false, true}) {
@@ -139,7 +147,7 @@ TEST_CASE("inspection pass gives exactly the model's encoder outputs (kernels on
   const Mask m = random_mask(8, 45);
   for (bool kernels : {true, false}) {
     moca::model::detail::set_cpu_kernels_enabled(kernels);
-    const EncoderInspector ins(ck);
+    const EncoderInspector ins(ck, on_cpu());
     torch::NoGradGuard ng;
     auto x = patchify(md::windows_tensor(w, {1}, torch::kCPU), TokenLayout::kModality, 20);
     auto full = enc->forward(x);
@@ -187,7 +195,7 @@ TEST_CASE("attention rollout: identity stays identity; a two-layer product by ha
 
 TEST_CASE("pooled embeddings: cls = the encoder's row 0, mean = the token mean") {
   const std::string ck = moca_test::shared_checkpoint();
-  InferenceOptions io;
+  InferenceOptions io = on_cpu();
   io.batch_size = 3;  // several batches
   const EncoderInspector ins(ck, io);
   auto enc = load_encoder(ck);

@@ -15,15 +15,14 @@ void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training)
   add_enum_option(app, "--device", r.device, model::kDeviceNames, "auto | cpu | cuda");
   app->add_option("--threads", r.threads, "CPU threads (0 = hardware cores)")
       ->capture_default_str();
-  // Flags that turn a default off: the option's value is the negation.
-  app->add_flag("--no-tf32{false}", r.tf32,
-                "CUDA: float32 products in full float32 (default: TF32 on the tensor cores)");
+  app->add_flag("--tf32,!--no-tf32", r.tf32,
+                "CUDA: float32 products on the tensor cores' TF32 (default) or in full float32");
   if (training) {
     add_enum_option(app, "--precision", r.precision, model::kPrecisionNames,
                     "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)");
-    app->add_flag("--no-cuda-graphs{false}", r.cuda_graphs,
-                  "CUDA pre-training: every step eager (default: the step replayed as a CUDA "
-                  "graph)");
+    app->add_flag("--cuda-graphs,!--no-cuda-graphs", r.cuda_graphs,
+                  "CUDA pre-training: the step replayed as a CUDA graph (default) or every step "
+                  "eager");
   }
 }
 
