@@ -19,6 +19,7 @@
 
 #include "core.hpp"
 #include "moca/common/random.hpp"
+#include "moca/common/text_replace.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/selection.hpp"
@@ -298,12 +299,9 @@ void bind_kcca(py::module_& m) {
 
 // A library message about moca.data.load's options in its keywords: the spec, which the library
 // names DataOptions::data (the tools' --data), is `spec` here; DatasetOptions::key is `key`.
-std::string load_keyword_names(std::string message) {
-  static const std::string kSpec = "DataOptions::data";
-  for (size_t at = message.find(kSpec); at != std::string::npos; at = message.find(kSpec, at)) {
-    message.replace(at, kSpec.size(), "spec");
-  }
-  return with_keyword_names<data::DatasetOptions>(message);
+std::string load_keyword_names(const std::string& message) {
+  return with_keyword_names<data::DatasetOptions>(
+      replace_all(message, "DataOptions::data", "spec"));
 }
 
 // A keyword of moca.data.load given where it takes no effect (data::unused_options: coupling

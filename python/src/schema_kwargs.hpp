@@ -20,6 +20,7 @@
 #include "moca/common/enum_names.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/option_schema.hpp"
+#include "moca/common/text_replace.hpp"
 
 namespace moca::python {
 
@@ -229,10 +230,7 @@ class KeywordRenamer {
 
  private:
   void rename(const Option& row) const {
-    const std::string field = row.field();
-    for (size_t at = text_.find(field); at != std::string::npos; at = text_.find(field, at)) {
-      text_.replace(at, field.size(), row.key);
-    }
+    text_ = replace_all(std::move(text_), row.field(), row.key);
   }
   std::string& text_;
 };

@@ -14,6 +14,7 @@
 #include "moca/common/file_lock.hpp"
 #include "moca/common/fingerprint.hpp"
 #include "moca/common/number_text.hpp"
+#include "moca/common/text_replace.hpp"
 #include "study_data.hpp"
 #include "study_runner.hpp"
 
@@ -108,16 +109,11 @@ std::invalid_argument data_error(const TransferDataSet& d, std::string message) 
       {"channel_names", "channel-names"}, {"modalities", "modalities"},
       {"keep_classes", "keep-classes"},   {"data_format", "format"},
       {"npy_layout", "npy-layout"},       {"drop_nonfinite", "drop-nonfinite"}};
-  auto replace_all = [&message](const std::string& from, const std::string& to) {
-    for (size_t at = message.find(from); at != std::string::npos; at = message.find(from, at)) {
-      message.replace(at, from.size(), to);
-      at += to.size();
-    }
-  };
   for (const auto& [field, key] : kKeys) {
-    replace_all(std::string("DatasetOptions::") + field, "--set " + d.name + "." + key);
+    message = replace_all(std::move(message), std::string("DatasetOptions::") + field,
+                          "--set " + d.name + "." + key);
   }
-  replace_all("DataOptions::data", "--data " + d.name);
+  message = replace_all(std::move(message), "DataOptions::data", "--data " + d.name);
   std::string text = "data set " + d.name + " (" + d.spec + "): " + message;
   for (const auto& [field, key] : kKeys) {
     std::string flag = std::string("--") + (std::string(key) == "format" ? "data-format" : key);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/text_replace.hpp"
 
 TEST_CASE("binary bytes in messages are escaped; backtraces are dropped") {
   CHECK(moca::printable("abc 1.5") == "abc 1.5");
@@ -40,4 +41,15 @@ TEST_CASE("throw_invalid words validation errors as 'where: field (value) rule'"
         "Windows: x has 5 columns");
   CHECK(thrown_text([] { moca::throw_invalid("", "--scheme: no scheme given"); }) ==
         "--scheme: no scheme given");
+}
+
+TEST_CASE("replace_all: every occurrence, left to right, replacements never rescanned") {
+  using moca::replace_all;
+  CHECK(replace_all("set DataOptions::data or DataOptions::data", "DataOptions::data", "spec") ==
+        "set spec or spec");
+  // `to` containing `from` does not loop or grow the text twice.
+  CHECK(replace_all("aXa", "a", "aa") == "aaXaa");
+  CHECK(replace_all("abc", "", "z") == "abc");
+  CHECK(replace_all("", "a", "b").empty());
+  CHECK(replace_all("no match", "DatasetOptions::", "--") == "no match");
 }

@@ -9,6 +9,7 @@
 #include "moca/model/nn/mask_indices.hpp"
 #include "moca/model/nn/moca_model.hpp"
 #include "moca/model/train/detail/cuda_step.hpp"
+#include "test_support.hpp"
 
 // The fused AdamW of LibTorch 2.x and the CUDA step (train/detail/cuda_step.hpp). The CUDA cases
 // run where a GPU is (scripts/gpu-check.sh); on CPU they say they were skipped.
@@ -17,20 +18,6 @@ using namespace moca::model;
 namespace md = moca::model::detail;
 
 namespace {
-
-MocaOptions small() {
-  MocaOptions o;
-  o.channels = 6;
-  o.length = 40;
-  o.patch_length = 4;
-  o.embed_dim = 32;
-  o.depth = 2;
-  o.num_heads = 4;
-  o.decoder_embed_dim = 16;
-  o.decoder_depth = 1;
-  o.decoder_num_heads = 2;
-  return o;
-}
 
 std::unique_ptr<torch::optim::AdamW> make_adamw(const std::vector<torch::Tensor>& decay,
                                                 const std::vector<torch::Tensor>& rest) {
@@ -138,7 +125,7 @@ TEST_CASE("LibTorch's fused AdamW with a device rate equals LibTorch's AdamW on 
 
 TEST_CASE("CudaStep refuses a model that is not on CUDA") {
   torch::manual_seed(3);
-  MocaMae m(small());
+  MocaMae m(moca_test::micro_mae());
   auto opt = model_adamw(m);
   // A build without the CUDA step says so (runtime_error); one with it refuses the CPU model.
   CHECK_THROWS(md::CudaStep(m, *opt, Precision::kFp32, true));
@@ -149,7 +136,7 @@ TEST_CASE("CUDA step: graph replay equals eager steps; the losses follow LibTorc
     MESSAGE("skipped: no CUDA step in this build or no CUDA device");
     return;
   }
-  const MocaOptions o = small();
+  const MocaOptions o = moca_test::micro_mae();
   const int B = 8, masked = 45, steps = 20;
   torch::manual_seed(4);
   MocaMae graphed(o), eager(o), plain(o);

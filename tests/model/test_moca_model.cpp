@@ -15,18 +15,7 @@ using moca::masking::Mask;
 namespace {
 
 MocaOptions micro(TokenLayout layout = TokenLayout::kModality) {
-  MocaOptions o;
-  o.channels = 6;
-  o.length = 40;
-  o.patch_length = 4;
-  o.layout = layout;
-  o.embed_dim = 32;
-  o.depth = 2;
-  o.num_heads = 4;
-  o.decoder_embed_dim = 16;
-  o.decoder_depth = 1;
-  o.decoder_num_heads = 2;
-  return o;
+  return moca_test::micro_mae(layout);
 }
 
 // micro() with one change

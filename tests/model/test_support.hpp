@@ -4,8 +4,27 @@
 #include <string>
 
 #include "moca/data/windows.hpp"
+#include "moca/model/model_options.hpp"
 
 namespace moca_test {
+
+/// A micro MAE (6 x 40 windows, patches of 4: 60 tokens; encoder 32 wide, 2 blocks of 4 heads;
+/// decoder 16 wide, 1 block of 2 heads) for tests that train or compare steps in seconds.
+inline moca::model::MocaOptions micro_mae(
+    moca::model::TokenLayout layout = moca::model::TokenLayout::kModality) {
+  moca::model::MocaOptions o;
+  o.channels = 6;
+  o.length = 40;
+  o.patch_length = 4;
+  o.layout = layout;
+  o.embed_dim = 32;
+  o.depth = 2;
+  o.num_heads = 4;
+  o.decoder_embed_dim = 16;
+  o.decoder_depth = 1;
+  o.decoder_num_heads = 2;
+  return o;
+}
 
 /// True when two MAE checkpoints hold bitwise-identical model parameters and buffers;
 /// otherwise `why` names the first difference.

@@ -287,3 +287,24 @@ TEST_CASE("paper/reproduce writes well-formed results" * doctest::skip()) {
   }
   fs::remove_all(out);
 }
+
+TEST_CASE("paper/reproduce --gpu: usage errors exit 2 and name the flag") {
+  const std::string script = std::string(MOCA_SOURCE_DIR) + "/paper/reproduce";
+  const std::string b = " --bin " + bin_dir();
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--quick --budget-minutes 5", "--budget-minutes: for --gpu only (the mode is --quick)"},
+           {"--gpu --budget-minutes 0", "--budget-minutes (0) must be a positive number"},
+           {"--gpu --budget-minutes ten", "--budget-minutes (ten) must be a positive number"},
+           {"--gpu --precision fp16", "--precision (fp16) must be fp32 or bf16"},
+           {"--gpu --device tpu", "--device (tpu) must be cuda or cpu"},
+           {"--gpu --budget-minutes", "--budget-minutes needs a value"}}) {
+    CAPTURE(c.args);
+    const Run r = run(script + b + " --out " + MOCA_BINARY_DIR + "/reproduce_usage " + c.args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("reproduce: " + c.says) != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(std::string(MOCA_BINARY_DIR) + "/reproduce_usage/gpu"));
+}

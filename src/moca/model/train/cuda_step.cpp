@@ -114,6 +114,9 @@ FusedAdamW::FusedAdamW(torch::optim::AdamW& optimizer) : impl_(std::make_unique<
         throw std::runtime_error("FusedAdamW: parameters on more than one device");
       }
       auto& s = adamw_state(optimizer, p);
+      // A resumed state may have been read onto another device than its parameter's.
+      if (s.exp_avg().device() != p.device()) s.exp_avg(s.exp_avg().to(p.device()));
+      if (s.exp_avg_sq().device() != p.device()) s.exp_avg_sq(s.exp_avg_sq().to(p.device()));
       g.params.push_back(p);
       g.exp_avgs.push_back(s.exp_avg());
       g.exp_avg_sqs.push_back(s.exp_avg_sq());
