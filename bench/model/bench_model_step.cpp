@@ -129,6 +129,7 @@ std::vector<moca::masking::Mask> random_masks(int batch, int channels, int patch
 
 struct StepTimes {
   std::vector<double> wall, cpu;  // seconds per timed step (per group's step on CUDA)
+  int group = 1;                  // steps timed between synchronisations
   std::string cuda_step;          // what the CUDA steps ran: "graph", "fused" or "libtorch"
   std::string note;               // why CUDA graphs were not used, if asked for and not used
 };
@@ -171,6 +172,7 @@ std::vector<StepTimes> time_steps(const BenchOptions& o, const torch::Device& de
   const int group = o.group > 0 ? o.group : (cuda ? 10 : 1);
   const int groups = std::max(1, (o.reps + group - 1) / group);
   std::vector<StepTimes> times(variants.size());
+  for (auto& t : times) t.group = group;
   std::ostringstream trace;  // the profiler's trace, written through the output module
   std::unique_ptr<torch::autograd::profiler::RecordProfile> recorder;
   auto one_step = [&](size_t v) {
@@ -330,13 +332,13 @@ int run_bench(const BenchOptions& o) {
   if (cuda) {
     std::cout << ", cuda step " << times.cuda_step << ", "
               << (o.precision == moca::model::Precision::kFp32 && !o.no_tf32 ? "tf32" : "no tf32")
-              << ", " << (o.group > 0 ? o.group : 10) << " steps per timed group";
+              << ", " << times.group << " steps per timed group";
   }
   std::cout << "\n";
   if (!times.note.empty()) std::cout << "note: " << times.note << "\n";
   std::cout << "step median " << step_s * 1e3 << " ms (min "
             << *std::min_element(times.wall.begin(), times.wall.end()) * 1e3 << " ms) over "
-            << times.wall.size() * static_cast<size_t>(o.group > 0 ? o.group : (cuda ? 10 : 1))
+            << times.wall.size() * static_cast<size_t>(times.group)
             << " steps; CPU time per step (all threads) median " << median(times.cpu) * 1e3
             << " ms\n";
   std::cout << "step FLOPs " << flops / 1e9 << " GFLOP -> " << flops / step_s / 1e9 << " GFLOP/s; "

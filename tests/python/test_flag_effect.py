@@ -373,3 +373,18 @@ def test_every_shared_data_flag_changes_what_is_loaded_or_is_refused(tmp_path):
     for flag, value in INSPECT_REFUSED.items():
         p = run_tool("moca", "data", "inspect", flag, value, rc=2)
         assert f"{flag} ({value}) takes no effect: " in p.stderr, (flag, p.stderr)
+
+
+def test_cuda_switches_beside_device_cpu_are_refused(tmp_path):
+    """--tf32 / --no-tf32 and --cuda-graphs / --no-cuda-graphs act on CUDA runs only (issue 43):
+    stated beside --device cpu they are refused, naming the flag. Control: the same command
+    without them runs."""
+    base = ["pretrain", "--device", "cpu", "--data", "generator", "--synthetic-windows", "60",
+            "--preset", "tiny", "--epochs", "1", "--batch", "16", "--stop-after", "1",
+            "--threads", "1", "--no-progress", "--checkpoint", str(tmp_path / "m.pt")]
+    for flag, shown in (("--no-tf32", "--tf32 (false)"), ("--tf32", "--tf32 (true)"),
+                        ("--no-cuda-graphs", "--cuda-graphs (false)")):
+        p = run_tool("moca", *base, flag, rc=2)
+        assert f"{shown} takes no effect: it is for CUDA runs; the device is cpu" in p.stderr, \
+            p.stderr
+    run_tool("moca", *base, rc=0)

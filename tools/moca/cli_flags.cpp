@@ -24,6 +24,13 @@ void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training)
                   "CUDA pre-training: the step replayed as a CUDA graph (default) or every step "
                   "eager");
   }
+  // The CUDA-only switches beside --device cpu (with auto the device is known at run time only).
+  after_parse(app, [app, &r] {
+    if (r.device != model::Device::kCpu) return;
+    for (const char* flag : {"--tf32", "--cuda-graphs"}) {
+      inert_option(*app, flag, "it is for CUDA runs; the device is cpu");
+    }
+  });
 }
 
 void add_dist_options(CLI::App* app, model::DistOptions& d) {

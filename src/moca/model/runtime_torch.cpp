@@ -1,6 +1,7 @@
 // The torch side of runtime.hpp: CUDA's presence, the run's device and threads, bf16 autocast
 // scopes (detail/runtime_torch.hpp).
 #include "moca/model/detail/runtime_torch.hpp"
+#include "moca/model/train/detail/cuda_step.hpp"
 
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
@@ -32,6 +33,8 @@ torch::Device setup_runtime(const RuntimeOptions& runtime) {
   } else if (!torch::cuda::is_available()) {
     return torch::kCPU;
   }
+  // Every CUDA entry point: bf16 refused before the first step on a GPU without it.
+  check_cuda_precision(runtime.precision, "setup_runtime()");
   // CUDA only: these switches leave CPU products alone.
   at::globalContext().setAllowTF32CuBLAS(runtime.tf32);
   at::globalContext().setAllowTF32CuDNN(runtime.tf32);

@@ -245,7 +245,6 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
   if (!device.is_cuda()) {
     require_memory(activations, what, "use a smaller PretrainOptions::batch_size");
   } else {
-    detail::check_cuda_precision(o.runtime.precision, "pretrain()");
     require_memory(activations, detail::cuda_memory_info().first, what,
                    "use a smaller PretrainOptions::batch_size");
   }
