@@ -71,14 +71,14 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
   CHECK(nlohmann::json::parse(std::ifstream(pre.json)).at("iterations") == 8);
 
   tools::ClassifyCommand lin;
-  lin.data = synthetic(120);
-  lin.run.downstream = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
-  lin.run.downstream.checkpoint = pre.train.checkpoint;
-  lin.run.downstream.epochs = 3;
-  lin.run.downstream.warmup_epochs = 1;
-  lin.run.downstream.batch_size = 21;
-  lin.run.downstream.progress = false;
-  lin.run.protocol = model::Protocol::kSubjectKfold;
+  lin.options.data = synthetic(120);
+  lin.options.run.downstream = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
+  lin.options.run.downstream.checkpoint = pre.train.checkpoint;
+  lin.options.run.downstream.epochs = 3;
+  lin.options.run.downstream.warmup_epochs = 1;
+  lin.options.run.downstream.batch_size = 21;
+  lin.options.run.downstream.progress = false;
+  lin.options.run.protocol = model::Protocol::kSubjectKfold;
   lin.predictions = moca_test::temp_path("cmd_pred.csv");
   const auto c = tools::run_classify(lin, out, context);
   CHECK(c.at("folds").size() == 5);
@@ -97,21 +97,70 @@ TEST_CASE("run_pretrain, run_classify and run_metrics on generated data") {
                    c.at("summary").at("accuracy").at("values")[f].get<double>()) < 1e-12);
   }
 
-  lin.adl_loso = true;
-  lin.run.protocol = model::Protocol::kLoso;
-  lin.hmp = moca_test::temp_path("no-hmp-here");
+  lin.options.adl_loso = true;
+  lin.options.run.protocol = model::Protocol::kLoso;
+  lin.options.hmp = moca_test::temp_path("no-hmp-here");
   CHECK_THROWS_AS(tools::run_classify(lin, out, context), std::runtime_error);
-  CHECK(lin.protocol_name() == "adl-loso");
-  lin.data.data = "generator:";  // adl-loso reads HMP: another source is refused, not ignored
+  CHECK(lin.options.protocol_name() == "adl-loso");
+  lin.options.data.data =
+      "generator:";  // adl-loso reads HMP: another source is refused, not ignored
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
-                       doctest::Contains("--protocol adl-loso reads --hmp"), std::invalid_argument);
-  lin.adl_loso = false;
-  lin.data.data.clear();
+                       doctest::Contains("the protocol adl-loso reads ClassifyOptions::hmp"),
+                       std::invalid_argument);
+  lin.options.adl_loso = false;
+  lin.options.data.data.clear();
   // the protocol's checks come before any data is read
-  lin.run.label_fraction = 0.0;
+  lin.options.run.label_fraction = 0.0;
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("ProtocolOptions::label_fraction (0) must be in (0, 1]"),
                        std::invalid_argument);
+}
+
+TEST_CASE("classify, embed_views and score_data: the library names fields, the programs flags") {
+  // The library's checks name Owner::key (Python's keyword); each program rewrites it to its flag
+  // (the binaries' messages are checked in tests/python/test_cli_contracts.py).
+  model::ClassifyOptions c;
+  c.run.downstream.checkpoint = moca_test::shared_checkpoint();
+  c.input_seconds = -1;
+  CHECK_THROWS_WITH_AS(c.validate(), "ClassifyOptions::input_seconds (-1) must be >= 0",
+                       std::invalid_argument);
+  c.input_seconds = 2;
+  c.run.downstream.mode = model::DownstreamMode::kScratch;
+  c.run.downstream.checkpoint.clear();
+  CHECK_THROWS_WITH_AS(c.validate(),
+                       doctest::Contains("trained from scratch takes DataOptions::window_length"),
+                       std::invalid_argument);
+  c.run.downstream.mode = model::DownstreamMode::kLinearProbe;
+  c.run.downstream.checkpoint = moca_test::shared_checkpoint();
+  c.validate();  // the control: the same options with a checkpoint pass
+  CHECK(c.protocol_name() == "random");
+  c.adl_loso = true;
+  CHECK(c.protocol_name() == "adl-loso");
+
+  model::EmbedOptions e;
+  CHECK_THROWS_WITH_AS(e.validate(), "EmbedOptions::checkpoint is required", std::invalid_argument);
+  e.checkpoint = moca_test::shared_checkpoint();
+  e.max_windows = -1;
+  CHECK_THROWS_WITH_AS(e.validate(), "EmbedOptions::max_windows (-1) must be >= 0",
+                       std::invalid_argument);
+  e.max_windows = 0;
+  e.inference.batch_size = 0;
+  CHECK_THROWS_WITH_AS(e.validate(), "InferenceOptions::batch_size (0) must be >= 1",
+                       std::invalid_argument);
+  e.inference.batch_size = 1;
+  e.validate();
+
+  masking::DataScoreOptions k;
+  k.samples = 2;
+  CHECK_THROWS_WITH_AS(k.validate(), "DataScoreOptions::samples (2) must be >= 3",
+                       std::invalid_argument);
+  k.samples = 3;
+  k.transitions = -2;
+  CHECK_THROWS_WITH_AS(k.validate(),
+                       "DataScoreOptions::transitions (-2) must be >= 0 (0 = the windows)",
+                       std::invalid_argument);
+  k.transitions = -1;
+  k.validate();
 }
 
 TEST_CASE("run_impute and run_embed on generated data") {
@@ -129,13 +178,13 @@ TEST_CASE("run_impute and run_embed on generated data") {
   CHECK(out.str().find("MICE") != std::string::npos);
 
   tools::EmbedCommand emb;
-  emb.data = synthetic(60);
-  emb.checkpoint = moca_test::shared_checkpoint();
-  emb.out_dir = moca_test::temp_path("embed");
-  emb.max_windows = 7;
+  emb.options.data = synthetic(60);
+  emb.options.checkpoint = moca_test::shared_checkpoint();
+  emb.options.out_dir = moca_test::temp_path("embed");
+  emb.options.max_windows = 7;
   const auto e = tools::run_embed(emb, out, log);
   CHECK(e.at("dim") == 128);
-  const auto zu = moca::read_npy(emb.out_dir + "/Z_U.npy");
+  const auto zu = moca::read_npy(emb.options.out_dir + "/Z_U.npy");
   CHECK(zu.shape == std::vector<std::int64_t>{7, 128});
 }
 
@@ -230,37 +279,37 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
 
   // linprobe, subject-wise folds over the string pids; class names are kept.
   tools::ClassifyCommand lin;
-  lin.data.data = dir;
-  lin.run.folds = 3;
-  lin.run.downstream = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
-  lin.run.downstream.checkpoint = pre.train.checkpoint;
-  lin.run.downstream.epochs = 2;
-  lin.run.downstream.warmup_epochs = 1;
-  lin.run.downstream.batch_size = 10;
-  lin.run.downstream.progress = false;
-  lin.run.protocol = model::Protocol::kSubjectKfold;
+  lin.options.data.data = dir;
+  lin.options.run.folds = 3;
+  lin.options.run.downstream = model::downstream_defaults(model::DownstreamMode::kLinearProbe);
+  lin.options.run.downstream.checkpoint = pre.train.checkpoint;
+  lin.options.run.downstream.epochs = 2;
+  lin.options.run.downstream.warmup_epochs = 1;
+  lin.options.run.downstream.batch_size = 10;
+  lin.options.run.downstream.progress = false;
+  lin.options.run.protocol = model::Protocol::kSubjectKfold;
   const auto c = tools::run_classify(lin, out, context);
   CHECK(c.at("folds").size() == 3);
   CHECK(c.at("data").at("class_names") == std::vector<std::string>{"jump", "run", "walk"});
   CHECK(c.at("data").at("subjects") == 6);
-  lin.run.protocol = model::Protocol::kLoso;
-  lin.run.downstream.epochs = 1;
-  lin.run.downstream.warmup_epochs = 0;
+  lin.options.run.protocol = model::Protocol::kLoso;
+  lin.options.run.downstream.epochs = 1;
+  lin.options.run.downstream.warmup_epochs = 0;
   CHECK(tools::run_classify(lin, out, context).at("folds").size() == 6);
   // Bad input for a probe: one class, no subject ids, channels the model does not have.
-  lin.run.protocol = model::Protocol::kSubjectKfold;
-  lin.data.dataset.keep_classes = "walk";
+  lin.options.run.protocol = model::Protocol::kSubjectKfold;
+  lin.options.data.dataset.keep_classes = "walk";
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("needs labels of >= 2 classes; every labelled window has "
                                          "class 'walk'"),
                        std::invalid_argument);
-  lin.data.dataset.keep_classes.clear();
-  lin.data.data = own_npy_folder("own_npy_nopid", false);
+  lin.options.data.dataset.keep_classes.clear();
+  lin.options.data.data = own_npy_folder("own_npy_nopid", false);
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("protocol subject-kfold needs subject ids"),
                        std::invalid_argument);
-  lin.data.data = dir;
-  lin.run.downstream.checkpoint = moca_test::shared_checkpoint();  // 6 channels acc + gyro
+  lin.options.data.data = dir;
+  lin.options.run.downstream.checkpoint = moca_test::shared_checkpoint();  // 6 channels acc + gyro
   CHECK_THROWS_WITH_AS(tools::run_classify(lin, out, context),
                        doctest::Contains("channel 'mag_x' is not one of the model's"),
                        std::invalid_argument);
@@ -276,12 +325,12 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   CHECK(ij.at("table").at("tasks").size() == 4);
   CHECK(ij.at("data").at("modalities") == "acc=0-2,gyro=3-5,mag=6-8");
   tools::EmbedCommand emb;
-  emb.data.data = dir;
-  emb.checkpoint = pre.train.checkpoint;
-  emb.out_dir = moca_test::temp_path("own_npy_embed");
-  emb.max_windows = 5;
+  emb.options.data.data = dir;
+  emb.options.checkpoint = pre.train.checkpoint;
+  emb.options.out_dir = moca_test::temp_path("own_npy_embed");
+  emb.options.max_windows = 5;
   const auto e = tools::run_embed(emb, out, log);
-  CHECK(moca::read_npy(emb.out_dir + "/Z_M.npy").shape ==
+  CHECK(moca::read_npy(emb.options.out_dir + "/Z_M.npy").shape ==
         std::vector<std::int64_t>{5, e.at("dim").get<std::int64_t>()});
 
   // data inspect and export: the export reads back as the same windows.

@@ -90,7 +90,7 @@ def test_a_4s_model_probed_on_a_30hz_10s_folder_cut_into_5s_windows(tmp_path, fo
              "0", "--batch", "4", "--threads", "1", "--no-progress", "--save-model", "clf.pt",
              "--json", "out.json", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert ("--input-seconds 5: 250 samples at 50 Hz -> 240 (12 patches of 20 per modality; "
+    assert ("input of 5 s: 250 samples at 50 Hz -> 240 (12 patches of 20 per modality; "
             "windows centre-cropped to whole patches; the model's own length is 200)") in r.stderr
     doc = json.loads((tmp_path / "out.json").read_text())
     assert len(doc["folds"]) == 3 and doc["data"]["windows"] == 12

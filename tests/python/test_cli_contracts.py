@@ -389,6 +389,14 @@ def test_shared_option_messages_name_the_programs_flag(tmp_path, program, bad):
     (("moca", "impute"), "--mice-draws", "0", "must be >= 1"),
     (("moca", "reconstruct", "--checkpoint", "m.pt"), "--window", "-1", "must be >= 0"),
     (("moca", "import", "--pth", "m.pth", "--out", "o.pt"), "--num-heads", "-1", "must be >= 0"),
+    # the inference batch (InferenceOptions::schema), embed's and linprobe's rows, kcca_score's
+    (("moca", "impute"), "--batch", "0", "must be >= 1"),
+    (("moca", "reconstruct", "--checkpoint", "m.pt"), "--batch", "0", "must be >= 1"),
+    (("moca", "embed", "--checkpoint", "m.pt"), "--batch", "0", "must be >= 1"),
+    (("moca", "embed", "--checkpoint", "m.pt"), "--max-windows", "-1", "must be >= 0"),
+    (("moca", "linprobe", "--checkpoint", "m.pt"), "--input-seconds", "-1", "must be >= 0"),
+    (("kcca_score", "--draws", "2"), "--samples", "2", "must be >= 3"),
+    (("kcca_score", "--draws", "2"), "--transitions", "-2", "must be >= 0 (0 = the windows)"),
 ])
 def test_impute_reconstruct_import_ranges_name_the_flag(tmp_path, program, flag, value, rule):
     name, *head = program

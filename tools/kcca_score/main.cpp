@@ -54,9 +54,6 @@ int main(int argc, char** argv) {
   moca::tools::add_data_flags(
       &app, o.data,
       moca::data::kDataSourceScope | moca::data::kGeneratorScope | moca::data::kSplitSeedScope);
-  app.add_option("--transitions", o.transitions,
-                 "score N Algorithm-1 synthetic transitions built from the labelled windows "
-                 "(0 = the windows themselves; default: --samples for HAPT, 0 otherwise)");
   app.add_option_function<std::string>(
          "--scheme",
          [&o](const std::string& text) {
@@ -65,9 +62,9 @@ int main(int argc, char** argv) {
          "comma-separated scheme specs, e.g. cross,sync or cross:ratio=0.5,sensor:keep=1")
       ->default_str("cross,sync");
   moca::tools::add_schema_options(&app, o.scoring, moca::kEveryScope);
-  app.add_option("--samples", o.samples,
-                 "windows scored: the generator's count, and the cap on a data set's windows")
-      ->capture_default_str();
+  // --transitions, --samples (masking::DataScoreOptions::schema)
+  moca::tools::add_schema_options(&app, static_cast<moca::masking::DataScoreOptions&>(o),
+                                  moca::kEveryScope);
   app.add_option("--checkpoint", checkpoint, "--features encoder: MoCA checkpoint (moca pretrain)");
   app.add_option("--json", o.json, "write results as JSON to this file");
   // The estimator's and kernel's rows; the split (--split-seed) only picks the windows

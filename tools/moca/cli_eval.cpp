@@ -109,16 +109,12 @@ Subcommand add_embed_cli(CLI::App& app) {
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, no-png
   auto* e = app.add_subcommand(
       "embed", "encoder features of both views (for CCA scoring), or pooled embeddings and maps");
-  add_data_options(e, emb->data);
-  add_runtime_options(e, emb->inference.runtime);
+  add_data_options(e, emb->options.data);
+  add_runtime_options(e, emb->options.inference.runtime);
   e->add_option("--checkpoint", map->checkpoints,
                 "pre-trained MAE (views); with --pool/--map any checkpoints, side by side")
       ->required();
-  e->add_option("--policy", emb->policy)->capture_default_str();
-  e->add_option("--seed", emb->seed)->capture_default_str();
-  e->add_option("--out", emb->out_dir, "output folder")->capture_default_str();
-  e->add_option("--max-windows", emb->max_windows, "first N test windows (0 = all)")
-      ->capture_default_str();
+  add_schema_options(e, emb->options, kEveryScope);  // model::EmbedOptions::schema
   add_embed_map_options(e, *map, flags->second);
   add_no_progress(e, flags->first);
   return {e, [emb, map, flags](const nlohmann::json& options) {
@@ -129,7 +125,7 @@ Subcommand add_embed_cli(CLI::App& app) {
                               std::to_string(map->checkpoints.size()) + " files",
                               "must be one without --pool or --map");
               }
-              emb->checkpoint = map->checkpoints[0];
+              emb->options.checkpoint = map->checkpoints[0];
               run_embed(*emb, std::cout, std::cerr);
             } else {
               run_embed_map(embed_map_command(*emb, *map, flags->second), std::cout, std::cerr);

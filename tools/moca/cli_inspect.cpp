@@ -49,11 +49,11 @@ void add_embed_map_options(CLI::App* app, EmbedMapCommand& m, bool& no_png) {
 EmbedMapCommand embed_map_command(const EmbedCommand& views, const EmbedMapCommand& map,
                                   bool no_png) {
   EmbedMapCommand c = map;
-  c.data = views.data;
-  c.inference = views.inference;
-  c.out_dir = views.out_dir;
-  c.max_windows = views.max_windows;
-  c.umap.threads = views.inference.runtime.threads;
+  c.data = views.options.data;
+  c.inference = views.options.inference;
+  c.out_dir = views.options.out_dir;
+  c.max_windows = views.options.max_windows;
+  c.umap.threads = views.options.inference.runtime.threads;
   c.png = !no_png;
   c.recorded_options = views.recorded_options;
   if (c.pool.empty()) c.pool = "mean";

@@ -45,17 +45,11 @@ model::RunContext make_context(const model::DistOptions& dist, const model::Runt
 }
 
 // Data-parallel classification: rank 0 alone logs, prints and writes the result files.
-void run_classify_rank(ClassifyCommand c) {
-  model::RunContext context = make_context(c.run.downstream.dist, c.run.downstream.runtime);
-  if (context.is_root()) {
-    run_classify(c, report_stream(c.json), context);
-    return;
-  }
-  std::ostream null_out(nullptr);
-  c.json.clear();
-  c.predictions.clear();
-  c.run.downstream.progress = false;
-  run_classify(c, null_out, context);
+void run_classify_rank(ClassifyCommand& c) {
+  const model::DownstreamOptions& d = c.options.run.downstream;
+  model::RunContext context = make_context(d.dist, d.runtime);
+  if (!context.is_root()) c.options.run.downstream.progress = false;
+  run_classify(c, report_stream(c.json), context);
 }
 
 // The JSON "options" of a run whose default warm-up yielded record the warm-up it used.
@@ -70,7 +64,7 @@ struct ClassifyFlags {
   bool no_progress = false;
   bool from_scratch = false;
   void apply(ClassifyCommand& c) const {
-    model::DownstreamOptions& o = c.run.downstream;
+    model::DownstreamOptions& o = c.options.run.downstream;
     o.progress = !no_progress;
     if (from_scratch) {
       o.mode = model::DownstreamMode::kScratch;
@@ -87,13 +81,13 @@ struct ClassifyFlags {
 void add_effect_checks(const CLI::App* s, const ClassifyFlags& flags, ClassifyCommand& c) {
   after_parse(s, [s, &flags, &c] {
     if (!flags.from_scratch) {
-      for (const std::string& flag : scope_flags(c.run.downstream, model::kScratchScope)) {
+      for (const std::string& flag : scope_flags(c.options.run.downstream, model::kScratchScope)) {
         inert_option(*s, flag,
                      "it sets the architecture of --from-scratch, and --checkpoint brings its "
                      "own");
       }
     }
-    inert_fields(*s, model::unused_options(c.run));
+    inert_fields(*s, model::unused_options(c.options.run));
   });
 }
 
@@ -152,18 +146,18 @@ void add_classify_protocol(CLI::App* app, ClassifyCommand& c) {
   app->add_option_function<std::string>(
          "--protocol",
          [&c, choices](const std::string& text) {
-           c.adl_loso = text == "adl-loso";
-           if (c.adl_loso) {
-             c.run.protocol = model::Protocol::kLoso;
+           c.options.adl_loso = text == "adl-loso";
+           if (c.options.adl_loso) {
+             c.options.run.protocol = model::Protocol::kLoso;
            } else {
              for (const auto& row : model::kProtocolNames)
-               if (text == row.name) return void(c.run.protocol = row.value);
+               if (text == row.name) return void(c.options.run.protocol = row.value);
              throw CLI::ValidationError("--protocol (" + text + ") must be one of: " + choices);
            }
          },
          "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data hmp:HMP "
          "--protocol loso, the paper's 5 classes)")
-      ->default_str(c.protocol_name());
+      ->default_str(c.options.protocol_name());
 }
 
 }  // namespace
@@ -171,31 +165,24 @@ void add_classify_protocol(CLI::App* app, ClassifyCommand& c) {
 Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   auto c = std::make_shared<ClassifyCommand>();
   auto text = std::make_shared<ClassifyFlags>();
-  c->run.downstream = model::downstream_defaults(finetune ? model::DownstreamMode::kFinetune
-                                                          : model::DownstreamMode::kLinearProbe);
+  model::ClassifyOptions& o = c->options;
+  o.run.downstream = model::downstream_defaults(finetune ? model::DownstreamMode::kFinetune
+                                                         : model::DownstreamMode::kLinearProbe);
   auto* s =
       finetune
           ? app.add_subcommand("finetune", "fine-tune a pre-trained encoder (or --from-scratch)")
           : app.add_subcommand("linprobe", "linear probe on a frozen pre-trained encoder");
-  add_data_options(s, c->data, /*split=*/false);  // the protocol's rows split the windows
+  add_data_options(s, o.data, /*split=*/false);  // the protocol's rows split the windows
   // --precision only where it takes effect: a probe trains its head on features computed once
   // in fp32, so a bf16 flag would change nothing there
-  add_runtime_options(s, c->run.downstream.runtime, /*training=*/finetune);
-  add_dist_options(s, c->run.downstream.dist);
+  add_runtime_options(s, o.run.downstream.runtime, /*training=*/finetune);
+  add_dist_options(s, o.run.downstream.dist);
   add_classify_protocol(s, *c);
   add_schema_options(
-      s, c->run,
-      finetune ? model::kFinetuneScope | model::kScratchScope : model::kLinearProbeScope);
-  s->add_option("--hmp", c->hmp, "UCI ADL (HMP) folder for adl-loso (default $MOCA_HMP_DIR)");
-  s->add_option("--adl-classes", c->adl_classes,
-                "adl-loso: paper (5 activities of the paper's table) | all (14)")
-      ->capture_default_str();
+      s, o.run, finetune ? model::kFinetuneScope | model::kScratchScope : model::kLinearProbeScope);
+  add_schema_options(s, o, kEveryScope);  // model::ClassifyOptions::schema
   s->add_option("--json", c->json, "result JSON file");
   s->add_option("--predictions", c->predictions, "CSV fold,truth,predicted");
-  s->add_option("--input-seconds", c->input_seconds,
-                "windows of this many seconds at the checkpoint's rate instead of its own length "
-                "(whole patches; 0 = the checkpoint's)")
-      ->capture_default_str();
   if (finetune) {
     s->add_flag("--from-scratch", text->from_scratch,
                 "supervised ViT baseline from random initialisation (no checkpoint)");
@@ -205,7 +192,7 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   return {s, [c, text, finetune](const nlohmann::json& options) {
             c->recorded_options = options;
             text->apply(*c);
-            const model::DownstreamOptions& d = c->run.downstream;
+            const model::DownstreamOptions& d = c->options.run.downstream;
             record_warmup(c->recorded_options, finetune ? "finetune" : "linprobe", d.warmup_note(),
                           d.effective_warmup_epochs());
             run_classify_rank(*c);

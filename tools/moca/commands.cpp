@@ -50,42 +50,7 @@ data::Windows first_windows(const data::Windows& w, int n) {
   return w.subset(rows);
 }
 
-void make_dir(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw std::runtime_error("cannot create folder " + dir);
-  }
-}
-
 }  // namespace
-
-nlohmann::json LoadedData::to_json() const {
-  nlohmann::json j = dataset;
-  j["source"] = source;
-  j["train_windows"] = train.size();
-  j["test_windows"] = test.size();
-  return j;
-}
-
-data::Dataset open_command_data(const DataOptions& o, const ModelGeometry* geometry,
-                                std::ostream& log) {
-  data::Dataset d =
-      geometry ? data::select(o, geometry->length, geometry->sample_rate_hz) : data::select(o);
-  log << "data: " << d.summary() << "\n";
-  for (const auto& note : d.notes) log << "data: " << note << "\n";
-  log << data::class_count_table(d.windows);
-  return d;
-}
-
-LoadedData load_data(const DataOptions& options, std::ostream& log, const ModelGeometry* geometry) {
-  const data::Dataset d = open_command_data(options, geometry, log);
-  LoadedData out;
-  out.source = d.spec.to_string();
-  out.dataset = d.to_json();
-  std::tie(out.train, out.test) = data::split(d.windows, options);
-  log << "split: " << data::to_string(options.split) << " -> " << out.train.size() << " train, "
-      << out.test.size() << " test windows\n";
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
@@ -98,7 +63,7 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
   if (const std::string note = cmd.train.warmup_note(); !note.empty()) {
     context.log() << "moca pretrain: note: " << with_flag_names(note) << "\n";
   }
-  const LoadedData d = load_data(cmd.data, context.log());
+  const data::SplitSelection d = data::select_and_split(cmd.data, context.log());
   const auto r = model::pretrain(cmd.train, d.train, context, stop);
   nlohmann::json j;
   j["command"] = "pretrain";
@@ -141,114 +106,26 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
 }
 
 // ---------------------------------------------------------------------------------------------
-void ClassifyCommand::validate() const {
-  data.validate();
-  run.validate();
-  if (adl_classes != "paper" && adl_classes != "all") {
-    throw_invalid("", "--adl-classes", adl_classes, "must be paper or all");
-  }
-  if (!(input_seconds >= 0.0 && std::isfinite(input_seconds))) {
-    throw_invalid("", "--input-seconds", format_number(input_seconds), "must be >= 0");
-  }
-  if (input_seconds > 0 && run.downstream.mode == model::DownstreamMode::kScratch) {
-    throw std::invalid_argument(
-        "--input-seconds sets a pre-trained encoder's input length; --from-scratch takes "
-        "--window-length");
-  }
-  if (adl_loso && !data.data.empty()) {
-    throw std::invalid_argument(
-        "--protocol adl-loso reads --hmp (or $MOCA_HMP_DIR); for another data set use --data D "
-        "--protocol loso (--data was " +
-        data.data + ")");
-  }
-}
-
-std::string ClassifyCommand::protocol_name() const {
-  return adl_loso ? "adl-loso" : model::to_string(run.protocol);
-}
-
-namespace {
-
-// The data of linprobe / finetune; adl-loso is a spelling of --data hmp:HMP --protocol loso
-// (with the paper's classes): the log says what it stands for.
-data::Dataset open_classify_data(const ClassifyCommand& cmd, const ModelGeometry* geometry,
-                                 std::ostream& log) {
-  DataOptions dopts = cmd.data;
-  if (cmd.adl_loso) {
-    const data::AdlTransferData adl =
-        data::adl_transfer_data(cmd.hmp, cmd.adl_classes == "paper", dopts.dataset.keep_classes);
-    dopts.data = adl.spec;
-    dopts.dataset.keep_classes = adl.keep_classes;
-    log << "adl-loso: --data " << dopts.data << " --protocol loso"
-        << (dopts.dataset.keep_classes.empty() ? ""
-                                               : " --keep-classes " + dopts.dataset.keep_classes)
-        << "\n";
-  }
-  return open_command_data(dopts, geometry, log);
-}
-
-// The one-line result: mean (+- sd over folds) of top-1, macro-F1 and balanced accuracy.
-void print_classify_result(std::ostream& out, const ClassifyCommand& cmd, const std::string& source,
-                           const model::ProtocolResult& r) {
-  const auto a = model::mean_sd(r.scores.accuracy), m = model::mean_sd(r.scores.macro_f1),
-             b = model::mean_sd(r.scores.balanced_accuracy);
-  const size_t splits = r.folds.size();
-  out << std::fixed << std::setprecision(2) << model::to_string(cmd.run.downstream.mode) << " ("
-      << cmd.protocol_name() << ", " << splits << (splits == 1 ? " split" : " splits") << ", "
-      << source << "): top-1 " << 100 * a.mean;
-  if (a.n > 1) out << " +- " << 100 * a.sd;
-  out << " %, macro-F1 " << 100 * m.mean;
-  if (m.n > 1) out << " +- " << 100 * m.sd;
-  out << " %, balanced accuracy " << 100 * b.mean;
-  if (b.n > 1) out << " +- " << 100 * b.sd;
-  out << " %\n";
-}
-
-}  // namespace
-
 nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
                             model::RunContext& context) {
-  std::ostream& log = context.log();
-  cmd.validate();
-  const model::DownstreamOptions& d = cmd.run.downstream;
-  check_writable(cmd.json, "--json");
-  check_writable(cmd.predictions, "--predictions");
-  check_writable(model::replace_fold(cmd.run.save_model, 0), "--save-model");
+  cmd.options.validate();
+  const bool root = context.is_root();
+  if (root) {
+    check_writable(cmd.json, "--json");
+    check_writable(cmd.predictions, "--predictions");
+  }
+  const model::DownstreamOptions& d = cmd.options.run.downstream;
   if (const std::string note = d.warmup_note(); !note.empty()) {
-    log << "moca " << model::to_string(d.mode) << ": note: " << with_flag_names(note) << "\n";
+    context.log() << "moca " << model::to_string(d.mode) << ": note: " << with_flag_names(note)
+                  << "\n";
   }
-  // The checkpoint fixes the windows' length and rate; data at another rate or length is
-  // resampled and cropped/padded to it (open_dataset says so).
-  ModelGeometry geometry;
-  const bool scratch = d.mode == model::DownstreamMode::kScratch;
-  if (!scratch) geometry = checkpoint_geometry(model::replace_fold(d.checkpoint, 0));
-  if (cmd.input_seconds > 0) {
-    std::string note;
-    geometry = model::geometry_at_seconds(geometry, cmd.input_seconds, "--input-seconds", &note);
-    log << note << "\n";
-  }
-  const data::Dataset ds = open_classify_data(cmd, scratch ? nullptr : &geometry, log);
-  const std::string source = ds.spec.to_string();
-  model::ProtocolOptions po = cmd.run;
-  po.protocol_name = cmd.protocol_name();
-  po.source = source;
-  const model::ProtocolResult r = model::run_protocol(po, ds.windows, context);
-  if (r.folds.size() == 1)
-    out << model::confusion_table(r.folds[0].result.test, ds.windows.class_names);
-  nlohmann::json j;
-  j["command"] = model::to_string(d.mode);
-  j["protocol"] = po.protocol_name;
-  j["data"] = ds.to_json();
-  j["data"]["source"] = source;
-  j["settings"] = d.to_json();
-  j["label_fraction"] = po.label_fraction;
-  j["folds"] = r.folds_json();
-  if (!po.save_model.empty()) j["saved_models"] = r.saved_json();
-  j["summary"] = r.scores.summary_json();
-  write_json(cmd.json, j, cmd.recorded_options);
-  if (!cmd.predictions.empty()) write_output_text(cmd.predictions, r.predictions_csv());
-  print_classify_result(out, cmd, source, r);
-  return j;
+  model::Classification c = model::classify(cmd.options, context);
+  if (!root) return c.json;  // data-parallel: rank 0 alone reports
+  out << c.confusion_table();
+  write_json(cmd.json, c.json, cmd.recorded_options);
+  if (!cmd.predictions.empty()) write_output_text(cmd.predictions, c.result.predictions_csv());
+  out << c.summary_line() << "\n";
+  return c.json;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,7 +195,8 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
   const model::Classifier clf(cmd.model, cmd.runtime);
   const model::ClassifierSpec& spec = clf.spec();
   const ModelGeometry geometry{spec.length, spec.sample_rate_hz};
-  const data::Dataset ds = open_command_data(cmd.data, &geometry, log);
+  const data::Dataset ds =
+      data::select_described(cmd.data, log, geometry.length, geometry.sample_rate_hz);
   std::vector<std::string> notes;
   const bool by_position = cmd.match_channels == model::ChannelMatch::kPosition;
   const data::Windows w = model::prepare_windows(
@@ -420,9 +298,10 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
                                 ") must be >= 0");
   }
   check_writable(cmd.json, "--json");
-  ModelGeometry geometry;
+  ModelGeometry geometry{0, 0.0, 0};  // (no checkpoint: the command's length at 50 Hz)
   if (!cmd.options.checkpoints.empty()) geometry = checkpoint_geometry(cmd.options.checkpoints[0]);
-  LoadedData d = load_data(cmd.data, log, cmd.options.checkpoints.empty() ? nullptr : &geometry);
+  const data::SplitSelection d =
+      data::select_and_split(cmd.data, log, geometry.length, geometry.sample_rate_hz);
   const data::Windows test = first_windows(d.test, cmd.max_windows);
   log << "impute: " << test.size() << " test windows\n";
   model::ImputeOptions options = cmd.options;
@@ -455,52 +334,12 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
 
 // ---------------------------------------------------------------------------------------------
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log) {
-  if (cmd.checkpoint.empty()) throw std::invalid_argument("run_embed(): --checkpoint is required");
-  if (cmd.max_windows < 0) throw std::invalid_argument("run_embed(): max_windows must be >= 0");
-  check_writable_folder(cmd.out_dir, "--out");
-  const ModelGeometry geometry = checkpoint_geometry(cmd.checkpoint);
-  LoadedData d = load_data(cmd.data, log, &geometry);
-  const data::Windows test = first_windows(d.test, cmd.max_windows);
-  model::EncoderFeatures enc(cmd.checkpoint, cmd.inference);
-  const masking::Grid grid =
-      masking::make_grid(test.channels, test.length, enc.info().model.patch_length);
-  masking::PolicyContext context;
-  context.pilot = &test;
-  const auto policy = masking::make_policy(cmd.policy, grid, context);
-  const std::vector<masking::Mask> masks = masking::window_masks(*policy, test, cmd.seed);
-  std::ostringstream mask_text;
-  for (const masking::Mask& m : masks) {
-    std::string cells = m.to_string();  // one line per window: rows joined
-    cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
-    mask_text << cells << "\n";
-  }
-  const auto f = enc.view_features(test, masks);
-  make_dir(cmd.out_dir);
-  auto save = [&](const std::string& name, const Eigen::MatrixXd& m) {
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
-    write_npy(cmd.out_dir + "/" + name, {r.rows(), r.cols()}, r.data());
-  };
-  save("Z_U.npy", f.unmasked);
-  save("Z_M.npy", f.masked);
-  std::vector<std::int64_t> labels(test.labels.data(), test.labels.data() + test.size());
-  write_npy_int(cmd.out_dir + "/labels.npy", {static_cast<std::int64_t>(labels.size())},
-                labels.data());
-  write_output_text(cmd.out_dir + "/masks.txt", mask_text.str());
-  nlohmann::json j;
-  j["command"] = "embed";
-  j["data"] = d.to_json();
-  j["checkpoint"] = cmd.checkpoint;
-  j["policy"] = policy->spec();
-  j["seed"] = cmd.seed;
-  j["windows"] = test.size();
-  j["dim"] = enc.dim();
-  j["files"] = {"Z_U.npy", "Z_M.npy", "labels.npy", "masks.txt"};
-  j["features"] =
-      "mean of the encoder outputs (final norm, cls excluded) over each view's tokens; the "
-      "unmasked view feeds the visible tokens, the masked view the masked tokens";
-  write_json(cmd.out_dir + "/embed.json", j, cmd.recorded_options);
-  out << "embed: " << test.size() << " windows x " << enc.dim() << " features per view ("
-      << policy->spec() << ") -> " << cmd.out_dir << "/Z_U.npy, Z_M.npy\n";
+  nlohmann::json j = model::embed_views(cmd.options, log);
+  const std::string& dir = cmd.options.out_dir;
+  write_json(dir + "/embed.json", j, cmd.recorded_options);
+  out << "embed: " << j.at("windows").get<int>() << " windows x " << j.at("dim").get<int>()
+      << " features per view (" << j.at("policy").get<std::string>() << ") -> " << dir
+      << "/Z_U.npy, Z_M.npy\n";
   return j;
 }
 
@@ -510,7 +349,8 @@ nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out,
   cmd.options.validate();
   check_writable(cmd.options.out, "--out");  // the prefix of <out>.json, .csv and .png
   const ModelGeometry geometry = checkpoint_geometry(cmd.options.checkpoint);
-  LoadedData d = load_data(cmd.data, log, &geometry);
+  const data::SplitSelection d =
+      data::select_and_split(cmd.data, log, geometry.length, geometry.sample_rate_hz);
   const auto r = model::reconstruct_window(cmd.options, d.test, log);
   nlohmann::json j;
   j["command"] = "reconstruct";
@@ -645,13 +485,14 @@ nlohmann::json inspect_json(const data::Dataset& d) {
 nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
                                 std::ostream& log) {
   check_writable(cmd.json, "--json");
-  ModelGeometry geometry;
+  ModelGeometry geometry{0, 0.0, 0};  // (no checkpoint: the command's length at 50 Hz)
   if (!cmd.checkpoint.empty()) geometry = checkpoint_geometry(cmd.checkpoint);
   DataOptions o = cmd.data;
   const bool refuse_nonfinite = !o.dataset.drop_nonfinite;
   o.dataset.drop_nonfinite = true;  // inspect counts them instead of failing
   std::ostringstream quiet;
-  const data::Dataset d = open_command_data(o, cmd.checkpoint.empty() ? nullptr : &geometry, quiet);
+  const data::Dataset d =
+      data::select_described(o, quiet, geometry.length, geometry.sample_rate_hz);
   (void)log;
   print_data_overview(out, d, refuse_nonfinite);
   print_program_uses(out, d);
@@ -667,7 +508,7 @@ nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, 
                                 std::to_string(cmd.transitions) + ") must be >= 0");
   }
   check_writable_folder(cmd.out_dir, "--out");
-  const data::Dataset d = open_command_data(cmd.data, nullptr, log);
+  const data::Dataset d = data::select_described(cmd.data, log);
   data::Windows w = d.windows;
   std::string what = "windows";
   if (cmd.transitions > 0) {

@@ -17,7 +17,9 @@
 #include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/dist/run_context.hpp"
+#include "moca/model/eval/classify.hpp"
 #include "moca/model/eval/downstream.hpp"
+#include "moca/model/eval/embed_views.hpp"
 #include "moca/model/eval/imputation.hpp"
 #include "moca/model/eval/interop.hpp"
 #include "moca/model/eval/protocol.hpp"
@@ -30,28 +32,10 @@ namespace moca::tools {
 /// The data selection of the commands (src/moca/data/selection.hpp).
 using data::DataOptions;
 
-/// The windows and their train/test parts.
-struct LoadedData {
-  data::Windows train, test;
-  std::string source;      ///< the resolved data spec, e.g. "hapt:<dir>" or "generator:..."
-  nlohmann::json dataset;  ///< data::Dataset::to_json() of the whole set
-  nlohmann::json to_json() const;
-};
-
 /// The geometry a checkpoint expects: its window length L and sample rate (the rate recorded by
 /// pre-training; 50 Hz for checkpoints that predate it).
 using model::checkpoint_geometry;
 using model::ModelGeometry;
-
-/// Opens the data (data::open_dataset at `geometry`, or at --window-length and 50 Hz when null),
-/// prints the source, notes and class counts to `log`.
-data::Dataset open_command_data(const DataOptions& options, const ModelGeometry* geometry,
-                                std::ostream& log);
-
-/// Loads and splits (prints the source and the class counts to `log`); a checkpoint's geometry
-/// (when given) sets the windows' length and rate.
-LoadedData load_data(const DataOptions& options, std::ostream& log,
-                     const ModelGeometry* geometry = nullptr);
 
 /// moca pretrain
 struct PretrainCommand {
@@ -65,33 +49,16 @@ struct PretrainCommand {
 nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
                             model::RunContext& context, const std::atomic<bool>* stop = nullptr);
 
-/// moca linprobe | finetune (classification under a protocol).
+/// moca linprobe | finetune (classification under a protocol): model::classify() and its
+/// outputs.
 struct ClassifyCommand {
-  DataOptions data;  ///< the data source (its split flags are the protocol's, not here)
-  /// The protocol and the classifier's training (their schema rows are the subcommand's flags):
-  /// random | subject-kfold (all folds, mean +- sd) | loso (leave one subject out) on --data,
-  /// which may be another data set than the pre-training one (channels are matched by name,
-  /// rate and length resampled to the checkpoint's).
-  model::ProtocolOptions run;
-  /// --protocol adl-loso: a spelling of --data hmp:HMP --protocol loso with the paper's classes
-  /// (run.protocol is then kLoso).
-  bool adl_loso = false;
-  std::string hmp;  ///< HMP folder for adl-loso; empty = $MOCA_HMP_DIR
-  /// adl-loso classes: "paper" keeps the five ADL activities of the paper's transfer table
-  /// (climb_stairs, drink_glass, getup_bed, pour_water, walk; relabelled 0..4 in that order),
-  /// "all" keeps every HMP activity (14).
-  std::string adl_classes = "paper";
+  model::ClassifyOptions options;
   std::string json;         ///< result JSON; empty = none
   std::string predictions;  ///< CSV of fold,truth,predicted for `moca metrics`; empty = none
-  /// > 0: windows of this many seconds at the checkpoint's rate instead of its own length
-  /// (rounded down to whole patches; the fixed sin-cos positions at the new patch indices).
-  double input_seconds = 0.0;
-  void validate() const;
-  /// The protocol as reported: run.protocol's name, or adl-loso.
-  std::string protocol_name() const;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
-/// On the ranks of `context` (its log: data notes and progress).
+/// On the ranks of `context` (its log: data notes and progress; rank 0 alone reports on `out`
+/// and writes the files).
 nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
                             model::RunContext& context);
 
@@ -148,16 +115,10 @@ struct ImputeCommand {
 };
 nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostream& log);
 
-/// moca embed: encoder features of both views of the test windows (Z_U.npy, Z_M.npy,
-/// masks.txt, labels.npy) for the policy scorer or any CCA tool.
+/// moca embed: encoder features of both views of the test windows (model::embed_views: Z_U.npy,
+/// Z_M.npy, masks.txt, labels.npy) for the policy scorer or any CCA tool, and embed.json.
 struct EmbedCommand {
-  DataOptions data;
-  std::string checkpoint;
-  std::string policy = "cross:ratio=0.75";
-  std::uint64_t seed = 0;  ///< masks: window i uses Rng(derive_seed(seed, i))
-  std::string out_dir = "embed";
-  int max_windows = 0;  ///< 0 = all test windows
-  model::InferenceOptions inference;
+  model::EmbedOptions options;
   nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log);

@@ -45,7 +45,8 @@ nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std
   if (cmd.windows.empty()) throw_invalid("", "--windows", "", "needs at least one index");
   check_writable_folder(cmd.out_dir, "--out", true);
   const ModelGeometry geometry = checkpoint_geometry(cmd.model);
-  LoadedData d = load_data(cmd.data, log, &geometry);
+  const data::SplitSelection d =
+      data::select_and_split(cmd.data, log, geometry.length, geometry.sample_rate_hz);
   for (int w : cmd.windows) {
     if (w < 0 || w >= d.test.size()) {
       throw_invalid("", "--windows", std::to_string(w),
@@ -133,7 +134,8 @@ nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std:
                         std::to_string(geometry.sample_rate_hz) + " Hz)");
     }
   }
-  LoadedData d = load_data(cmd.data, log, &geometry);
+  const data::SplitSelection d =
+      data::select_and_split(cmd.data, log, geometry.length, geometry.sample_rate_hz);
   data::Windows test = d.test;
   if (cmd.max_windows > 0 && cmd.max_windows < test.size()) {
     std::vector<int> rows(static_cast<size_t>(cmd.max_windows));

@@ -1,14 +1,17 @@
 #include "moca/data/selection.hpp"
 
 #include <algorithm>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/splits.hpp"
+#include "moca/data/windowing.hpp"
 
 namespace moca::data {
 
@@ -142,6 +145,35 @@ WindowSample sample_windows(const Windows& all, const DataOptions& options, int 
   std::sort(rows.begin(), rows.end());
   out.windows = all.subset(rows);
   out.subset = true;
+  return out;
+}
+
+Dataset select_described(const DataOptions& options, std::ostream& log, int length,
+                         double rate_hz) {
+  Dataset d = select(options, length, rate_hz);
+  log << "data: " << d.summary() << "\n";
+  for (const auto& note : d.notes) log << "data: " << note << "\n";
+  log << class_count_table(d.windows);
+  return d;
+}
+
+nlohmann::json SplitSelection::to_json() const {
+  nlohmann::json j = dataset;
+  j["source"] = source;
+  j["train_windows"] = train.size();
+  j["test_windows"] = test.size();
+  return j;
+}
+
+SplitSelection select_and_split(const DataOptions& options, std::ostream& log, int length,
+                                double rate_hz) {
+  const Dataset d = select_described(options, log, length, rate_hz);
+  SplitSelection out;
+  out.source = d.spec.to_string();
+  out.dataset = d.to_json();
+  std::tie(out.train, out.test) = split(d.windows, options);
+  log << "split: " << to_string(options.split) << " -> " << out.train.size() << " train, "
+      << out.test.size() << " test windows\n";
   return out;
 }
 

@@ -6,7 +6,9 @@
 /// into a training and a test part (a seeded random split, subject-wise k folds, or all windows
 /// on both sides).
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,6 +126,24 @@ Dataset select(const DataOptions& options, int length = 0, double rate_hz = 0.0)
 /// subject-wise split). std::invalid_argument when a subject-wise split meets windows without
 /// subject ids.
 std::pair<Windows, Windows> split(const Windows& all, const DataOptions& options);
+
+/// select(), described on `log` as moca's commands describe their data: the summary, each note
+/// and the class counts, one line each ("data: ...").
+Dataset select_described(const DataOptions& options, std::ostream& log, int length = 0,
+                         double rate_hz = 0.0);
+
+/// The selected windows split into their training and test parts.
+struct SplitSelection {
+  Windows train, test;
+  std::string source;      ///< the resolved spec, e.g. "hapt:<dir>" or "generator:..."
+  nlohmann::json dataset;  ///< Dataset::to_json() of the whole selection
+  /// `dataset` with the source and the parts' sizes: a results file's "data".
+  nlohmann::json to_json() const;
+};
+
+/// select_described(), then split(); the split's sizes on `log` ("split: ...").
+SplitSelection select_and_split(const DataOptions& options, std::ostream& log, int length = 0,
+                                double rate_hz = 0.0);
 
 /// The windows a masking score or a simulation study draws from the selected ones (the paper's
 /// simulation data; kcca_score and the studies in simulations/).

@@ -24,10 +24,7 @@ struct EncoderFeatures::Impl {
 
 EncoderFeatures::EncoderFeatures(const std::string& checkpoint, const InferenceOptions& options)
     : impl_(std::make_unique<Impl>()) {
-  if (options.batch_size < 1) {
-    throw_invalid("EncoderFeatures()",
-                  "batch_size (" + std::to_string(options.batch_size) + ") must be >= 1");
-  }
+  check_ranges(options);  // InferenceOptions::batch_size
   impl_->options = options;
   impl_->device = detail::setup_runtime(options.runtime);
   auto ck = detail::open_checkpoint(checkpoint);

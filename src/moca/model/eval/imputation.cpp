@@ -38,11 +38,7 @@ void ImputeOptions::validate() const {
                                                    std::to_string(checkpoints.size()) +
                                                    " checkpoints");
   }
-  check_ranges(*this);  // the rows' ranges (schema): patch_length, the MICE settings
-  if (inference.batch_size < 1) {
-    throw_invalid("ImputeOptions::validate()",
-                  "batch_size (" + std::to_string(inference.batch_size) + ") must be >= 1");
-  }
+  check_ranges(*this);  // the rows' ranges (schema): patch_length, MICE, the inference batch
   mice.validate();
   inference.runtime.validate();
 }

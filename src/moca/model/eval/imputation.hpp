@@ -25,8 +25,16 @@ namespace moca::model {
 
 /// Batching and device of model inference.
 struct InferenceOptions {
-  RuntimeOptions runtime;
-  int batch_size = 256;  ///< windows per forward pass (>= 1)
+  RuntimeOptions runtime;  ///< (the programs' runtime flag group)
+  int batch_size = 256;    ///< windows per forward pass (>= 1)
+
+  /// The option a user sets (option_schema.hpp): `moca impute`'s, `reconstruct`'s and
+  /// `embed`'s --batch; the structs that hold an InferenceOptions add this row to theirs.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    v(o.batch_size, Option{"InferenceOptions", "batch_size", "--batch",
+                           "windows per forward pass (memory, not results)", Range::at_least(1)});
+  }
 };
 
 /// The MAE's reconstruction of every sample (masked and visible) of each window under its mask:
@@ -88,6 +96,7 @@ struct ImputeOptions {
     v(o.patch_length,
       Option{I, "patch_length", "--patch-length", "grid without a checkpoint", Range::at_least(1)});
     v(o.seed, Option{I, "seed", "--seed", "seed of the task masks and of MICE"});
+    InferenceOptions::schema(o.inference, v);
   }
 };
 

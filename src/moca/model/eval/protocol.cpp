@@ -38,7 +38,7 @@ ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const 
                           format_number(g.sample_rate_hz, 6) + " Hz)");
   }
   if (note) {
-    *note = what + " " + format_number(seconds, 6) + ": " + std::to_string(samples) +
+    *note = "input of " + format_number(seconds, 6) + " s: " + std::to_string(samples) +
             " samples at " + format_number(g.sample_rate_hz, 6) + " Hz -> " +
             std::to_string(length) + " (" + std::to_string(length / g.patch_length) +
             " patches of " + std::to_string(g.patch_length) + " per modality" +

@@ -44,8 +44,8 @@ ModelGeometry checkpoint_geometry(const std::string& checkpoint);
 /// `g` taking windows of `seconds` (> 0) instead of its own length: round(seconds x rate)
 /// samples, rounded down to whole patches (windows are then centre-cropped to it); the encoder
 /// takes the fixed sin-cos positions at the new patch indices. `note` (if not null) gets a line
-/// saying so. std::invalid_argument (naming `what`, e.g. "--input-seconds") when shorter than
-/// one patch or not finite and > 0.
+/// saying so ("input of S s: N samples at R Hz -> ..."). std::invalid_argument (naming `what`,
+/// e.g. "ClassifyOptions::input_seconds") when shorter than one patch or not finite and > 0.
 ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const std::string& what,
                                   std::string* note = nullptr);
 

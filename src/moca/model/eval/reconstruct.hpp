@@ -51,6 +51,7 @@ struct ReconstructOptions {
                     "a path without quotes"});
     v(o.baselines,
       Option{R, "baselines", "--baselines", "also linear, nearest and MICE on the same mask"});
+    InferenceOptions::schema(o.inference, v);
   }
 };
 

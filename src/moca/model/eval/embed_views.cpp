@@ -1,0 +1,79 @@
+#include "moca/model/eval/embed_views.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "moca/common/matrix_io.hpp"
+#include "moca/common/output_file.hpp"
+#include "moca/masking/make_policy.hpp"
+#include "moca/model/eval/encoder_features.hpp"
+#include "moca/model/eval/protocol.hpp"
+
+namespace moca::model {
+
+void EmbedOptions::validate() const {
+  if (checkpoint.empty()) throw std::invalid_argument("EmbedOptions::checkpoint is required");
+  check_ranges(*this);
+  data.validate();
+}
+
+nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
+  o.validate();
+  check_writable_folder(o.out_dir, "EmbedOptions::out_dir");
+  const ModelGeometry geometry = checkpoint_geometry(o.checkpoint);
+  const data::SplitSelection d =
+      data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
+  data::Windows test = d.test;
+  if (o.max_windows > 0 && o.max_windows < test.size()) {
+    std::vector<int> rows(static_cast<size_t>(o.max_windows));
+    for (int i = 0; i < o.max_windows; ++i) rows[static_cast<size_t>(i)] = i;
+    test = test.subset(rows);
+  }
+  EncoderFeatures enc(o.checkpoint, o.inference);
+  const masking::Grid grid =
+      masking::make_grid(test.channels, test.length, enc.info().model.patch_length);
+  masking::PolicyContext context;
+  context.pilot = &test;
+  const auto policy = masking::make_policy(o.policy, grid, context);
+  const std::vector<masking::Mask> masks = masking::window_masks(*policy, test, o.seed);
+  std::ostringstream mask_text;
+  for (const masking::Mask& m : masks) {
+    std::string cells = m.to_string();  // one line per window: rows joined
+    cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
+    mask_text << cells << "\n";
+  }
+  const ViewFeatures f = enc.view_features(test, masks);
+  if (::mkdir(o.out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw std::runtime_error("cannot create folder " + o.out_dir);
+  }
+  auto save = [&](const std::string& name, const Eigen::MatrixXd& m) {
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
+    write_npy(o.out_dir + "/" + name, {r.rows(), r.cols()}, r.data());
+  };
+  save("Z_U.npy", f.unmasked);
+  save("Z_M.npy", f.masked);
+  std::vector<std::int64_t> labels(test.labels.data(), test.labels.data() + test.size());
+  write_npy_int(o.out_dir + "/labels.npy", {static_cast<std::int64_t>(labels.size())},
+                labels.data());
+  write_output_text(o.out_dir + "/masks.txt", mask_text.str());
+  nlohmann::json j;
+  j["command"] = "embed";
+  j["data"] = d.to_json();
+  j["checkpoint"] = o.checkpoint;
+  j["policy"] = policy->spec();
+  j["seed"] = o.seed;
+  j["windows"] = test.size();
+  j["dim"] = enc.dim();
+  j["files"] = {"Z_U.npy", "Z_M.npy", "labels.npy", "masks.txt"};
+  j["features"] =
+      "mean of the encoder outputs (final norm, cls excluded) over each view's tokens; the "
+      "unmasked view feeds the visible tokens, the masked view the masked tokens";
+  return j;
+}
+
+}  // namespace moca::model
