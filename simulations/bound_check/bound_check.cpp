@@ -11,6 +11,7 @@
 #include "moca/masking/policy_spec.hpp"
 #include "moca/model/eval/imputation.hpp"
 #include "moca/model/io/checkpoint.hpp"
+#include "run_cli.hpp"
 
 namespace moca::sim {
 
@@ -150,7 +151,7 @@ nlohmann::json run_bound_check(const BoundCheckOptions& options, std::ostream& o
       {"model", info.meta.value("model", json::object())},
       {"policies", rows},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
-  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
+  tools::record_program_options(doc);
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }

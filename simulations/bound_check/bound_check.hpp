@@ -39,9 +39,6 @@ struct BoundCheckOptions {
   std::uint64_t seed = 0;  ///< mask seed
   int threads = 0;         ///< torch threads; 0 = default
   std::string json;        ///< output file; empty = none
-  /// The program's effective options (tools::config_json: the keys of --print-config),
-  /// recorded as the JSON's "options"; the study reports how it ran as "settings".
-  nlohmann::json recorded_options;
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
 };

@@ -24,7 +24,6 @@ int main(int argc, char** argv) {
   app.add_option("--json", o.json, "write results as JSON to this file");
   return moca::tools::run_cli("bound_check", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
-    o.recorded_options = moca::tools::config_json(app);
     o.policies = moca::masking::split_spec_list(policies, "--policies");
     // --json -: standard output carries the JSON alone, the report goes to stderr.
     moca::sim::run_bound_check(o, moca::tools::report_stream(o.json), std::cerr);

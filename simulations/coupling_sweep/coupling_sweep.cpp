@@ -11,6 +11,7 @@
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/masking/score_json.hpp"
+#include "run_cli.hpp"
 #include "scoring_options.hpp"
 #include "study_data.hpp"
 
@@ -214,7 +215,7 @@ nlohmann::json run_coupling_sweep(const CouplingSweepOptions& options, std::ostr
       {"points", results.points},
       {"verdicts", verdicts},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
-  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
+  tools::record_program_options(doc);
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }

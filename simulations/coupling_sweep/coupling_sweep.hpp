@@ -36,9 +36,6 @@ struct CouplingSweepOptions {
   bool cross_modal = true;      ///< also score acc->gyro
   std::uint64_t data_seed = 0;  ///< generator seed (same at every c)
   std::string json;             ///< output file; empty = none
-  /// The program's effective options (tools::config_json: the keys of --print-config),
-  /// recorded as the JSON's "options"; the study reports how it ran as "settings".
-  nlohmann::json recorded_options;
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
   /// The sweep's scorer defaults: masking::ScoreOptions with 10 draws.

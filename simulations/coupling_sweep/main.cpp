@@ -41,7 +41,6 @@ int main(int argc, char** argv) {
   });
   return moca::tools::run_cli("coupling_sweep", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
-    o.recorded_options = moca::tools::config_json(app);
     o.cross_modal = !no_cross_modal;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");
     o.features = moca::masking::split_spec_list(features, "--features");

@@ -57,7 +57,6 @@ int main(int argc, char** argv) {
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
     moca::check_writable_folder(o.out, "--out", true);
     moca::check_writable_folder(o.workdir, "--workdir", true);
-    o.recorded_options = moca::tools::config_json(app);
     o.png = !no_png;
     o.only = moca::masking::split_spec_list(only, "--only");
     moca::sim::run_paper_experiments(o, std::cout, std::cerr);

@@ -22,6 +22,7 @@
 #include "moca/model/eval/protocol.hpp"
 #include "moca/model/eval/reconstruct.hpp"
 #include "moca/model/train/pretrain.hpp"
+#include "run_cli.hpp"
 #include "study_training.hpp"
 
 namespace moca::sim {
@@ -204,7 +205,7 @@ json common_json(const PaperExperimentsOptions& o, const json& data) {
                 {"device", model::to_string(o.device)},
                 {"precision", model::to_string(o.precision)}}},
               {"seed", o.seed}};
-  if (!o.recorded_options.empty()) doc["options"] = o.recorded_options;
+  tools::record_program_options(doc);
   return doc;
 }
 

@@ -35,10 +35,7 @@ model::PretrainOptions default_experiments_pretrain();
 struct PaperExperimentsOptions {
   StudyDataOptions data;              ///< samples = training windows cap (test: 3/7 of it)
   std::string out = "paper/results";  ///< output folder (created)
-  /// The program's effective options (tools::config_json: the keys of --print-config), recorded
-  /// as "options" in its JSON (not compared when resuming: --jobs may change).
-  nlohmann::json recorded_options;
-  std::string workdir;  ///< checkpoints; empty = <out>/checkpoints
+  std::string workdir;                ///< checkpoints; empty = <out>/checkpoints
   /// Experiments to run: table1, imputation, mask_ratio, patch_length, label_fraction,
   /// input_length, input_shape, reconstruct, inspect.
   std::vector<std::string> only = {"table1",       "imputation",     "mask_ratio",

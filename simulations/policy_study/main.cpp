@@ -107,7 +107,6 @@ int main(int argc, char** argv) {
   add_worker_flags(&app, o);
   return moca::tools::run_cli("policy_study", app, argc, argv, [&] {
     moca::check_writable_folder(o.out, "--out", true);
-    o.recorded_options = moca::tools::config_json(app);
     if (!policies.empty()) o.policies = moca::masking::split_spec_list(policies, "--policies");
     if (!tasks.empty()) o.tasks = moca::masking::split_spec_list(tasks, "--tasks");
     if (!features.empty()) o.features = moca::masking::split_spec_list(features, "--features");

@@ -37,6 +37,7 @@
 #include "moca/model/eval/encoder_features.hpp"
 #include "moca/model/eval/imputation.hpp"
 #include "moca/model/train/pretrain.hpp"
+#include "run_cli.hpp"
 #include "study_data.hpp"
 #include "study_runner.hpp"
 #include "study_training.hpp"
@@ -652,7 +653,7 @@ void open_study(const PolicyStudyOptions& options, const PolicyStudyData& d, Led
   const json fingerprints = {{"train", data::fingerprint(d.train)},
                              {"test", data::fingerprint(d.test)}};
   study["data_fingerprint"] = fingerprints;
-  if (!options.recorded_options.empty()) study["options"] = options.recorded_options;
+  tools::record_program_options(study);
   if (open_study_record(ledger, study)) {
     // Ledgers written before the fingerprints lack them: compared where recorded.
     const json& was = ledger.records().front().value("data_fingerprint", fingerprints);

@@ -41,9 +41,6 @@ model::PretrainOptions default_study_pretrain();
 /// and the worker fields is a setting: it is stored in the ledger and must match on resume.
 struct PolicyStudyOptions {
   std::string out;  ///< output folder (required)
-  /// The program's effective options (tools::config_json: the keys of --print-config), recorded
-  /// as "options" in its JSON (not compared when resuming: --jobs may change).
-  nlohmann::json recorded_options;
   /// The data selection (data::DataOptions): the spec (empty: $MOCA_HAPT_DIR, else the
   /// generator), the --data-* flags, the generator's size (synthetic_windows, 1400 here: 10
   /// subjects; its seed is derived from split_seed) and the subject-wise split: fold 0 of

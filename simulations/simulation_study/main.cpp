@@ -49,7 +49,6 @@ int main(int argc, char** argv) {
   });
   return moca::tools::run_cli("simulation_study", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
-    o.recorded_options = moca::tools::config_json(app);
     o.cross_modal = !no_cross_modal;
     o.leak_checks = !no_leak_checks;
     o.schemes = moca::masking::split_spec_list(schemes, "--scheme");

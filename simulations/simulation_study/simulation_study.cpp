@@ -10,6 +10,7 @@
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/masking/score_json.hpp"
+#include "run_cli.hpp"
 #include "scoring_options.hpp"
 
 namespace moca::sim {
@@ -217,7 +218,7 @@ nlohmann::json run_simulation_study(const SimulationStudyOptions& options, std::
       {"results", results},
       {"ratio_sweep", sweep},
       {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
-  if (!options.recorded_options.empty()) doc["options"] = options.recorded_options;
+  tools::record_program_options(doc);
   if (!options.json.empty()) write_json(options.json, doc);
   return doc;
 }

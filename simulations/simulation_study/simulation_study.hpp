@@ -49,9 +49,6 @@ struct SimulationStudyOptions {
   /// `features`) at each of these ratios, each in (0, 1); empty = skip.
   std::vector<double> ratio_sweep;
   std::string json;  ///< output file; empty = none
-  /// The program's effective options (tools::config_json: the keys of --print-config),
-  /// recorded as the JSON's "options"; the study reports how it ran as "settings".
-  nlohmann::json recorded_options;
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
 };

@@ -64,7 +64,6 @@ int main(int argc, char** argv) {
   app.add_option("--worker-threads", o.worker_threads)->group("");
   return moca::tools::run_cli("transfer_study", app, argc, argv, [&] {
     moca::check_writable_folder(o.out, "--out", true);
-    o.recorded_options = moca::tools::config_json(app);
     for (const std::string& m : models) {
       const auto eq = m.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())

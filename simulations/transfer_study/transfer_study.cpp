@@ -15,6 +15,7 @@
 #include "moca/common/fingerprint.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/text_replace.hpp"
+#include "run_cli.hpp"
 #include "study_data.hpp"
 #include "study_runner.hpp"
 
@@ -641,7 +642,7 @@ int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::os
   json checkpoints = json::object();
   for (const auto& [name, path] : o.models) checkpoints[name] = file_fingerprint(path);
   study["checkpoints"] = checkpoints;
-  if (!o.recorded_options.empty()) study["options"] = o.recorded_options;
+  tools::record_program_options(study);
   if (open_study_record(ledger, study)) {
     // Ledgers written before the fingerprints lack them: compared where recorded.
     const json& was = ledger.records().front().value("checkpoints", json::object());

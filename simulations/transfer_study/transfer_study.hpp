@@ -57,8 +57,7 @@ TransferDataSet parse_transfer_data(const std::string& text);
 /// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_units`, `shard`
 /// and the worker fields is a setting: stored in the ledger, it must match on resume.
 struct TransferStudyOptions {
-  std::string out;                  ///< output folder (required)
-  nlohmann::json recorded_options;  ///< the program's options (tools::config_json)
+  std::string out;  ///< output folder (required)
   /// Named checkpoints (NAME=PATH, in table order); the name `scratch` is reserved.
   std::vector<std::pair<std::string, std::string>> models;
   bool scratch = true;                               ///< add the supervised baseline (`scratch`)

@@ -397,6 +397,11 @@ def test_shared_option_messages_name_the_programs_flag(tmp_path, program, bad):
     (("moca", "linprobe", "--checkpoint", "m.pt"), "--input-seconds", "-1", "must be >= 0"),
     (("kcca_score", "--draws", "2"), "--samples", "2", "must be >= 3"),
     (("kcca_score", "--draws", "2"), "--transitions", "-2", "must be >= 0 (0 = the windows)"),
+    # the runtime and data-parallel rows (RuntimeOptions::schema, DistOptions::schema)
+    (("moca", "pretrain"), "--threads", "2000", "must be in [0, 1024]"),
+    (("moca", "pretrain"), "--batch-shards", "-1", "must be in [0, 1024]"),
+    (("moca", "pretrain"), "--dist-timeout", "-1", "must be in (0, 604800]"),
+    (("moca", "embed", "--checkpoint", "m.pt"), "--threads", "-1", "must be in [0, 1024]"),
 ])
 def test_impute_reconstruct_import_ranges_name_the_flag(tmp_path, program, flag, value, rule):
     name, *head = program
@@ -404,6 +409,27 @@ def test_impute_reconstruct_import_ranges_name_the_flag(tmp_path, program, flag,
         if head[0] != "import" else run(name, *head, flag, value, rc=2, cwd=tmp_path)
     assert p.stderr.strip().splitlines()[-1] == f"{name}: {flag} ({value}) {rule}", p.stderr
     assert not any(tmp_path.iterdir())
+
+
+def test_library_hints_name_the_programs_flag(tmp_path):
+    """A library message that tells the user which option to set names it by its field; the
+    program prints its own flag (the .npy reader's NaN hint: `--drop-nonfinite`)."""
+    import numpy as np
+    x = np.random.default_rng(0).normal(size=(12, 6, 200))
+    x[3, 1, 5] = np.nan
+    data = tmp_path / "set"
+    data.mkdir()
+    np.save(data / "X.npy", x)
+    np.save(data / "Y.npy", np.arange(12) % 2)
+    p = run("moca", "data", "export", "--data", data, "--sample-rate", "50", "--out",
+            tmp_path / "o", rc=2)
+    last = p.stderr.strip().splitlines()[-1]
+    assert "drop those windows with --drop-nonfinite" in last, last
+    assert "Options::" not in last, last
+    # the control: with the flag the same data is read (the window with NaN dropped)
+    run("moca", "data", "export", "--data", data, "--sample-rate", "50", "--out", tmp_path / "o",
+        "--drop-nonfinite")
+    assert len(np.load(tmp_path / "o" / "X.npy")) == 11
 
 
 # Issue 39: the studies take moca pretrain's rows of PretrainOptions, so their batch flag is

@@ -4,6 +4,7 @@
 
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
@@ -11,7 +12,7 @@ int run_kcca(const KccaToolOptions& options, std::ostream& out) {
   check_writable(options.output, "--output");
   nlohmann::json j =
       kcca::to_json(kcca::kcca_analysis_files(options.analysis, options.u_path, options.m_path));
-  if (!options.recorded_options.empty()) j["options"] = options.recorded_options;
+  record_program_options(j);
   if (!options.output.empty()) write_output_text(options.output, j.dump(2) + "\n");
   if (options.json) {
     // --output - has already put the JSON on standard output: once is enough.

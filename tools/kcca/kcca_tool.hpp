@@ -17,9 +17,6 @@ struct KccaToolOptions {
   kcca::AnalysisOptions analysis;  ///< --kernel, --sigma, ..., --seed (defaults: the tool's)
   bool json = false;               ///< --json: JSON on stdout instead of text
   std::string output;              ///< --output FILE: also write the JSON there (atomically)
-  /// The program's effective options (tools::config_json: the keys of --print-config), recorded
-  /// as the result's "options" by run_kcca; the analysis itself reports "settings".
-  nlohmann::json recorded_options;
 };
 
 /// Checks that options.output can be written (check_writable), runs

@@ -24,7 +24,6 @@ int main(int argc, char** argv) {
     moca::tools::inert_fields(app, moca::kcca::unused_options(o.analysis));
   });
   return moca::tools::run_cli("kcca", app, argc, argv, [&] {
-    o.recorded_options = moca::tools::config_json(app);
     // --output -: standard output carries the JSON alone, the text goes to stderr.
     return moca::tools::run_kcca(o, moca::tools::report_stream(o.output));
   });

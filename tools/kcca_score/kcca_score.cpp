@@ -8,6 +8,7 @@
 #include "moca/kcca/kernels.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "moca/masking/policy_spec.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
@@ -75,7 +76,7 @@ nlohmann::json run_kcca_score(const KccaScoreOptions& options, std::ostream& out
   masking::DataScore score = masking::score_data(options, log);
   print_scores(out, score.run);
   print_comparisons(out, score.run.comparisons, score.run.score.draws);
-  if (!options.recorded_options.empty()) score.json["options"] = options.recorded_options;
+  record_program_options(score.json);
   if (!options.json.empty()) write_output_text(options.json, score.json.dump(2) + "\n");
   return score.json;
 }

@@ -15,9 +15,6 @@ namespace moca::tools {
 /// program's outputs.
 struct KccaScoreOptions : masking::DataScoreOptions {
   std::string json;  ///< JSON output file; empty = none
-  /// The program's effective options (tools::config_json: the keys of --print-config), recorded
-  /// as the JSON's "options"; the run reports what ran as "settings".
-  nlohmann::json recorded_options;
 };
 
 /// Runs masking::score_data(): prints the tables to `out`, progress and the data source to

@@ -82,7 +82,6 @@ int main(int argc, char** argv) {
   return moca::tools::run_cli("kcca_score", app, argc, argv, [&] {
     moca::check_writable(o.json, "--json");
     load_encoder(o, checkpoint);
-    o.recorded_options = moca::tools::config_json(app);
     // --json -: standard output carries the JSON alone, the table goes to stderr.
     moca::tools::run_kcca_score(o, moca::tools::report_stream(o.json), std::cerr);
     return 0;

@@ -17,8 +17,11 @@ namespace moca::tools {
 /// --data and --data-*, --split*, --train-fraction, --folds, --fold (without `split`: none of
 /// these five, for a command on every window), --window-length and the generator's flags.
 void add_data_options(CLI::App* app, DataOptions& d, bool split = true);
-/// --device, --threads and (training) --precision.
-void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, bool training = false);
+/// The rows of model::RuntimeOptions::schema in `scope` (--device, --threads, --tf32; training:
+/// --precision, --cuda-graphs; pre-training: --batch-shards), and the refusal of the CUDA-only
+/// switches beside --device cpu.
+void add_runtime_options(CLI::App* app, model::RuntimeOptions& r,
+                         Scope scope = model::RuntimeOptions::kInferenceRuntimeScope);
 /// --backend, --dist-timeout.
 void add_dist_options(CLI::App* app, model::DistOptions& d);
 /// --no-progress (every subcommand accepts it).
@@ -28,7 +31,7 @@ void add_no_progress(CLI::App* app, bool& no_progress);
 /// program's effective options (config_json) that a command's JSON records as "options".
 struct Subcommand {
   CLI::App* app = nullptr;
-  std::function<int(const nlohmann::json& options)> run;
+  std::function<int()> run;
 };
 
 Subcommand add_pretrain_cli(CLI::App& app);
@@ -53,6 +56,6 @@ EmbedMapCommand embed_map_command(const EmbedCommand& views, const EmbedMapComma
                                   bool no_png);
 
 /// Runs the first parsed subcommand of `subs` (0 when none was).
-int run_parsed(const CLI::App& app, const std::vector<Subcommand>& subs);
+int run_parsed(const std::vector<Subcommand>& subs);
 
 }  // namespace moca::tools

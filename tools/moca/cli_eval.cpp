@@ -20,8 +20,7 @@ Subcommand add_metrics_cli(CLI::App& app) {
   m->add_option("--classes", met->classes, "0 = max id + 1")->capture_default_str();
   m->add_option("--json", met->json, "result JSON file");
   add_no_progress(m, *no_progress);
-  return {m, [met](const nlohmann::json& options) {
-            met->recorded_options = options;
+  return {m, [met]() {
             run_metrics(*met, report_stream(met->json));
             return 0;
           }};
@@ -43,8 +42,7 @@ Subcommand add_predict_cli(CLI::App& app) {
                   "channel i is the classifier's input channel i)");
   p->add_option("--json", c->json, "summary JSON file (metrics when the data has labels)");
   add_no_progress(p, *no_progress);
-  return {p, [c](const nlohmann::json& options) {
-            c->recorded_options = options;
+  return {p, [c]() {
             run_predict(*c, report_stream(c->json), std::cerr);
             return 0;
           }};
@@ -59,7 +57,7 @@ Subcommand add_export_cli(CLI::App& app) {
       ->required();
   e->add_option("--out", c->out, "PyTorch file to write (.pth)")->required();
   add_no_progress(e, *no_progress);
-  return {e, [c](const nlohmann::json&) {
+  return {e, [c]() {
             run_export(*c, std::cout);
             return 0;
           }};
@@ -75,7 +73,7 @@ Subcommand add_import_cli(CLI::App& app) {
   i->add_option("--out", c->out, "moca checkpoint to write")->required();
   add_schema_options(i, o, kEveryScope);  // model::ImportOptions::schema
   add_no_progress(i, *no_progress);
-  return {i, [c](const nlohmann::json&) {
+  return {i, [c]() {
             run_import(*c, std::cout, std::cerr);
             return 0;
           }};
@@ -95,8 +93,7 @@ Subcommand add_impute_cli(CLI::App& app) {
       ->capture_default_str();
   i->add_option("--json", imp->json, "result JSON file");
   add_no_progress(i, flags->first);
-  return {i, [imp, flags](const nlohmann::json& options) {
-            imp->recorded_options = options;
+  return {i, [imp, flags]() {
             imp->options.baselines = !flags->second;
             run_impute(*imp, report_stream(imp->json), std::cerr);
             return 0;
@@ -117,8 +114,7 @@ Subcommand add_embed_cli(CLI::App& app) {
   add_schema_options(e, emb->options, kEveryScope);  // model::EmbedOptions::schema
   add_embed_map_options(e, *map, flags->second);
   add_no_progress(e, flags->first);
-  return {e, [emb, map, flags](const nlohmann::json& options) {
-            emb->recorded_options = options;
+  return {e, [emb, map, flags]() {
             if (map->map.empty() && map->pool.empty()) {
               if (map->checkpoints.size() != 1) {
                 throw_invalid("", "--checkpoint",
@@ -145,8 +141,7 @@ Subcommand add_reconstruct_cli(CLI::App& app) {
   r->get_option("--checkpoint")->required();
   r->add_flag("--no-png", flags->second, "CSV only");
   add_no_progress(r, flags->first);
-  return {r, [rec, flags](const nlohmann::json& options) {
-            rec->recorded_options = options;
+  return {r, [rec, flags]() {
             rec->options.png = !flags->second;
             run_reconstruct(*rec, std::cout, std::cerr);
             return 0;
@@ -214,8 +209,7 @@ Subcommand add_data_cli(CLI::App& app) {
       inert_option(*dw, "--transition-seconds", "only --label-rule transition uses it");
     }
   });
-  return {dat, [ins, exp, win, di, dw](const nlohmann::json& options) {
-            ins->recorded_options = options;
+  return {dat, [ins, exp, win, di, dw]() {
             if (di->parsed()) {
               run_data_inspect(*ins, report_stream(ins->json), std::cerr);
             } else if (dw->parsed()) {

@@ -23,8 +23,7 @@ Subcommand add_attention_cli(CLI::App& app) {
   a->add_option("--out", c->out_dir, "output folder")->capture_default_str();
   a->add_flag("--no-png", flags->second, "CSV and JSON only");
   add_no_progress(a, flags->first);
-  return {a, [c, flags](const nlohmann::json& options) {
-            c->recorded_options = options;
+  return {a, [c, flags]() {
             c->png = !flags->second;
             run_attention(*c, std::cout, std::cerr);
             return 0;
@@ -55,7 +54,6 @@ EmbedMapCommand embed_map_command(const EmbedCommand& views, const EmbedMapComma
   c.max_windows = views.options.max_windows;
   c.umap.threads = views.options.inference.runtime.threads;
   c.png = !no_png;
-  c.recorded_options = views.recorded_options;
   if (c.pool.empty()) c.pool = "mean";
   return c;
 }

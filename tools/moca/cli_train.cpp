@@ -99,18 +99,14 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   model::PretrainOptions& t = pre->train;
   auto* p = app.add_subcommand("pretrain", "pre-train a MoCA MAE with a masking policy");
   add_data_options(p, pre->data);
-  add_runtime_options(p, t.runtime, true);
-  p->add_option("--batch-shards", t.runtime.batch_shards,
-                "CPU: concurrent batch blocks, one thread each (0 = --threads, 1 = off)")
-      ->capture_default_str();
+  add_runtime_options(p, t.runtime, model::RuntimeOptions::kPretrainRuntimeScope);
   add_schema_options(p, t, kEveryScope);
   p->add_option("--json", pre->json, "summary JSON file");
   add_dist_options(p, t.dist);
   add_no_progress(p, *no_progress);
   after_parse(p, [p, pre] { inert_fields(*p, model::unused_options(pre->train)); });
-  return {p, [pre, no_progress](const nlohmann::json& options) {
-            pre->recorded_options = options;
-            record_warmup(pre->recorded_options, "pretrain", pre->train.warmup_note(),
+  return {p, [pre, no_progress]() {
+            record_warmup(program_options(), "pretrain", pre->train.warmup_note(),
                           pre->train.effective_warmup_epochs());
             pre->train.progress = !*no_progress;
             install_stop_handlers();
@@ -134,7 +130,7 @@ Subcommand add_launch_cli(CLI::App& app) {
                  "seconds the other ranks get to exit after one fails, then SIGKILL")
       ->capture_default_str();
   la->add_option("command", lau->command, "-- then the moca command and its options")->required();
-  return {la, [lau](const nlohmann::json&) { return run_launch(*lau, std::cerr); }};
+  return {la, [lau]() { return run_launch(*lau, std::cerr); }};
 }
 
 namespace {
@@ -175,7 +171,9 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   add_data_options(s, o.data, /*split=*/false);  // the protocol's rows split the windows
   // --precision only where it takes effect: a probe trains its head on features computed once
   // in fp32, so a bf16 flag would change nothing there
-  add_runtime_options(s, o.run.downstream.runtime, /*training=*/finetune);
+  add_runtime_options(s, o.run.downstream.runtime,
+                      finetune ? model::RuntimeOptions::kTrainingRuntimeScope
+                               : model::RuntimeOptions::kInferenceRuntimeScope);
   add_dist_options(s, o.run.downstream.dist);
   add_classify_protocol(s, *c);
   add_schema_options(
@@ -189,11 +187,10 @@ Subcommand add_classify_cli(CLI::App& app, bool finetune) {
   }
   add_no_progress(s, text->no_progress);
   add_effect_checks(s, *text, *c);
-  return {s, [c, text, finetune](const nlohmann::json& options) {
-            c->recorded_options = options;
+  return {s, [c, text, finetune]() {
             text->apply(*c);
             const model::DownstreamOptions& d = c->options.run.downstream;
-            record_warmup(c->recorded_options, finetune ? "finetune" : "linprobe", d.warmup_note(),
+            record_warmup(program_options(), finetune ? "finetune" : "linprobe", d.warmup_note(),
                           d.effective_warmup_epochs());
             run_classify_rank(*c);
             return 0;

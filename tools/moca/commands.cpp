@@ -30,6 +30,7 @@
 #include "moca/model/eval/metrics.hpp"
 #include "moca/model/eval/protocol.hpp"
 #include "moca/model/io/checkpoint.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
@@ -37,8 +38,8 @@ namespace {
 
 /// Records the program's options in `j` (as "options": the keys of --print-config; a library
 /// caller has none) and writes `j` to `path` (none when empty).
-void write_json(const std::string& path, nlohmann::json& j, const nlohmann::json& options) {
-  if (!options.empty()) j["options"] = options;
+void write_json(const std::string& path, nlohmann::json& j) {
+  record_program_options(j);
   if (!path.empty()) write_output_text(path, j.dump(2) + "\n");
 }
 
@@ -89,7 +90,7 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
                                                 cmd.train.batch_size / r.loop_seconds
                                           : 0.0;
   if (r.rank != 0) return j;  // data-parallel: rank 0 alone reports
-  write_json(cmd.json, j, cmd.recorded_options);
+  write_json(cmd.json, j);
   out << "pretrain: " << r.history.size() << "/" << cmd.train.epochs << " epochs, " << r.iterations
       << " iterations on " << d.train.size() << " windows (" << d.source << "), "
       << model::to_string(r.device) << " x" << r.threads << " threads"
@@ -122,7 +123,7 @@ nlohmann::json run_classify(const ClassifyCommand& cmd, std::ostream& out,
   model::Classification c = model::classify(cmd.options, context);
   if (!root) return c.json;  // data-parallel: rank 0 alone reports
   out << c.confusion_table();
-  write_json(cmd.json, c.json, cmd.recorded_options);
+  write_json(cmd.json, c.json);
   if (!cmd.predictions.empty()) write_output_text(cmd.predictions, c.result.predictions_csv());
   out << c.summary_line() << "\n";
   return c.json;
@@ -147,7 +148,7 @@ nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
   }
   j["folds"] = folds;
   j["summary"] = scores.summary_json();
-  write_json(cmd.json, j, cmd.recorded_options);
+  write_json(cmd.json, j);
   out << model::confusion_table(pooled);
   const auto a = model::mean_sd(scores.accuracy), mf = model::mean_sd(scores.macro_f1),
              b = model::mean_sd(scores.balanced_accuracy);
@@ -263,7 +264,7 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
   } else {
     report << "predict: no labels in the data; predictions only\n";
   }
-  write_json(cmd.json, j, cmd.recorded_options);
+  write_json(cmd.json, j);
   return j;
 }
 
@@ -325,7 +326,7 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
                {"ridge", cmd.options.mice.ridge},
                {"posterior", cmd.options.mice.posterior}};
   j["table"] = table.to_json();
-  write_json(cmd.json, j, cmd.recorded_options);
+  write_json(cmd.json, j);
   out << "imputation error on masked samples (" << test.size() << " test windows, " << d.source
       << ")\n"
       << table.to_text();
@@ -336,7 +337,7 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log) {
   nlohmann::json j = model::embed_views(cmd.options, log);
   const std::string& dir = cmd.options.out_dir;
-  write_json(dir + "/embed.json", j, cmd.recorded_options);
+  write_json(dir + "/embed.json", j);
   out << "embed: " << j.at("windows").get<int>() << " windows x " << j.at("dim").get<int>()
       << " features per view (" << j.at("policy").get<std::string>() << ") -> " << dir
       << "/Z_U.npy, Z_M.npy\n";
@@ -363,7 +364,7 @@ nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out,
   j["mse_masked"] = r.mse_masked;
   j["csv"] = r.csv;
   j["png"] = r.png;
-  write_json(cmd.options.out + ".json", j, cmd.recorded_options);
+  write_json(cmd.options.out + ".json", j);
   out << "reconstruct: test window " << cmd.options.window << " (label "
       << d.test.labels(cmd.options.window) << "), masked MAE " << r.mae_masked << ", MSE "
       << r.mse_masked << "\n"
@@ -497,7 +498,7 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
   print_data_overview(out, d, refuse_nonfinite);
   print_program_uses(out, d);
   nlohmann::json j = inspect_json(d);
-  write_json(cmd.json, j, cmd.recorded_options);
+  write_json(cmd.json, j);
   return j;
 }
 

@@ -41,8 +41,7 @@ using model::ModelGeometry;
 struct PretrainCommand {
   DataOptions data;
   model::PretrainOptions train;
-  std::string json;                 ///< summary JSON file; empty = none
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
+  std::string json;  ///< summary JSON file; empty = none
 };
 /// On the ranks of `context` (its log: data notes and progress; rank 0 alone reports on `out`
 /// and writes --json).
@@ -55,7 +54,6 @@ struct ClassifyCommand {
   model::ClassifyOptions options;
   std::string json;         ///< result JSON; empty = none
   std::string predictions;  ///< CSV of fold,truth,predicted for `moca metrics`; empty = none
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 /// On the ranks of `context` (its log: data notes and progress; rank 0 alone reports on `out`
 /// and writes the files).
@@ -67,7 +65,6 @@ struct MetricsCommand {
   std::string predictions;
   int classes = 0;  ///< 0 = max id + 1
   std::string json;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out);
 
@@ -84,7 +81,6 @@ struct PredictCommand {
   model::ChannelMatch match_channels = model::ChannelMatch::kName;
   std::string json;  ///< summary JSON; empty = none
   model::RuntimeOptions runtime;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -111,7 +107,6 @@ struct ImputeCommand {
   model::ImputeOptions options;
   int max_windows = 0;  ///< evaluate on the first N test windows; 0 = all
   std::string json;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -119,7 +114,6 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
 /// Z_M.npy, masks.txt, labels.npy) for the policy scorer or any CCA tool, and embed.json.
 struct EmbedCommand {
   model::EmbedOptions options;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -127,7 +121,6 @@ nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostrea
 struct ReconstructCommand {
   DataOptions data;
   model::ReconstructOptions options;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_reconstruct(const ReconstructCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -136,7 +129,6 @@ struct DataInspectCommand {
   DataOptions data;
   std::string checkpoint;  ///< optional: open at this model's length and rate
   std::string json;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
                                 std::ostream& log);

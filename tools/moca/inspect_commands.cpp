@@ -14,6 +14,7 @@
 #include "moca/masking/make_policy.hpp"
 #include "moca/model/eval/attention_report.hpp"
 #include "moca/model/eval/inspect.hpp"
+#include "run_cli.hpp"
 
 namespace moca::tools {
 
@@ -104,7 +105,7 @@ nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std
         << a.layers << " layers x " << a.heads << " heads over " << a.size() << " tokens -> "
         << prefix << "_*.csv" << (cmd.png ? ", .png" : "") << "\n";
   }
-  if (!cmd.recorded_options.empty()) j["options"] = cmd.recorded_options;
+  record_program_options(j);
   write_json_file(cmd.out_dir + "/attention.json", j);
   return j;
 }
@@ -210,7 +211,7 @@ nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std:
     j["figure"] = {{"dat", f.dat}, {"script", f.script}, {"png", f.png}};
     if (!f.png.empty()) out << "embed: " << f.png << "\n";
   }
-  if (!cmd.recorded_options.empty()) j["options"] = cmd.recorded_options;
+  record_program_options(j);
   write_json_file(cmd.out_dir + "/embed.json", j);
   return j;
 }

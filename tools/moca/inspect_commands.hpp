@@ -24,7 +24,6 @@ struct AttentionCommand {
   std::uint64_t seed = 0;    ///< masks: window i uses Rng(derive_seed(seed, i))
   std::string out_dir = "attention";
   bool png = true;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -41,7 +40,6 @@ struct EmbedMapCommand {
   int max_windows = 0;  ///< first N test windows (0 = all)
   std::string out_dir = "embed";
   bool png = true;
-  nlohmann::json recorded_options;  ///< the program's options (config_json): JSON "options"
 };
 nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std::ostream& log);
 

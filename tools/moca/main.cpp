@@ -29,5 +29,5 @@ int main(int argc, char** argv) {
       add_export_cli(app),         add_import_cli(app),      add_impute_cli(app),
       add_embed_cli(app),          add_reconstruct_cli(app), add_data_cli(app),
       add_attention_cli(app)};
-  return run_cli("moca", app, argc, argv, [&] { return run_parsed(app, subs); });
+  return run_cli("moca", app, argc, argv, [&] { return run_parsed(subs); });
 }

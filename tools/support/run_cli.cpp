@@ -347,6 +347,15 @@ nlohmann::json config_json(const CLI::App& app) {
   return j;
 }
 
+nlohmann::json& program_options() {
+  static nlohmann::json options;
+  return options;
+}
+
+void record_program_options(nlohmann::json& doc) {
+  if (!program_options().empty()) doc["options"] = program_options();
+}
+
 int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
             const std::function<int()>& body) {
   app.set_config("--config", "",
@@ -391,6 +400,7 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
       return 0;
     });
   }
+  program_options() = config_json(app);
   return run_program(tool, [&] {
     try {
       return body();

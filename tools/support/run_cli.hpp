@@ -40,6 +40,15 @@ int run_cli(const std::string& tool, CLI::App& app, int argc, char** argv,
 /// records as its result JSON's "options", so a result tells how to repeat it.
 nlohmann::json config_json(const CLI::App& app);
 
+/// The effective options of this program's run (config_json of its parsed app), which run_cli
+/// sets after parsing, before the body: what every results file of the run records as its
+/// "options" (record_program_options), so a result tells how to repeat it. Empty for a library
+/// caller (tests, Python), whose results record none.
+nlohmann::json& program_options();
+
+/// Sets doc["options"] to program_options() when the program has any.
+void record_program_options(nlohmann::json& doc);
+
 /// Registers `check`, which run_cli runs after parsing `argv` and before --print-config and the
 /// body (in registration order): it declares the options the parsed values leave without effect
 /// (inert_option). A check registered for a subcommand that was not given is skipped when `app`

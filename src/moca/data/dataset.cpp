@@ -737,12 +737,12 @@ std::vector<std::string> settle_modalities(Windows& w, const std::string& modali
 std::vector<std::vector<int>> require_modalities(const Windows& w, const std::string& what) {
   if (w.modalities.size() < 2) {
     throw_invalid(
-        "",
-        what + " needs >= 2 modality groups; the data has " +
-            (w.modalities.empty() ? std::string("none stated")
-                                  : std::to_string(w.modalities.size()) + " (" +
-                                        format_modalities(w.modalities) + ")") +
-            " (set groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json 'modalities')");
+        "", what + " needs >= 2 modality groups; the data has " +
+                (w.modalities.empty() ? std::string("none stated")
+                                      : std::to_string(w.modalities.size()) + " (" +
+                                            format_modalities(w.modalities) + ")") +
+                " (set groups with DatasetOptions::modalities, e.g. acc=0-2,gyro=3-5, or meta.json "
+                "'modalities')");
   }
   return w.modality_channels();
 }

@@ -263,7 +263,7 @@ AdlTransferData adl_transfer_data(const std::string& dir, bool paper_classes,
   const std::string folder = dir.empty() ? folder_from_environment(DataFormat::kHmp) : dir;
   if (folder.empty()) {
     throw_invalid("adl_transfer_data()",
-                  "protocol adl-loso needs the UCI ADL (HMP) data: --hmp DIR or "
+                  "protocol adl-loso needs the UCI ADL (HMP) data: ClassifyOptions::hmp DIR or "
                   "$MOCA_HMP_DIR");
   }
   d.spec = "hmp:" + folder;

@@ -219,12 +219,13 @@ NonFinite scan_nonfinite(const NdArray& a, const XShape& s, bool drop, const std
     const std::int64_t i = first_bad / (c * len), r = first_bad % (c * len);
     const std::int64_t ch = s.layout == NpyLayout::kChannelsFirst ? r / len : r % c;
     const std::int64_t t = s.layout == NpyLayout::kChannelsFirst ? r % len : r / c;
-    throw_invalid(
-        "", x_path + ": X holds " + std::to_string(out.values) +
-                " non-finite values (NaN/Inf) in " + std::to_string(out.windows) + " of " +
-                std::to_string(s.n) + " windows; the first is window " + std::to_string(i) +
-                " channel " + std::to_string(ch) + " sample " + std::to_string(t) +
-                " (it is not finite); clean them or drop those windows with --drop-nonfinite");
+    throw_invalid("", x_path + ": X holds " + std::to_string(out.values) +
+                          " non-finite values (NaN/Inf) in " + std::to_string(out.windows) +
+                          " of " + std::to_string(s.n) + " windows; the first is window " +
+                          std::to_string(i) + " channel " + std::to_string(ch) + " sample " +
+                          std::to_string(t) +
+                          " (it is not finite); clean them or drop those windows with "
+                          "DatasetOptions::drop_nonfinite");
   }
   if (out.windows == s.n) {
     throw_invalid(x_path, "every window of X holds non-finite values (" +

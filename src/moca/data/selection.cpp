@@ -86,9 +86,9 @@ Dataset select(const DataOptions& o, int length, double rate_hz) {
   if (o.data.rfind("generator", 0) == 0 && o.coupling != DataOptions{}.coupling) {
     for (const auto& [key, value] : parse_data_spec(o.data).params) {
       if (key == "coupling") {
-        throw_invalid(
-            "", "DataOptions::coupling", format_number(o.coupling, 6),
-            "and --data's coupling=" + value + " both set the generator's coupling (give one)");
+        throw_invalid("", "DataOptions::coupling", format_number(o.coupling, 6),
+                      "and DataOptions::data's coupling=" + value +
+                          " both set the generator's coupling (give one)");
       }
     }
   }

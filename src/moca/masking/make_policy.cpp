@@ -73,7 +73,8 @@ struct ModalityGroups {
           "make_policy()",
           what + " needs >= 2 modality groups; the data has 1" +
               (names.empty() ? std::string() : " (" + names + ")") +
-              " (state the groups with --modalities, e.g. acc=0-2,gyro=3-5, or meta.json)");
+              " (state the groups with DatasetOptions::modalities, e.g. acc=0-2,gyro=3-5, or "
+              "meta.json)");
     }
   }
 };

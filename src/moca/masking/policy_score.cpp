@@ -163,8 +163,9 @@ double PolicyScorer::score_masks(const std::vector<Mask>& masks, double* null_le
     }
     return k;
   };
-  kcca::check_dense_kcca_memory(U.rows(), kcca::KccaMethod::kExact,
-                                "use the cca estimator (--estimator cca) or fewer samples");
+  kcca::check_dense_kcca_memory(
+      U.rows(), kcca::KccaMethod::kExact,
+      "use the cca estimator (ScoreOptions::estimator cca) or fewer samples");
   const Eigen::MatrixXd Ku = kcca::gram(U, make_kernel(U, null_seed));
   const Eigen::MatrixXd Km = kcca::gram(M, make_kernel(M, null_seed + 1));
   kcca::KccaOptions ko;

@@ -16,14 +16,7 @@ std::string to_string(Precision v) {
 }
 
 void RuntimeOptions::validate() const {
-  if (batch_shards < 0 || batch_shards > 1024) {
-    throw_invalid("RuntimeOptions::validate()", "batch_shards (" + std::to_string(batch_shards) +
-                                                    ") must be in [0, 1024] (0 = auto)");
-  }
-  if (threads < 0 || threads > 1024) {
-    throw_invalid("RuntimeOptions::validate()", "threads (" + std::to_string(threads) +
-                                                    ") must be in [0, 1024] (0 = hardware cores)");
-  }
+  check_ranges(*this);  // threads, batch_shards
 }
 
 int RuntimeOptions::effective_threads() const {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 
 namespace moca::model {
 
@@ -58,7 +59,7 @@ struct RuntimeOptions {
   /// every step eager. A capture that fails, or a batch of another shape, falls back to eager
   /// steps with a note in the log.
   bool cuda_graphs = true;
-  /// Throws std::invalid_argument naming the field, value and rule.
+  /// Throws std::invalid_argument naming the field (`RuntimeOptions::threads`), value and rule.
   void validate() const;
   /// The thread count actually used (threads, or the hardware cores when 0).
   int effective_threads() const;
@@ -67,6 +68,39 @@ struct RuntimeOptions {
   /// True when a run on these options computes on CUDA: device kCuda, or kAuto where
   /// cuda_available() (what the training entry points pick).
   bool uses_cuda() const;
+
+  /// Which commands take a row: every command that runs a model (kInferenceRuntimeScope), the
+  /// training ones (kTrainingRuntimeScope adds precision and CUDA graphs), pre-training
+  /// (kPretrainRuntimeScope adds the CPU batch shards).
+  static constexpr Scope kInferenceRuntimeScope = 1u << 0;
+  static constexpr Scope kTrainingRuntimeScope = kInferenceRuntimeScope | 1u << 1;
+  static constexpr Scope kPretrainRuntimeScope = kTrainingRuntimeScope | 1u << 2;
+
+  /// Every option a user sets, declared once (option_schema.hpp): the commands' runtime flag
+  /// group (the rows of the command's scope above) and the range checks of validate().
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* R = "RuntimeOptions";
+    v(o.device, Option{R, "device", "--device", "auto | cpu | cuda"}, kDeviceNames);
+    v(o.threads, Option{R, "threads", "--threads", "CPU threads (0 = hardware cores)",
+                        Range::between(0, 1024)});
+    v(o.tf32, Option{R, "tf32", "--tf32",
+                     "CUDA: float32 products on the tensor cores' TF32 (default) or in full "
+                     "float32"});
+    v(o.precision,
+      Option{R, "precision", "--precision",
+             "fp32 | bf16 (autocast of the training forward passes; meant for CUDA)", Range::any(),
+             1u << 1},
+      kPrecisionNames);
+    v(o.cuda_graphs, Option{R, "cuda_graphs", "--cuda-graphs",
+                            "CUDA pre-training: the step replayed as a CUDA graph (default) or "
+                            "every step eager",
+                            Range::any(), 1u << 1});
+    v(o.batch_shards, Option{R, "batch_shards", "--batch-shards",
+                             "CPU: concurrent batch blocks, one thread each (0 = --threads, 1 = "
+                             "off)",
+                             Range::between(0, 1024), 1u << 2});
+  }
 };
 
 /// True when this LibTorch build sees a CUDA device.

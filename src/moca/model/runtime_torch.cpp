@@ -28,7 +28,7 @@ torch::Device setup_runtime(const RuntimeOptions& runtime) {
     if (!torch::cuda::is_available()) {
       throw std::runtime_error(
           "setup_runtime(): device 'cuda' requested but this LibTorch build sees no CUDA device "
-          "(use --device cpu or auto)");
+          "(use RuntimeOptions::device cpu or auto)");
     }
   } else if (!torch::cuda::is_available()) {
     return torch::kCPU;

@@ -111,10 +111,7 @@ void DistOptions::validate() const {
                   "backend (none) must be gloo, nccl or auto (none is what a "
                   "single process reports)");
   }
-  if (!(timeout_s > 0.0) || !std::isfinite(timeout_s) || timeout_s > 86400.0 * 7) {
-    throw_invalid("DistOptions::validate()",
-                  "timeout_s (" + std::to_string(timeout_s) + ") must be in (0, 604800] seconds");
-  }
+  check_ranges(*this);  // timeout_s in (0, one week]
 }
 
 DistEnv read_dist_env(const std::function<const char*(const char*)>& lookup_in) {
@@ -223,7 +220,8 @@ class C10dCollective final : public Collective {
     } catch (const std::exception& e) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       char buf[96];
-      std::snprintf(buf, sizeof buf, "failed after %.1f s (--dist-timeout %g s)", s, timeout_s_);
+      std::snprintf(buf, sizeof buf, "failed after %.1f s (DistOptions::timeout_s %g s)", s,
+                    timeout_s_);
       throw std::runtime_error("rank " + std::to_string(rank_) + "/" + std::to_string(world_size_) +
                                ": " + what + " (" + enum_name(kDistBackendNames, backend_) + ") " +
                                buf + ": " + peer_hint() + "; " + first_line(error_text(e)));
@@ -241,11 +239,13 @@ C10dCollective::C10dCollective(const DistEnv& env, const DistOptions& options, b
   const DistBackend backend = resolve_backend(options.backend, cuda);
   if (backend == DistBackend::kNccl && !nccl_compiled()) {
     throw std::runtime_error(
-        "distributed: --backend nccl is not available: this moca was built against a LibTorch "
-        "without c10d NCCL (use --backend gloo, or build against a CUDA LibTorch)");
+        "distributed: DistOptions::backend nccl is not available: this moca was built against a "
+        "LibTorch without c10d NCCL (use DistOptions::backend gloo, or build against a CUDA "
+        "LibTorch)");
   }
   if (backend == DistBackend::kNccl && !cuda) {
-    throw std::runtime_error("distributed: --backend nccl needs --device cuda");
+    throw std::runtime_error(
+        "distributed: DistOptions::backend nccl needs RuntimeOptions::device cuda");
   }
   rank_ = env.rank;
   world_size_ = env.world_size;
@@ -272,8 +272,8 @@ C10dCollective::C10dCollective(const DistEnv& env, const DistOptions& options, b
                                " is in use (rank 0 hosts the rendezvous store at " + where +
                                "); choose a free port (moca launch --master-port)");
     }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, " within --dist-timeout %g s: ", options.timeout_s);
+    char buf[80];
+    std::snprintf(buf, sizeof buf, " within DistOptions::timeout_s %g s: ", options.timeout_s);
     throw std::runtime_error("distributed: rank " + std::to_string(env.rank) + "/" +
                              std::to_string(env.world_size) + " could not join the rendezvous at " +
                              where + buf + first_line(msg));

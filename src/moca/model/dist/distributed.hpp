@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 
 namespace at {
 class Tensor;  // torch::Tensor; the collectives' tensor calls are made from torch TUs only
@@ -58,9 +59,25 @@ inline constexpr EnumName<DistBackend> kDistBackendChoices[] = {
 /// they agree with it.
 struct DistOptions {
   DistBackend backend = DistBackend::kAuto;  ///< gloo | nccl | auto (nccl on CUDA when built)
-  double timeout_s = 300.0;                  ///< rendezvous and collective timeout, seconds, > 0
-  /// Throws std::invalid_argument naming the field, its value and the rule.
+  double timeout_s = 300.0;  ///< rendezvous and collective timeout, seconds, in (0, 1 week]
+  /// Throws std::invalid_argument naming the field (`DistOptions::timeout_s`), its value and the
+  /// rule.
   void validate() const;
+
+  /// Every option a user sets, declared once (option_schema.hpp): the training commands'
+  /// data-parallel flags and the range check of validate().
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* D = "DistOptions";
+    v(o.backend,
+      Option{D, "backend", "--backend",
+             "data-parallel: gloo | nccl | auto (nccl on CUDA when built with it)"},
+      kDistBackendChoices);
+    v(o.timeout_s,
+      Option{D, "timeout_s", "--dist-timeout",
+             "data-parallel: seconds a rendezvous or collective may wait for the other ranks",
+             Range::between(0, 604800, true, false)});
+  }
 };
 
 /// The backend a world of several ranks uses for `requested` on a CUDA (`cuda`) or CPU run:

@@ -29,7 +29,7 @@ void RunContext::check_fits(const DistOptions& options, bool cuda, const std::st
   if (c.world_size() <= 1) return;
   const DistBackend used = c.backend();
   if (used == DistBackend::kNccl && !cuda) {
-    throw_invalid(who, "the run's process group is nccl, which needs --device cuda");
+    throw_invalid(who, "the run's process group is nccl, which needs RuntimeOptions::device cuda");
   }
   const DistBackend wanted = resolve_backend(options.backend, cuda);
   if (wanted != used || options.timeout_s != c.timeout_s()) {

@@ -96,7 +96,7 @@ data::Windows prepare_windows(const ClassifierSpec& spec, const data::Windows& w
                                " and the data has " + joined(w.channel_names) + "; channel '" +
                                name +
                                "' is missing (channels are matched by name: name them in "
-                               "meta.json channel_names or with --modalities)");
+                               "meta.json channel_names or with DatasetOptions::channel_names)");
     }
     pick.push_back(static_cast<int>(it - w.channel_names.begin()));
   }

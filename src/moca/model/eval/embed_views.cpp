@@ -19,6 +19,7 @@ namespace moca::model {
 void EmbedOptions::validate() const {
   if (checkpoint.empty()) throw std::invalid_argument("EmbedOptions::checkpoint is required");
   check_ranges(*this);
+  inference.runtime.validate();
   data.validate();
 }
 
