@@ -60,20 +60,6 @@ int parse_int(const std::string& text, const std::string& what) {
   return static_cast<int>(v);
 }
 
-bool parse_bool(const std::string& text, const std::string& what) {
-  if (text == "true" || text == "1" || text == "yes") return true;
-  if (text == "false" || text == "0" || text == "no") return false;
-  throw std::invalid_argument(what + " (" + text + ") must be true or false");
-}
-
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ',')) out.push_back(item);
-  return out;
-}
-
 /// The paper's appendix tables (fine-tuning and linear-probing settings per data set).
 struct PaperColumn {
   const char* name;
@@ -100,27 +86,28 @@ const PaperColumn* paper_column(const TransferDataSet& d) {
   return nullptr;
 }
 
+/// The `--set NAME.KEY` key of a data option: its flag key (`sample-rate`), except
+/// DatasetOptions' data_format, whose key here is `format`.
+std::string transfer_key(const Option& row) {
+  return row.field() == "DatasetOptions::data_format" ? "format" : flag_key(row);
+}
+
 /// A data-layer message about data set `d` with the data set named first. The data layer names
 /// the fields of the data options (`DatasetOptions::sample_rate`), which this program sets with
 /// `--set NAME.key` and the spec with `--data NAME=SPEC`: they are written so. A message that
 /// still names a program's flag gets the `--set` spelling added.
 std::invalid_argument data_error(const TransferDataSet& d, std::string message) {
-  static const std::pair<const char*, const char*> kKeys[] = {
-      {"sample_rate", "sample-rate"},     {"segment", "segment"},
-      {"channel_names", "channel-names"}, {"modalities", "modalities"},
-      {"keep_classes", "keep-classes"},   {"data_format", "format"},
-      {"npy_layout", "npy-layout"},       {"drop_nonfinite", "drop-nonfinite"}};
-  for (const auto& [field, key] : kKeys) {
-    message = replace_all(std::move(message), std::string("DatasetOptions::") + field,
-                          "--set " + d.name + "." + key);
+  const std::vector<Option> rows = option_rows<data::DatasetOptions>();
+  for (const Option& row : rows) {
+    message =
+        replace_all(std::move(message), row.field(), "--set " + d.name + "." + transfer_key(row));
   }
   message = replace_all(std::move(message), "DataOptions::data", "--data " + d.name);
   std::string text = "data set " + d.name + " (" + d.spec + "): " + message;
-  for (const auto& [field, key] : kKeys) {
-    std::string flag = std::string("--") + (std::string(key) == "format" ? "data-format" : key);
-    if (message.find(flag) != std::string::npos &&
+  for (const Option& row : rows) {
+    if (message.find(row.flag) != std::string::npos &&
         message.find("--set " + d.name + ".") == std::string::npos) {
-      text += " (here: --set " + d.name + "." + key + ")";
+      text += " (here: --set " + d.name + "." + transfer_key(row) + ")";
       break;
     }
   }
@@ -175,10 +162,13 @@ void TransferDataSet::set_json(const json& j) {
 }
 
 const std::vector<std::string>& transfer_data_keys() {
-  static const std::vector<std::string> keys = {
-      "format",         "modalities",    "sample-rate",    "channel-names", "segment",
-      "keep-classes",   "npy-layout",    "drop-nonfinite", "protocol",      "folds",
-      "match-channels", "input-seconds", "paper"};
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const Option& row : option_rows<data::DatasetOptions>()) k.push_back(transfer_key(row));
+    for (const char* own : {"protocol", "folds", "match-channels", "input-seconds", "paper"})
+      k.emplace_back(own);
+    return k;
+  }();
   return keys;
 }
 
@@ -221,23 +211,12 @@ void apply_data_settings(std::vector<TransferDataSet>& sets,
     }
     TransferDataSet& d = *it;
     const std::string what = "--set " + name + "." + key;
-    if (key == "format") {
-      d.dataset.format = parse_enum(data::kDataFormatNames, value, what);
-    } else if (key == "modalities") {
-      d.dataset.modalities = value;
-    } else if (key == "sample-rate") {
-      d.dataset.sample_rate_hz = parse_double(value, what);
-    } else if (key == "channel-names") {
-      d.dataset.channel_names = split_commas(value);
-    } else if (key == "segment") {
-      d.dataset.segment = value;
-    } else if (key == "keep-classes") {
-      d.dataset.keep_classes = value;
-    } else if (key == "npy-layout") {
-      d.dataset.npy_layout = parse_enum(data::kNpyLayoutNames, value, what);
-    } else if (key == "drop-nonfinite") {
-      d.dataset.drop_nonfinite = parse_bool(value, what);
-    } else if (key == "protocol") {
+    // the data options by their schema (DatasetOptions::schema), then the study's own keys
+    if (key != "data-format" &&
+        set_option_text(d.dataset, key == "format" ? "data-format" : key, value, what)) {
+      continue;
+    }
+    if (key == "protocol") {
       d.protocol = parse_protocol(value, what);
     } else if (key == "folds") {
       d.folds = parse_int(value, what);

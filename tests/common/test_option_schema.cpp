@@ -110,3 +110,50 @@ TEST_CASE("a schema visits every row once, in order, through const and mutable s
         std::vector<std::string>{"count", "share", "warmup", "seed", "flag", "name", "color"});
   CHECK(Option{"A", "b_c", "--b-c", ""}.field() == "A::b_c");
 }
+
+TEST_CASE("set_option_text: a row set from text by its flag key, as the command line would") {
+  ToyOptions o;
+  CHECK(moca::set_option_text(o, "count", "12", "count"));
+  CHECK(o.count == 12);
+  CHECK(moca::set_option_text(o, "share", "0.25", "share"));
+  CHECK(o.share == 0.25);
+  CHECK(moca::set_option_text(o, "warmup", "2.5", "warmup"));
+  REQUIRE(o.warmup.has_value());
+  CHECK(*o.warmup == 2.5);
+  CHECK(moca::set_option_text(o, "seed", "18446744073709549568", "seed"));  // 2^64 - 2048
+  CHECK(o.seed == 18446744073709549568ULL);
+  CHECK(moca::set_option_text(o, "flag", "yes", "flag"));
+  CHECK(o.flag);
+  CHECK(moca::set_option_text(o, "flag", "0", "flag"));
+  CHECK(!o.flag);
+  CHECK(moca::set_option_text(o, "name", "a,b", "name"));
+  CHECK(o.name == "a,b");  // a string keeps its commas
+  CHECK(moca::set_option_text(o, "color", "blue", "color"));
+  CHECK(o.color == Color::kBlue);
+  // the control: a key no row has sets nothing and says so
+  const ToyOptions before = o;
+  CHECK(!moca::set_option_text(o, "colour", "red", "colour"));
+  CHECK(o.color == before.color);
+  // bad text names the setting, the text and the rule; ranges stay validate()'s
+  CHECK_THROWS_WITH_AS(moca::set_option_text(o, "count", "1.5", "--set a.count"),
+                       "--set a.count (1.5) must be a whole number", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(moca::set_option_text(o, "count", "-3x", "count"),
+                       "count (-3x) must be a number", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(moca::set_option_text(o, "seed", "-1", "seed"),
+                       "seed (-1) must be a whole number", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(moca::set_option_text(o, "flag", "maybe", "flag"),
+                       "flag (maybe) must be true or false", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(moca::set_option_text(o, "color", "green", "color"),
+                       "color (green) must be one of: red, blue", std::invalid_argument);
+  CHECK(moca::set_option_text(o, "count", "0", "count"));  // in its type, out of its range
+  CHECK_THROWS_AS(moca::check_ranges(o), std::invalid_argument);
+}
+
+TEST_CASE("option_rows and flag_key: the rows in schema order, keys without dashes") {
+  const std::vector<Option> rows = moca::option_rows<ToyOptions>();
+  REQUIRE(rows.size() == 7);
+  CHECK(std::string(rows.front().key) == "count");
+  CHECK(std::string(rows.back().key) == "color");
+  CHECK(moca::flag_key(rows[1]) == "share");
+  CHECK(moca::flag_key(Option{"X", "sample_rate", "--sample-rate", ""}) == "sample-rate");
+}

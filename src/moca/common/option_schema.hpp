@@ -19,10 +19,14 @@
 /// keyword outside the chosen mode's scope, so no option is accepted and then ignored.
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "moca/common/enum_names.hpp"
 #include "moca/common/error_text.hpp"
@@ -135,6 +139,127 @@ struct RangeCheck {
 template <class O>
 void check_ranges(const O& o) {
   O::schema(o, RangeCheck{});
+}
+
+/// A row's key in `KEY=VALUE` settings (a study's `--set NAME.KEY=VALUE`): its flag without the
+/// leading dashes ("sample-rate").
+inline std::string flag_key(const Option& row) {
+  std::string flag = row.flag;
+  const size_t start = flag.find_first_not_of('-');
+  return start == std::string::npos ? flag : flag.substr(start);
+}
+
+/// The visitor of set_option_text: parses `text` into the field whose flag key is `key`.
+class TextAssign {
+ public:
+  TextAssign(std::string key, std::string text, std::string what)
+      : key_(std::move(key)), text_(std::move(text)), what_(std::move(what)) {}
+
+  template <class T>
+  void operator()(T& field, const Option& row) {
+    if (!matches(row)) return;
+    found_ = true;
+    assign(field, row);
+  }
+  template <class E, std::size_t N>
+  void operator()(E& field, const Option& row, const EnumName<E> (&table)[N]) {
+    if (!matches(row)) return;
+    found_ = true;
+    field = parse_enum(table, text_, what_);
+  }
+  bool found() const { return found_; }
+
+ private:
+  bool matches(const Option& row) const {
+    return !found_ && row.surface != Surface::kPython && flag_key(row) == key_;
+  }
+  [[noreturn]] void bad(const std::string& rule) const {
+    throw std::invalid_argument(what_ + " (" + text_ + ") must be " + rule);
+  }
+  double number() const {
+    try {
+      size_t used = 0;
+      const double v = std::stod(text_, &used);
+      if (used == text_.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+    bad("a number");
+  }
+  template <class T>
+  void assign(T& field, const Option& row) {
+    using U = std::decay_t<T>;
+    if constexpr (schema_detail::is_optional<U>::value) {
+      typename U::value_type v{};
+      assign(v, row);
+      field = v;
+    } else if constexpr (std::is_same_v<U, bool>) {
+      if (text_ == "true" || text_ == "1" || text_ == "yes") {
+        field = true;
+      } else if (text_ == "false" || text_ == "0" || text_ == "no") {
+        field = false;
+      } else {
+        bad("true or false");
+      }
+    } else if constexpr (std::is_integral_v<U>) {
+      const double v = number();
+      if (v != std::floor(v) || static_cast<double>(std::numeric_limits<U>::min()) > v ||
+          v > static_cast<double>(std::numeric_limits<U>::max())) {
+        bad("a whole number");
+      }
+      field = static_cast<U>(v);
+    } else if constexpr (std::is_floating_point_v<U>) {
+      field = static_cast<U>(number());
+    } else if constexpr (std::is_same_v<U, std::string>) {
+      field = text_;
+    } else if constexpr (std::is_same_v<U, std::vector<std::string>>) {
+      field.clear();
+      if (!row.comma_list) {
+        field.push_back(text_);
+        return;
+      }
+      std::istringstream in(text_);
+      for (std::string item; std::getline(in, item, ',');) field.push_back(item);
+    } else {
+      static_assert(sizeof(U) == 0, "set_option_text: a field type without a text form");
+    }
+  }
+
+  std::string key_, text_, what_;
+  bool found_ = false;
+};
+
+/// Sets the option of `o` whose flag key (flag_key) is `key` from `text`, as the command line
+/// would (numbers, true/false, enum names, comma-separated lists); `what` names the setting in
+/// messages ("--set adl.sample-rate (x) must be a number"). Returns false when no row of
+/// O::schema has that key. Ranges are validate()'s, as for any other way of setting `o`.
+template <class O>
+bool set_option_text(O& o, const std::string& key, const std::string& text,
+                     const std::string& what) {
+  TextAssign assign(key, text, what);
+  O::schema(o, assign);
+  return assign.found();
+}
+
+/// The visitor of option_rows.
+struct RowList {
+  std::vector<Option> rows;
+  template <class T>
+  void operator()(const T&, const Option& row) {
+    rows.push_back(row);
+  }
+  template <class T, class E, std::size_t N>
+  void operator()(const T&, const Option& row, const EnumName<E> (&)[N]) {
+    rows.push_back(row);
+  }
+};
+
+/// The rows of O::schema, in order.
+template <class O>
+std::vector<Option> option_rows() {
+  const O o{};
+  RowList list;
+  O::schema(o, list);
+  return list.rows;
 }
 
 }  // namespace moca
