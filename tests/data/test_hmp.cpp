@@ -161,7 +161,7 @@ TEST_CASE("hmp: the paper's ADL transfer selection") {
   CHECK(adl_transfer_data("/some/HMP", true, "walk").keep_classes == "walk");  // own selection
   CHECK(adl_transfer_data("/some/HMP", false).keep_classes.empty());           // all 14
   CHECK(contains(error_text<std::invalid_argument>([] { adl_transfer_data("", true); }),
-                 "--hmp DIR or $MOCA_HMP_DIR"));
+                 "ClassifyOptions::hmp DIR or $MOCA_HMP_DIR"));
   ::setenv("MOCA_HMP_DIR", "/env/HMP", 1);
   CHECK(adl_transfer_data("", true).spec == "hmp:/env/HMP");
   CHECK(adl_transfer_data("/flag/HMP", true).spec == "hmp:/flag/HMP");  // the flag wins

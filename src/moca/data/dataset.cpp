@@ -25,15 +25,6 @@ namespace moca::data {
 
 namespace {
 
-bool exists(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0;
-}
-
-bool starts_with(const std::string& s, const std::string& p) {
-  return s.compare(0, p.size(), p) == 0;
-}
-
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -46,12 +37,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
   while (std::getline(ss, item, sep)) out.push_back(item);
   if (!s.empty() && s.back() == sep) out.push_back("");
   return out;
-}
-
-bool has_hmp_files(const std::string& dir) {
-  for (const auto& f : detail::list_files(dir))
-    if (starts_with(f, "Accelerometer-")) return true;
-  return false;
 }
 
 const char* const kGeneratorKeys = "windows, coupling, noise, subjects, seed";
@@ -382,63 +367,13 @@ Windows generate_for_spec(DataSpec& spec, const DatasetOptions& o) {
   return w;
 }
 
-// The readers of the registry's rows.
+}  // namespace
 
 Windows open_generator_source(Dataset& d, const DatasetOptions& o) {
   return generate_for_spec(d.spec, o);
 }
 
-Windows open_hapt_source(Dataset& d, const DatasetOptions& o) {
-  // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
-  WindowingOptions wo;
-  wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
-  wo.stride = wo.length;
-  wo.transition_min_samples = std::min(wo.transition_min_samples, wo.length - 1);
-  return load_hapt_windows(d.spec.path, wo);
-}
-
-Windows open_hmp_source(Dataset& d, const DatasetOptions& o) {
-  HmpOptions ho;
-  ho.length = o.length;
-  ho.target_rate_hz = o.target_rate_hz;
-  ho.include_model_folders = o.hmp_include_model_folders;
-  Windows w = load_hmp_windows(d.spec.path, ho);
-  d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
-                    format_number(o.target_rate_hz, 6) +
-                    " Hz by their reader (linear interpolation) "
-                    "before windowing");
-  return w;
-}
-
-Windows open_npy_source(Dataset& d, const DatasetOptions& o) {
-  NpyReadOptions no;
-  no.layout = o.npy_layout;
-  no.drop_nonfinite = o.drop_nonfinite;
-  std::vector<std::string> warnings;
-  Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite, &warnings);
-  for (const std::string& line : warnings) d.notes.push_back("warning: " + line);
-  if (d.dropped_nonfinite > 0) {
-    d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
-                      " windows holding non-finite values (--drop-nonfinite)");
-  }
-  return w;
-}
-
-bool is_npy_folder(const std::string& dir) {
-  return exists(dir + "/X.npy");
-}
-
-bool is_hapt_folder(const std::string& dir) {
-  return detail::is_directory(dir + "/RawData") || exists(dir + "/labels.txt");
-}
-
-bool is_hmp_folder(const std::string& dir) {
-  if (detail::is_directory(dir + "/HMP_Dataset") || has_hmp_files(dir)) return true;
-  for (const auto& sub : detail::list_subdirs(dir)) {
-    if (has_hmp_files(dir + "/" + sub)) return true;
-  }
-  return false;
-}
+namespace {
 
 /// --sample-rate (.npy only), or the model's rate when the data states none.
 void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
@@ -558,30 +493,6 @@ void fit_to_model(Windows& w, Dataset& d, const DatasetOptions& o) {
 }
 
 }  // namespace
-
-// clang-format off
-const std::vector<FormatEntry>& format_registry() {
-  //  format                 detect          looks for                    reader
-  //                          env              default  as given  transitions  study key
-  //                          own options
-  static const std::vector<FormatEntry> rows = {
-      {DataFormat::kNpy,       is_npy_folder,  "X.npy",                     open_npy_source,
-                               nullptr,         false,   true,     false,       nullptr,
-                               "DatasetOptions::sample_rate,DatasetOptions::npy_layout"},
-      {DataFormat::kHapt,      is_hapt_folder, "RawData/ or labels.txt",    open_hapt_source,
-                               "MOCA_HAPT_DIR", true,    false,    true,        "hapt_windows",
-                               ""},
-      {DataFormat::kHmp,       is_hmp_folder,  "HMP_Dataset/ or folders of Accelerometer-*.txt",
-                                                                            open_hmp_source,
-                               "MOCA_HMP_DIR",  false,   false,    false,       nullptr,
-                               ""},
-      {DataFormat::kGenerator, nullptr,        "",                          open_generator_source,
-                               nullptr,         false,   false,    false,       nullptr,
-                               "DataOptions::synthetic_windows,DataOptions::coupling,"
-                               "DataOptions::synthetic_seed"}};
-  return rows;
-}
-// clang-format on
 
 const FormatEntry& format_entry(DataFormat format) {
   for (const FormatEntry& row : format_registry())

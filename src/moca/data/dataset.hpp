@@ -178,7 +178,7 @@ struct Dataset {
   nlohmann::json to_json() const;
 };
 
-/// One row of the data-format registry (format_registry(), the table in dataset.cpp):
+/// One row of the data-format registry (format_registry() below):
 /// everything the toolkit asks of a format. Behaviour is asked of the row, never of a format's
 /// name; adding a format is its reader (in its own file) plus one row.
 struct FormatEntry {
@@ -209,8 +209,41 @@ struct FormatEntry {
   const char* own_options;
 };
 
-/// The registry, in detection order.
-const std::vector<FormatEntry>& format_registry();
+/// Each format's detection and reader, defined in its own file (hapt.cpp, hmp.cpp,
+/// npy_windows.cpp; the generator's in dataset.cpp beside the spec grammar).
+bool is_npy_folder(const std::string& dir);
+Windows open_npy_source(Dataset& d, const DatasetOptions& o);
+bool is_hapt_folder(const std::string& dir);
+Windows open_hapt_source(Dataset& d, const DatasetOptions& o);
+bool is_hmp_folder(const std::string& dir);
+Windows open_hmp_source(Dataset& d, const DatasetOptions& o);
+Windows open_generator_source(Dataset& d, const DatasetOptions& o);
+
+/// The registry, in detection order: a format is its reader (in its own file) plus its
+/// DataFormat value and name (above) and one row here.
+// clang-format off
+inline const std::vector<FormatEntry>& format_registry() {
+  //  format                 detect          looks for                    reader
+  //                          env              default  as given  transitions  study key
+  //                          own options
+  static const std::vector<FormatEntry> rows = {
+      {DataFormat::kNpy,       is_npy_folder,  "X.npy",                     open_npy_source,
+                               nullptr,         false,   true,     false,       nullptr,
+                               "DatasetOptions::sample_rate,DatasetOptions::npy_layout"},
+      {DataFormat::kHapt,      is_hapt_folder, "RawData/ or labels.txt",    open_hapt_source,
+                               "MOCA_HAPT_DIR", true,    false,    true,        "hapt_windows",
+                               ""},
+      {DataFormat::kHmp,       is_hmp_folder,  "HMP_Dataset/ or folders of Accelerometer-*.txt",
+                                                                            open_hmp_source,
+                               "MOCA_HMP_DIR",  false,   false,    false,       nullptr,
+                               ""},
+      {DataFormat::kGenerator, nullptr,        "",                          open_generator_source,
+                               nullptr,         false,   false,    false,       nullptr,
+                               "DataOptions::synthetic_windows,DataOptions::coupling,"
+                               "DataOptions::synthetic_seed"}};
+  return rows;
+}
+// clang-format on
 
 /// The row of `format` (kAuto has none: std::logic_error).
 const FormatEntry& format_entry(DataFormat format);

@@ -8,7 +8,9 @@
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/text_file.hpp"
+#include "moca/data/dataset.hpp"
 #include "moca/data/detail/text_parse.hpp"
+#include "moca/data/resample.hpp"
 
 namespace moca::data {
 
@@ -275,6 +277,21 @@ std::vector<Recording> read_hapt_recordings(const std::string& dir) {
     if (err) std::rethrow_exception(err);
   }
   return recs;
+}
+
+// The registry's row (dataset.hpp): detection and the reader as open_dataset calls it.
+
+bool is_hapt_folder(const std::string& dir) {
+  return detail::is_directory(dir + "/RawData") || detail::path_exists(dir + "/labels.txt");
+}
+
+Windows open_hapt_source(Dataset& d, const DatasetOptions& o) {
+  // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
+  WindowingOptions wo;
+  wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
+  wo.stride = wo.length;
+  wo.transition_min_samples = std::min(wo.transition_min_samples, wo.length - 1);
+  return load_hapt_windows(d.spec.path, wo);
 }
 
 }  // namespace moca::data

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/common/text_file.hpp"
 #include "moca/data/detail/text_parse.hpp"
 
@@ -269,6 +270,39 @@ AdlTransferData adl_transfer_data(const std::string& dir, bool paper_classes,
   d.spec = "hmp:" + folder;
   d.keep_classes = paper_classes && keep_classes.empty() ? kHmpPaperClasses : keep_classes;
   return d;
+}
+
+// The registry's row (dataset.hpp): detection and the reader as open_dataset calls it.
+
+namespace {
+
+bool has_hmp_files(const std::string& dir) {
+  for (const auto& f : detail::list_files(dir))
+    if (f.rfind("Accelerometer-", 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+bool is_hmp_folder(const std::string& dir) {
+  if (detail::is_directory(dir + "/HMP_Dataset") || has_hmp_files(dir)) return true;
+  for (const auto& sub : detail::list_subdirs(dir)) {
+    if (has_hmp_files(dir + "/" + sub)) return true;
+  }
+  return false;
+}
+
+Windows open_hmp_source(Dataset& d, const DatasetOptions& o) {
+  HmpOptions ho;
+  ho.length = o.length;
+  ho.target_rate_hz = o.target_rate_hz;
+  ho.include_model_folders = o.hmp_include_model_folders;
+  Windows w = load_hmp_windows(d.spec.path, ho);
+  d.notes.push_back("HMP files are converted to g and resampled from 32 Hz to " +
+                    format_number(o.target_rate_hz, 6) +
+                    " Hz by their reader (linear interpolation) "
+                    "before windowing");
+  return w;
 }
 
 }  // namespace moca::data

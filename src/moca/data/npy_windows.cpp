@@ -12,6 +12,8 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/data/dataset.hpp"
+#include "moca/data/detail/text_parse.hpp"
 
 namespace moca::data {
 
@@ -415,6 +417,26 @@ void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteO
   }
   write_output_text(dir + "/meta.json", meta.dump(2) + "\n");
   write_npy(dir + "/X.npy", shape, x.data(), !o.float64);
+}
+
+// The registry's row (dataset.hpp): detection and the reader as open_dataset calls it.
+
+bool is_npy_folder(const std::string& dir) {
+  return detail::path_exists(dir + "/X.npy");
+}
+
+Windows open_npy_source(Dataset& d, const DatasetOptions& o) {
+  NpyReadOptions no;
+  no.layout = o.npy_layout;
+  no.drop_nonfinite = o.drop_nonfinite;
+  std::vector<std::string> warnings;
+  Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite, &warnings);
+  for (const std::string& line : warnings) d.notes.push_back("warning: " + line);
+  if (d.dropped_nonfinite > 0) {
+    d.notes.push_back("dropped " + std::to_string(d.dropped_nonfinite) +
+                      " windows holding non-finite values (--drop-nonfinite)");
+  }
+  return w;
 }
 
 }  // namespace moca::data

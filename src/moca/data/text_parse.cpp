@@ -87,4 +87,9 @@ bool is_directory(const std::string& path) {
   return stat_is(path, true);
 }
 
+bool path_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
 }  // namespace moca::data::detail

@@ -31,5 +31,7 @@ std::vector<std::string> list_files(const std::string& dir);
 std::vector<std::string> list_subdirs(const std::string& dir);
 /// True if `path` is an existing folder.
 bool is_directory(const std::string& path);
+/// True if `path` exists (a file, folder or anything else).
+bool path_exists(const std::string& path);
 
 }  // namespace moca::data::detail
