@@ -43,14 +43,6 @@ void write_json(const std::string& path, nlohmann::json& j) {
   if (!path.empty()) write_output_text(path, j.dump(2) + "\n");
 }
 
-/// The first `n` windows of `w` (all of them when n is 0 or at least w.size()).
-data::Windows first_windows(const data::Windows& w, int n) {
-  if (n <= 0 || n >= w.size()) return w;
-  std::vector<int> rows(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = i;
-  return w.subset(rows);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -303,7 +295,7 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
   if (!cmd.options.checkpoints.empty()) geometry = checkpoint_geometry(cmd.options.checkpoints[0]);
   const data::SplitSelection d =
       data::select_and_split(cmd.data, log, geometry.length, geometry.sample_rate_hz);
-  const data::Windows test = first_windows(d.test, cmd.max_windows);
+  const data::Windows test = data::first_windows(d.test, cmd.max_windows);
   log << "impute: " << test.size() << " test windows\n";
   model::ImputeOptions options = cmd.options;
   if (test.modalities.size() == 1 && options.tasks == model::ImputeOptions{}.tasks) {

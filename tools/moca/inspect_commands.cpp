@@ -137,12 +137,7 @@ nlohmann::json run_embed_map(const EmbedMapCommand& cmd, std::ostream& out, std:
   }
   const data::SplitSelection d =
       data::select_and_split(cmd.data, log, geometry.length, geometry.sample_rate_hz);
-  data::Windows test = d.test;
-  if (cmd.max_windows > 0 && cmd.max_windows < test.size()) {
-    std::vector<int> rows(static_cast<size_t>(cmd.max_windows));
-    for (int i = 0; i < cmd.max_windows; ++i) rows[static_cast<size_t>(i)] = i;
-    test = test.subset(rows);
-  }
+  const data::Windows test = data::first_windows(d.test, cmd.max_windows);
   make_folder(cmd.out_dir);
   std::vector<std::string> classes;
   for (int i = 0; i < test.size(); ++i) classes.push_back(model::class_label(test, i));

@@ -157,6 +157,13 @@ Dataset select_described(const DataOptions& options, std::ostream& log, int leng
   return d;
 }
 
+Windows first_windows(const Windows& w, int n) {
+  if (n <= 0 || n >= w.size()) return w;
+  std::vector<int> rows(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = i;
+  return w.subset(rows);
+}
+
 nlohmann::json SplitSelection::to_json() const {
   nlohmann::json j = dataset;
   j["source"] = source;

@@ -141,6 +141,10 @@ struct SplitSelection {
   nlohmann::json to_json() const;
 };
 
+/// The first `n` windows of `w` (all of them when n is 0 or at least w.size()): the programs'
+/// `--max-windows`.
+Windows first_windows(const Windows& w, int n);
+
 /// select_described(), then split(); the split's sizes on `log` ("split: ...").
 SplitSelection select_and_split(const DataOptions& options, std::ostream& log, int length = 0,
                                 double rate_hz = 0.0);

@@ -29,12 +29,7 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   const ModelGeometry geometry = checkpoint_geometry(o.checkpoint);
   const data::SplitSelection d =
       data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
-  data::Windows test = d.test;
-  if (o.max_windows > 0 && o.max_windows < test.size()) {
-    std::vector<int> rows(static_cast<size_t>(o.max_windows));
-    for (int i = 0; i < o.max_windows; ++i) rows[static_cast<size_t>(i)] = i;
-    test = test.subset(rows);
-  }
+  const data::Windows test = data::first_windows(d.test, o.max_windows);
   EncoderFeatures enc(o.checkpoint, o.inference);
   const masking::Grid grid =
       masking::make_grid(test.channels, test.length, enc.info().model.patch_length);
