@@ -289,6 +289,26 @@ TEST_CASE("check_writable_folder: an existing folder or a new one in a folder") 
   CHECK_THROWS_AS(moca::check_writable_folder(s / "file", "--out"), std::invalid_argument);
 }
 
+TEST_CASE("create_output_folder: the folder and the missing ones above it, or a clear error") {
+  Scratch s("moca_create_output_folder");
+  moca::create_output_folder(s / "a/b/c/");
+  CHECK(fs::is_directory(s / "a/b/c"));
+  CHECK_NOTHROW(moca::create_output_folder(s / "a/b"));  // an existing folder passes
+  { std::ofstream(s / "file") << "x"; }
+  CHECK_THROWS_WITH_AS(moca::create_output_folder(s / "file"),
+                       ("'" + (s / "file") + "' is not a folder").c_str(), std::runtime_error);
+  CHECK_THROWS_WITH_AS(moca::create_output_folder(s / "file/sub"),
+                       ("'" + (s / "file") + "' is not a folder").c_str(), std::runtime_error);
+  CHECK(fs::exists(s / "file"));  // nothing lost
+  if (::geteuid() != 0) {
+    fs::create_directories(s / "ro");
+    fs::permissions(s / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    CHECK_THROWS_WITH_AS(moca::create_output_folder(s / "ro/x"),
+                         doctest::Contains("cannot create folder"), std::runtime_error);
+    fs::permissions(s / "ro", fs::perms::owner_all);
+  }
+}
+
 TEST_CASE("writes_standard_output names descriptor 1 only") {
   CHECK(moca::writes_standard_output("-"));
   CHECK(moca::writes_standard_output("/dev/stdout"));

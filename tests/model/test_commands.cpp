@@ -138,8 +138,41 @@ TEST_CASE("classify, embed_views and score_data: the library names fields, the p
   CHECK(c.protocol_name() == "adl-loso");
 
   model::EmbedOptions e;
-  CHECK_THROWS_WITH_AS(e.validate(), "EmbedOptions::checkpoint is required", std::invalid_argument);
-  e.checkpoint = moca_test::shared_checkpoint();
+  CHECK_THROWS_WITH_AS(e.validate(), "EmbedOptions::checkpoints is required",
+                       std::invalid_argument);
+  e.checkpoints = {moca_test::shared_checkpoint(), moca_test::shared_checkpoint()};
+  CHECK_THROWS_WITH_AS(e.validate(),
+                       "EmbedOptions::checkpoints (2 files) must be one without "
+                       "EmbedOptions::pool or EmbedOptions::map",
+                       std::invalid_argument);
+  e.pool = model::Pool::kCls;  // the control: the pooled embeddings take several
+  e.labels = {"a"};
+  CHECK_THROWS_WITH_AS(
+      e.validate(), "EmbedOptions::labels (1 names) must be one per EmbedOptions::checkpoints (2)",
+      std::invalid_argument);
+  e.labels = {"a", "b"};
+  e.map = model::EmbedMap::kUmap;
+  e.umap.neighbors = 1;
+  CHECK_THROWS_WITH_AS(e.validate(), "UmapOptions::neighbors (1) must be >= 2",
+                       std::invalid_argument);
+  e.umap.neighbors = 15;
+  e.validate();
+  // What each mode leaves without effect: the masks' options beside --pool/--map, UMAP's with
+  // the PCA map, the pooled mode's own options for the views.
+  auto fields = [](const std::vector<UnusedOption>& u) {
+    std::vector<std::string> f;
+    for (const auto& x : u) f.push_back(x.field);
+    return f;
+  };
+  CHECK(fields(model::unused_options(e)) ==
+        std::vector<std::string>{"EmbedOptions::policy", "EmbedOptions::seed"});
+  e.map = model::EmbedMap::kPca;
+  CHECK(fields(model::unused_options(e)).size() == 6);  // + the 4 UMAP rows
+  e = model::EmbedOptions{};
+  e.checkpoints = {moca_test::shared_checkpoint()};
+  const auto views = fields(model::unused_options(e));
+  CHECK(views.size() == 7);  // --label, --pool, --map and the 4 UMAP rows
+  CHECK(views[0] == "EmbedOptions::labels");
   e.max_windows = -1;
   CHECK_THROWS_WITH_AS(e.validate(), "EmbedOptions::max_windows (-1) must be >= 0",
                        std::invalid_argument);
@@ -179,7 +212,7 @@ TEST_CASE("run_impute and run_embed on generated data") {
 
   tools::EmbedCommand emb;
   emb.options.data = synthetic(60);
-  emb.options.checkpoint = moca_test::shared_checkpoint();
+  emb.options.checkpoints = {moca_test::shared_checkpoint()};
   emb.options.out_dir = moca_test::temp_path("embed");
   emb.options.max_windows = 7;
   const auto e = tools::run_embed(emb, out, log);
@@ -326,7 +359,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
   CHECK(ij.at("data").at("modalities") == "acc=0-2,gyro=3-5,mag=6-8");
   tools::EmbedCommand emb;
   emb.options.data.data = dir;
-  emb.options.checkpoint = pre.train.checkpoint;
+  emb.options.checkpoints = {pre.train.checkpoint};
   emb.options.out_dir = moca_test::temp_path("own_npy_embed");
   emb.options.max_windows = 5;
   const auto e = tools::run_embed(emb, out, log);

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "inspect_commands.hpp"
+#include "commands.hpp"
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/random.hpp"
 #include "moca/model/eval/attention_report.hpp"
@@ -242,32 +242,38 @@ TEST_CASE("moca attention and moca embed --map: files, seeds, and errors") {
   CHECK(j["windows"][1]["cls_attention_rollout"][0].size() == 10);
   a.windows = {0, 12};
   CHECK_THROWS_WITH_AS(run_attention(a, out, log),
-                       doctest::Contains("--windows (12) must be in [0, 12)"),
+                       doctest::Contains("AttentionOptions::windows (12) must be in [0, 12)"),
                        std::invalid_argument);
+  CHECK(unused_options(a).empty());
+  a.policy.clear();  // no masks: the seed takes no effect
+  REQUIRE(unused_options(a).size() == 1);
+  CHECK(unused_options(a)[0].field == "AttentionOptions::seed");
 
-  EmbedMapCommand e;
+  EmbedCommand ec;
+  moca::model::EmbedOptions& e = ec.options;
   e.checkpoints = {ck, ck};
   e.labels = {"a", "b"};
   e.data.synthetic_windows = 60;
   e.data.split = moca::data::SplitKind::kAll;
-  e.map = "umap";
+  e.map = moca::model::EmbedMap::kUmap;
   e.umap.neighbors = 10;
   e.umap.seed = 3;
   e.out_dir = moca_test::temp_path("embed_map");
   e.png = false;
-  const auto m = run_embed_map(e, out, log);
+  const auto m = run_embed(ec, out, log);
+  CHECK(m["pool"] == "mean");  // a map without a pool: mean pooling
   CHECK(m["models"].size() == 2);
   const Eigen::MatrixXd ya = moca::read_npy_matrix(e.out_dir + "/map_a.npy");
   const Eigen::MatrixXd yb = moca::read_npy_matrix(e.out_dir + "/map_b.npy");
   CHECK(ya.rows() == 60);
   CHECK(ya == yb);    // same embeddings, same seed: same coordinates
   e.max_windows = 8;  // fewer points than neighbours
-  CHECK_THROWS_WITH_AS(run_embed_map(e, out, log),
+  CHECK_THROWS_WITH_AS(run_embed(ec, out, log),
                        doctest::Contains("neighbors (10) must be <= the number of points (8)"),
                        std::invalid_argument);
   e.max_windows = 1;
-  e.map = "pca";
-  CHECK_THROWS_WITH_AS(run_embed_map(e, out, log), doctest::Contains("points (1) must be >= 2"),
+  e.map = moca::model::EmbedMap::kPca;
+  CHECK_THROWS_WITH_AS(run_embed(ec, out, log), doctest::Contains("points (1) must be >= 2"),
                        std::invalid_argument);
 }
 

@@ -157,3 +157,33 @@ def test_bad_input_exit_2(models, tmp_path):
     assert "points (1) must be >= 2" in p.stderr
     p = _moca("embed", "--checkpoint", mae, "--pool", "max", "--out", tmp_path / "e", rc=2)
     assert "--pool (max) must be one of: cls, mean" in p.stderr
+
+
+def test_options_one_mode_leaves_inert_are_refused(models, tmp_path):
+    """A flag the chosen mode would ignore is a usage error naming the mode's flags, before any
+    file is read; each refusal's control is the same flag in the mode that uses it."""
+    d, mae, clf, X = models
+    gen = ("--synthetic-windows", "40", "--split", "all", "--threads", "1")
+    p = _moca("embed", "--checkpoint", "absent.pt", "--pool", "mean", "--seed", "3", rc=2)
+    assert "--seed (3) takes no effect: the pooled embeddings (--pool, --map)" in p.stderr
+    _moca("embed", "--checkpoint", mae, "--seed", "3", "--max-windows", "4", *gen,
+          "--out", tmp_path / "views")  # control: the views draw masks with it
+    assert (tmp_path / "views" / "Z_U.npy").exists()
+    p = _moca("embed", "--checkpoint", "absent.pt", "--map", "pca", "--neighbors", "5", rc=2)
+    assert "--neighbors (5) takes no effect: only --map umap uses it" in p.stderr
+    _moca("embed", "--checkpoint", mae, "--map", "umap", "--neighbors", "5", "--no-png", *gen,
+          "--out", tmp_path / "umap")  # control: UMAP takes it
+    assert (tmp_path / "umap" / "map_mae.npy").exists()
+    p = _moca("embed", "--checkpoint", "absent.pt", "--no-png", rc=2)
+    assert "--no-png (true) takes no effect: only a --map draws a figure" in p.stderr
+    p = _moca("embed", "--checkpoint", "a.pt", "--checkpoint", "b.pt", rc=2)
+    assert "--checkpoint (2 files) must be one without --pool or --map" in p.stderr
+    p = _moca("embed", "--checkpoint", "absent.pt", "--map", "umap", "--neighbors", "1", rc=2)
+    assert "--neighbors (1) must be >= 2" in p.stderr
+    p = _moca("attention", "--model", "absent.pt", "--windows", "0", "--seed", "2", rc=2)
+    assert "--seed (2) takes no effect: only the masks of --policy use it" in p.stderr
+    _moca("attention", "--model", mae, "--windows", "0", "--seed", "2", "--policy", "cross",
+          "--no-png", *gen, "--out", tmp_path / "att")  # control: the masks take it
+    assert (tmp_path / "att" / "attention.json").exists()
+    p = _moca("attention", "--windows", "0", rc=2)
+    assert "--model is required" in p.stderr

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "inspect_commands.hpp"
 
 namespace moca::tools {
 
@@ -49,11 +48,6 @@ Subcommand add_reconstruct_cli(CLI::App& app);
 Subcommand add_data_cli(CLI::App& app);
 /// attention (cli_inspect.cpp).
 Subcommand add_attention_cli(CLI::App& app);
-/// embed's --pool, --map, --label and UMAP flags (cli_inspect.cpp), and the command they make
-/// with embed's data, runtime, --out and --max-windows.
-void add_embed_map_options(CLI::App* app, EmbedMapCommand& m, bool& no_png);
-EmbedMapCommand embed_map_command(const EmbedCommand& views, const EmbedMapCommand& map,
-                                  bool no_png);
 
 /// Runs the first parsed subcommand of `subs` (0 when none was).
 int run_parsed(const std::vector<Subcommand>& subs);

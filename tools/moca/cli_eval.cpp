@@ -102,30 +102,21 @@ Subcommand add_impute_cli(CLI::App& app) {
 
 Subcommand add_embed_cli(CLI::App& app) {
   auto emb = std::make_shared<EmbedCommand>();
-  auto map = std::make_shared<EmbedMapCommand>();  // --pool / --map (cli_inspect.cpp)
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, no-png
   auto* e = app.add_subcommand(
       "embed", "encoder features of both views (for CCA scoring), or pooled embeddings and maps");
   add_data_options(e, emb->options.data);
   add_runtime_options(e, emb->options.inference.runtime);
-  e->add_option("--checkpoint", map->checkpoints,
-                "pre-trained MAE (views); with --pool/--map any checkpoints, side by side")
-      ->required();
   add_schema_options(e, emb->options, kEveryScope);  // model::EmbedOptions::schema
-  add_embed_map_options(e, *map, flags->second);
+  e->add_flag("--no-png", flags->second, "maps: CSV, NPY and the gnuplot script only");
   add_no_progress(e, flags->first);
-  return {e, [emb, map, flags]() {
-            if (map->map.empty() && map->pool.empty()) {
-              if (map->checkpoints.size() != 1) {
-                throw_invalid("", "--checkpoint",
-                              std::to_string(map->checkpoints.size()) + " files",
-                              "must be one without --pool or --map");
-              }
-              emb->options.checkpoint = map->checkpoints[0];
-              run_embed(*emb, std::cout, std::cerr);
-            } else {
-              run_embed_map(embed_map_command(*emb, *map, flags->second), std::cout, std::cerr);
-            }
+  after_parse(e, [e, emb] {
+    inert_fields(*e, model::unused_options(emb->options));
+    if (!emb->options.map) inert_option(*e, "--no-png", "only a --map draws a figure");
+  });
+  return {e, [emb, flags]() {
+            emb->options.png = !flags->second;
+            run_embed(*emb, std::cout, std::cerr);
             return 0;
           }};
 }

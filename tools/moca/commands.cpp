@@ -327,12 +327,23 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
 
 // ---------------------------------------------------------------------------------------------
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log) {
-  nlohmann::json j = model::embed_views(cmd.options, log);
   const std::string& dir = cmd.options.out_dir;
+  if (cmd.options.pooled()) {
+    nlohmann::json j = model::embed_maps(cmd.options, out, log);
+    write_json(dir + "/embed.json", j);
+    return j;
+  }
+  nlohmann::json j = model::embed_views(cmd.options, log);
   write_json(dir + "/embed.json", j);
   out << "embed: " << j.at("windows").get<int>() << " windows x " << j.at("dim").get<int>()
       << " features per view (" << j.at("policy").get<std::string>() << ") -> " << dir
       << "/Z_U.npy, Z_M.npy\n";
+  return j;
+}
+
+nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std::ostream& log) {
+  nlohmann::json j = model::attention_reports(cmd, out, log);
+  write_json(cmd.out_dir + "/attention.json", j);
   return j;
 }
 

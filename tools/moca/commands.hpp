@@ -17,6 +17,7 @@
 #include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/dist/run_context.hpp"
+#include "moca/model/eval/attention_report.hpp"
 #include "moca/model/eval/classify.hpp"
 #include "moca/model/eval/downstream.hpp"
 #include "moca/model/eval/embed_views.hpp"
@@ -115,7 +116,13 @@ nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostr
 struct EmbedCommand {
   model::EmbedOptions options;
 };
+/// The views' features (model::embed_views) or, with --pool/--map, the pooled embeddings and
+/// their maps (model::embed_maps); embed.json beside them.
 nlohmann::json run_embed(const EmbedCommand& cmd, std::ostream& out, std::ostream& log);
+
+/// moca attention: model::attention_reports, and attention.json beside the reports.
+using AttentionCommand = model::AttentionOptions;
+nlohmann::json run_attention(const AttentionCommand& cmd, std::ostream& out, std::ostream& log);
 
 /// moca reconstruct (on the test part)
 struct ReconstructCommand {

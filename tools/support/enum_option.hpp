@@ -6,15 +6,18 @@
 /// is a usage error listing the choices.
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "moca/common/enum_names.hpp"
 
 namespace moca::tools {
 
-template <typename E, std::size_t N>
-CLI::Option* add_enum_option(CLI::App* app, const std::string& flag, E& value,
+/// `value` is an E, or a std::optional<E> that stays unset unless the flag is given.
+template <typename T, typename E, std::size_t N>
+CLI::Option* add_enum_option(CLI::App* app, const std::string& flag, T& value,
                              const EnumName<E> (&table)[N], const std::string& help) {
   std::string names;
   for (const auto& row : table) names += (names.empty() ? "" : " | ") + std::string(row.name);
@@ -30,7 +33,12 @@ CLI::Option* add_enum_option(CLI::App* app, const std::string& flag, E& value,
         }
       },
       help.empty() ? names : help);
-  opt->default_str(enum_name(table, value));
+  if constexpr (std::is_same_v<T, E>) {
+    opt->default_str(enum_name(table, value));
+  } else {
+    static_assert(std::is_same_v<T, std::optional<E>>, "an enum or an optional enum");
+    if (value) opt->default_str(enum_name(table, *value));
+  }
   return opt;
 }
 

@@ -26,6 +26,13 @@ struct FlagAlias {
   std::string alias;  ///< the other name ("--batch-size")
 };
 
+namespace schema_flags_detail {
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+}  // namespace schema_flags_detail
+
 /// The visitor behind add_schema_options.
 class SchemaFlags {
  public:
@@ -39,7 +46,7 @@ class SchemaFlags {
     const std::string text = help(row), names = this->names(row);
     if constexpr (std::is_same_v<T, bool>) {
       app_->add_flag(names, field, text);
-    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    } else if constexpr (schema_flags_detail::is_vector<T>::value) {
       CLI::Option* opt = app_->add_option(names, field, text);
       if (row.comma_list) opt->delimiter(',');                            // a,b,c or repeated
       if (!row.comma_list && !field.empty()) opt->capture_default_str();  // the items as given
@@ -54,8 +61,9 @@ class SchemaFlags {
     }
   }
 
-  template <class E, std::size_t N>
-  void operator()(E& field, const Option& row, const EnumName<E> (&table)[N]) const {
+  /// An enum, or a std::optional enum (unset unless given).
+  template <class T, class E, std::size_t N>
+  void operator()(T& field, const Option& row, const EnumName<E> (&table)[N]) const {
     if (!takes(row)) return;
     add_field_flag(row.field(), row.flag);
     add_enum_option(app_, names(row), field, table, row.help);
@@ -97,8 +105,8 @@ class RowFlags {
   void operator()(const T&, const Option& row) {
     if (row.scope == scope_) flags_.emplace_back(row.flag);
   }
-  template <class E, std::size_t N>
-  void operator()(const E&, const Option& row, const EnumName<E> (&)[N]) {
+  template <class T, class E, std::size_t N>
+  void operator()(const T&, const Option& row, const EnumName<E> (&)[N]) {
     if (row.scope == scope_) flags_.emplace_back(row.flag);
   }
   const std::vector<std::string>& flags() const { return flags_; }

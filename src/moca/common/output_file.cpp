@@ -315,6 +315,25 @@ void check_writable_folder(const std::string& path, const std::string& flag, boo
   check_folder(flag, path, dir);
 }
 
+void create_output_folder(const std::string& path) {
+  if (path.empty()) throw std::invalid_argument("create_output_folder(): empty path");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw std::runtime_error("'" + path + "' is not a folder");
+    return;
+  }
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const std::string parent = dir_of(p);
+  if (parent != p && parent != "." && parent != "/") create_output_folder(parent);
+  if (::mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw std::runtime_error("cannot create folder '" + path + "': " + std::strerror(errno));
+  }
+  if (::stat(p.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw std::runtime_error("'" + path + "' is not a folder");
+  }
+}
+
 bool writes_standard_output(const std::string& path) {
   if (path.empty()) return false;
   try {

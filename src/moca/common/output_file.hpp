@@ -64,6 +64,10 @@ void check_writable(const std::string& path, const std::string& flag);
 /// nothing.
 void check_writable_folder(const std::string& path, const std::string& flag, bool parents = false);
 
+/// Creates the output folder `path` and any missing folders above it (mode 0755); an existing
+/// folder passes. Throws std::runtime_error naming the path and the cause: "cannot create folder
+/// 'out/x': Permission denied", or "'out/x' is not a folder" for another kind of file.
+void create_output_folder(const std::string& path);
 /// True when `path` names the process's standard output (`-`, /dev/stdout, /dev/fd/1,
 /// /proc/self/fd/1, or a symbolic link to one of them): a program whose result file is standard
 /// output prints its human-readable report on standard error instead, so that standard output

@@ -1,9 +1,5 @@
 #include "moca/data/augment.hpp"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
@@ -126,10 +122,7 @@ Windows write_synthetic_transitions(const Windows& base, int n, std::uint64_t se
                                     const std::string& dir) {
   std::vector<SpliceRecord> rec;
   Windows w = synthetic_transitions(base, n, seed, &rec);
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw std::runtime_error("write_synthetic_transitions(): cannot create '" + dir +
-                             "': " + std::strerror(errno));
-  }
+  create_output_folder(dir);
   NpyWriteOptions o;
   write_windows_npy(w, dir, o);
   std::string csv = "index,first,second,lambda,s1,s2\n";

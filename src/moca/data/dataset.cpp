@@ -1,9 +1,6 @@
 #include "moca/data/dataset.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +12,7 @@
 #include "moca/common/enum_names.hpp"
 #include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
+#include "moca/common/output_file.hpp"
 #include "moca/data/detail/text_parse.hpp"
 #include "moca/data/hmp.hpp"
 #include "moca/data/npy_windows.hpp"
@@ -611,10 +609,7 @@ std::string describe_dataset(const Dataset& d) {
 
 void export_dataset(const Windows& w, const std::string& dir) {
   w.validate("export_dataset()");
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw std::runtime_error("cannot create folder '" + dir + "'");
-  }
-  if (!detail::is_directory(dir)) throw std::runtime_error("'" + dir + "' is not a folder");
+  create_output_folder(dir);
   NpyWriteOptions o;
   o.layout = NpyLayout::kChannelsFirst;
   o.labels_as_strings = !w.class_names.empty();

@@ -81,20 +81,21 @@ double clip4(double v) {
 }  // namespace
 
 void UmapOptions::validate() const {
-  const std::string w = "UmapOptions::validate()";
-  if (neighbors < 2) throw_invalid(w, "neighbors", std::to_string(neighbors), "must be >= 2");
+  check_ranges(*this);
   if (!(min_dist >= 0.0) || !(spread > 0.0) || !(min_dist <= spread)) {
-    throw_invalid(w, "min_dist", std::to_string(min_dist),
+    throw_invalid("", "UmapOptions::min_dist", std::to_string(min_dist),
                   "must be in [0, spread] with spread (" + std::to_string(spread) + ") > 0");
   }
-  if (epochs < 0) throw_invalid(w, "epochs", std::to_string(epochs), "must be >= 0 (0 = auto)");
   if (negative_samples < 0) {
-    throw_invalid(w, "negative_samples", std::to_string(negative_samples), "must be >= 0");
+    throw_invalid("", "UmapOptions::negative_samples", std::to_string(negative_samples),
+                  "must be >= 0");
   }
   if (!(learning_rate > 0.0)) {
-    throw_invalid(w, "learning_rate", std::to_string(learning_rate), "must be > 0");
+    throw_invalid("", "UmapOptions::learning_rate", std::to_string(learning_rate), "must be > 0");
   }
-  if (threads < 0) throw_invalid(w, "threads", std::to_string(threads), "must be >= 0");
+  if (threads < 0) {
+    throw_invalid("", "UmapOptions::threads", std::to_string(threads), "must be >= 0");
+  }
 }
 
 KnnGraph exact_knn(const Eigen::MatrixXd& x, int k, int threads) {

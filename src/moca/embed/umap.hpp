@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
+
 namespace moca::embed {
 
 /// The most points umap_layout() accepts (exact kNN: 20000 points of dimension 192 take about
@@ -32,8 +34,23 @@ struct UmapOptions {
   double learning_rate = 1.0;  ///< initial SGD step
   std::uint64_t seed = 0;      ///< the layout's random numbers
   int threads = 0;             ///< kNN search threads; 0 = hardware threads
-  /// std::invalid_argument naming the field, its value and the rule.
+  /// std::invalid_argument naming the field (`UmapOptions::neighbors`), its value and the rule.
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp): `moca embed --map umap`'s flags. The curve's
+  /// spread, the negative samples and the learning rate keep umap-learn's defaults; the threads
+  /// are the program's --threads.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* U = "UmapOptions";
+    v(o.neighbors,
+      Option{U, "neighbors", "--neighbors", "UMAP k (counting the point)", Range::at_least(2)});
+    v(o.min_dist, Option{U, "min_dist", "--min-dist", "UMAP min_dist", Range::any(), kEveryScope,
+                         "in [0, spread], spread 1"});
+    v(o.epochs,
+      Option{U, "epochs", "--umap-epochs", "0 = 500 (n <= 10000) or 200", Range::at_least(0)});
+    v(o.seed, Option{U, "seed", "--map-seed", "UMAP layout seed"});
+  }
 };
 
 /// The k nearest other points of every row of X (Euclidean), nearest first, ties by index.

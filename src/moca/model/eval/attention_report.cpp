@@ -1,10 +1,14 @@
 #include "moca/model/eval/attention_report.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <memory>
 #include <sstream>
 
 #include "moca/common/gnuplot.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/masking/make_policy.hpp"
+#include "moca/model/eval/protocol.hpp"
 #include "moca/model/eval/reconstruct.hpp"
 
 namespace moca::model {
@@ -159,6 +163,90 @@ nlohmann::json write_attention_report(const WindowAttention& a, const data::Wind
     add(script, heat_map_script(a, windows, names, rollout_grid, signal_csv, title, tmp));
     run_gnuplot(script, tmp, out, "moca attention");
     j["files"].push_back(out);
+  }
+  return j;
+}
+
+void AttentionOptions::validate() const {
+  if (model.empty()) {
+    throw std::invalid_argument("AttentionOptions::model is required (a moca checkpoint)");
+  }
+  if (windows.empty()) {
+    throw std::invalid_argument("AttentionOptions::windows is required (test-window indices)");
+  }
+  check_ranges(*this);
+  runtime.validate();
+  data.validate();
+}
+
+std::vector<UnusedOption> unused_options(const AttentionOptions& o) {
+  if (!o.policy.empty()) return {};
+  return {{"AttentionOptions::seed", "only the masks of AttentionOptions::policy use it"}};
+}
+
+nlohmann::json attention_reports(const AttentionOptions& o, std::ostream& out, std::ostream& log) {
+  o.validate();
+  check_writable_folder(o.out_dir, "AttentionOptions::out_dir", true);
+  const ModelGeometry geometry = checkpoint_geometry(o.model);
+  const data::SplitSelection d =
+      data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
+  for (int w : o.windows) {
+    if (w < 0 || w >= d.test.size()) {
+      throw_invalid("", "AttentionOptions::windows", std::to_string(w),
+                    "must be in [0, " + std::to_string(d.test.size()) + ") (the test windows)");
+    }
+  }
+  InferenceOptions inference;
+  inference.runtime = o.runtime;
+  EncoderInspector inspector(o.model, inference);
+  const auto& info = inspector.info();
+  std::unique_ptr<masking::MaskPolicy> policy;
+  if (!o.policy.empty()) {
+    masking::PolicyContext context;
+    context.pilot = &d.test;
+    policy = masking::make_policy(
+        o.policy, masking::make_grid(d.test.channels, d.test.length, info.model.patch_length),
+        context);
+  }
+  create_output_folder(o.out_dir);
+  nlohmann::json j;
+  j["command"] = "attention";
+  j["data"] = d.to_json();
+  j["model"] = o.model;
+  j["kind"] = info.kind;
+  j["layers"] = info.model.depth;
+  j["heads"] = info.model.num_heads;
+  j["channels"] = channel_labels(d.test);
+  j["patches"] = info.model.patches();
+  j["patch_length"] = info.model.patch_length;
+  j["policy"] = policy ? policy->spec() : "none (every token enters)";
+  j["seed"] = o.seed;
+  j["definitions"] = {
+      {"weights",
+       "per layer and head softmax(q k^T / sqrt(head dim)) from an explicit "
+       "inspection pass; rows: queries, 0 = cls, 1 + t = grid token t"},
+      {"cls", "the cls row (head mean): every moca encoder, MAE or classifier, has a cls token"},
+      {"received", "mean over the cls and visible query rows of a token's column (head mean)"},
+      {"rollout", "Abnar & Zuidema 2020: product over layers of 0.5 I + 0.5 head-mean"}};
+  j["windows"] = nlohmann::json::array();
+  const std::string model_name = std::filesystem::path(o.model).stem().string();
+  for (int w : o.windows) {
+    masking::Mask mask;
+    if (policy) mask = masking::window_mask(*policy, o.seed, w, d.test.window(w));
+    const WindowAttention a = inspector.attention(d.test, w, policy ? &mask : nullptr);
+    const std::string cls = class_label(d.test, w);
+    const std::string prefix = o.out_dir + "/window_" + std::to_string(w);
+    const std::string title = model_name + " (" + info.kind + "), test window " +
+                              std::to_string(w) + (cls.empty() ? "" : " - " + cls);
+    nlohmann::json r = write_attention_report(a, d.test, w, prefix, title, o.png);
+    r["window"] = w;
+    r["label"] = d.test.labels(w);
+    r["class"] = cls;
+    if (policy) r["mask"] = mask.to_string();
+    j["windows"].push_back(r);
+    out << "attention: test window " << w << (cls.empty() ? "" : " (" + cls + ")") << ": "
+        << a.layers << " layers x " << a.heads << " heads over " << a.size() << " tokens -> "
+        << prefix << "_*.csv" << (o.png ? ", .png" : "") << "\n";
   }
   return j;
 }

@@ -1,9 +1,6 @@
 #include "moca/model/eval/embed_views.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -17,20 +14,52 @@
 namespace moca::model {
 
 void EmbedOptions::validate() const {
-  if (checkpoint.empty()) throw std::invalid_argument("EmbedOptions::checkpoint is required");
+  if (checkpoints.empty()) throw std::invalid_argument("EmbedOptions::checkpoints is required");
+  if (!pooled() && checkpoints.size() != 1) {
+    throw_invalid("", "EmbedOptions::checkpoints", std::to_string(checkpoints.size()) + " files",
+                  "must be one without EmbedOptions::pool or EmbedOptions::map");
+  }
+  if (!labels.empty() && labels.size() != checkpoints.size()) {
+    throw_invalid(
+        "", "EmbedOptions::labels", std::to_string(labels.size()) + " names",
+        "must be one per EmbedOptions::checkpoints (" + std::to_string(checkpoints.size()) + ")");
+  }
   check_ranges(*this);
+  if (map == EmbedMap::kUmap) umap.validate();
   inference.runtime.validate();
   data.validate();
+}
+
+std::vector<UnusedOption> unused_options(const EmbedOptions& o) {
+  std::vector<UnusedOption> unused;
+  const std::string views =
+      "the pooled embeddings (EmbedOptions::pool, EmbedOptions::map) take "
+      "every token and draw no masks";
+  const std::string pooled =
+      "only the pooled embeddings use it (EmbedOptions::pool or "
+      "EmbedOptions::map)";
+  for (const Option& row : option_rows<EmbedOptions>()) {
+    if (row.scope == kViewsScope && o.pooled()) unused.push_back({row.field(), views});
+    if (row.scope == kPooledScope && !o.pooled()) unused.push_back({row.field(), pooled});
+  }
+  if (o.map != EmbedMap::kUmap) {
+    for (const Option& row : option_rows<embed::UmapOptions>()) {
+      unused.push_back({row.field(), "only EmbedOptions::map umap uses it"});
+    }
+  }
+  return unused;
 }
 
 nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   o.validate();
   check_writable_folder(o.out_dir, "EmbedOptions::out_dir");
-  const ModelGeometry geometry = checkpoint_geometry(o.checkpoint);
+  if (o.pooled()) throw std::invalid_argument("embed_views(): the options ask for embed_maps()");
+  const std::string& checkpoint = o.checkpoints.front();
+  const ModelGeometry geometry = checkpoint_geometry(checkpoint);
   const data::SplitSelection d =
       data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
   const data::Windows test = data::first_windows(d.test, o.max_windows);
-  EncoderFeatures enc(o.checkpoint, o.inference);
+  EncoderFeatures enc(checkpoint, o.inference);
   const masking::Grid grid =
       masking::make_grid(test.channels, test.length, enc.info().model.patch_length);
   masking::PolicyContext context;
@@ -44,9 +73,7 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
     mask_text << cells << "\n";
   }
   const ViewFeatures f = enc.view_features(test, masks);
-  if (::mkdir(o.out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw std::runtime_error("cannot create folder " + o.out_dir);
-  }
+  create_output_folder(o.out_dir);
   auto save = [&](const std::string& name, const Eigen::MatrixXd& m) {
     Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
     write_npy(o.out_dir + "/" + name, {r.rows(), r.cols()}, r.data());
@@ -60,7 +87,7 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   nlohmann::json j;
   j["command"] = "embed";
   j["data"] = d.to_json();
-  j["checkpoint"] = o.checkpoint;
+  j["checkpoint"] = checkpoint;
   j["policy"] = policy->spec();
   j["seed"] = o.seed;
   j["windows"] = test.size();
