@@ -183,6 +183,20 @@ TEST_CASE("classify, embed_views and score_data: the library names fields, the p
   e.inference.batch_size = 1;
   e.validate();
 
+  model::ImputeDataOptions imp;
+  CHECK(imp.data.split == data::SplitKind::kRandom);  // impute's default split
+  imp.max_windows = -1;
+  CHECK_THROWS_WITH_AS(imp.validate(), "ImputeDataOptions::max_windows (-1) must be >= 0",
+                       std::invalid_argument);
+  imp.max_windows = 0;
+  imp.validate();  // the control
+
+  model::PredictOptions pr;
+  CHECK_THROWS_WITH_AS(pr.validate(), "PredictOptions::model is required (a classifier checkpoint)",
+                       std::invalid_argument);
+  pr.model = "clf.pt";
+  pr.validate();  // the control (the file is read by predict_data)
+
   masking::DataScoreOptions k;
   k.samples = 2;
   CHECK_THROWS_WITH_AS(k.validate(), "DataScoreOptions::samples (2) must be >= 3",
@@ -199,11 +213,11 @@ TEST_CASE("classify, embed_views and score_data: the library names fields, the p
 TEST_CASE("run_impute and run_embed on generated data") {
   ::unsetenv("MOCA_HAPT_DIR");
   tools::ImputeCommand imp;
-  imp.data = synthetic(60);
-  imp.options.checkpoints = {moca_test::shared_checkpoint()};
-  imp.options.mice.iterations = 2;
-  imp.options.mice.draws = 1;
-  imp.max_windows = 10;
+  imp.options.data = synthetic(60);
+  imp.options.impute.checkpoints = {moca_test::shared_checkpoint()};
+  imp.options.impute.mice.iterations = 2;
+  imp.options.impute.mice.draws = 1;
+  imp.options.max_windows = 10;
   std::ostringstream out, log;
   const auto j = tools::run_impute(imp, out, log);
   CHECK(j.at("data").at("evaluated_windows") == 10);
@@ -349,11 +363,11 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
 
   // impute (3 groups: the sensor task runs) and embed on the same folder.
   tools::ImputeCommand imp;
-  imp.data.data = dir;
-  imp.options.checkpoints = {pre.train.checkpoint};
-  imp.options.mice.iterations = 1;
-  imp.options.mice.draws = 1;
-  imp.max_windows = 6;
+  imp.options.data.data = dir;
+  imp.options.impute.checkpoints = {pre.train.checkpoint};
+  imp.options.impute.mice.iterations = 1;
+  imp.options.impute.mice.draws = 1;
+  imp.options.max_windows = 6;
   const auto ij = tools::run_impute(imp, out, log);
   CHECK(ij.at("table").at("tasks").size() == 4);
   CHECK(ij.at("data").at("modalities") == "acc=0-2,gyro=3-5,mag=6-8");

@@ -402,6 +402,12 @@ def test_shared_option_messages_name_the_programs_flag(tmp_path, program, bad):
     (("moca", "pretrain"), "--batch-shards", "-1", "must be in [0, 1024]"),
     (("moca", "pretrain"), "--dist-timeout", "-1", "must be in (0, 604800]"),
     (("moca", "embed", "--checkpoint", "m.pt"), "--threads", "-1", "must be in [0, 1024]"),
+    # attention's, embed's maps' and impute's rows (it said `run_impute(): max_windows`)
+    (("moca", "impute"), "--max-windows", "-1", "must be >= 0"),
+    (("moca", "embed", "--checkpoint", "m.pt", "--map", "umap"), "--umap-epochs", "-1",
+     "must be >= 0"),
+    (("moca", "attention", "--model", "m.pt", "--windows", "0"), "--threads", "-1",
+     "must be in [0, 1024]"),
 ])
 def test_impute_reconstruct_import_ranges_name_the_flag(tmp_path, program, flag, value, rule):
     name, *head = program

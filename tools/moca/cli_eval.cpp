@@ -31,15 +31,11 @@ Subcommand add_predict_cli(CLI::App& app) {
   auto no_progress = std::make_shared<bool>(false);
   auto* p = app.add_subcommand(
       "predict", "apply a kept classifier (linprobe/finetune --save-model) to every window");
-  add_data_options(p, c->data, /*split=*/false);
-  add_runtime_options(p, c->runtime);
-  p->add_option("--model", c->model, "classifier checkpoint (--save-model)")->required();
+  add_data_options(p, c->options.data, /*split=*/false);
+  add_runtime_options(p, c->options.runtime);
+  add_schema_options(p, c->options, kEveryScope);  // model::PredictOptions::schema
   p->add_option("--out", c->out_csv,
                 "CSV window,subject,predicted[,truth][,p_<class>...]; default: stdout");
-  p->add_flag("--proba", c->proba, "one probability column per class");
-  add_enum_option(p, "--match-channels", c->match_channels, model::kChannelMatchNames,
-                  "name (the classifier's input channels by name) | position (the data's "
-                  "channel i is the classifier's input channel i)");
   p->add_option("--json", c->json, "summary JSON file (metrics when the data has labels)");
   add_no_progress(p, *no_progress);
   return {p, [c]() {
@@ -82,19 +78,16 @@ Subcommand add_import_cli(CLI::App& app) {
 Subcommand add_impute_cli(CLI::App& app) {
   auto imp = std::make_shared<ImputeCommand>();
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, baselines
-  imp->data.split = data::SplitKind::kRandom;
-  model::ImputeOptions& o = imp->options;
+  model::ImputeDataOptions& o = imp->options;
   auto* i = app.add_subcommand("impute", "the four imputation tasks: models and baselines");
-  add_data_options(i, imp->data);
-  add_runtime_options(i, o.inference.runtime);
-  add_schema_options(i, o, kEveryScope);  // model::ImputeOptions::schema
+  add_data_options(i, o.data);
+  add_runtime_options(i, o.impute.inference.runtime);
+  add_schema_options(i, o, kEveryScope);  // model::ImputeDataOptions::schema
   i->add_flag("--no-baselines", flags->second, "skip linear, nearest and MICE");
-  i->add_option("--max-windows", imp->max_windows, "first N test windows (0 = all)")
-      ->capture_default_str();
   i->add_option("--json", imp->json, "result JSON file");
   add_no_progress(i, flags->first);
   return {i, [imp, flags]() {
-            imp->options.baselines = !flags->second;
+            imp->options.impute.baselines = !flags->second;
             run_impute(*imp, report_stream(imp->json), std::cerr);
             return 0;
           }};

@@ -156,28 +156,7 @@ nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
-namespace {
-
-// A subject's printable name: its pid string, its id, or empty when unknown.
-std::string subject_text(const data::Windows& w, int i) {
-  const int s = w.subjects(i);
-  if (s < 0) return "";
-  if (s < static_cast<int>(w.subject_names.size())) return w.subject_names[static_cast<size_t>(s)];
-  return std::to_string(s);
-}
-
-// A CSV field: quoted when it holds a comma, quote or line break.
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string q = "\"";
-  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-}  // namespace
-
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log) {
-  if (cmd.model.empty()) throw std::invalid_argument("run_predict(): --model is required");
   check_writable(cmd.out_csv, "--out");
   check_writable(cmd.json, "--json");
   const bool csv_to_stdout = cmd.out_csv.empty() || writes_standard_output(cmd.out_csv);
@@ -185,79 +164,15 @@ nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::os
     throw_invalid("", "--json", cmd.json,
                   "is standard output, which carries the predictions CSV; give --out FILE");
   }
-  const model::Classifier clf(cmd.model, cmd.runtime);
-  const model::ClassifierSpec& spec = clf.spec();
-  const ModelGeometry geometry{spec.length, spec.sample_rate_hz};
-  const data::Dataset ds =
-      data::select_described(cmd.data, log, geometry.length, geometry.sample_rate_hz);
-  std::vector<std::string> notes;
-  const bool by_position = cmd.match_channels == model::ChannelMatch::kPosition;
-  const data::Windows w = model::prepare_windows(
-      spec,
-      by_position ? model::channels_by_position(ds.windows, spec.input_channels, &notes)
-                  : ds.windows,
-      &notes);
-  for (const auto& n : notes) log << "predict: " << n << "\n";
-  bool labelled = false;
-  for (int i = 0; i < w.size(); ++i) labelled = labelled || w.labels(i) >= 0;
-  const std::vector<int> truth =
-      labelled ? model::labels_as_classifier_ids(spec, w) : std::vector<int>{};
-  Eigen::MatrixXd proba;
-  const std::vector<int> pred = clf.predict(w, cmd.proba ? &proba : nullptr);
-  std::ostringstream csv;
-  csv << "window,subject,predicted" << (labelled ? ",truth" : "");
-  if (cmd.proba)
-    for (const auto& c : spec.class_names) csv << "," << csv_field("p_" + c);
-  csv << "\n" << std::setprecision(9);
-  for (int i = 0; i < w.size(); ++i) {
-    csv << i << "," << csv_field(subject_text(w, i)) << ","
-        << csv_field(spec.class_names[static_cast<size_t>(pred[static_cast<size_t>(i)])]);
-    if (labelled) {
-      const int t = truth[static_cast<size_t>(i)];
-      csv << "," << (t >= 0 ? csv_field(spec.class_names[static_cast<size_t>(t)]) : "");
-    }
-    if (cmd.proba)
-      for (Eigen::Index k = 0; k < proba.cols(); ++k) csv << "," << proba(i, k);
-    csv << "\n";
-  }
-  std::ostream& report = csv_to_stdout ? log : out;
+  model::Prediction p = model::predict_data(cmd.options, log);
   if (cmd.out_csv.empty()) {
-    out << csv.str();
+    out << p.csv;
   } else {
-    write_output_text(cmd.out_csv, csv.str());
+    write_output_text(cmd.out_csv, p.csv);
   }
-  nlohmann::json j;
-  j["command"] = "predict";
-  j["model"] = cmd.model;
-  j["data"] = ds.to_json();
-  j["data"]["source"] = ds.spec.to_string();
-  j["windows"] = w.size();
-  j["class_names"] = spec.class_names;
-  j["input_channels"] = spec.input_channels;
-  j["notes"] = notes;
-  std::vector<long> counts(spec.class_names.size(), 0);
-  for (int p : pred) ++counts[static_cast<size_t>(p)];
-  j["predicted_counts"] = counts;
-  report << "predict: " << w.size() << " windows (" << ds.spec.to_string() << ") with " << cmd.model
-         << "\n";
-  std::vector<int> t_known, p_known;
-  for (size_t i = 0; i < truth.size(); ++i) {
-    if (truth[i] < 0) continue;
-    t_known.push_back(truth[i]);
-    p_known.push_back(pred[i]);
-  }
-  if (!t_known.empty()) {
-    const auto m = model::classification_metrics(t_known, p_known, clf.classes());
-    j["metrics"] = model::to_json(m);
-    report << model::confusion_table(m, spec.class_names);
-    report << std::fixed << std::setprecision(2) << "top-1 " << 100 * m.accuracy << " %, macro-F1 "
-           << 100 * m.macro_f1 << " %, balanced accuracy " << 100 * m.balanced_accuracy << " % ("
-           << m.n << " labelled windows)\n";
-  } else {
-    report << "predict: no labels in the data; predictions only\n";
-  }
-  write_json(cmd.json, j);
-  return j;
+  (csv_to_stdout ? log : out) << p.report;
+  write_json(cmd.json, p.json);
+  return p.json;
 }
 
 nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out) {
@@ -286,43 +201,11 @@ nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostr
 // ---------------------------------------------------------------------------------------------
 nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostream& log) {
   cmd.options.validate();
-  if (cmd.max_windows < 0) {
-    throw std::invalid_argument("run_impute(): max_windows (" + std::to_string(cmd.max_windows) +
-                                ") must be >= 0");
-  }
   check_writable(cmd.json, "--json");
-  ModelGeometry geometry{0, 0.0, 0};  // (no checkpoint: the command's length at 50 Hz)
-  if (!cmd.options.checkpoints.empty()) geometry = checkpoint_geometry(cmd.options.checkpoints[0]);
-  const data::SplitSelection d =
-      data::select_and_split(cmd.data, log, geometry.length, geometry.sample_rate_hz);
-  const data::Windows test = data::first_windows(d.test, cmd.max_windows);
-  log << "impute: " << test.size() << " test windows\n";
-  model::ImputeOptions options = cmd.options;
-  if (test.modalities.size() == 1 && options.tasks == model::ImputeOptions{}.tasks) {
-    // The default task list's sensor task masks one modality against the others.
-    options.tasks.erase(
-        std::remove_if(options.tasks.begin(), options.tasks.end(),
-                       [](const std::string& t) { return t.rfind("sensor", 0) == 0; }),
-        options.tasks.end());
-    log << "impute: the data has one modality group (" << test.modalities[0].name
-        << "): the sensor task (one modality kept) is left out\n";
-  }
-  const auto table = model::evaluate_imputation(options, test, log);
-  nlohmann::json j;
-  j["command"] = "impute";
-  j["data"] = d.to_json();
-  j["data"]["evaluated_windows"] = test.size();
-  j["seed"] = cmd.options.seed;
-  j["mice"] = {{"iterations", cmd.options.mice.iterations},
-               {"draws", cmd.options.mice.draws},
-               {"ridge", cmd.options.mice.ridge},
-               {"posterior", cmd.options.mice.posterior}};
-  j["table"] = table.to_json();
-  write_json(cmd.json, j);
-  out << "imputation error on masked samples (" << test.size() << " test windows, " << d.source
-      << ")\n"
-      << table.to_text();
-  return j;
+  model::ImputeResult r = model::impute_data(cmd.options, log);
+  write_json(cmd.json, r.json);
+  out << r.text;
+  return r.json;
 }
 
 // ---------------------------------------------------------------------------------------------

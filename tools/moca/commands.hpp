@@ -22,7 +22,9 @@
 #include "moca/model/eval/downstream.hpp"
 #include "moca/model/eval/embed_views.hpp"
 #include "moca/model/eval/imputation.hpp"
+#include "moca/model/eval/impute_data.hpp"
 #include "moca/model/eval/interop.hpp"
+#include "moca/model/eval/predict.hpp"
 #include "moca/model/eval/protocol.hpp"
 #include "moca/model/eval/reconstruct.hpp"
 #include "moca/model/train/pretrain.hpp"
@@ -69,19 +71,13 @@ struct MetricsCommand {
 };
 nlohmann::json run_metrics(const MetricsCommand& cmd, std::ostream& out);
 
-/// moca predict: a kept classifier (linprobe/finetune --save-model) applied to every window of
-/// --data, prepared as its training windows were (rate and length of the checkpoint, its input
-/// channels by name). Labels are optional; when present the metrics of `moca metrics` follow.
+/// moca predict: model::predict_data and its outputs.
 struct PredictCommand {
-  DataOptions data;
-  std::string model;  ///< classifier checkpoint
+  model::PredictOptions options;
   /// CSV window,subject,predicted[,truth][,p_<class>...]; empty = on `out` (the report then
   /// goes to `log`).
   std::string out_csv;
-  bool proba = false;  ///< one probability column per class
-  model::ChannelMatch match_channels = model::ChannelMatch::kName;
   std::string json;  ///< summary JSON; empty = none
-  model::RuntimeOptions runtime;
 };
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log);
 
@@ -104,9 +100,7 @@ nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostr
 
 /// moca impute
 struct ImputeCommand {
-  DataOptions data;
-  model::ImputeOptions options;
-  int max_windows = 0;  ///< evaluate on the first N test windows; 0 = all
+  model::ImputeDataOptions options;
   std::string json;
 };
 nlohmann::json run_impute(const ImputeCommand& cmd, std::ostream& out, std::ostream& log);
