@@ -174,6 +174,14 @@ def test_data_window_cuts_recordings_with_known_answers(tmp_path):
     # an unstated rate is a usage error, and so is a file without the label column
     r = _run("moca", "data", "window", "--from", str(rec), "--out", "x", cwd=tmp_path)
     assert r.returncode == 2 and "--sample-rate is required" in r.stderr
+    # the windowing's rows name their flags (they said `RecordingWindowOptions::validate()`)
+    for flag, value, rule in (("--sample-rate", "-1", "must be > 0"),
+                              ("--window-seconds", "0", "must be > 0"),
+                              ("--stride-seconds", "-1", "must be >= 0")):
+        rate = [] if flag == "--sample-rate" else ["--sample-rate", "10"]
+        r = _run("moca", "data", "window", "--from", str(rec), *rate, flag, value, "--out", "x",
+                 cwd=tmp_path)
+        assert r.returncode == 2 and f"moca: {flag} ({value}) {rule}" in r.stderr, r.stderr
     (rec / "s3.csv").write_text("time,x,y,z,activity\n0,1,2,3,walk\n")
     r = _run("moca", "data", "window", "--from", str(rec), "--sample-rate", "10", "--out", "x",
              cwd=tmp_path)

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "cli.hpp"
-#include "enum_option.hpp"
 #include "moca/common/error_text.hpp"
 #include "run_cli.hpp"
 #include "schema_options.hpp"
@@ -145,54 +144,16 @@ Subcommand add_data_cli(CLI::App& app) {
   di->add_option("--json", ins->json, "result JSON file");
   auto* de = dat->add_subcommand("export", "write any source as an ssl-wearables .npy folder");
   add_data_options(de, exp->data);
-  de->add_option("--out", exp->out_dir, "output folder (created)")->required();
-  de->add_option("--transitions", exp->transitions,
-                 "export N Algorithm-1 transitions from the training part of the split "
-                 "(--split, default random 7:3) instead")
-      ->capture_default_str();
-  de->add_option("--seed", exp->seed, "seed of the transitions")->capture_default_str();
+  add_schema_options(de, *exp, kEveryScope);  // data::ExportOptions::schema
   auto win = std::make_shared<DataWindowCommand>();
   auto* dw = dat->add_subcommand(
       "window", "cut continuous labelled recordings (one CSV per subject) into an .npy folder");
-  dw->add_option("--from", win->from,
-                 "folder of recordings: one .csv or .csv.gz per subject, a header row, a label "
-                 "column, one numeric column per channel")
-      ->required();
-  dw->add_option("--sample-rate", win->options.sample_rate_hz, "the recordings' rate in Hz")
-      ->required();
-  dw->add_option("--window-seconds", win->options.window_seconds, "window length")
-      ->capture_default_str();
-  dw->add_option("--stride-seconds", win->options.stride_seconds,
-                 "step between windows (0 = the window length)")
-      ->capture_default_str();
-  dw->add_option("--label-column", win->options.label_column,
-                 "label column (default: annotation, else label)");
-  dw->add_option("--time-column", win->options.time_column, "time-stamp column, dropped if present")
-      ->capture_default_str();
-  add_enum_option(dw, "--label-rule", win->options.rule, data::kLabelRuleNames,
-                  "majority | transition (two labels each over --transition-seconds -> "
-                  "'transition')");
-  dw->add_option("--transition-seconds", win->options.transition_seconds,
-                 "transition rule: a label covers a window above this many seconds")
-      ->capture_default_str();
-  dw->add_option("--out", win->out_dir, "output folder (created)")->required();
+  add_schema_options(dw, *win, kEveryScope);  // data::WindowExportOptions::schema
   add_no_progress(di, *no_progress);
   add_no_progress(de, *no_progress);
   add_no_progress(dw, *no_progress);
-  after_parse(de, [de, exp] {
-    if (exp->transitions != 0) return;
-    for (const char* flag :
-         {"--split", "--train-fraction", "--split-seed", "--folds", "--fold", "--seed"}) {
-      inert_option(*de, flag,
-                   "it chooses the --transitions spliced, and without --transitions every "
-                   "window is exported as it is");
-    }
-  });
-  after_parse(dw, [dw, win] {
-    if (win->options.rule != data::LabelRule::kTransition) {
-      inert_option(*dw, "--transition-seconds", "only --label-rule transition uses it");
-    }
-  });
+  after_parse(de, [de, exp] { inert_fields(*de, data::unused_options(*exp)); });
+  after_parse(dw, [dw, win] { inert_fields(*dw, data::unused_options(win->windowing)); });
   return {dat, [ins, exp, win, di, dw]() {
             if (di->parsed()) {
               run_data_inspect(*ins, report_stream(ins->json), std::cerr);

@@ -17,7 +17,6 @@
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/random.hpp"
-#include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/hmp.hpp"
 #include "moca/data/splits.hpp"
@@ -389,54 +388,15 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
 }
 
 nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, std::ostream& log) {
-  if (cmd.out_dir.empty()) throw std::invalid_argument("run_data_export(): --out is required");
-  if (cmd.transitions < 0) {
-    throw std::invalid_argument("run_data_export(): --transitions (" +
-                                std::to_string(cmd.transitions) + ") must be >= 0");
-  }
-  check_writable_folder(cmd.out_dir, "--out");
-  const data::Dataset d = data::select_described(cmd.data, log);
-  data::Windows w = d.windows;
-  std::string what = "windows";
-  if (cmd.transitions > 0) {
-    // from the training part of the split the flags select (--split, --train-fraction,
-    // --split-seed, --folds, --fold; by default the random 7:3 split), which were ignored before
-    w = data::synthetic_transitions(data::split(w, cmd.data).first, cmd.transitions, cmd.seed);
-    what = "Algorithm-1 transitions (seed " + std::to_string(cmd.seed) + ")";
-    w.modalities = d.windows.modalities;
-  }
-  data::export_dataset(w, cmd.out_dir);
-  nlohmann::json j = d.to_json();
-  j["command"] = "data export";
-  j["exported"] = what;
-  j["exported_windows"] = w.size();
-  j["out"] = cmd.out_dir;
-  out << "export: " << w.size() << " " << what << " of " << d.spec.to_string() << " (" << w.channels
-      << " x " << w.length << " at " << w.sample_rate_hz << " Hz, modalities "
-      << data::format_modalities(w.modalities) << ") -> " << cmd.out_dir
-      << "/X.npy, Y.npy, pid.npy, meta.json\n";
-  return j;
+  const data::ExportResult r = data::export_selection(cmd, log);
+  out << r.summary;
+  return r.json;
 }
 
 nlohmann::json run_data_window(const DataWindowCommand& cmd, std::ostream& out) {
-  if (cmd.from.empty()) throw std::invalid_argument("run_data_window(): --from is required");
-  if (cmd.out_dir.empty()) throw std::invalid_argument("run_data_window(): --out is required");
-  check_writable_folder(cmd.out_dir, "--out");
-  data::RecordingWindowOptions o = cmd.options;
-  data::Windows w = data::window_recordings(cmd.from, o);
-  w.modalities = data::groups_from_names(w.channel_names);
-  data::export_dataset(w, cmd.out_dir);
-  nlohmann::json j = {{"command", "data window"}, {"from", cmd.from},
-                      {"windows", w.size()},      {"channels", w.channel_names},
-                      {"classes", w.class_names}, {"subjects", w.subject_names},
-                      {"length", w.length},       {"sample_rate_hz", w.sample_rate_hz},
-                      {"out", cmd.out_dir}};
-  out << "window: " << w.size() << " windows of " << w.channels << " x " << w.length << " at "
-      << moca::format_number(w.sample_rate_hz, 6) << " Hz from " << w.subject_names.size()
-      << " recordings in " << cmd.from << ", " << w.class_names.size() << " classes -> "
-      << cmd.out_dir << "/X.npy, Y.npy, pid.npy, meta.json\n";
-  out << data::class_count_table(w);
-  return j;
+  const data::ExportResult r = data::window_recordings_to_folder(cmd);
+  out << r.summary;
+  return r.json;
 }
 
 }  // namespace moca::tools

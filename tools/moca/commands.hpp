@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "moca/data/dataset.hpp"
-#include "moca/data/recordings.hpp"
+#include "moca/data/export.hpp"
 #include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/dist/run_context.hpp"
@@ -134,24 +134,13 @@ struct DataInspectCommand {
 nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out,
                                 std::ostream& log);
 
-/// moca data export: any source as an ssl-wearables folder (X.npy, Y.npy, pid.npy, meta.json).
-struct DataExportCommand {
-  DataOptions data;
-  std::string out_dir;
-  /// > 0: export this many Algorithm-1 synthetic transitions built from the windows' random 7:3
-  /// training split instead of the windows.
-  int transitions = 0;
-  std::uint64_t seed = 0;  ///< seed of the transitions
-};
+/// moca data export: any source as an ssl-wearables folder (data::export_selection).
+using DataExportCommand = data::ExportOptions;
 nlohmann::json run_data_export(const DataExportCommand& cmd, std::ostream& out, std::ostream& log);
 
 /// moca data window: continuous labelled recordings (one CSV / .csv.gz per subject) cut into
-/// windows (data::window_recordings) and written as an ssl-wearables folder.
-struct DataWindowCommand {
-  std::string from;  ///< folder of recordings
-  data::RecordingWindowOptions options;
-  std::string out_dir;
-};
+/// windows and written as an ssl-wearables folder (data::window_recordings_to_folder).
+using DataWindowCommand = data::WindowExportOptions;
 nlohmann::json run_data_window(const DataWindowCommand& cmd, std::ostream& out);
 
 }  // namespace moca::tools

@@ -14,23 +14,22 @@
 namespace moca::data {
 
 void RecordingWindowOptions::validate() const {
-  const std::string w = "RecordingWindowOptions::validate(): ";
-  auto positive = [&](double v, const char* name) {
-    if (!(v > 0.0) || !std::isfinite(v)) {
-      throw_invalid("", w + name + " (" + format_number(v, 6) + ") must be > 0");
-    }
-  };
-  if (!(sample_rate_hz > 0.0) || !std::isfinite(sample_rate_hz)) {
-    throw_invalid("", w + "sample_rate_hz (" + format_number(sample_rate_hz, 6) +
-                          ") must be > 0: state the recordings' rate (--sample-rate)");
+  if (sample_rate_hz == 0.0) {
+    throw std::invalid_argument(
+        "RecordingWindowOptions::sample_rate_hz is required (the recordings' rate; never "
+        "assumed)");
   }
-  positive(window_seconds, "window_seconds");
-  if (stride_seconds != 0.0) positive(stride_seconds, "stride_seconds");
-  if (rule == LabelRule::kTransition) positive(transition_seconds, "transition_seconds");
+  check_ranges(*this);
   if (std::lround(window_seconds * sample_rate_hz) < 2) {
-    throw_invalid("", w + "window_seconds (" + format_number(window_seconds, 6) +
-                          ") is under two samples at " + format_number(sample_rate_hz, 6) + " Hz");
+    throw_invalid("", "RecordingWindowOptions::window_seconds", format_number(window_seconds, 6),
+                  "is under two samples at " + format_number(sample_rate_hz, 6) + " Hz");
   }
+}
+
+std::vector<UnusedOption> unused_options(const RecordingWindowOptions& o) {
+  if (o.rule == LabelRule::kTransition) return {};
+  return {{"RecordingWindowOptions::transition_seconds",
+           "only RecordingWindowOptions::rule transition uses it"}};
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "moca/common/enum_names.hpp"
+#include "moca/common/option_schema.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::data {
@@ -34,9 +35,36 @@ struct RecordingWindowOptions {
   std::string time_column = "time";  ///< dropped when present (not a channel)
   LabelRule rule = LabelRule::kMajority;
   double transition_seconds = 1.2;  ///< kTransition: "covers" = more than this many seconds
-  /// Throws std::invalid_argument naming the field, its value and the rule.
+  /// Throws std::invalid_argument naming the field (`RecordingWindowOptions::window_seconds`),
+  /// its value and the rule.
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp): `moca data window`'s flags.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* R = "RecordingWindowOptions";
+    v(o.sample_rate_hz, Option{R, "sample_rate_hz", "--sample-rate",
+                               "the recordings' rate in Hz (required)", Range::above(0)});
+    v(o.window_seconds,
+      Option{R, "window_seconds", "--window-seconds", "window length", Range::above(0)});
+    v(o.stride_seconds, Option{R, "stride_seconds", "--stride-seconds",
+                               "step between windows (0 = the window length)", Range::at_least(0)});
+    v(o.label_column, Option{R, "label_column", "--label-column",
+                             "label column (default: annotation, else label)"});
+    v(o.time_column,
+      Option{R, "time_column", "--time-column", "time-stamp column, dropped if present"});
+    v(o.rule,
+      Option{R, "rule", "--label-rule",
+             "majority | transition (two labels each over --transition-seconds -> 'transition')"},
+      kLabelRuleNames);
+    v(o.transition_seconds,
+      Option{R, "transition_seconds", "--transition-seconds",
+             "transition rule: a label covers a window above this many seconds", Range::above(0)});
+  }
 };
+
+/// The options that the others leave without effect: transition_seconds beside the majority rule.
+std::vector<UnusedOption> unused_options(const RecordingWindowOptions& options);
 
 /// The windows of every `*.csv` / `*.csv.gz` file of `dir` (sorted by name; subject i is file i,
 /// named after the file without its extension), channels named after their columns, labels
