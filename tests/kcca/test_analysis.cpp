@@ -99,8 +99,8 @@ TEST_CASE("kcca_analysis_files: the files' analysis equals the in-memory one and
   const auto j = moca::kcca::to_json(f);
   CHECK(j["inputs"]["u"] == u);
   CHECK(j["inputs"]["m"] == m);
-  CHECK_THROWS_WITH_AS(moca::kcca::kcca_analysis_files(o, "", m), "--u and --m are required",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(moca::kcca::kcca_analysis_files(o, "", m),
+                       "the files of views u and m are required", std::invalid_argument);
   std::filesystem::remove_all(dir);
 }
 
@@ -108,9 +108,10 @@ TEST_CASE("kcca_analysis: every error path names the option") {
   Eigen::MatrixXd U, M;
   shared_views(20, U, M);
   AnalysisOptions o;
-  CHECK_THROWS_WITH_AS(kcca_analysis(o, U, M.topRows(10)),
-                       "--u has 20 rows, --m has 10 (the views must have the same number of rows)",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      kcca_analysis(o, U, M.topRows(10)),
+      "view u has 20 rows, view m has 10 (the views must have the same number of rows)",
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(kcca_analysis(o, U.topRows(2), M.topRows(2)), "need at least 3 rows (got 2)",
                        std::invalid_argument);
   o.components = 21;

@@ -13,8 +13,6 @@ namespace {
 constexpr FieldFlag kFieldFlags[] = {
     // masking::ScoreRunOptions (kcca_score)
     {"ScoreRunOptions::schemes",       "--scheme"},  // not a schema row (split_spec_list)
-    // model::EncoderFeatures / inspection (moca embed, attention)
-    {"PoolMode",                       "--pool"},
 };
 // clang-format on
 

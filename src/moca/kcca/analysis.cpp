@@ -60,7 +60,7 @@ Eigen::MatrixXd sub_gram(const Eigen::MatrixXd& K, const std::vector<Eigen::Inde
 /// The views' row counts agree and there are at least 3 rows.
 void check_views(const Eigen::MatrixXd& U, const Eigen::MatrixXd& M) {
   if (U.rows() != M.rows()) {
-    throw_invalid("", "--u has " + std::to_string(U.rows()) + " rows, --m has " +
+    throw_invalid("", "view u has " + std::to_string(U.rows()) + " rows, view m has " +
                           std::to_string(M.rows()) +
                           " (the views must have the same number of rows)");
   }
@@ -371,7 +371,9 @@ AnalysisResult kcca_analysis(const AnalysisOptions& options, const Eigen::Matrix
 
 AnalysisResult kcca_analysis_files(const AnalysisOptions& options, const std::string& u_path,
                                    const std::string& m_path) {
-  if (u_path.empty() || m_path.empty()) throw_invalid("", "--u and --m are required");
+  if (u_path.empty() || m_path.empty()) {
+    throw_invalid("", "the files of views u and m are required");
+  }
   options.validate();
   const auto t0 = std::chrono::steady_clock::now();
   const Eigen::MatrixXd U = read_matrix(u_path);
