@@ -25,20 +25,14 @@ void CouplingSweepOptions::validate() const {
   }
   for (double c : couplings) {
     if (!(c >= 0.0 && c <= 1.0)) {
-      throw std::invalid_argument(f + "coupling (" + masking::format_number(c) +
+      throw std::invalid_argument(f + "couplings (" + masking::format_number(c) +
                                   ") must be in [0, 1]");
     }
   }
-  if (samples < 3) {
-    throw std::invalid_argument(f + "samples (" + std::to_string(samples) + ") must be >= 3");
-  }
+  check_ranges(*this);  // samples, ratio, patch_length (the scorer's: score.validate())
   if (schemes.size() < 2) {
     throw std::invalid_argument(f + "schemes has " + std::to_string(schemes.size()) +
                                 " specs; give at least 2 (the first two are compared)");
-  }
-  if (!(ratio > 0.0 && ratio < 1.0)) {
-    throw std::invalid_argument(f + "ratio (" + masking::format_number(ratio) +
-                                ") must be in (0, 1)");
   }
   if (features.empty()) throw std::invalid_argument(f + "features is empty");
   for (const auto& n : features) {
@@ -47,10 +41,6 @@ void CouplingSweepOptions::validate() const {
     }
   }
   score.validate();
-  if (patch_length < 1) {
-    throw std::invalid_argument(f + "patch_length (" + std::to_string(patch_length) +
-                                ") must be >= 1");
-  }
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/masking/policy_score.hpp"
 
 namespace moca::sim {
@@ -38,6 +39,37 @@ struct CouplingSweepOptions {
   std::string json;             ///< output file; empty = none
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
+  /// The options a user sets (option_schema.hpp): coupling_sweep's flags, in their order. The
+  /// scorer's rows (owner ScoreOptions: the library's messages name them so) carry this study's
+  /// help and no range: score.validate() checks them by ScoreOptions::schema. The lists keep each
+  /// given text whole (list_flags.hpp); --no-cross-modal is the program's own switch.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* C = "CouplingSweepOptions";
+    constexpr const char* S = "ScoreOptions";
+    const Range any = Range::any();
+    v(o.couplings,
+      Option{C, "couplings", "--couplings", "coupling values in [0, 1] (space-separated)", any,
+             kEveryScope, nullptr, Surface::kBoth, false});
+    v(o.samples, Option{C, "samples", "--samples", "windows per coupling", Range::at_least(3)});
+    v(o.schemes,
+      Option{C, "schemes", "--scheme", "comma-separated policy specs (first two compared)", any,
+             kEveryScope, nullptr, Surface::kBoth, false});
+    v(o.ratio, Option{C, "ratio", "--ratio", "mask ratio for specs without one",
+                      Range::between(0, 1, true, true)});
+    v(o.features, Option{C, "features", "--features", "comma-separated: raw, patch-mean", any,
+                         kEveryScope, nullptr, Surface::kBoth, false});
+    v(o.score.estimator, Option{S, "estimator", "--estimator", "cca | kcca"},
+      masking::kEstimatorNames);
+    v(o.score.pca, Option{S, "pca", "--pca", "principal components per view"});
+    v(o.score.draws, Option{S, "draws", "--draws", "mask draws"});
+    v(o.patch_length,
+      Option{C, "patch_length", "--patch-length", "samples per patch", Range::at_least(1)});
+    v(o.data_seed, Option{C, "data_seed", "--data-seed", "generator seed"});
+    v(o.score.seed, Option{S, "seed", "--seed", "seed of the mask draws"});
+    v(o.score.threads, Option{S, "threads", "--threads", "OpenMP threads (0 = default)"});
+    v(o.json, Option{C, "json", "--json", "write results as JSON to this file"});
+  }
   /// The sweep's scorer defaults: masking::ScoreOptions with 10 draws.
   static masking::ScoreOptions default_score() {
     masking::ScoreOptions s;

@@ -1,0 +1,29 @@
+#pragma once
+/// \file list_flags.hpp
+/// The studies' comma-separated list flags (--scheme, --policies, --features, --settings) as
+/// schema rows of a std::vector<std::string> (option_schema.hpp). Their rows are declared with
+/// comma_list = false, so CLI11 keeps each given text whole (policy specs hold commas of their
+/// own: "adaptive:base=sync,beta=5") and the program splits the joined texts as the flag always
+/// did (masking::split_spec_list: spaces trimmed, an empty item refused naming the flag).
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace moca::sim {
+
+/// The items joined by commas ("cross,sync"), as the flag takes them.
+inline std::string join_list(const std::vector<std::string>& items) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i) text += (i == 0 ? "" : ",") + items[i];
+  return text;
+}
+
+/// Shows the list's default in --help (`--scheme TEXT=cross,sync`) and writes it in
+/// --print-config (`scheme = "cross,sync"`) as one comma-separated text, as the flag takes it
+/// (a vector's default would read `[cross,sync]` and be written as a list).
+inline void show_list_default(CLI::App& app, const std::string& flag,
+                              const std::vector<std::string>& items) {
+  app.get_option(flag)->default_str(join_list(items));
+}
+
+}  // namespace moca::sim
