@@ -20,9 +20,7 @@ void SimulationStudyOptions::validate() const {
       "SimulationStudyOptions::";  // fields, which the program names by their flags
   data.validate();
   if (schemes.empty()) throw std::invalid_argument(f + "schemes is empty; give at least one");
-  if (!(ratio > 0.0 && ratio < 1.0)) {
-    throw std::invalid_argument(f + "ratio (" + std::to_string(ratio) + ") must be in (0, 1)");
-  }
+  check_ranges(*this);  // ratio, patch_length (the scorer's: score.validate())
   if (features.empty()) throw std::invalid_argument(f + "features is empty");
   for (const auto& name : features) {
     if (name == "encoder") {
@@ -38,10 +36,6 @@ void SimulationStudyOptions::validate() const {
     }
   }
   score.validate();
-  if (patch_length < 1) {
-    throw std::invalid_argument(f + "patch_length (" + std::to_string(patch_length) +
-                                ") must be >= 1");
-  }
   for (double r : ratio_sweep) {
     if (!(r > 0.0 && r < 1.0)) {
       throw std::invalid_argument(f + "ratio_sweep value (" + std::to_string(r) +

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/masking/feature_map.hpp"
 #include "moca/masking/policy_score.hpp"
 #include "study_data.hpp"
@@ -51,6 +52,39 @@ struct SimulationStudyOptions {
   std::string json;  ///< output file; empty = none
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp): simulation_study's flags besides the data
+  /// group (add_study_data_flags), in their order. --checkpoint is the encoder's source; the
+  /// program makes the encoder from it. The scorer's rows (owner ScoreOptions: the library's
+  /// messages name them so) carry this study's help and no range: score.validate() checks them
+  /// by ScoreOptions::schema. The lists keep each given text whole (list_flags.hpp);
+  /// --no-leak-checks and --no-cross-modal are the program's own switches.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* M = "SimulationStudyOptions";
+    constexpr const char* S = "ScoreOptions";
+    const Range any = Range::any();
+    v(o.schemes, Option{M, "schemes", "--scheme", "comma-separated policy specs", any, kEveryScope,
+                        nullptr, Surface::kBoth, false});
+    v(o.ratio, Option{M, "ratio", "--ratio", "mask ratio for specs without one",
+                      Range::between(0, 1, true, true)});
+    v(o.features, Option{M, "features", "--features", "comma-separated: raw, patch-mean, encoder",
+                         any, kEveryScope, nullptr, Surface::kBoth, false});
+    v(o.encoder_source, Option{M, "encoder_source", "--checkpoint",
+                               "pre-trained MoCA checkpoint (for encoder features)"});
+    v(o.score.estimator, Option{S, "estimator", "--estimator", "cca | kcca"},
+      masking::kEstimatorNames);
+    v(o.score.pca, Option{S, "pca", "--pca", "principal components per view"});
+    v(o.score.draws, Option{S, "draws", "--draws", "mask draws"});
+    v(o.patch_length,
+      Option{M, "patch_length", "--patch-length", "samples per patch", Range::at_least(1)});
+    v(o.ratio_sweep,
+      Option{M, "ratio_sweep", "--ratio-sweep", "also score the schemes at these ratios", any,
+             kEveryScope, "each in (0, 1)", Surface::kBoth, false});
+    v(o.score.seed, Option{S, "seed", "--seed", "seed of the mask draws"});
+    v(o.score.threads, Option{S, "threads", "--threads", "OpenMP threads (0 = default)"});
+    v(o.json, Option{M, "json", "--json", "write results as JSON to this file"});
+  }
 };
 
 /// The paper's reported values (encoder features, PCA 50, n = 1000).
