@@ -20,11 +20,7 @@ void BoundCheckOptions::validate() const {
   if (checkpoint.empty()) throw std::invalid_argument(f + "checkpoint is empty; give --checkpoint");
   data.validate();
   if (policies.empty()) throw std::invalid_argument(f + "policies is empty");
-  if (!(c > 0.0))
-    throw std::invalid_argument(f + "c (" + masking::format_number(c) + ") must be > 0");
-  if (threads < 0) {
-    throw std::invalid_argument(f + "threads (" + std::to_string(threads) + ") must be >= 0");
-  }
+  check_ranges(*this);  // c, threads
 }
 
 namespace {

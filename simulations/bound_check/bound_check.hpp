@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "study_data.hpp"
 
 namespace moca::sim {
@@ -41,6 +42,20 @@ struct BoundCheckOptions {
   std::string json;        ///< output file; empty = none
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp): bound_check's flags besides the data group
+  /// (add_study_data_flags). --policies keeps each given text whole (list_flags.hpp).
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* B = "BoundCheckOptions";
+    v(o.checkpoint, Option{B, "checkpoint", "--checkpoint", "pre-trained MoCA checkpoint"});
+    v(o.policies, Option{B, "policies", "--policies", "comma-separated policy specs", Range::any(),
+                         kEveryScope, nullptr, Surface::kBoth, false});
+    v(o.c, Option{B, "c", "--c", "norm of the normalised outputs", Range::above(0)});
+    v(o.seed, Option{B, "seed", "--seed", "mask seed"});
+    v(o.threads, Option{B, "threads", "--threads", "threads (0 = default)", Range::at_least(0)});
+    v(o.json, Option{B, "json", "--json", "write results as JSON to this file"});
+  }
 };
 
 /// The Remark's quantities for one policy.
