@@ -7,21 +7,23 @@
 #include <string>
 #include <vector>
 
+#include "list_flags.hpp"
 #include "moca/common/output_file.hpp"
 #include "run_cli.hpp"
+#include "schema_options.hpp"
 #include "transfer_study.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::TransferStudyOptions o;
   std::vector<std::string> models, data, sets;
-  std::string settings = "lp,ft";
   bool no_scratch = false, no_control = false;
   CLI::App app{
       "transfer_study: models pre-trained elsewhere, linear-probed (lp) and fine-tuned (ft) on "
       "named data sets with subject-wise folds (the paper's Table 2); resumable (run the same "
       "command again), --jobs in parallel, --shard K/N for SLURM job arrays, --report rebuilds "
       "report.md/report.json/figures from the ledgers"};
-  app.add_option("--out", o.out, "output folder (ledger, units/, report, figures/)")->required();
+  // Locals, parsed after the parse: --model into `models` (NAME, CHECKPOINT), --data and --set
+  // into `data` (TransferDataSet; the --set keys are DatasetOptions' and TransferDataSet's rows).
   app.add_option("--model", models,
                  "NAME=CHECKPOINT, repeatable, in table order (scratch is the supervised "
                  "baseline's name)");
@@ -33,34 +35,16 @@ int main(int argc, char** argv) {
                  "sample-rate, channel-names, segment, keep-classes, npy-layout, "
                  "drop-nonfinite, protocol (auto|random|subject-kfold|loso), folds, "
                  "match-channels (name|position), input-seconds, paper (appendix column)");
-  app.add_option("--settings", settings, "comma-separated: lp, ft")->capture_default_str();
+  moca::tools::add_schema_options(&app, o, moca::kEveryScope);  // TransferStudyOptions::schema
+  app.get_option("--out")->required();
+  moca::sim::show_list_default(app, "--settings", o.settings);
+  // Locals: a row on scratch or control would add --scratch / --control beside the --no- switch
+  // (--x,!--no-x) and say its help the other way round.
   app.add_flag("--no-scratch", no_scratch, "leave out the supervised baseline (scratch)");
-  app.add_option("--scratch-preset", o.scratch_preset, "the supervised baseline's architecture")
-      ->capture_default_str();
   app.add_flag("--no-control", no_control,
                "leave out the shuffled-label linear probe (first model) per data set");
-  app.add_option("--lp-epochs", o.lp_epochs, "linear-probe epochs")->capture_default_str();
-  app.add_option("--ft-epochs", o.ft_epochs, "fine-tuning epochs")->capture_default_str();
-  app.add_option("--scratch-epochs", o.scratch_epochs, "supervised baseline epochs")
-      ->capture_default_str();
-  app.add_option("--split-seed", o.split_seed, "seed of the subject folds")->capture_default_str();
-  app.add_option("--seed", o.seed, "seed of the heads, batch order and drop path")
-      ->capture_default_str();
-  app.add_option("--label-fraction", o.label_fraction,
-                 "share of each training fold's labels, per class (at least one each)")
-      ->capture_default_str();
-  app.add_option("--jobs", o.jobs, "units at once (threads are split between them)")
-      ->capture_default_str();
-  app.add_option("--threads", o.threads, "threads in all (0 = cores)")->capture_default_str();
-  app.add_option("--max-units", o.max_units,
-                 "stop after this many new units (-1 = no limit); run again to resume")
-      ->capture_default_str();
-  app.add_option("--shard", o.shard,
-                 "K/N: run this share of the units (a SLURM array task; default "
-                 "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else 1/1) into "
-                 "ledger.shard-K-of-N.jsonl; --report merges the shards");
-  app.add_flag("--report", o.report, "only rebuild the report from the ledgers");
-  app.add_option("--worker-unit", o.worker_unit)->group("");  // internal
+  // internal (the study's worker processes), hidden: no rows
+  app.add_option("--worker-unit", o.worker_unit)->group("");
   app.add_option("--worker-threads", o.worker_threads)->group("");
   return moca::tools::run_cli("transfer_study", app, argc, argv, [&] {
     moca::check_writable_folder(o.out, "--out", true);
@@ -72,10 +56,10 @@ int main(int argc, char** argv) {
     }
     for (const std::string& d : data) o.data.push_back(moca::sim::parse_transfer_data(d));
     moca::sim::apply_data_settings(o.data, sets);
+    // the given texts, split at each comma as the flag always did (list_flags.hpp)
+    std::istringstream in(moca::sim::join_list(o.settings));
     o.settings.clear();
-    std::string item;
-    std::istringstream in(settings);
-    while (std::getline(in, item, ',')) o.settings.push_back(item);
+    for (std::string item; std::getline(in, item, ',');) o.settings.push_back(item);
     o.scratch = !no_scratch;
     o.control = !no_control;
     if (!o.worker_unit.empty()) {

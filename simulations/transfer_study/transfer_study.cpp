@@ -34,16 +34,6 @@ bool valid_name(const std::string& name) {
   });
 }
 
-double parse_double(const std::string& text, const std::string& what) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument(what + " (" + text + ") must be a number");
-}
-
 /// A data set's protocol: auto (empty) or a model::Protocol name.
 std::optional<model::Protocol> parse_protocol(const std::string& text, const std::string& what) {
   if (text == "auto") return std::nullopt;
@@ -51,13 +41,6 @@ std::optional<model::Protocol> parse_protocol(const std::string& text, const std
     if (text == row.name) return row.value;
   throw std::invalid_argument(what + " (" + text + ") must be one of: auto, " +
                               enum_choices(model::kProtocolNames));
-}
-
-int parse_int(const std::string& text, const std::string& what) {
-  const double v = parse_double(text, what);
-  if (v != std::floor(v) || std::abs(v) > 1e9)
-    throw std::invalid_argument(what + " (" + text + ") must be a whole number");
-  return static_cast<int>(v);
 }
 
 /// The paper's appendix tables (fine-tuning and linear-probing settings per data set).
@@ -114,6 +97,15 @@ std::invalid_argument data_error(const TransferDataSet& d, std::string message) 
   return std::invalid_argument(text);
 }
 
+/// A message of check_ranges about data set `d`'s own options (`TransferDataSet::folds`) with
+/// them written as this program sets them (`--set NAME.folds`).
+std::invalid_argument own_error(const TransferDataSet& d, std::string message) {
+  for (const Option& row : option_rows<TransferDataSet>()) {
+    message = replace_all(std::move(message), row.field(), "--set " + d.name + "." + flag_key(row));
+  }
+  return std::invalid_argument(message);
+}
+
 std::vector<std::string> paper_column_names() {
   std::vector<std::string> names;
   for (const PaperColumn& c : kPaperColumns) names.emplace_back(c.name);
@@ -165,8 +157,8 @@ const std::vector<std::string>& transfer_data_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k;
     for (const Option& row : option_rows<data::DatasetOptions>()) k.push_back(transfer_key(row));
-    for (const char* own : {"protocol", "folds", "match-channels", "input-seconds", "paper"})
-      k.emplace_back(own);
+    k.emplace_back("protocol");
+    for (const Option& row : option_rows<TransferDataSet>()) k.push_back(flag_key(row));
     return k;
   }();
   return keys;
@@ -212,21 +204,14 @@ void apply_data_settings(std::vector<TransferDataSet>& sets,
     TransferDataSet& d = *it;
     const std::string what = "--set " + name + "." + key;
     // the data options by their schema (DatasetOptions::schema), then the study's own keys
+    // (protocol, then TransferDataSet::schema)
     if (key != "data-format" &&
         set_option_text(d.dataset, key == "format" ? "data-format" : key, value, what)) {
       continue;
     }
     if (key == "protocol") {
       d.protocol = parse_protocol(value, what);
-    } else if (key == "folds") {
-      d.folds = parse_int(value, what);
-    } else if (key == "match-channels") {
-      d.match_channels = parse_enum(model::kChannelMatchNames, value, what);
-    } else if (key == "input-seconds") {
-      d.input_seconds = parse_double(value, what);
-    } else if (key == "paper") {
-      d.paper = value;
-    } else {
+    } else if (!set_option_text(d, key, value, what)) {
       const std::string near = nearest_name(key, transfer_data_keys());
       throw std::invalid_argument("--set (" + item + "): unknown key " + key +
                                   (near.empty() ? "" : " (did you mean " + near + "?)"));
@@ -261,11 +246,11 @@ void TransferStudyOptions::validate() const {
     if (!data_names.insert(d.name).second)
       throw std::invalid_argument("--data: the name " + d.name + " is used twice");
     const std::string p = "--set " + d.name + ".";
-    if (d.folds < 2)
-      throw std::invalid_argument(p + "folds (" + std::to_string(d.folds) + ") must be >= 2");
-    if (!(d.input_seconds >= 0.0))
-      throw std::invalid_argument(p + "input-seconds (" + format_number(d.input_seconds) +
-                                  ") must be >= 0");
+    try {
+      check_ranges(d);  // folds, input-seconds
+    } catch (const std::invalid_argument& e) {
+      throw own_error(d, e.what());
+    }
     if (!d.paper.empty() && d.paper != "none" && !paper_column(d)) {
       throw std::invalid_argument(p + "paper (" + d.paper + ") must be none or one of: " + [] {
         std::string s;
@@ -286,20 +271,7 @@ void TransferStudyOptions::validate() const {
       throw std::invalid_argument("--settings (" + s + ") must be lp or ft");
     if (!seen.insert(s).second) throw std::invalid_argument("--settings: " + s + " is named twice");
   }
-  for (const auto& [what, v] : {std::pair<const char*, int>{"--lp-epochs", lp_epochs},
-                                {"--ft-epochs", ft_epochs},
-                                {"--scratch-epochs", scratch_epochs}}) {
-    if (v < 1)
-      throw std::invalid_argument(std::string(what) + " (" + std::to_string(v) + ") must be >= 1");
-  }
-  if (!(label_fraction > 0.0 && label_fraction <= 1.0))
-    throw std::invalid_argument("--label-fraction (" + format_number(label_fraction) +
-                                ") must be in (0, 1]");
-  if (jobs < 1) throw std::invalid_argument("--jobs (" + std::to_string(jobs) + ") must be >= 1");
-  if (threads < 0)
-    throw std::invalid_argument("--threads (" + std::to_string(threads) + ") must be >= 0");
-  if (max_units < -1)
-    throw std::invalid_argument("--max-units (" + std::to_string(max_units) + ") must be >= -1");
+  check_ranges(*this);  // epochs, label fraction, jobs, threads, max units
   parse_shard(shard, "--shard");
 }
 

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include <optional>
+
+#include "moca/common/option_schema.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/model/eval/downstream.hpp"
 #include "moca/model/eval/protocol.hpp"
@@ -40,6 +42,26 @@ struct TransferDataSet {
   std::string paper;
   nlohmann::json to_json() const;
   void set_json(const nlohmann::json& j);
+
+  /// The study's own `--set NAME.KEY=VALUE` keys (the flag keys: folds, match-channels,
+  /// input-seconds, paper), set by moca::set_option_text and checked by check_ranges; messages
+  /// name them `--set NAME.KEY`. The data keys are DatasetOptions::schema's; `protocol` (auto or
+  /// a model::Protocol) is read by apply_data_settings, as an optional enum with "auto" is no
+  /// text row.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* T = "TransferDataSet";
+    v(o.folds, Option{T, "folds", "--folds", "subject-kfold (and auto): k", Range::at_least(2)});
+    v(o.match_channels,
+      Option{T, "match_channels", "--match-channels",
+             "name | position: how the data's channels meet the checkpoint's"},
+      model::kChannelMatchNames);
+    v(o.input_seconds,
+      Option{T, "input_seconds", "--input-seconds",
+             "> 0: windows of this length (0 = the checkpoint's)", Range::at_least(0)});
+    v(o.paper, Option{T, "paper", "--paper",
+                      "the paper's appendix column whose settings apply (none: the defaults)"});
+  }
 };
 
 /// The keys of `--set NAME.KEY=VALUE` (format, modalities, sample-rate, channel-names, segment,
@@ -81,6 +103,43 @@ struct TransferStudyOptions {
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
   nlohmann::json settings_json() const;
+
+  /// The options a user sets (option_schema.hpp): transfer_study's flags but --model, --data and
+  /// --set (parsed into `models` and `data`), the --no-scratch / --no-control switches and the
+  /// internal worker flags. --settings keeps each given text whole; the program splits it.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* T = "TransferStudyOptions";
+    const Range any = Range::any();
+    v(o.out, Option{T, "out", "--out", "output folder (ledger, units/, report, figures/)"});
+    v(o.settings, Option{T, "settings", "--settings", "comma-separated: lp, ft", any, kEveryScope,
+                         nullptr, Surface::kBoth, false});
+    v(o.scratch_preset,
+      Option{T, "scratch_preset", "--scratch-preset", "the supervised baseline's architecture"});
+    v(o.lp_epochs,
+      Option{T, "lp_epochs", "--lp-epochs", "linear-probe epochs", Range::at_least(1)});
+    v(o.ft_epochs, Option{T, "ft_epochs", "--ft-epochs", "fine-tuning epochs", Range::at_least(1)});
+    v(o.scratch_epochs, Option{T, "scratch_epochs", "--scratch-epochs",
+                               "supervised baseline epochs", Range::at_least(1)});
+    v(o.split_seed, Option{T, "split_seed", "--split-seed", "seed of the subject folds"});
+    v(o.seed, Option{T, "seed", "--seed", "seed of the heads, batch order and drop path"});
+    v(o.label_fraction,
+      Option{T, "label_fraction", "--label-fraction",
+             "share of each training fold's labels, per class (at least one each)",
+             Range::between(0, 1, true, false)});
+    v(o.jobs, Option{T, "jobs", "--jobs", "units at once (threads are split between them)",
+                     Range::at_least(1)});
+    v(o.threads,
+      Option{T, "threads", "--threads", "threads in all (0 = cores)", Range::at_least(0)});
+    v(o.max_units, Option{T, "max_units", "--max-units",
+                          "stop after this many new units (-1 = no limit); run again to resume",
+                          Range::at_least(-1)});
+    v(o.shard, Option{T, "shard", "--shard",
+                      "K/N: run this share of the units (a SLURM array task; default "
+                      "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else 1/1) into "
+                      "ledger.shard-K-of-N.jsonl; --report merges the shards"});
+    v(o.report, Option{T, "report", "--report", "only rebuild the report from the ledgers"});
+  }
   void set_settings(const nlohmann::json& settings);
 };
 
