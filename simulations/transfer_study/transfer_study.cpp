@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -13,7 +12,6 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/file_lock.hpp"
 #include "moca/common/fingerprint.hpp"
-#include "moca/common/number_text.hpp"
 #include "moca/common/text_replace.hpp"
 #include "run_cli.hpp"
 #include "study_data.hpp"
