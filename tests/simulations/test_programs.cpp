@@ -113,6 +113,60 @@ TEST_CASE("study programs: usage errors exit 2 with 'prog: message'") {
   }
 }
 
+// The options on schemas (each program's struct: schema + check_ranges): a bad value of one of
+// its own numbers is a usage error naming the program's flag; a good one passes the check.
+TEST_CASE("study programs: a schema row's range names the flag; a value inside it is accepted") {
+  const std::string b = bin_dir(), gen = "env -u MOCA_HAPT_DIR ";
+  if (!fs::exists(b + "/simulation_study")) {
+    MESSAGE("simulation_study not built; skipping");
+    return;
+  }
+  // simulation_study --patch-length (SimulationStudyOptions::patch_length, >= 1)
+  const std::string sim =
+      gen + b + "/simulation_study --samples 20 --pca 2 --draws 2 --features raw --patch-length ";
+  auto r = run(sim + "0");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("simulation_study: --patch-length (0) must be >= 1") != std::string::npos);
+  r = run(sim + "10");
+  CHECK(r.code == 0);
+  CHECK(r.err.find("--patch-length") == std::string::npos);
+
+  // coupling_sweep --samples (CouplingSweepOptions::samples, >= 3)
+  const std::string sweep =
+      gen + b + "/coupling_sweep --couplings 0 1 --pca 2 --draws 2 --features raw --samples ";
+  r = run(sweep + "2");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("coupling_sweep: --samples (2) must be >= 3") != std::string::npos);
+  r = run(sweep + "3");
+  CHECK(r.code == 0);
+  CHECK(r.err.find("--samples") == std::string::npos);
+
+  // transfer_study --jobs (TransferStudyOptions::jobs, >= 1): checked before the checkpoints,
+  // so with a good value the missing checkpoint is what is refused
+  const std::string out = std::string(MOCA_BINARY_DIR) + "/transfer_study_jobs";
+  const std::string ts = b + "/transfer_study --out " + out +
+                         " --model a=/nonexistent.pt --data w=npy:/nonexistent --jobs ";
+  r = run(ts + "0");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("transfer_study: --jobs (0) must be >= 1") != std::string::npos);
+  r = run(ts + "2");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--jobs") == std::string::npos);
+  CHECK(r.err.find("no such checkpoint") != std::string::npos);
+  CHECK(!fs::exists(out));
+
+  // bound_check --c (BoundCheckOptions::c, > 0): checked before the checkpoint is read
+  if (fs::exists(b + "/bound_check")) {
+    const std::string bc = gen + b + "/bound_check --checkpoint /nonexistent.pt --c ";
+    r = run(bc + "0");
+    CHECK(r.code == 2);
+    CHECK(r.err.find("bound_check: --c (0) must be > 0") != std::string::npos);
+    r = run(bc + "0.5");
+    CHECK(r.code == 1);  // the missing checkpoint, not the value
+    CHECK(r.err.find("--c (") == std::string::npos);
+  }
+}
+
 TEST_CASE("paper_figures on hand-made results: PNGs, data files, malformed input") {
   const fs::path dir = fs::path(MOCA_BINARY_DIR) / "paper_figures_test";
   fs::remove_all(dir);
