@@ -33,10 +33,15 @@ std::vector<std::string> fields(const std::vector<moca::UnusedOption>& unused) {
 }  // namespace
 
 TEST_CASE("export_selection: every window, or N transitions from the training part") {
-  const std::string dir = moca::data::test::scratch_dir("export") + "/a/b";  // parents created
-  ExportOptions o = generator_export(dir);
+  const std::string dir = moca::data::test::scratch_dir("export") + "/a";
+  ExportOptions o = generator_export(dir + "/b");  // a missing parent is refused before any work
   std::ostringstream log;
-  const auto r = moca::data::export_selection(o, log);
+  const std::string refusal =
+      "ExportOptions::out_dir (" + dir + "/b): folder " + dir + " does not exist";
+  CHECK_THROWS_WITH_AS(moca::data::export_selection(o, log), refusal.c_str(),
+                       std::invalid_argument);
+  o.out_dir = dir;
+  const auto r = moca::data::export_selection(o, log);  // the control: its parent exists
   const auto x = moca::read_npy(dir + "/X.npy");
   REQUIRE(x.shape.size() == 3);
   CHECK(x.shape[0] == 40);  // the generator's 40 windows, 6 channels of 200 samples

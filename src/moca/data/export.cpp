@@ -40,7 +40,7 @@ void WindowExportOptions::validate() const {
 
 ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
   o.validate();
-  check_writable_folder(o.out_dir, "ExportOptions::out_dir", true);
+  check_writable_folder(o.out_dir, "ExportOptions::out_dir");
   const Dataset d = select_described(o.data, log);
   Windows w = d.windows;
   std::string what = "windows";
@@ -67,7 +67,7 @@ ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
 
 ExportResult window_recordings_to_folder(const WindowExportOptions& o) {
   o.validate();
-  check_writable_folder(o.out_dir, "WindowExportOptions::out_dir", true);
+  check_writable_folder(o.out_dir, "WindowExportOptions::out_dir");
   Windows w = window_recordings(o.from, o.windowing);
   w.modalities = groups_from_names(w.channel_names);
   export_dataset(w, o.out_dir);
