@@ -4,11 +4,13 @@
 
 #include "paper_figures.hpp"
 #include "run_cli.hpp"
+#include "schema_options.hpp"
 
 int main(int argc, char** argv) {
   moca::sim::PaperFiguresOptions o;
   CLI::App app{"paper_figures: gnuplot figures (PNG, with their .dat and .gp) of the results"};
-  app.add_option("--results", o.results, "results folder")->capture_default_str();
+  moca::tools::add_schema_options(&app, o, moca::kEveryScope);  // PaperFiguresOptions::schema
+  // (not a row: a row on `png` would be --png,--no-png, another name, help and config key)
   bool no_png = false;
   app.add_flag("--no-png", no_png, "write .dat and .gp only");
   return moca::tools::run_cli("paper_figures", app, argc, argv, [&] {

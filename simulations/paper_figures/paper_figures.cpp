@@ -22,7 +22,7 @@ namespace moca::sim {
 
 void PaperFiguresOptions::validate() const {
   if (results.empty()) {
-    throw std::invalid_argument("PaperFiguresOptions::validate(): results is empty");
+    throw std::invalid_argument("PaperFiguresOptions::results is empty");
   }
 }
 

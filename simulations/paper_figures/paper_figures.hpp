@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
+
 namespace moca::sim {
 
 /// Options of run_paper_figures.
@@ -26,6 +28,13 @@ struct PaperFiguresOptions {
   bool png = true;                        ///< run gnuplot (false: only .dat and .gp)
   /// Throws std::invalid_argument when results is empty.
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp). `png` is the program's --no-png, a flag of its
+  /// own: a row would rename it (--png,--no-png) and change its help and config key.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    v(o.results, Option{"PaperFiguresOptions", "results", "--results", "results folder"});
+  }
 };
 
 /// Writes the figures; returns {"figures": [png paths relative to results], "skipped": [...]}.
