@@ -2,8 +2,8 @@
 // patch-length ablations, reconstruction examples) at CPU scale. See docs/studies.md.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
 
-#include "enum_option.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "paper_experiments.hpp"
@@ -11,54 +11,52 @@
 #include "schema_options.hpp"
 #include "study_flags.hpp"
 
+namespace {
+
+// Adds the rows of O::schema from the one whose flag is `first` to the one whose flag is
+// `last`, in schema order: the program lists other flags between them, where they always were.
+template <class O>
+void add_schema_rows(CLI::App* app, O& o, const std::string& first, const std::string& last) {
+  const moca::tools::SchemaFlags add(app, moca::kEveryScope);
+  bool on = false;
+  O::schema(o, [&](auto& field, const moca::Option& row, const auto&... names) {
+    on = on || row.flag == first;
+    if (on) add(field, row, names...);
+    if (row.flag == last) on = false;
+  });
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   moca::sim::PaperExperimentsOptions o;
-  std::string only;  // the default: every experiment, as PaperExperimentsOptions lists them
-  for (const std::string& e : o.only) only += (only.empty() ? "" : ",") + e;
   CLI::App app{
       "paper_experiments: Table 1, the imputation table, the mask-ratio, "
       "patch-length and label-fraction ablations, reconstruction examples, attention and embedding "
       "maps at CPU "
       "scale"};
   moca::sim::add_study_data_flags(&app, o.data, "training windows cap (test: 3/7 of it)");
-  app.add_option("--out", o.out, "output folder")->capture_default_str();
-  app.add_option("--workdir", o.workdir, "checkpoint folder (default <out>/checkpoints)");
-  app.add_option("--only", only, "comma-separated experiments")->capture_default_str();
+  // PaperExperimentsOptions::schema, around the pre-training rows and --no-png
+  add_schema_rows(&app, o, "--out", "--only");
+  // --only is one comma-separated text (split below), its default the list of every experiment
+  std::string every;
+  for (const std::string& e : o.only) every += (every.empty() ? "" : ",") + e;
+  app.get_option("--only")->expected(1)->allow_extra_args(false)->default_str(every);
   // the pre-training rows of model::PretrainOptions the studies take (its schema)
   moca::tools::add_schema_options(&app, o.pretrain, moca::model::kStudyScope,
                                   {{"--batch", "--batch-size"}});  // (--batch-size: its old name)
   // the experiments' warm-up is set (default_experiments_pretrain), not moca pretrain's default
   app.get_option("--warmup-epochs")->description("linear warm-up in epochs (in [0, epochs))");
-  app.add_option("--ratio", o.ratio, "mask ratio")->capture_default_str();
-  app.add_option("--probe-epochs", o.probe_epochs, "linear-probe epochs")->capture_default_str();
-  app.add_option("--finetune-epochs", o.finetune_epochs, "fine-tune epochs")->capture_default_str();
-  app.add_flag("--augment", o.augment, "table 1: also the w/ aug. rows");
-  app.add_flag("--finetune-ablations", o.finetune_ablations, "ablations: also fine-tune");
-  app.add_option("--label-fractions", o.label_fractions,
-                 "label-fraction ablation: shares of the training windows (per class)")
-      ->capture_default_str();
-  app.add_option("--input-seconds", o.input_seconds,
-                 "input-length ablation: seconds of input the cross model is probed at")
-      ->capture_default_str();
-  app.add_option("--mask-ratios", o.mask_ratios, "mask-ratio ablation values")
-      ->capture_default_str();
-  app.add_option("--patch-lengths", o.patch_lengths, "patch-length ablation values")
-      ->capture_default_str();
-  app.add_option("--mice-iterations", o.mice_iterations, "MICE sweeps")->capture_default_str();
-  app.add_option("--mice-draws", o.mice_draws, "MICE chains")->capture_default_str();
+  add_schema_rows(&app, o, "--ratio", "--mice-draws");
+  // (not a row: a row on `png` would be --png,--no-png, another name, help and config key)
   bool no_png = false;
   app.add_flag("--no-png", no_png, "skip gnuplot PNGs (reconstructions, attention, maps)");
-  app.add_option("--seed", o.seed, "seed")->capture_default_str();
-  app.add_option("--threads", o.threads, "threads (0 = default)")->capture_default_str();
-  moca::tools::add_enum_option(&app, "--device", o.device, moca::model::kDeviceNames,
-                               "auto | cpu | cuda: where every model trains and runs");
-  moca::tools::add_enum_option(&app, "--precision", o.precision, moca::model::kPrecisionNames,
-                               "fp32 | bf16 (autocast of the training forward passes)");
+  add_schema_rows(&app, o, "--seed", "--precision");
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
     moca::check_writable_folder(o.out, "--out", true);
     moca::check_writable_folder(o.workdir, "--workdir", true);
     o.png = !no_png;
-    o.only = moca::masking::split_spec_list(only, "--only");
+    if (app.count("--only") > 0) o.only = moca::masking::split_spec_list(o.only[0], "--only");
     moca::sim::run_paper_experiments(o, std::cout, std::cerr);
     return 0;
   });

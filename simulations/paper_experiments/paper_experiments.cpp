@@ -60,11 +60,8 @@ void PaperExperimentsOptions::validate() const {
              ") is not one of table1, imputation, mask_ratio, patch_length, label_fraction, "
              "input_length, input_shape, reconstruct, inspect");
   }
-  need(ratio > 0 && ratio < 1, "ratio (" + format_number(ratio) + ") must be in (0, 1)");
+  check_ranges(*this);  // the rows' ranges: ratio, the epochs, MICE, threads
   pretrain.validate();  // the pre-training rows, named by their flags (PretrainOptions::epochs)
-  need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
-  need(finetune_epochs >= 1,
-       "finetune_epochs (" + std::to_string(finetune_epochs) + ") must be >= 1");
   for (double r : mask_ratios)
     need(r > 0 && r < 1, "mask_ratios value (" + format_number(r) + ") must be in (0, 1)");
   for (int lp : patch_lengths) {
@@ -76,9 +73,6 @@ void PaperExperimentsOptions::validate() const {
   for (double sec : input_seconds) {
     need(sec > 0.0 && std::isfinite(sec), "input_seconds (" + format_number(sec) + ") must be > 0");
   }
-  need(mice_iterations >= 1, "mice_iterations must be >= 1");
-  need(mice_draws >= 1, "mice_draws must be >= 1");
-  need(threads >= 0, "threads (" + std::to_string(threads) + ") must be >= 0");
 }
 
 namespace {

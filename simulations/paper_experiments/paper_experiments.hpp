@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/model/train/pretrain.hpp"
 #include "study_data.hpp"
 
@@ -69,6 +70,53 @@ struct PaperExperimentsOptions {
   model::Precision precision = model::Precision::kFp32;
   /// Throws std::invalid_argument naming the option, its value and the rule.
   void validate() const;
+
+  /// The options a user sets (option_schema.hpp), in the program's order; `data` and `pretrain`
+  /// have their own, and `png` is the program's --no-png (a row would rename it). The lists'
+  /// rules are validate()'s (check_ranges checks numbers, not lists).
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* P = "PaperExperimentsOptions";
+    const Range any = Range::any();
+    // a list given as one text: comma-separated here, split by the program (split_spec_list)
+    auto list = [&](const char* key, const char* flag, const char* help, const char* rule) {
+      return Option{P, key, flag, help, any, kEveryScope, rule, Surface::kBoth, false};
+    };
+    v(o.out, Option{P, "out", "--out", "output folder"});
+    v(o.workdir,
+      Option{P, "workdir", "--workdir", "checkpoint folder (default <out>/checkpoints)"});
+    v(o.only, list("only", "--only", "comma-separated experiments", nullptr));
+    v(o.ratio, Option{P, "ratio", "--ratio", "mask ratio", Range::between(0, 1, true, true)});
+    v(o.probe_epochs,
+      Option{P, "probe_epochs", "--probe-epochs", "linear-probe epochs", Range::at_least(1)});
+    v(o.finetune_epochs,
+      Option{P, "finetune_epochs", "--finetune-epochs", "fine-tune epochs", Range::at_least(1)});
+    v(o.augment, Option{P, "augment", "--augment", "table 1: also the w/ aug. rows"});
+    v(o.finetune_ablations,
+      Option{P, "finetune_ablations", "--finetune-ablations", "ablations: also fine-tune"});
+    v(o.label_fractions, list("label_fractions", "--label-fractions",
+                              "label-fraction ablation: shares of the training windows (per class)",
+                              "each in (0, 1]"));
+    v(o.input_seconds,
+      list("input_seconds", "--input-seconds",
+           "input-length ablation: seconds of input the cross model is probed at", "each > 0"));
+    v(o.mask_ratios,
+      list("mask_ratios", "--mask-ratios", "mask-ratio ablation values", "each in (0, 1)"));
+    v(o.patch_lengths,
+      list("patch_lengths", "--patch-lengths", "patch-length ablation values", "each >= 1"));
+    v(o.mice_iterations,
+      Option{P, "mice_iterations", "--mice-iterations", "MICE sweeps", Range::at_least(1)});
+    v(o.mice_draws, Option{P, "mice_draws", "--mice-draws", "MICE chains", Range::at_least(1)});
+    v(o.seed, Option{P, "seed", "--seed", "seed"});
+    v(o.threads, Option{P, "threads", "--threads", "threads (0 = default)", Range::at_least(0)});
+    v(o.device,
+      Option{P, "device", "--device", "auto | cpu | cuda: where every model trains and runs"},
+      model::kDeviceNames);
+    v(o.precision,
+      Option{P, "precision", "--precision",
+             "fp32 | bf16 (autocast of the training forward passes)"},
+      model::kPrecisionNames);
+  }
 };
 
 /// Runs the selected experiments; returns {"files": [...], "seconds": ...}.
