@@ -86,14 +86,13 @@ data::DataOptions default_study_selection() {
 void PolicyStudyOptions::validate() const {
   // Messages name the fields (PolicyStudyOptions::name); the program names its flags.
   const std::string f = "PolicyStudyOptions::";
-  const int generator_windows = selection.synthetic_windows, folds = selection.folds;
+  const int folds = selection.folds;
   selection.dataset.validate();
   auto need = [&](bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(f + what);
   };
   need(!out.empty(), "out is empty (the output folder is required)");
-  need(generator_windows >= 30,
-       "generator_windows (" + std::to_string(generator_windows) + ") must be >= 30");
+  check_ranges(*this);  // the rows' ranges (generator_windows, seeds, pca, draws, jobs, ...)
   need(folds >= 2, "folds (" + std::to_string(folds) + ") must be >= 2");
   // (the held-out windows must be windows no run trained on)
   need(selection.split != data::SplitKind::kAll,
@@ -111,7 +110,6 @@ void PolicyStudyOptions::validate() const {
   for (const auto& p : policies) masking::parse_policy_spec(p);
   for (const auto& t : tasks) masking::parse_policy_spec(t);
   need(!tasks.empty(), "tasks is empty");
-  need(seeds >= 1 && seeds <= 1000, "seeds (" + std::to_string(seeds) + ") must be in [1, 1000]");
   // the pre-training rows (PretrainOptions::epochs and the others, named by their flags), and a
   // warm-up that is set: the ledger records the one every run uses
   pretrain.validate();
@@ -120,20 +118,13 @@ void PolicyStudyOptions::validate() const {
         "PretrainOptions::warmup_epochs is unset (the study records the "
         "warm-up of its runs)");
   }
-  need(probe_epochs >= 1, "probe_epochs (" + std::to_string(probe_epochs) + ") must be >= 1");
   for (const auto& m : features) {
     need(m == "raw" || m == "patch-mean" || m == "encoder",
          "features (" + m + ") is not one of raw, patch-mean, encoder");
   }
-  need(pca >= 1, "pca (" + std::to_string(pca) + ") must be >= 1");
-  need(draws >= 2, "draws (" + std::to_string(draws) + ") must be >= 2");
   need(encoder_windows >= 0 && encoder_windows != 1 && encoder_windows != 2,
        "encoder_windows (" + std::to_string(encoder_windows) + ") must be 0 (all) or >= 3");
   masking::parse_policy_spec(reference_policy);
-  need(resamples >= 100, "resamples (" + std::to_string(resamples) + ") must be >= 100");
-  need(jobs >= 1 && jobs <= 64, "jobs (" + std::to_string(jobs) + ") must be in [1, 64]");
-  need(threads >= 0 && threads <= 1024,
-       "threads (" + std::to_string(threads) + ") must be in [0, 1024]");
   need(max_runs == -1 || max_runs >= 0,
        "max_runs (" + std::to_string(max_runs) + ") must be -1 (no limit) or >= 0");
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "moca/common/option_schema.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/selection.hpp"
 #include "moca/data/windows.hpp"
@@ -85,6 +86,68 @@ struct PolicyStudyOptions {
   nlohmann::json settings_json() const;
   /// Sets the settings from settings_json() output (worker processes read them from the ledger).
   void set_settings(const nlohmann::json& settings);
+
+  /// The options a user sets (option_schema.hpp), in the program's order; `selection` (but its
+  /// generator size) and `pretrain` have their own schemas, the worker fields are internal.
+  /// check_ranges checks the rows' ranges; the rules in words are validate()'s.
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* P = "PolicyStudyOptions";
+    const Range any = Range::any();
+    constexpr const char* windows_rule = "0 or >= 3";
+    // a list given as one comma-separated text, split by the program (split_spec_list: a policy
+    // spec's options hold commas)
+    auto list = [&](const char* key, const char* flag, const char* help) {
+      return Option{P, key, flag, help, any, kEveryScope, nullptr, Surface::kBoth, false};
+    };
+    v(o.out, Option{P, "out", "--out", "output folder (ledger.jsonl, runs/, report, figures/)"});
+    // (the generator's size of the data selection: a setting of its own name, generator_windows)
+    v(o.selection.synthetic_windows,
+      Option{P, "generator_windows", "--generator-windows", "generator: windows (10 subjects)",
+             Range::at_least(30)});
+    v(o.train_windows, Option{P, "train_windows", "--train-windows",
+                              "training windows kept (0 = all)", any, kEveryScope, windows_rule});
+    v(o.test_windows, Option{P, "test_windows", "--test-windows", "held-out windows kept (0 = all)",
+                             any, kEveryScope, windows_rule});
+    v(o.policies, list("policies", "--policies",
+                       "comma-separated policy specs (default: 21 — cross, extrapolation, sync, "
+                       "temporal, per-modality at 0.5/0.75/0.9, sensor keep 3/2/1, adaptive beta "
+                       "5/20/50)"));
+    v(o.seeds,
+      Option{P, "seeds", "--seeds", "seeds per policy (0 .. N-1)", Range::between(1, 1000)});
+    v(o.probe_epochs,
+      Option{P, "probe_epochs", "--probe-epochs", "linear-probe epochs", Range::at_least(1)});
+    v(o.features, list("features", "--features",
+                       "score feature maps, comma-separated: raw, patch-mean, encoder (default "
+                       "all)"));
+    v(o.pca, Option{P, "pca", "--pca", "principal components per view", Range::at_least(1)});
+    v(o.draws, Option{P, "draws", "--draws", "mask draws per score", Range::at_least(2)});
+    v(o.encoder_windows,
+      Option{P, "encoder_windows", "--encoder-windows",
+             "encoder map: training windows scored (0 = all)", any, kEveryScope, windows_rule});
+    v(o.reference_policy,
+      Option{P, "reference_policy", "--reference-policy", "policy of the reference encoder"});
+    v(o.reference_seed,
+      Option{P, "reference_seed", "--reference-seed", "seed of the reference encoder"});
+    v(o.tasks, list("tasks", "--tasks",
+                    "common held-out tasks, comma-separated specs (default random 0.7, temporal "
+                    "0.7, sensor keep 1, extrapolation 0.7)"));
+    v(o.seed, Option{P, "seed", "--seed", "base seed (task masks, score draws, bootstrap)"});
+    v(o.resamples,
+      Option{P, "resamples", "--resamples", "bootstrap resamples", Range::at_least(100)});
+    v(o.jobs, Option{P, "jobs", "--jobs", "trainings at once (threads are split between them)",
+                     Range::between(1, 64)});
+    v(o.threads,
+      Option{P, "threads", "--threads", "threads in all (0 = cores)", Range::between(0, 1024)});
+    v(o.report, Option{P, "report", "--report", "only rebuild the report from the ledger"});
+    v(o.max_runs, Option{P, "max_runs", "--max-runs",
+                         "stop after this many new runs (-1 = no limit); run again to resume", any,
+                         kEveryScope, "-1 or >= 0"});
+    v(o.shard, Option{P, "shard", "--shard",
+                      "K/N: run this share of the runs (a SLURM array task; default "
+                      "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else 1/1) into "
+                      "ledger.shard-K-of-N.jsonl; --report merges the shards"});
+  }
 };
 
 /// The study's windows: a subject-wise split (no subject in both parts), subsampled.
