@@ -167,6 +167,44 @@ TEST_CASE("study programs: a schema row's range names the flag; a value inside i
   }
 }
 
+// The options on schemas (PolicyStudyOptions, PaperExperimentsOptions, PaperFiguresOptions): a bad
+// value is a usage error naming the program's flag, and a good value of the same option passes
+// (the run then stops at a later, different error, or completes).
+TEST_CASE("study programs: schema rows' checks name the program's flag") {
+  const std::string b = bin_dir();
+  const std::string dir = std::string(MOCA_BINARY_DIR);
+  // policy_study --pca: >= 1; --report on a folder without a ledger stops after validation
+  const std::string study = b + "/policy_study --out " + dir + "/policy_study_schema --report";
+  if (fs::exists(b + "/policy_study")) {
+    auto r = run(study + " --pca 0");
+    CHECK(r.code == 2);
+    CHECK(r.err == "policy_study: --pca (0) must be >= 1\n");
+    r = run(study + " --pca 1");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("holds no ledger") != std::string::npos);
+  }
+  // paper_experiments --mice-draws: >= 1 (it named no value before); the control stops at a
+  // pre-training row checked after the study's rows
+  if (fs::exists(b + "/paper_experiments")) {
+    auto r = run(b + "/paper_experiments --mice-draws 0");
+    CHECK(r.code == 2);
+    CHECK(r.err == "paper_experiments: --mice-draws (0) must be >= 1\n");
+    r = run(b + "/paper_experiments --mice-draws 3 --epochs 0");
+    CHECK(r.code == 2);
+    CHECK(r.err == "paper_experiments: --epochs (0) must be >= 1\n");
+  }
+  // paper_figures has no number: --results must not be empty (named by its flag now)
+  const fs::path results = fs::path(dir) / "paper_figures_schema";
+  fs::remove_all(results);
+  fs::create_directories(results);
+  auto r = run(b + "/paper_figures --no-png --results ''");
+  CHECK(r.code == 2);
+  CHECK(r.err == "paper_figures: --results is empty\n");
+  r = run(b + "/paper_figures --no-png --results " + results.string());
+  CHECK(r.code == 0);
+  fs::remove_all(results);
+}
+
 TEST_CASE("paper_figures on hand-made results: PNGs, data files, malformed input") {
   const fs::path dir = fs::path(MOCA_BINARY_DIR) / "paper_figures_test";
   fs::remove_all(dir);
