@@ -1,5 +1,6 @@
 #pragma once
 /// \file list_flags.hpp
+/// (and add_schema_rows: a schema's rows between two flags)
 /// The studies' comma-separated list flags (--scheme, --policies, --features, --settings) as
 /// schema rows of a std::vector<std::string> (option_schema.hpp). Their rows are declared with
 /// comma_list = false, so CLI11 keeps each given text whole (policy specs hold commas of their
@@ -8,6 +9,9 @@
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
+
+#include "moca/common/option_schema.hpp"
+#include "schema_options.hpp"
 
 namespace moca::sim {
 
@@ -24,6 +28,20 @@ inline std::string join_list(const std::vector<std::string>& items) {
 inline void show_list_default(CLI::App& app, const std::string& flag,
                               const std::vector<std::string>& items) {
   app.get_option(flag)->default_str(join_list(items));
+}
+
+/// Adds the rows of O::schema from the one whose flag is `first` to the one whose flag is `last`,
+/// in schema order: a program that lists other flags between its rows keeps them where they
+/// always were in --help and --print-config.
+template <class O>
+void add_schema_rows(CLI::App* app, O& o, const std::string& first, const std::string& last) {
+  const moca::tools::SchemaFlags add(app, moca::kEveryScope);
+  bool on = false;
+  O::schema(o, [&](auto& field, const moca::Option& row, const auto&... names) {
+    on = on || row.flag == first;
+    if (on) add(field, row, names...);
+    if (row.flag == last) on = false;
+  });
 }
 
 }  // namespace moca::sim

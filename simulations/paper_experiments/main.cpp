@@ -4,29 +4,13 @@
 #include <iostream>
 #include <string>
 
+#include "list_flags.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "paper_experiments.hpp"
 #include "run_cli.hpp"
 #include "schema_options.hpp"
 #include "study_flags.hpp"
-
-namespace {
-
-// Adds the rows of O::schema from the one whose flag is `first` to the one whose flag is
-// `last`, in schema order: the program lists other flags between them, where they always were.
-template <class O>
-void add_schema_rows(CLI::App* app, O& o, const std::string& first, const std::string& last) {
-  const moca::tools::SchemaFlags add(app, moca::kEveryScope);
-  bool on = false;
-  O::schema(o, [&](auto& field, const moca::Option& row, const auto&... names) {
-    on = on || row.flag == first;
-    if (on) add(field, row, names...);
-    if (row.flag == last) on = false;
-  });
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   moca::sim::PaperExperimentsOptions o;
@@ -37,7 +21,7 @@ int main(int argc, char** argv) {
       "scale"};
   moca::sim::add_study_data_flags(&app, o.data, "training windows cap (test: 3/7 of it)");
   // PaperExperimentsOptions::schema, around the pre-training rows and --no-png
-  add_schema_rows(&app, o, "--out", "--only");
+  moca::sim::add_schema_rows(&app, o, "--out", "--only");
   // --only is one comma-separated text (split below), its default the list of every experiment
   std::string every;
   for (const std::string& e : o.only) every += (every.empty() ? "" : ",") + e;
@@ -47,11 +31,11 @@ int main(int argc, char** argv) {
                                   {{"--batch", "--batch-size"}});  // (--batch-size: its old name)
   // the experiments' warm-up is set (default_experiments_pretrain), not moca pretrain's default
   app.get_option("--warmup-epochs")->description("linear warm-up in epochs (in [0, epochs))");
-  add_schema_rows(&app, o, "--ratio", "--mice-draws");
+  moca::sim::add_schema_rows(&app, o, "--ratio", "--mice-draws");
   // (not a row: a row on `png` would be --png,--no-png, another name, help and config key)
   bool no_png = false;
   app.add_flag("--no-png", no_png, "skip gnuplot PNGs (reconstructions, attention, maps)");
-  add_schema_rows(&app, o, "--seed", "--precision");
+  moca::sim::add_schema_rows(&app, o, "--seed", "--precision");
   return moca::tools::run_cli("paper_experiments", app, argc, argv, [&] {
     moca::check_writable_folder(o.out, "--out", true);
     moca::check_writable_folder(o.workdir, "--workdir", true);

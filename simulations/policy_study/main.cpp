@@ -7,6 +7,7 @@
 
 #include "data_flags.hpp"
 #include "field_flags.hpp"
+#include "list_flags.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "policy_study.hpp"
@@ -14,19 +15,6 @@
 #include "schema_options.hpp"
 
 namespace {
-
-// Adds the rows of O::schema from the one whose flag is `first` to the one whose flag is
-// `last`, in schema order: the program lists other flags between them, where they always were.
-template <class O>
-void add_schema_rows(CLI::App* app, O& o, const std::string& first, const std::string& last) {
-  const moca::tools::SchemaFlags add(app, moca::kEveryScope);
-  bool on = false;
-  O::schema(o, [&](auto& field, const moca::Option& row, const auto&... names) {
-    on = on || row.flag == first;
-    if (on) add(field, row, names...);
-    if (row.flag == last) on = false;
-  });
-}
 
 // --policies, --tasks and --features are each one comma-separated text (a second one is an
 // error), split after the parse (split_spec_list); no default shown: the help says it.
@@ -52,7 +40,7 @@ int main(int argc, char** argv) {
       "predicts held-out losses and linear-probe accuracy (ledger in --out; run the same "
       "command again to resume; --report rebuilds the report from the ledger)"};
   // PolicyStudyOptions::schema, around the data group and the pre-training rows
-  add_schema_rows(&app, o, "--out", "--out");
+  moca::sim::add_schema_rows(&app, o, "--out", "--out");
   app.get_option("--out")->required();
   // the data and its split: subject-wise folds (fold --fold of --folds held out) or a random
   // window-level split (--train-fraction); --split-seed also seeds the subsampling
@@ -61,7 +49,7 @@ int main(int argc, char** argv) {
       moca::data::kDataSourceScope | moca::data::kSplitScope | moca::data::kSplitSeedScope);
   // the generator size (its row names PolicyStudyOptions::generator_windows), the windows kept,
   // the policies and the seeds
-  add_schema_rows(&app, o, "--generator-windows", "--seeds");
+  moca::sim::add_schema_rows(&app, o, "--generator-windows", "--seeds");
   // (library messages and data::unused_options name the field; this program's flag for it)
   moca::tools::add_field_flag("DataOptions::synthetic_windows", "--generator-windows");
   // the pre-training rows of model::PretrainOptions the studies take (its schema: --preset,
@@ -71,7 +59,7 @@ int main(int argc, char** argv) {
                                   {{"--batch", "--batch-size"}});  // (--batch-size: its old name)
   // the study's warm-up is set (default_study_pretrain), not moca pretrain's yielding default
   app.get_option("--warmup-epochs")->description("linear warm-up in epochs (in [0, epochs))");
-  add_schema_rows(&app, o, "--probe-epochs", "--shard");
+  moca::sim::add_schema_rows(&app, o, "--probe-epochs", "--shard");
   for (const char* flag : {"--policies", "--tasks", "--features"}) one_text(app, flag);
   // Internal, not user options (so not rows): a worker process runs one training (the study
   // starts them itself).

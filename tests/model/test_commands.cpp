@@ -403,6 +403,7 @@ TEST_CASE("your own data end to end: kcca_score, pretrain, linprobe, impute, emb
 }
 
 TEST_CASE("the moca binary: usage errors exit 2, runtime errors 1, SIGINT checkpoints") {
+  ::unsetenv("MOCA_HAPT_DIR");  // the generator's data (not only after an earlier case unset it)
   std::string text;
   CHECK(run(bin() + " pretrain --preset enormous --synthetic-windows 40", text) == 2);
   CHECK(text.find("moca: ") != std::string::npos);
