@@ -54,7 +54,7 @@ def test_channel_names_groups_and_segments(tmp_path, folder):
     whole, _ = inspect()
     doc, text = inspect("--segment", "5")
     assert doc["windows"] == 2 * whole["windows"] == 12
-    assert "--segment 5: 6 windows -> 12 sub-windows of 150 samples every 150" in text
+    assert "segment 5: 6 windows -> 12 sub-windows of 150 samples every 150" in text
     r = _run("moca", "data", "inspect", "--data", f"npy:{folder}", "--sample-rate", "30",
              "--segment", "12", cwd=tmp_path)
     assert r.returncode == 2

@@ -458,7 +458,7 @@ void settle_segments(Windows& w, Dataset& d, const DatasetOptions& o) {
   const int tail = w.length - ((per - 1) * stride + length);
   w = segment_windows(w, length, stride);
   d.notes.push_back(
-      "--segment " + o.segment + ": " + std::to_string(n) + " windows -> " +
+      "segment " + o.segment + ": " + std::to_string(n) + " windows -> " +
       std::to_string(w.size()) + " sub-windows of " + std::to_string(length) + " samples every " +
       std::to_string(stride) +
       (tail > 0 ? "; the last " + std::to_string(tail) + " samples of each dropped" : ""));
@@ -526,7 +526,7 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   o.validate();
   Dataset d;
   std::string text = spec_text;
-  d.origin = "--data";
+  d.origin = "given";
   if (text.empty()) {
     text = default_data_spec(o.use_env);
     d.origin = text == "generator" ? "default" : default_env_name();
@@ -556,8 +556,8 @@ std::string Dataset::summary() const {
   std::string s =
       spec.format == DataFormat::kGenerator
           ? "built-in synthetic IMU generator (" + spec.to_string() +
-                (origin == "default" ? "; no --data and no " + default_env_name() : "") + ")"
-          : spec.to_string() + " (from " + origin + ")";
+                (origin == "default" ? "; no data given and no " + default_env_name() : "") + ")"
+          : spec.to_string() + (origin == "given" ? " (given)" : " (from " + origin + ")");
   return s + ": " + std::to_string(w.size()) + " windows of " + std::to_string(w.channels) +
          " channels x " + std::to_string(w.length) + " samples at " +
          format_number(w.sample_rate_hz, 6) + " Hz, modalities " + format_modalities(w.modalities) +
@@ -630,7 +630,7 @@ std::vector<std::string> settle_modalities(Windows& w, const std::string& modali
     const int before = w.channels;
     w = select_channels(w, groups);
     if (named < before) {
-      notes.push_back("--modalities names " + std::to_string(named) + " of " +
+      notes.push_back("the modality groups name " + std::to_string(named) + " of " +
                       std::to_string(before) + " channels; the others are dropped");
     }
   } else if (w.modalities.empty()) {

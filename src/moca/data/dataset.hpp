@@ -165,7 +165,7 @@ struct DatasetOptions {
 struct Dataset {
   Windows windows;
   DataSpec spec;                       ///< resolved (generator keys filled in)
-  std::string origin;                  ///< "--data", "$MOCA_HAPT_DIR" or "default"
+  std::string origin;                  ///< "given", "$MOCA_HAPT_DIR" or "default"
   double source_rate_hz = 0.0;         ///< the input's rate (0 = unknown)
   int source_length = 0;               ///< the input's window length
   int source_channels = 0;             ///< the input's channel count

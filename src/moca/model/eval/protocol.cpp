@@ -271,9 +271,8 @@ DownstreamOptions fold_options(const ProtocolOptions& o, const std::vector<data:
     if (!d.save_model.empty()) {
       out.saved.push_back({d.save_model, fold, 0});
       if (splits.size() > 1 && !each_fold) {
-        log << "--save-model: keeping fold 0's model of " << splits.size()
-            << " (use --refit for one model on every window, or '{fold}' in the name for "
-               "each fold's)\n";
+        log << "the model saved is fold 0's of " << splits.size()
+            << " (refit: one model on every window; '{fold}' in the name: each fold's)\n";
       }
     }
   }
