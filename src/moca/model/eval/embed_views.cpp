@@ -1,17 +1,64 @@
 #include "moca/model/eval/embed_views.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/embed/map_figure.hpp"
+#include "moca/embed/pca_map.hpp"
 #include "moca/masking/make_policy.hpp"
+#include "moca/model/eval/attention_report.hpp"
 #include "moca/model/eval/encoder_features.hpp"
 #include "moca/model/eval/protocol.hpp"
 
 namespace moca::model {
+
+namespace {
+
+void save_matrix(const std::string& path, const Eigen::MatrixXd& m) {
+  const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
+  write_npy(path, {r.rows(), r.cols()}, r.data());
+}
+
+// labels.npy: the windows' label ids (both modes write it).
+void save_labels(const std::string& dir, const data::Windows& w) {
+  const std::vector<std::int64_t> labels(w.labels.data(), w.labels.data() + w.size());
+  write_npy_int(dir + "/labels.npy", {static_cast<std::int64_t>(labels.size())}, labels.data());
+}
+
+// Every checkpoint must take the windows of the first (one data selection serves them all).
+ModelGeometry common_geometry(const std::vector<std::string>& checkpoints) {
+  const ModelGeometry geometry = checkpoint_geometry(checkpoints.front());
+  for (size_t i = 1; i < checkpoints.size(); ++i) {
+    const std::string& c = checkpoints[i];
+    const ModelGeometry g = checkpoint_geometry(c);
+    if (g.length != geometry.length || g.sample_rate_hz != geometry.sample_rate_hz) {
+      throw_invalid("", "EmbedOptions::checkpoints", c,
+                    "must take the windows of the first checkpoint (length " +
+                        std::to_string(geometry.length) + " at " +
+                        std::to_string(geometry.sample_rate_hz) + " Hz)");
+    }
+  }
+  return geometry;
+}
+
+nlohmann::json umap_json(const embed::UmapOptions& u) {
+  return {{"neighbors", u.neighbors},
+          {"min_dist", u.min_dist},
+          {"spread", u.spread},
+          {"epochs", u.epochs},
+          {"negative_samples", u.negative_samples},
+          {"seed", u.seed},
+          {"max_points", embed::kUmapMaxPoints},
+          {"knn", "exact (Euclidean)"}};
+}
+
+}  // namespace
 
 void EmbedOptions::validate() const {
   if (checkpoints.empty()) throw std::invalid_argument("EmbedOptions::checkpoints is required");
@@ -74,15 +121,9 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   }
   const ViewFeatures f = enc.view_features(test, masks);
   create_output_folder(o.out_dir);
-  auto save = [&](const std::string& name, const Eigen::MatrixXd& m) {
-    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = m;
-    write_npy(o.out_dir + "/" + name, {r.rows(), r.cols()}, r.data());
-  };
-  save("Z_U.npy", f.unmasked);
-  save("Z_M.npy", f.masked);
-  std::vector<std::int64_t> labels(test.labels.data(), test.labels.data() + test.size());
-  write_npy_int(o.out_dir + "/labels.npy", {static_cast<std::int64_t>(labels.size())},
-                labels.data());
+  save_matrix(o.out_dir + "/Z_U.npy", f.unmasked);
+  save_matrix(o.out_dir + "/Z_M.npy", f.masked);
+  save_labels(o.out_dir, test);
   write_output_text(o.out_dir + "/masks.txt", mask_text.str());
   nlohmann::json j;
   j["command"] = "embed";
@@ -96,6 +137,79 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   j["features"] =
       "mean of the encoder outputs (final norm, cls excluded) over each view's tokens; the "
       "unmasked view feeds the visible tokens, the masked view the masked tokens";
+  return j;
+}
+
+nlohmann::json embed_maps(const EmbedOptions& o, std::ostream& out, std::ostream& log) {
+  o.validate();
+  if (!o.pooled()) throw std::invalid_argument("embed_maps(): the options ask for embed_views()");
+  check_writable_folder(o.out_dir, "EmbedOptions::out_dir", true);
+  const Pool pool = o.pool.value_or(Pool::kMean);
+  embed::UmapOptions umap = o.umap;
+  umap.threads = o.inference.runtime.threads;
+  const ModelGeometry geometry = common_geometry(o.checkpoints);
+  const data::SplitSelection d =
+      data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
+  const data::Windows test = data::first_windows(d.test, o.max_windows);
+  create_output_folder(o.out_dir);
+  std::vector<std::string> classes;
+  for (int i = 0; i < test.size(); ++i) classes.push_back(class_label(test, i));
+  save_labels(o.out_dir, test);
+  write_npy_strings(o.out_dir + "/classes.npy", classes);
+  const std::string map_name = o.map ? enum_name(kEmbedMapNames, *o.map) : "";
+  nlohmann::json j;
+  j["command"] = "embed";
+  j["data"] = d.to_json();
+  j["pool"] = pool_name(pool);
+  j["windows"] = test.size();
+  j["map"] = o.map ? nlohmann::json(map_name) : nlohmann::json(nullptr);
+  if (o.map == EmbedMap::kUmap) j["umap"] = umap_json(umap);
+  j["models"] = nlohmann::json::array();
+  std::vector<embed::MapPanel> panels;
+  for (size_t m = 0; m < o.checkpoints.size(); ++m) {
+    const std::string& checkpoint = o.checkpoints[m];
+    const std::string name =
+        o.labels.empty() ? std::filesystem::path(checkpoint).stem().string() : o.labels[m];
+    EncoderInspector inspector(checkpoint, o.inference);
+    const Eigen::MatrixXd z = inspector.embed(test, pool);
+    save_matrix(o.out_dir + "/embedding_" + name + ".npy", z);
+    nlohmann::json mj = {{"label", name},
+                         {"checkpoint", checkpoint},
+                         {"kind", inspector.info().kind},
+                         {"dim", z.cols()},
+                         {"embedding", "embedding_" + name + ".npy"}};
+    out << "embed: " << name << ": " << test.size() << " windows x " << z.cols() << " ("
+        << pool_name(pool) << " pooling)";
+    if (o.map) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const Eigen::MatrixXd y =
+          *o.map == EmbedMap::kUmap ? embed::umap_layout(z, umap) : embed::pca_layout(z, 2);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      save_matrix(o.out_dir + "/map_" + name + ".npy", y);
+      std::ostringstream csv;
+      csv.precision(17);
+      csv << "window,subject,label,class,x,y\n";
+      for (int i = 0; i < test.size(); ++i) {
+        csv << i << "," << test.subjects(i) << "," << test.labels(i) << ","
+            << classes[static_cast<size_t>(i)] << "," << y(i, 0) << "," << y(i, 1) << "\n";
+      }
+      write_output_text(o.out_dir + "/map_" + name + ".csv", csv.str());
+      mj["map"] = {"map_" + name + ".csv", "map_" + name + ".npy"};
+      panels.push_back({name, y, classes});
+      mj["map_seconds"] = seconds;
+      out << " -> " << map_name << " map (" << seconds << " s)";
+    }
+    out << "\n";
+    j["models"].push_back(mj);
+  }
+  if (!panels.empty()) {
+    const std::string title = map_name + " of " + pool_name(pool) + "-pooled encoder embeddings (" +
+                              std::to_string(test.size()) + " test windows)";
+    const auto f = embed::write_map_figure(panels, o.out_dir + "/map", title, o.png);
+    j["figure"] = {{"dat", f.dat}, {"script", f.script}, {"png", f.png}};
+    if (!f.png.empty()) out << "embed: " << f.png << "\n";
+  }
   return j;
 }
 
