@@ -75,7 +75,8 @@ TEST_CASE("adaptive: base options, spec round trip, errors") {
   ctx.pilot = &w;
   auto p = make_policy("adaptive:base=sync,ratio=0.5,candidates=4,pca=3,beta=5", grid, ctx);
   CHECK(p->spec() ==
-        "adaptive:base=sync,beta=5,candidates=4,seed=0,pilot=256,pca=3,features=raw,ratio=0.5");
+        "adaptive:base=sync,beta=5,candidates=4,seed=0,pilot=256,pca=3,features=raw,ratio=0.5,"
+        "count=keep-floor");
   auto q = make_policy(p->spec(), grid, ctx);
   CHECK(q->spec() == p->spec());
   Rng r1(1), r2(1);

@@ -107,8 +107,8 @@ TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
   CHECK(doc["seed"] == 0);
   REQUIRE(doc["schemes"].size() == 3u);
   CHECK(doc["schemes"][0]["scheme"] == "cross");
-  CHECK(doc["schemes"][0]["spec"] == "cross:ratio=0.75");
-  CHECK(doc["schemes"][1]["spec"] == "sync:ratio=0.5");
+  CHECK(doc["schemes"][0]["spec"] == "cross:ratio=0.75,count=keep-floor");
+  CHECK(doc["schemes"][1]["spec"] == "sync:ratio=0.5,count=keep-floor");
   CHECK(doc["schemes"][2]["spec"] == "sensor:keep=1");
   for (const auto& s : doc["schemes"]) {
     CHECK(s["draws"] == 3);
@@ -119,8 +119,8 @@ TEST_CASE("run_kcca_score on generated data: JSON shape and reproducibility") {
     CHECK(s.contains("null_level"));
   }
   REQUIRE(doc["comparisons"].size() == 3u);
-  CHECK(doc["comparisons"][0]["a"] == "cross:ratio=0.75");  // the specs
-  CHECK(doc["comparisons"][0]["b"] == "sync:ratio=0.5");
+  CHECK(doc["comparisons"][0]["a"] == "cross:ratio=0.75,count=keep-floor");  // the specs
+  CHECK(doc["comparisons"][0]["b"] == "sync:ratio=0.5,count=keep-floor");
   CHECK(doc["schemes"][0].contains("null_values"));
   const double d =
       doc["schemes"][0]["score"].get<double>() - doc["schemes"][1]["score"].get<double>();

@@ -90,16 +90,17 @@ TEST_CASE("split_spec_list: key=value items join their spec, spaces trimmed, emp
 
 TEST_CASE("make_policy: defaults, canonical specs, round trip") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"cross", "cross:ratio=0.75"},
-      {"cross:ratio=0.5", "cross:ratio=0.5"},
-      {"random", "random:ratio=0.7"},
-      {"sync", "sync:ratio=0.75"},
-      {"temporal", "temporal:ratio=0.7"},
-      {"extrapolation:ratio=0.3", "extrapolation:ratio=0.3"},
+      {"cross", "cross:ratio=0.75,count=keep-floor"},
+      {"cross:ratio=0.5", "cross:ratio=0.5,count=keep-floor"},
+      {"random", "random:ratio=0.7,count=keep-floor"},
+      {"sync", "sync:ratio=0.75,count=keep-floor"},
+      {"temporal:count=mask-floor", "temporal:ratio=0.7,count=mask-floor"},
+      {"extrapolation:ratio=0.3", "extrapolation:ratio=0.3,count=keep-floor"},
       {"sensor", "sensor:keep=1"},
       {"sensor:keep=3", "sensor:keep=3"},
-      {"per-modality", "per-modality:ratio=0.75,groups=0-2/3-5"},
-      {"per-modality:groups=0+1/2-5,ratio=0.5", "per-modality:ratio=0.5,groups=0-1/2-5"},
+      {"per-modality", "per-modality:ratio=0.75,count=keep-floor,groups=0-2/3-5"},
+      {"per-modality:groups=0+1/2-5,count=mask-floor,ratio=0.5",
+       "per-modality:ratio=0.5,count=mask-floor,groups=0-1/2-5"},
       {"fixed:cells=1000000000/0000000000/0000000000/0000000000/0000000000/0000000001",
        "fixed:cells=1000000000/0000000000/0000000000/0000000000/0000000000/0000000001"},
   };
@@ -130,11 +131,12 @@ TEST_CASE("make_policy: fixed from a file") {
 
 TEST_CASE("make_policy: errors name the problem and list valid values") {
   CHECK(error_of("crosss").find("valid: cross, random, sync") != std::string::npos);
-  CHECK(error_of("cross:ratio=0.5,keep=1").find("valid keys: ratio") != std::string::npos);
+  CHECK(error_of("cross:ratio=0.5,keep=1").find("valid keys: ratio, count") != std::string::npos);
   CHECK(error_of("sensor:ratio=0.5").find("valid keys: keep") != std::string::npos);
   CHECK(error_of("cross:ratio=abc").find("not a number") != std::string::npos);
   CHECK(error_of("cross:ratio=1.5").find("(0, 1)") != std::string::npos);
-  CHECK(error_of("sync:ratio=0.05").find("masks 0 of 10 columns") != std::string::npos);
+  CHECK(error_of("sync:ratio=0.05,count=mask-floor").find("masks 0 of 10 columns") !=
+        std::string::npos);
   CHECK(error_of("sensor:keep=6").find("[1, C-1]") != std::string::npos);
   CHECK(error_of("sensor:keep=1.5").find("not an integer") != std::string::npos);
   CHECK(error_of("per-modality:groups=0-7").find("out of range") != std::string::npos);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "moca/masking/make_policy.hpp"
 #include "moca/masking/policies.hpp"
 
 using namespace moca;
@@ -32,13 +33,102 @@ bool column_uniform(const Mask& m) {  // every column fully masked or fully visi
 }
 }  // namespace
 
-TEST_CASE("masked_count_for uses floor with a guard against binary rounding") {
-  CHECK(masked_count_for(0.75, 60) == 45);
+TEST_CASE("masked_count_for: keep-floor keeps int(n*(1-rho)), mask-floor masks floor(rho*n)") {
+  CHECK(masked_count_for(0.75, 60) == 45);  // 15 kept: both rules agree when rho*n is whole
   CHECK(masked_count_for(0.7, 60) == 42);
-  CHECK(masked_count_for(0.7, 10) == 7);
-  CHECK(masked_count_for(0.75, 10) == 7);
-  CHECK(masked_count_for(0.3, 10) == 3);
-  CHECK(masked_count_for(0.99, 7) == 6);
+  CHECK(masked_count_for(0.75, 10) == 8);  // keep int(2.5) = 2: the authors' sync at 0.75
+  CHECK(masked_count_for(0.99, 7) == 7);   // keep int(0.07) = 0 (policies refuse it)
+  CHECK(masked_count_for(0.7, 60, CountRule::kMaskFloor) == 42);  // 0.7*60 = 41.99999...
+  CHECK(masked_count_for(0.7, 10, CountRule::kMaskFloor) == 7);
+  CHECK(masked_count_for(0.75, 10, CountRule::kMaskFloor) == 7);
+  CHECK(masked_count_for(0.3, 10, CountRule::kMaskFloor) == 3);
+  CHECK(masked_count_for(0.99, 7, CountRule::kMaskFloor) == 6);
+}
+
+// Issue 40: the counts of every ratio policy, under both rules, at every 5 % ratio, through the
+// spec strings users write, against the two formulas written out here: the authors'
+// `len_keep = int(L * (1 - mask_ratio))` (models_mae.py:149, in double, truncated) and moca's
+// earlier floor(rho * L) (with the 1e-9 guard). A count that leaves a view empty is refused.
+TEST_CASE("counts under both rules, every policy, every 5 % ratio, against the formulas") {
+  const int C = 6, P = 10;
+  const Grid grid{C, P, 20};
+  struct Row {
+    const char* name;
+    bool whole_grid;  // counts cells of the whole grid (cross/random) or time columns
+  };
+  const Row rows[] = {{"cross", true},     {"random", true},         {"sync", false},
+                      {"temporal", false}, {"extrapolation", false}, {"per-modality", false}};
+  std::set<std::pair<int, int>> differ;  // (units n, k) where the two rules disagree
+  for (const Row& row : rows) {
+    for (const char* rule : {"", "keep-floor", "mask-floor"}) {
+      for (int k = 1; k <= 19; ++k) {
+        const double rho = k / 20.0;  // the double nearest k/20, as "0.05".."0.95" parse
+        const int n = row.whole_grid ? C * P : P;
+        const int authors = n - static_cast<int>(n * (1.0 - rho));
+        const int floor_rule = static_cast<int>(std::floor(rho * n + 1e-9));
+        const int units = std::string(rule) == "mask-floor" ? floor_rule : authors;
+        if (authors != floor_rule) differ.insert({n, k});
+        std::string spec = std::string(row.name) + ":ratio=" + format_number(rho);
+        if (*rule != '\0') spec += std::string(",count=") + rule;
+        const bool per_modality = std::string(row.name) == "per-modality";
+        const int high = per_modality ? n : n - 1;  // per-modality leaves the other group visible
+        CAPTURE(spec);
+        if (units < 1 || units > high) {
+          CHECK_THROWS_WITH_AS(make_policy(spec, grid), doctest::Contains("count="),
+                               std::invalid_argument);
+          continue;
+        }
+        const auto pol = make_policy(spec, grid);
+        const int cells = row.whole_grid ? units : (per_modality ? 3 : C) * units;
+        Rng rng(static_cast<std::uint64_t>(k));
+        for (int i = 0; i < 5; ++i) CHECK(pol->sample(rng, kEmpty).masked_count() == cells);
+        // The canonical spec names the rule, and parses back to the same count.
+        const std::string canon = pol->spec();
+        CHECK(canon.find(std::string(",count=") + (*rule ? rule : "keep-floor")) !=
+              std::string::npos);
+        Rng again(static_cast<std::uint64_t>(k));
+        CHECK(make_policy(canon, grid)->sample(again, kEmpty).masked_count() == cells);
+      }
+    }
+  }
+  // Where the rules disagree, by Python's int(n * (1 - k / 20)) (computed apart from this
+  // test): over 10 columns at the odd multiples of 5 % and at 0.8 and 0.9, where 1 - rho falls
+  // just below 0.2 and 0.1 in binary; over 60 cells at 0.55, 0.8 and 0.9, for the same reason.
+  const std::set<std::pair<int, int>> expect = {{10, 1},  {10, 3},  {10, 5},  {10, 7},  {10, 9},
+                                                {10, 11}, {10, 13}, {10, 15}, {10, 16}, {10, 17},
+                                                {10, 18}, {10, 19}, {60, 11}, {60, 16}, {60, 18}};
+  CHECK(differ == expect);
+  // The issue's example: sync at 0.75 masks 8 of 10 columns, 7 under mask-floor.
+  Rng r1(1), r2(1);
+  CHECK(make_policy("sync:ratio=0.75", grid)->sample(r1, kEmpty).masked_count() == 48);
+  CHECK(make_policy("sync:ratio=0.75,count=mask-floor", grid)->sample(r2, kEmpty).masked_count() ==
+        42);
+}
+
+TEST_CASE("count rules: a bad rule, and policies without a ratio, are refused with the reason") {
+  const Grid grid{6, 10, 20};
+  CHECK_THROWS_WITH_AS(make_policy("cross:count=round", grid),
+                       doctest::Contains("cross count (round) must be one of: keep-floor, "
+                                         "mask-floor"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(make_policy("sensor:keep=1,count=mask-floor", grid),
+                       doctest::Contains("sensor takes no count rule (count=mask-floor)"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(make_policy("fixed:cells=" + std::string("1000000000/") +
+                                       "0000000000/0000000000/0000000000/0000000000/0000000000,"
+                                       "count=keep-floor",
+                                   grid),
+                       doctest::Contains("fixed takes no count rule (count=keep-floor)"),
+                       std::invalid_argument);
+  // Keep-floor keeps int(10*(1-0.95)) = 0 columns: sync refuses, naming the rule and its value;
+  // mask-floor masks 9.
+  CHECK_THROWS_WITH_AS(make_policy("sync:ratio=0.95", grid),
+                       doctest::Contains("masks 10 of 10 columns (count=keep-floor: keep "
+                                         "int(10*(1-0.95)) = 0)"),
+                       std::invalid_argument);
+  Rng rng(2);
+  CHECK(make_policy("sync:ratio=0.95,count=mask-floor", grid)->sample(rng, kEmpty).masked_count() ==
+        54);
 }
 
 TEST_CASE("choose_subset is a sorted k-subset; errors") {
@@ -53,15 +143,19 @@ TEST_CASE("choose_subset is a sorted k-subset; errors") {
   CHECK_THROWS_AS(choose_subset(rng, 3, 4), std::invalid_argument);
 }
 
-TEST_CASE("cross: exact count floor(rho*C*P) over several grids") {
+TEST_CASE("cross: exact count C*P - int(C*P*(1-rho)) over several grids") {
   for (auto [C, P, rho] : {std::tuple{6, 10, 0.75}, std::tuple{3, 7, 0.5}, std::tuple{2, 2, 0.5},
                            std::tuple{6, 10, 0.1}}) {
     CrossPolicy pol(Grid{C, P, 20}, rho);
     Rng rng(7);
-    const int expect = static_cast<int>(std::floor(rho * C * P + 1e-9));
+    const int expect = C * P - static_cast<int>(C * P * (1.0 - rho));
     for (int i = 0; i < 50; ++i) CHECK(pol.sample(rng, kEmpty).masked_count() == expect);
   }
-  CHECK_THROWS_AS(CrossPolicy(Grid{6, 10, 20}, 0.01), std::invalid_argument);  // 0 cells
+  // 0.01 * 60 masks 0 cells under mask-floor; keep-floor keeps int(59.4) = 59 and masks 1.
+  CHECK_THROWS_AS(CrossPolicy(Grid{6, 10, 20}, 0.01, "cross", CountRule::kMaskFloor),
+                  std::invalid_argument);
+  CHECK(CrossPolicy(Grid{6, 10, 20}, 0.01).count() == 1);
+  CHECK_THROWS_AS(CrossPolicy(Grid{6, 10, 20}, 1e-17), std::invalid_argument);  // 1 - 1e-17 == 1
   CHECK_THROWS_AS(CrossPolicy(Grid{6, 10, 20}, 1.0), std::invalid_argument);
   CHECK_THROWS_AS(CrossPolicy(Grid{6, 10, 20}, 0.0), std::invalid_argument);
   CHECK_THROWS_AS(CrossPolicy(Grid{6, 10, 20}, 0.5, "other"), std::invalid_argument);
@@ -110,18 +204,20 @@ TEST_CASE("random: same distribution and count as cross, its own name and defaul
   CHECK(a.count() == 42);
 }
 
-TEST_CASE("sync: floor(rho*P) whole columns, C*floor(rho*P) cells, every column reachable") {
+TEST_CASE("sync: k(rho, P) whole columns, C*k(rho, P) cells, every column reachable") {
   ColumnPolicy pol(Grid{6, 10, 20}, 0.75, ColumnRule::kUniformSet);
-  CHECK(pol.columns() == 7);
+  CHECK(pol.columns() == 8);  // the authors' count: keep int(2.5) = 2
   Rng rng(11);
   std::vector<int> hits(10, 0);
   for (int i = 0; i < 2000; ++i) {
     const Mask m = pol.sample(rng, kEmpty);
     CHECK(column_uniform(m));
-    CHECK(m.masked_count() == 42);
+    CHECK(m.masked_count() == 48);
     for (int p : masked_columns(m)) ++hits[static_cast<size_t>(p)];
   }
-  for (int h : hits) CHECK(std::abs(h - 1400) < 120);  // 2000 * 0.7, sd ~ 20
+  for (int h : hits) CHECK(std::abs(h - 1600) < 120);  // 2000 * 0.8, sd ~ 18
+  ColumnPolicy old(Grid{6, 10, 20}, 0.75, ColumnRule::kUniformSet, CountRule::kMaskFloor);
+  CHECK(old.columns() == 7);
 }
 
 TEST_CASE("temporal: one contiguous block, uniform start, all channels") {
@@ -140,7 +236,7 @@ TEST_CASE("temporal: one contiguous block, uniform start, all channels") {
   CHECK(starts.size() == 8u);  // 0..P-k
 }
 
-TEST_CASE("extrapolation: the last floor(rho*P) columns, deterministic") {
+TEST_CASE("extrapolation: the last k(rho, P) columns, deterministic") {
   ColumnPolicy pol(Grid{6, 10, 20}, 0.7, ColumnRule::kLast);
   Rng rng(13);
   const Mask m = pol.sample(rng, kEmpty);
@@ -148,8 +244,11 @@ TEST_CASE("extrapolation: the last floor(rho*P) columns, deterministic") {
   for (int c = 0; c < 6; ++c)
     for (int p = 0; p < 10; ++p) CHECK(m.masked(c, p) == (p >= 3));
   CHECK(pol.sample(rng, kEmpty) == m);
-  CHECK_THROWS_AS(ColumnPolicy(Grid{6, 10, 20}, 0.05, ColumnRule::kLast), std::invalid_argument);
-  CHECK(ColumnPolicy(Grid{6, 10, 20}, 0.999, ColumnRule::kLast).columns() == 9);
+  CHECK_THROWS_AS(ColumnPolicy(Grid{6, 10, 20}, 0.05, ColumnRule::kLast, CountRule::kMaskFloor),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ColumnPolicy(Grid{6, 10, 20}, 0.999, ColumnRule::kLast), std::invalid_argument);
+  CHECK(ColumnPolicy(Grid{6, 10, 20}, 0.999, ColumnRule::kLast, CountRule::kMaskFloor).columns() ==
+        9);
 }
 
 TEST_CASE("sensor: C-keep whole channels masked, keep visible") {

@@ -46,8 +46,8 @@ TEST_CASE("score_windows: every policy scored, every pair compared, the data des
   CHECK(run.features == "raw");
   CHECK(run.score.mask_mode == masking::MaskMode::kPerWindow);  // auto, no feature map
   REQUIRE(run.scores.size() == 3u);
-  CHECK(run.scores[1].spec == "sync:ratio=0.5");
-  CHECK(run.scores[2].spec == "random:ratio=0.75");  // the run's ratio fills in
+  CHECK(run.scores[1].spec == "sync:ratio=0.5,count=keep-floor");
+  CHECK(run.scores[2].spec == "random:ratio=0.75,count=keep-floor");  // the run's ratio fills in
   REQUIRE(run.comparisons.size() == 3u);
   CHECK(run.comparisons[2].a == run.scores[1].spec);
   CHECK(run.comparisons[2].b == run.scores[2].spec);

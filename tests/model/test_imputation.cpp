@@ -68,8 +68,9 @@ TEST_CASE("the imputation table has every method on every task") {
   std::ostringstream log;
   const auto t = evaluate_imputation(o, w, log);
   CHECK(t.methods.size() == 4);
-  CHECK(t.tasks == std::vector<std::string>{"random:ratio=0.7", "temporal:ratio=0.7",
-                                            "sensor:keep=1", "extrapolation:ratio=0.7"});
+  CHECK(t.tasks == std::vector<std::string>{"random:ratio=0.7,count=keep-floor",
+                                            "temporal:ratio=0.7,count=keep-floor", "sensor:keep=1",
+                                            "extrapolation:ratio=0.7,count=keep-floor"});
   CHECK(t.cells.size() == 16);
   for (const auto& c : t.cells) {
     CHECK(c.applicable);

@@ -1,5 +1,6 @@
 """moca.data and moca.policy: known answers (shapes, exact mask counts, labels), the .npy
 reader round trip, HAPT when present, and a Python callable scored as a policy."""
+import math
 import os
 
 import numpy as np
@@ -84,14 +85,40 @@ def test_policies_mask_exactly_floor_ratio_cells(spec, count):
     assert (m.reshape(100, -1).sum(1) == count).all()
 
 
+@pytest.mark.parametrize("name,units", [("cross", 60), ("random", 60), ("sync", 10),
+                                        ("temporal", 10), ("extrapolation", 10),
+                                        ("per-modality", 10)])
+def test_count_rules_at_every_5_percent_match_the_authors_formula(name, units):
+    # The authors' len_keep = int(L * (1 - mask_ratio)) (models_mae.py:149) in Python itself,
+    # and the older rule floor(ratio * L); a count that leaves a view empty must be refused.
+    for k in range(1, 20):
+        r = float(f"{k / 20:.2f}")
+        for rule, masked in (("", units - int(units * (1 - r))),
+                             ("keep-floor", units - int(units * (1 - r))),
+                             ("mask-floor", math.floor(r * units + 1e-9))):
+            spec = f"{name}:ratio={r}" + (f",count={rule}" if rule else "")
+            cells = masked * (1 if units == 60 else (3 if name == "per-modality" else 6))
+            high = units if name == "per-modality" else units - 1
+            if not 1 <= masked <= high:
+                with pytest.raises(ValueError, match="count="):
+                    moca.policy(spec)
+                continue
+            p = moca.policy(spec)
+            assert f"count={rule or 'keep-floor'}" in p.spec
+            m = p.sample(20, seed=k)
+            assert (m.reshape(20, -1).sum(1) == cells).all(), spec
+
+
 def test_sync_masks_whole_time_columns():
     m = moca.policy("sync:ratio=0.5").sample(50, seed=2)
     assert (m.all(axis=1) | ~m.any(axis=1)).all()  # every patch column all or nothing
 
 
 def test_ratio_fills_in_and_spec_is_canonical():
-    assert moca.policy("cross", ratio=0.5).spec == "cross:ratio=0.5"
-    assert moca.policy("cross:ratio=0.25", ratio=0.5).spec == "cross:ratio=0.25"
+    assert moca.policy("cross", ratio=0.5).spec == "cross:ratio=0.5,count=keep-floor"
+    assert moca.policy("cross:ratio=0.25", ratio=0.5).spec == "cross:ratio=0.25,count=keep-floor"
+    assert (moca.policy("sync:count=mask-floor").spec ==
+            "sync:ratio=0.75,count=mask-floor")
 
 
 def test_callable_policy_is_scored_reproducibly():

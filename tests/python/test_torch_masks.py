@@ -128,10 +128,12 @@ def test_mask_ratio_fills_a_spec_without_ratio():
     assert (mask.sum(1) == 30).all()
     _, mask, _ = mt.MaskGenerator("cross:ratio=0.75")(x, 0.5)   # the spec's ratio wins
     assert (mask.sum(1) == 45).all()
-    # moca's count is floor(0.77 * 60) = 46 masked; MAE's would keep int(60 * 0.23) = 13
+    # moca's default count is MAE's: keep int(60 * 0.23) = 13, mask 47; count=mask-floor masks
+    # floor(0.77 * 60) = 46
     _, mask, _ = mt.MaskGenerator("cross")(x, 0.77)
+    assert (mask.sum(1) == 60 - int(60 * (1 - 0.77))).all() and (mask.sum(1) == 47).all()
+    _, mask, _ = mt.MaskGenerator("cross:count=mask-floor")(x, 0.77)
     assert (mask.sum(1) == 46).all()
-    assert 60 - int(60 * (1 - 0.77)) == 47
     with pytest.raises(ValueError, match="mask_ratio"):
         mt.MaskGenerator(moca.policy("cross"))(x, 1.0)
 

@@ -46,7 +46,7 @@ TEST_CASE("simulation_study: JSON shape, paper values, reproducibility") {
   CHECK(doc["results"].size() == 4);  // 2 feature maps x (all, acc->gyro)
   CHECK(doc["results"][0]["comparisons"].size() == 1);
   CHECK(doc["ratio_sweep"].size() == 4);  // 2 maps x 2 schemes at one ratio
-  CHECK(doc["ratio_sweep"][0]["spec"] == "cross:ratio=0.5");
+  CHECK(doc["ratio_sweep"][0]["spec"] == "cross:ratio=0.5,count=keep-floor");
   for (const auto& r : doc["results"]) {
     for (const auto& s : r["schemes"]) {
       const double v = s["score"].get<double>();

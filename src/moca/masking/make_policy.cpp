@@ -56,6 +56,25 @@ long long get_int(const PolicySpec& spec, const std::string& key, long long fall
 std::unique_ptr<MaskPolicy> make_adaptive(const PolicySpec& spec, const Grid& grid,
                                           const PolicyContext& context);
 
+/// The `count` key: keep-floor (the default) or mask-floor (policies.hpp).
+CountRule get_count_rule(const PolicySpec& spec) {
+  const std::string* v = spec.find("count");
+  if (v == nullptr) return CountRule::kKeepFloor;
+  for (const auto& row : kCountRuleNames)
+    if (*v == row.name) return row.value;
+  throw_invalid("make_policy()", spec.name + " count (" + *v +
+                                     ") must be one of: " + enum_choices(kCountRuleNames) +
+                                     " (keep-floor keeps int(N*(1-ratio)) units, the authors' "
+                                     "rule; mask-floor masks floor(ratio*N))");
+}
+
+/// Policies without a ratio take no count rule: one message naming the value and why.
+void refuse_count_rule(const PolicySpec& spec, const char* why) {
+  if (const std::string* v = spec.find("count")) {
+    throw_invalid("make_policy()", spec.name + " takes no count rule (count=" + *v + "): " + why);
+  }
+}
+
 }  // namespace detail
 
 namespace {
@@ -93,27 +112,29 @@ ModalityGroups modality_groups(const PolicyContext& context) {
 /// cross / random (ratio; every cell drawn independently of the others, a fixed count per window).
 std::unique_ptr<MaskPolicy> make_cross(const PolicySpec& spec, const Grid& grid,
                                        const PolicyContext&) {
-  detail::check_keys(spec, {"ratio"});
+  detail::check_keys(spec, {"ratio", "count"});
   const bool cross = spec.name == "cross";
   return std::make_unique<CrossPolicy>(grid, detail::get_double(spec, "ratio", cross ? 0.75 : 0.7),
-                                       spec.name);
+                                       spec.name, detail::get_count_rule(spec));
 }
 
 /// sync / temporal / extrapolation: whole time columns, by their column rule.
 std::unique_ptr<MaskPolicy> make_column(const PolicySpec& spec, const Grid& grid,
                                         const PolicyContext&) {
-  detail::check_keys(spec, {"ratio"});
+  detail::check_keys(spec, {"ratio", "count"});
   const std::string& n = spec.name;
   const ColumnRule rule = n == "sync"       ? ColumnRule::kUniformSet
                           : n == "temporal" ? ColumnRule::kContiguous
                                             : ColumnRule::kLast;
-  return std::make_unique<ColumnPolicy>(
-      grid, detail::get_double(spec, "ratio", n == "sync" ? 0.75 : 0.7), rule);
+  return std::make_unique<ColumnPolicy>(grid,
+                                        detail::get_double(spec, "ratio", n == "sync" ? 0.75 : 0.7),
+                                        rule, detail::get_count_rule(spec));
 }
 
 std::unique_ptr<MaskPolicy> make_sensor(const PolicySpec& spec, const Grid& grid,
                                         const PolicyContext& context) {
   const ModalityGroups modalities = modality_groups(context);
+  detail::refuse_count_rule(spec, "it masks C-keep whole channels, set by keep");
   detail::check_keys(spec, {"keep"});
   modalities.require_two("sensor");
   const long long keep = detail::get_int(spec, "keep", 1);
@@ -128,19 +149,20 @@ std::unique_ptr<MaskPolicy> make_sensor(const PolicySpec& spec, const Grid& grid
 std::unique_ptr<MaskPolicy> make_per_modality(const PolicySpec& spec, const Grid& grid,
                                               const PolicyContext& context) {
   const ModalityGroups modalities = modality_groups(context);
-  detail::check_keys(spec, {"ratio", "groups"});
+  detail::check_keys(spec, {"ratio", "count", "groups"});
   const std::string* g = spec.find("groups");
   if (g == nullptr) modalities.require_two("per-modality");
   auto groups = g                           ? parse_modality_groups(*g, grid.channels)
                 : modalities.groups.empty() ? default_modality_groups(grid.channels)
                                             : modalities.groups;
   return std::make_unique<PerModalityPolicy>(grid, detail::get_double(spec, "ratio", 0.75),
-                                             std::move(groups));
+                                             std::move(groups), detail::get_count_rule(spec));
 }
 
 /// fixed:file=PATH (a mask file) or fixed:cells=ROWS (rows of 0/1 joined by '/').
 std::unique_ptr<MaskPolicy> make_fixed(const PolicySpec& spec, const Grid& grid,
                                        const PolicyContext&) {
+  detail::refuse_count_rule(spec, "its mask is given whole (file= or cells=)");
   detail::check_keys(spec, {"file", "cells"});
   const std::string* file = spec.find("file");
   const std::string* cells = spec.find("cells");
@@ -174,13 +196,14 @@ std::unique_ptr<MaskPolicy> make_fixed(const PolicySpec& spec, const Grid& grid,
 /// The policy registry: one row per policy (docs/masking.md lists the same rows).
 const std::vector<PolicyEntry>& policy_registry() {
   static const std::vector<PolicyEntry> rows = {
-      {"cross", "ratio (0.75)", RatioRule::kOwn, make_cross},
-      {"random", "ratio (0.7)", RatioRule::kOwn, make_cross},
-      {"sync", "ratio (0.75)", RatioRule::kOwn, make_column},
-      {"temporal", "ratio (0.7)", RatioRule::kOwn, make_column},
-      {"extrapolation", "ratio (0.7)", RatioRule::kOwn, make_column},
+      {"cross", "ratio (0.75), count (keep-floor)", RatioRule::kOwn, make_cross},
+      {"random", "ratio (0.7), count (keep-floor)", RatioRule::kOwn, make_cross},
+      {"sync", "ratio (0.75), count (keep-floor)", RatioRule::kOwn, make_column},
+      {"temporal", "ratio (0.7), count (keep-floor)", RatioRule::kOwn, make_column},
+      {"extrapolation", "ratio (0.7), count (keep-floor)", RatioRule::kOwn, make_column},
       {"sensor", "keep (1)", RatioRule::kNone, make_sensor},
-      {"per-modality", "ratio (0.75), groups (the data's modality groups, e.g. 0-2/3-5)",
+      {"per-modality", "ratio (0.75), count (keep-floor), groups (the data's modality groups, "
+                       "e.g. 0-2/3-5)",
        RatioRule::kOwn, make_per_modality},
       {"fixed", "file (a Mask::parse file) or cells (rows joined by '/', e.g. 0101/1010); exactly one",
        RatioRule::kNone, make_fixed},

@@ -18,18 +18,43 @@ void check_ratio(const std::string& who, double ratio) {
   }
 }
 
-void check_count(const std::string& who, double ratio, int count, int n, const char* unit) {
-  if (count < 1 || count > n - 1) {
+/// The count rule as a formula with its numbers, for messages: "count=keep-floor: keep
+/// int(10*(1-0.95)) = 0".
+std::string rule_text(CountRule rule, double ratio, int n, int count) {
+  const std::string N = std::to_string(n), r = format_number(ratio);
+  if (rule == CountRule::kKeepFloor) {
+    return "count=keep-floor: keep int(" + N + "*(1-" + r + ")) = " + std::to_string(n - count);
+  }
+  return "count=mask-floor: mask floor(" + r + "*" + N + ") = " + std::to_string(count);
+}
+
+/// `low`: the fewest masked units allowed (1); `high`: the most (n - 1 unless the policy leaves
+/// other cells visible, as per-modality does).
+void check_count(const std::string& who, double ratio, CountRule rule, int count, int n,
+                 const char* unit, int high) {
+  if (count < 1 || count > high) {
     throw_invalid("make_policy()",
                   who + " ratio (" + format_number(ratio) + ") masks " + std::to_string(count) +
-                      " of " + std::to_string(n) + " " + unit +
-                      "; it must leave at least one masked and one visible " + unit);
+                      " of " + std::to_string(n) + " " + unit + " (" +
+                      rule_text(rule, ratio, n, count) + ")" +
+                      (high < n ? std::string("; it must leave at least one masked and one "
+                                              "visible ") +
+                                      unit
+                                : std::string("; it must mask at least one")));
   }
 }
 
 }  // namespace
 
-int masked_count_for(double ratio, int n) {
+std::string to_string(CountRule rule) {
+  return enum_name(kCountRuleNames, rule);
+}
+
+int masked_count_for(double ratio, int n, CountRule rule) {
+  if (rule == CountRule::kKeepFloor) {
+    // The authors' len_keep = int(L * (1 - mask_ratio)): the same double operations, truncated.
+    return n - static_cast<int>(static_cast<double>(n) * (1.0 - ratio));
+  }
   return static_cast<int>(std::floor(ratio * static_cast<double>(n) + 1e-9));
 }
 
@@ -51,19 +76,19 @@ std::vector<int> choose_subset(Rng& rng, int n, int k) {
 
 // ---- cross / random -------------------------------------------------------------------------
 
-CrossPolicy::CrossPolicy(const Grid& grid, double ratio, std::string name)
-    : grid_(grid), ratio_(ratio), name_(std::move(name)) {
+CrossPolicy::CrossPolicy(const Grid& grid, double ratio, std::string name, CountRule rule)
+    : grid_(grid), ratio_(ratio), name_(std::move(name)), rule_(rule) {
   grid_.validate();
   if (name_ != "cross" && name_ != "random") {
     throw_invalid("CrossPolicy()", "name (" + name_ + ") must be cross or random");
   }
   check_ratio(name_, ratio);
-  count_ = masked_count_for(ratio, grid_.tokens());
-  check_count(name_, ratio, count_, grid_.tokens(), "cells");
+  count_ = masked_count_for(ratio, grid_.tokens(), rule_);
+  check_count(name_, ratio, rule_, count_, grid_.tokens(), "cells", grid_.tokens() - 1);
 }
 
 std::string CrossPolicy::spec() const {
-  return name_ + ":ratio=" + format_number(ratio_);
+  return name_ + ":ratio=" + format_number(ratio_) + ",count=" + to_string(rule_);
 }
 
 Mask CrossPolicy::sample(Rng& rng, const WindowRef&) const {
@@ -74,12 +99,12 @@ Mask CrossPolicy::sample(Rng& rng, const WindowRef&) const {
 
 // ---- sync / temporal / extrapolation --------------------------------------------------------
 
-ColumnPolicy::ColumnPolicy(const Grid& grid, double ratio, ColumnRule rule)
-    : grid_(grid), ratio_(ratio), rule_(rule) {
+ColumnPolicy::ColumnPolicy(const Grid& grid, double ratio, ColumnRule rule, CountRule count)
+    : grid_(grid), ratio_(ratio), rule_(rule), count_rule_(count) {
   grid_.validate();
   check_ratio(name(), ratio);
-  columns_ = masked_count_for(ratio, grid_.patches);
-  check_count(name(), ratio, columns_, grid_.patches, "columns");
+  columns_ = masked_count_for(ratio, grid_.patches, count_rule_);
+  check_count(name(), ratio, count_rule_, columns_, grid_.patches, "columns", grid_.patches - 1);
 }
 
 std::string ColumnPolicy::name() const {
@@ -95,7 +120,7 @@ std::string ColumnPolicy::name() const {
 }
 
 std::string ColumnPolicy::spec() const {
-  return name() + ":ratio=" + format_number(ratio_);
+  return name() + ":ratio=" + format_number(ratio_) + ",count=" + to_string(count_rule_);
 }
 
 Mask ColumnPolicy::sample(Rng& rng, const WindowRef&) const {
@@ -220,16 +245,15 @@ std::string format_modality_groups(const std::vector<std::vector<int>>& groups) 
 }
 
 PerModalityPolicy::PerModalityPolicy(const Grid& grid, double ratio,
-                                     std::vector<std::vector<int>> groups)
-    : grid_(grid), ratio_(ratio), groups_(std::move(groups)) {
+                                     std::vector<std::vector<int>> groups, CountRule count)
+    : grid_(grid), ratio_(ratio), groups_(std::move(groups)), count_rule_(count) {
   grid_.validate();
   check_ratio("per-modality", ratio);
-  columns_ = masked_count_for(ratio, grid_.patches);
-  if (columns_ < 1) {
-    throw_invalid("make_policy()", "per-modality ratio (" + format_number(ratio) + ") masks 0 of " +
-                                       std::to_string(grid_.patches) +
-                                       " columns; it must mask at least one");
-  }
+  columns_ = masked_count_for(ratio, grid_.patches, count_rule_);
+  // Every column may be masked: the other groups stay visible (a single group of every channel
+  // is refused below).
+  check_count("per-modality", ratio, count_rule_, columns_, grid_.patches, "columns",
+              grid_.patches);
   if (groups_.empty()) throw_invalid("make_policy()", "per-modality needs >= 1 group");
   std::vector<int> seen(static_cast<size_t>(grid_.channels), 0);
   for (const auto& g : groups_) {
@@ -249,7 +273,7 @@ PerModalityPolicy::PerModalityPolicy(const Grid& grid, double ratio,
 }
 
 std::string PerModalityPolicy::spec() const {
-  return "per-modality:ratio=" + format_number(ratio_) +
+  return "per-modality:ratio=" + format_number(ratio_) + ",count=" + to_string(count_rule_) +
          ",groups=" + format_modality_groups(groups_);
 }
 

@@ -1,86 +1,116 @@
 #pragma once
 /// \file policies.hpp
 /// The built-in masking policies. Each draws masks on a C x P grid; "count" below is the exact
-/// number of masked cells of every mask it draws (docs/masking.md, "Policies": floor(rho*C*P)
-/// unless the definition says otherwise). Counts use floor(rho * N + 1e-9), so that e.g. 0.7 * 60
-/// gives 42 despite binary rounding. Every constructor rejects a ratio outside (0, 1) and a count
-/// that would leave either view empty (std::invalid_argument naming the policy).
+/// number of masked cells of every mask it draws (docs/masking.md, "Policies"). A policy with a
+/// ratio turns it into a count of N units (cells for cross, time columns for the column
+/// policies) by its count rule (the `count` key, CountRule below):
+///
+/// * `keep-floor` (the default; the authors' code, models_mae.py:149): keep int(N*(1-rho)) units
+///   and mask the rest, k(rho, N) = N - int(N*(1-rho)), computed in double exactly as Python
+///   does, so `sync:ratio=0.75` masks 8 of 10 columns;
+/// * `mask-floor` (moca's rule before issue 40): mask floor(rho*N + 1e-9) units (the 1e-9 so that
+///   0.7 * 60 gives 42 despite binary rounding); `sync:ratio=0.75,count=mask-floor` masks 7.
+///
+/// The two agree whenever rho*N is whole. Every constructor rejects a ratio outside (0, 1) and a
+/// count that would leave either view empty (std::invalid_argument naming the policy, the count
+/// and the rule).
 ///
 // clang-format off
 /// | policy | definition | count |
 /// | --- | --- | --- |
-/// | cross (MoCA) | uniform over all k-subsets of the C*P cells, k = floor(rho*C*P) | floor(rho*C*P) |
-/// | random (imputation) | the same distribution as cross (an alias; default rho = 0.7) | floor(rho*C*P) |
-/// | sync | floor(rho*P) time columns chosen uniformly without replacement, masked in every channel | C*floor(rho*P) |
-/// | temporal | one contiguous block of floor(rho*P) columns, uniform start, all channels | C*floor(rho*P) |
-/// | extrapolation | the last floor(rho*P) columns, all channels (deterministic) | C*floor(rho*P) |
-/// | sensor | C-keep whole channels chosen uniformly; `keep` channels stay visible | (C-keep)*P |
-/// | per-modality | one contiguous block of floor(rho*P) columns (uniform start) in one sensor group chosen uniformly | |g|*floor(rho*P) |
-/// | fixed | the same given mask every time | as given |
+/// | cross (MoCA) | uniform over all k-subsets of the C*P cells, k = k(rho, C*P) | k(rho, C*P) |
+/// | random (imputation) | the same distribution as cross (an alias; default rho = 0.7) | k(rho, C*P) |
+/// | sync | k(rho, P) time columns chosen uniformly without replacement, masked in every channel | C*k(rho, P) |
+/// | temporal | one contiguous block of k(rho, P) columns, uniform start, all channels | C*k(rho, P) |
+/// | extrapolation | the last k(rho, P) columns, all channels (deterministic) | C*k(rho, P) |
+/// | sensor | C-keep whole channels chosen uniformly; `keep` channels stay visible (no ratio, no count rule) | (C-keep)*P |
+/// | per-modality | one contiguous block of k(rho, P) columns (uniform start) in one sensor group chosen uniformly | |g|*k(rho, P) |
+/// | fixed | the same given mask every time (no ratio, no count rule) | as given |
 // clang-format on
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/masking/policy.hpp"
 
 namespace moca::masking {
 
-/// Number of masked items out of `n` for ratio `ratio`: floor(ratio * n + 1e-9).
-int masked_count_for(double ratio, int n);
+/// How a ratio becomes a count of masked units (the `count` key; rules in the file comment).
+enum class CountRule {
+  kKeepFloor,  ///< keep int(n*(1-rho)), mask the rest (the authors' code; the default)
+  kMaskFloor   ///< mask floor(rho*n + 1e-9) (moca before issue 40)
+};
+// clang-format off
+/// The names of the count rules (the `count` key, canonical specs).
+inline constexpr EnumName<CountRule> kCountRuleNames[] = {
+    {CountRule::kKeepFloor, "keep-floor"},
+    {CountRule::kMaskFloor, "mask-floor"}};
+// clang-format on
+/// "keep-floor" or "mask-floor".
+std::string to_string(CountRule rule);
+
+/// Number of masked items out of `n` for ratio `ratio` under `rule` (rules in the file comment).
+int masked_count_for(double ratio, int n, CountRule rule = CountRule::kKeepFloor);
 
 /// Uniform random k-subset of {0..n-1} (partial Fisher–Yates with uniform_int), ascending.
 std::vector<int> choose_subset(Rng& rng, int n, int k);
 
 /// `cross` (MoCA cross-modality masking) and its alias `random` (the imputation task's random
-/// masking): every mask with exactly floor(rho*C*P) masked cells is equally likely, so cells of
+/// masking): every mask with exactly k(rho, C*P) masked cells is equally likely, so cells of
 /// different channels are masked independently of time alignment. `random` differs only in
 /// its name and default ratio (0.7, the paper's imputation setting).
 class CrossPolicy : public MaskPolicy {
  public:
-  /// \param ratio rho in (0, 1); \param name "cross" or "random".
-  CrossPolicy(const Grid& grid, double ratio, std::string name = "cross");
+  /// \param ratio rho in (0, 1); \param name "cross" or "random"; \param rule the count rule.
+  CrossPolicy(const Grid& grid, double ratio, std::string name = "cross",
+              CountRule rule = CountRule::kKeepFloor);
   std::string name() const override { return name_; }
   std::string spec() const override;
   const Grid& grid() const override { return grid_; }
   Mask sample(Rng& rng, const WindowRef& window) const override;
   double ratio() const { return ratio_; }
-  /// Masked cells per mask: floor(rho*C*P).
+  CountRule count_rule() const { return rule_; }
+  /// Masked cells per mask: k(rho, C*P).
   int count() const { return count_; }
 
  private:
   Grid grid_;
   double ratio_;
   std::string name_;
+  CountRule rule_;
   int count_;
 };
 
 /// How the columns of a column policy are chosen.
 enum class ColumnRule {
-  kUniformSet,  ///< `sync`: floor(rho*P) columns, a uniform subset (not necessarily contiguous)
-  kContiguous,  ///< `temporal`: one block of floor(rho*P) columns, start ~ U{0..P-k}
-  kLast,        ///< `extrapolation`: the last floor(rho*P) columns
+  kUniformSet,  ///< `sync`: k(rho, P) columns, a uniform subset (not necessarily contiguous)
+  kContiguous,  ///< `temporal`: one block of k(rho, P) columns, start ~ U{0..P-k}
+  kLast,        ///< `extrapolation`: the last k(rho, P) columns
 };
 
 /// `sync`, `temporal`, `extrapolation`: whole time columns masked across all C channels.
-/// Count C*floor(rho*P) (not floor(rho*C*P): e.g. C=6, P=10, rho=0.75 masks 7 columns = 42
-/// cells where cross masks 45).
+/// Count C*k(rho, P), not k(rho, C*P): e.g. C=6, P=10, rho=0.75 masks 8 columns = 48 cells
+/// (7 = 42 under mask-floor) where cross masks 45.
 class ColumnPolicy : public MaskPolicy {
  public:
-  ColumnPolicy(const Grid& grid, double ratio, ColumnRule rule);
+  ColumnPolicy(const Grid& grid, double ratio, ColumnRule rule,
+               CountRule count = CountRule::kKeepFloor);
   std::string name() const override;
   std::string spec() const override;
   const Grid& grid() const override { return grid_; }
   Mask sample(Rng& rng, const WindowRef& window) const override;
   double ratio() const { return ratio_; }
-  /// Masked columns floor(rho*P); masked cells are C times this.
+  CountRule count_rule() const { return count_rule_; }
+  /// Masked columns k(rho, P); masked cells are C times this.
   int columns() const { return columns_; }
 
  private:
   Grid grid_;
   double ratio_;
   ColumnRule rule_;
+  CountRule count_rule_;
   int columns_;
 };
 
@@ -101,26 +131,29 @@ class SensorPolicy : public MaskPolicy {
   int keep_;
 };
 
-/// `per-modality`: a contiguous block of k = floor(rho*P) columns (start ~ U{0..P-k}) masked in
+/// `per-modality`: a contiguous block of k = k(rho, P) columns (start ~ U{0..P-k}) masked in
 /// the channels of one sensor group only, the group chosen uniformly. Groups default to two
 /// halves (channels [0, C/2) and [C/2, C): acc / gyro for UCI-HAPT); `groups=0-2/3-5` sets them
 /// ('/' between groups, '+' between ranges or channels in a group, e.g. `0+2/1-1/3-5`).
-/// Count |g|*floor(rho*P) for the chosen group g.
+/// Count |g|*k(rho, P) for the chosen group g.
 class PerModalityPolicy : public MaskPolicy {
  public:
   /// \param groups non-empty, disjoint channel lists within [0, C).
-  PerModalityPolicy(const Grid& grid, double ratio, std::vector<std::vector<int>> groups);
+  PerModalityPolicy(const Grid& grid, double ratio, std::vector<std::vector<int>> groups,
+                    CountRule count = CountRule::kKeepFloor);
   std::string name() const override { return "per-modality"; }
   std::string spec() const override;
   const Grid& grid() const override { return grid_; }
   Mask sample(Rng& rng, const WindowRef& window) const override;
   const std::vector<std::vector<int>>& groups() const { return groups_; }
+  CountRule count_rule() const { return count_rule_; }
   int columns() const { return columns_; }
 
  private:
   Grid grid_;
   double ratio_;
   std::vector<std::vector<int>> groups_;
+  CountRule count_rule_;
   int columns_;
 };
 
