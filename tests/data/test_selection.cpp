@@ -98,10 +98,10 @@ std::vector<std::string> unused_fields(const DataOptions& o, bool split_used) {
 TEST_CASE("unused_options: the format's own options, the spec's keys and the split's rows") {
   using V = std::vector<std::string>;
   DataOptions o = generator_options();
-  // the generator: the format of a bare folder and the .npy folder's options take no effect;
-  // split rows only when asked
+  // the generator: the format of a bare folder, the .npy folder's and HAPT's options take no
+  // effect; split rows only when asked
   const V generator = {"DatasetOptions::data_format", "DatasetOptions::sample_rate",
-                       "DatasetOptions::npy_layout"};
+                       "DatasetOptions::npy_layout", "DatasetOptions::hapt_windowing"};
   CHECK(unused_fields(o, false) == generator);
   V expected = generator;
   expected.insert(expected.end(), {"DataOptions::folds", "DataOptions::fold"});
@@ -117,19 +117,21 @@ TEST_CASE("unused_options: the format's own options, the spec's keys and the spl
   o = generator_options();
   o.data = "generator:coupling=0.5,seed=2";
   const auto u = moca::data::unused_options(o, false);
-  REQUIRE(u.size() == 5);
-  CHECK(u[3].field == "DataOptions::coupling");
-  CHECK(u[3].why == "the data spec's coupling=0.5 sets it");
-  CHECK(u[4].field == "DataOptions::synthetic_seed");
+  REQUIRE(u.size() == 6);
+  CHECK(u[3].field == "DatasetOptions::hapt_windowing");
+  CHECK(u[3].why == "only hapt data uses it; the data is generator:coupling=0.5,seed=2");
+  CHECK(u[4].field == "DataOptions::coupling");
+  CHECK(u[4].why == "the data spec's coupling=0.5 sets it");
+  CHECK(u[5].field == "DataOptions::synthetic_seed");
   // a bare .npy folder: the generator's options take no effect, --data-format names its format
   const std::string dir = moca::data::test::scratch_dir("unused_options");
   moca::data::export_dataset(moca::data::select(generator_options()).windows, dir);
   o = DataOptions{};
   o.data = dir;
-  const V npy = {"DataOptions::synthetic_windows", "DataOptions::coupling",
-                 "DataOptions::synthetic_seed"};
+  const V npy = {"DatasetOptions::hapt_windowing", "DataOptions::synthetic_windows",
+                 "DataOptions::coupling", "DataOptions::synthetic_seed"};
   CHECK(unused_fields(o, false) == npy);
-  CHECK(moca::data::unused_options(o, false)[1].why ==
+  CHECK(moca::data::unused_options(o, false)[2].why ==
         "only generator data uses it; the data is npy:" + dir);
   o.data = "npy:" + dir;  // the spec names the format itself
   CHECK(unused_fields(o, false).front() == "DatasetOptions::data_format");

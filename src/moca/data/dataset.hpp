@@ -5,9 +5,11 @@
 /// **Spec** (`--data`): `hapt:DIR` (UCI HAPT raw recordings), `hmp:DIR` (UCI ADL / HMP wrist
 /// accelerometer), `npy:DIR` (an ssl-wearables folder: X.npy, Y.npy or y.npy, pid.npy,
 /// meta.json; see npy_windows.hpp), `generator[:windows=N,coupling=C,noise=S,subjects=K,seed=S]`
-/// (the built-in synthetic IMU generator), or a bare DIR whose format is detected from its
-/// contents: X.npy -> npy; RawData/ or labels.txt with acc_exp*_user*.txt[.gz] -> hapt;
-/// HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp. `--data-format` forces one.
+/// (the built-in synthetic IMU generator), `ucihar:DIR` (UCI-HAR's Inertial Signals; ucihar.hpp),
+/// or a bare DIR whose format is detected from its contents: X.npy -> npy; RawData/ or labels.txt
+/// with acc_exp*_user*.txt[.gz] -> hapt; [UCI HAR Dataset/]train/ or test/ with Inertial Signals/
+/// -> ucihar; HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp. `--data-format`
+/// forces one.
 /// An empty spec is $MOCA_HAPT_DIR (as hapt) when set and allowed, else the generator. The
 /// resolved spec prints back (DataSpec::to_string) and parses to the same data.
 ///
@@ -33,6 +35,7 @@
 #include "moca/common/option_schema.hpp"
 #include "moca/data/npy_windows.hpp"
 #include "moca/data/synthetic.hpp"
+#include "moca/data/ucihar.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::data {
@@ -43,7 +46,8 @@ enum class DataFormat {
   kHapt,
   kHmp,
   kNpy,
-  kGenerator
+  kGenerator,
+  kUciHar  ///< UCI-HAR's Inertial Signals (ucihar.hpp)
 };
 // clang-format off
 /// The names of the formats (`--data-format`, spec prefixes, results); "adl" is hmp.
@@ -53,9 +57,11 @@ inline constexpr EnumName<DataFormat> kDataFormatNames[] = {
     {DataFormat::kHmp,       "hmp"},
     {DataFormat::kHmp,       "adl"},
     {DataFormat::kNpy,       "npy"},
-    {DataFormat::kGenerator, "generator"}};
+    {DataFormat::kGenerator, "generator"},
+    {DataFormat::kUciHar,    "ucihar"},
+    {DataFormat::kUciHar,    "uci-har"}};
 // clang-format on
-/// "auto", "hapt", "hmp", "npy", "generator".
+/// "auto", "hapt", "hmp", "npy", "generator", "ucihar".
 std::string to_string(DataFormat format);
 /// JSON as the name (settings records), read back by name.
 void to_json(nlohmann::json& j, DataFormat format);
@@ -92,7 +98,8 @@ std::string format_modalities(const std::vector<ModalityGroup>& groups);
 
 /// Options of open_dataset (the shared `--data-*` flags, plus what the program fixes).
 struct DatasetOptions {
-  DataFormat format = DataFormat::kAuto;  ///< --data-format: auto | hapt | hmp | npy | generator
+  /// --data-format: auto | hapt | hmp | npy | ucihar | generator
+  DataFormat format = DataFormat::kAuto;
   std::string modalities;        ///< --modalities: e.g. acc=0-2,gyro=3-5 (empty: meta.json/names)
   double sample_rate_hz = 0.0;   ///< --sample-rate: the input's rate (0 = meta.json / format's)
   double target_rate_hz = 50.0;  ///< the model's rate
@@ -102,6 +109,9 @@ struct DatasetOptions {
   /// all).
   std::string keep_classes;
   NpyLayout npy_layout = NpyLayout::kAuto;  ///< --npy-layout: auto | NCL | NLC
+  /// --hapt-windowing: raw (windows inside every labelled stretch, windowing.hpp) | uci-har (the
+  /// authors' per-subject UCI-HAR-style streams cut at 17,600 samples, ucihar.hpp). HAPT only.
+  HaptWindowing hapt_windowing = HaptWindowing::kRaw;
   /// --channel-names: the input's C channel names in order (any source; distinct; before
   /// --modalities selects). Empty: the source's (meta.json's for .npy); a .npy folder without
   /// names gets them from its modality groups (group acc of 3 channels: acc_x, acc_y, acc_z,
@@ -132,7 +142,7 @@ struct DatasetOptions {
     constexpr const char* kOwner = "DatasetOptions";
     v(o.format,
       Option{kOwner, "data_format", "--data-format",
-             "force the format of --data DIR: hapt | hmp | npy"},
+             "force the format of --data DIR: hapt | hmp | npy | ucihar"},
       kDataFormatNames);
     v(o.modalities, Option{kOwner, "modalities", "--modalities",
                            "modality groups, e.g. acc=0-2,gyro=3-5 (channels not named are "
@@ -158,6 +168,12 @@ struct DatasetOptions {
     v(o.npy_layout,
       Option{kOwner, "npy_layout", "--npy-layout", "X.npy axis order: auto | NCL | NLC"},
       kNpyLayoutNames);
+    v(o.hapt_windowing,
+      Option{kOwner, "hapt_windowing", "--hapt-windowing",
+             "HAPT windows: raw (every labelled stretch) | uci-har (the authors' data: activities "
+             "1-6 stitched per subject in UCI-HAR's order, filtered, first 17600 samples, 88 "
+             "windows per subject)"},
+      kHaptWindowingNames);
   }
 };
 
@@ -215,6 +231,10 @@ bool is_npy_folder(const std::string& dir);
 Windows open_npy_source(Dataset& d, const DatasetOptions& o);
 bool is_hapt_folder(const std::string& dir);
 Windows open_hapt_source(Dataset& d, const DatasetOptions& o);
+/// HAPT under DatasetOptions::hapt_windowing uci-har (ucihar.cpp; open_hapt_source calls it).
+Windows open_hapt_uci_har(Dataset& d, const DatasetOptions& o);
+bool is_ucihar_folder(const std::string& dir);
+Windows open_ucihar_source(Dataset& d, const DatasetOptions& o);
 bool is_hmp_folder(const std::string& dir);
 Windows open_hmp_source(Dataset& d, const DatasetOptions& o);
 Windows open_generator_source(Dataset& d, const DatasetOptions& o);
@@ -232,6 +252,10 @@ inline const std::vector<FormatEntry>& format_registry() {
                                "DatasetOptions::sample_rate,DatasetOptions::npy_layout"},
       {DataFormat::kHapt,      is_hapt_folder, "RawData/ or labels.txt",    open_hapt_source,
                                "MOCA_HAPT_DIR", true,    false,    true,        "hapt_windows",
+                               "DatasetOptions::hapt_windowing"},
+      {DataFormat::kUciHar,    is_ucihar_folder, "[UCI HAR Dataset/]train/ or test/ with Inertial "
+                               "Signals/",                                  open_ucihar_source,
+                               nullptr,         false,   false,    true,        nullptr,
                                ""},
       {DataFormat::kHmp,       is_hmp_folder,  "HMP_Dataset/ or folders of Accelerometer-*.txt",
                                                                             open_hmp_source,

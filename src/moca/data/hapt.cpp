@@ -286,6 +286,7 @@ bool is_hapt_folder(const std::string& dir) {
 }
 
 Windows open_hapt_source(Dataset& d, const DatasetOptions& o) {
+  if (o.hapt_windowing == HaptWindowing::kUciHar) return open_hapt_uci_har(d, o);
   // HAPT is recorded at 50 Hz: windows of the model's duration, then resampled if needed.
   WindowingOptions wo;
   wo.length = resampled_length(o.length, o.target_rate_hz, 50.0);
