@@ -38,7 +38,8 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
     """Loads what the tools' ``--data`` takes, through the same library call they make
     (``moca::data::open_dataset``; rules in docs/data.md).
 
-    ``spec``: ``"hapt:DIR"``, ``"hmp:DIR"``, ``"npy:DIR"``, ``"generator[:windows=N,...]"`` or a
+    ``spec``: ``"hapt:DIR"``, ``"hmp:DIR"``, ``"npy:DIR"``, ``"ucihar:DIR"``,
+    ``"generator[:windows=N,...]"`` or a
     bare folder whose format is detected from its contents (``data_format`` forces one);
     ``None`` is ``$MOCA_HAPT_DIR`` when set, else the generator (as the tools do).
 
@@ -51,7 +52,7 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
     A keyword that takes no effect is a ``ValueError`` naming it, as the programs refuse the
     flag: the generator's three beside other data or beside the spec's key of the same name
     (``"generator:coupling=0.5"``), ``sample_rate`` and ``npy_layout`` beside data that is not a
-    ``.npy`` folder.
+    ``.npy`` folder, ``hapt_windowing`` beside data that is not HAPT.
 
     The other keywords are the tools' ``--data-*`` options (listed below with the flag each
     stands for; from ``data::DatasetOptions``' schema, the rows that make those flags); one left
