@@ -15,6 +15,13 @@ from .masking import Policy
 __all__ = ["ScoreResult", "score", "compare"]
 
 
+def _spec_items(spec: str):
+    """``name:k=v,k=v`` as (name, {(k, v), ...}) for lookups by a partial spec."""
+    name, _, rest = spec.partition(":")
+    items = {tuple(kv.split("=", 1)) for kv in rest.split(",") if "=" in kv}
+    return name.strip(), items
+
+
 class ScoreResult:
     """The result of :func:`score`, with the fields of ``kcca_score --json``.
 
@@ -38,14 +45,18 @@ class ScoreResult:
 
     def __getitem__(self, scheme: str) -> Dict[str, Any]:
         """The entry of a scheme by spec or name (``result["cross:ratio=0.5"]``,
-        ``result["cross"]``). A full spec is looked up first; a name that several scored specs
+        ``result["cross"]``). A full (canonical) spec is looked up first, then the scored specs
+        of that name whose keys include the given ones (``cross:ratio=0.5`` finds
+        ``cross:ratio=0.5,count=keep-floor``); a name or partial spec that several scored specs
         share (``cross`` for ``cross:ratio=0.5`` and ``cross:ratio=0.75``), or a spec scored
         twice, raises ``KeyError`` listing them."""
         if not isinstance(scheme, str):
             raise TypeError(f"a scheme is looked up by spec or name, not {scheme!r}")
         found = [s for s in self.schemes if s["spec"] == scheme]
         if not found:
-            found = [s for s in self.schemes if s["scheme"] == scheme]
+            name, keys = _spec_items(scheme)
+            found = [s for s in self.schemes
+                     if _spec_items(s["spec"])[0] == name and keys <= _spec_items(s["spec"])[1]]
         if len(found) == 1:
             return found[0]
         scored = ", ".join(s["spec"] for s in self.schemes)

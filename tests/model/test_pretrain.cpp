@@ -74,7 +74,7 @@ TEST_CASE("pre-training writes checkpoints and JSON-lines metrics; the loss goes
   const auto info = read_checkpoint_info(o.checkpoint);
   CHECK(info.kind == "mae");
   CHECK(info.meta.at("finished") == true);
-  CHECK(info.meta.at("policy_spec") == "cross:ratio=0.75");
+  CHECK(info.meta.at("policy_spec") == "cross:ratio=0.75,count=keep-floor");
   CHECK(info.channel_names[3] == "gyro_x");
 }
 

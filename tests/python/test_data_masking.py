@@ -147,7 +147,7 @@ def test_score_result_frame_and_dict():
     r = moca.score(X, draws=2, pca=5)
     d = r.to_dict()
     assert [s["scheme"] for s in d["schemes"]] == ["cross", "sync"]
-    assert d["comparisons"][0]["a"] == "cross:ratio=0.75"  # the spec
+    assert d["comparisons"][0]["a"] == "cross:ratio=0.75,count=keep-floor"  # the spec
     try:
         import pandas  # noqa: F401
     except ImportError:

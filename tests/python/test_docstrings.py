@@ -63,7 +63,7 @@ def test_as_policy_returns_policies_and_reuses_specs(T):
     assert mt.as_policy(p) is p  # "or the policy itself"
     a = mt.as_policy("cross", ratio=0.6)
     assert a is mt.as_policy("cross", ratio=0.6)  # "built once per arguments and reused"
-    assert a.spec == "cross:ratio=0.6" and mt.LAYOUTS == ("modality", "time", "stacked")
+    assert a.spec == "cross:ratio=0.6,count=keep-floor" and mt.LAYOUTS == ("modality", "time", "stacked")
 
 
 def test_score_hook_due(T):

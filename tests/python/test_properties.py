@@ -26,7 +26,7 @@ ratios = st.floats(min_value=0.2, max_value=0.8)
 @given(C=st.integers(2, 8), P=st.integers(2, 12), pl=st.sampled_from([5, 10, 20]), r=ratios,
        seed=seeds, n=st.integers(1, 6))
 def test_random_masks_count_and_determinism(C, P, pl, r, seed, n):
-    k = int(np.floor(r * C * P))
+    k = C * P - int(C * P * (1 - r))  # the authors' count: keep int(N * (1 - ratio)), mask the rest
     if not 0 < k < C * P:  # a mask must leave both views non-empty: refused when made
         with pytest.raises(ValueError, match="at least one masked and one visible"):
             moca.policy(f"random:ratio={r!r}", channels=C, length=P * pl, patch_length=pl)
@@ -34,8 +34,8 @@ def test_random_masks_count_and_determinism(C, P, pl, r, seed, n):
     p = moca.policy(f"random:ratio={r!r}", channels=C, length=P * pl, patch_length=pl)
     m = p.sample(n, seed=seed)
     assert m.dtype == np.bool_ and m.shape == (n, C, P)
-    # random masks floor(ratio * cells) cells of every window (docs/masking.md)
-    assert (m.reshape(n, -1).sum(1) == int(np.floor(r * C * P))).all()
+    # random masks k cells of every window (docs/masking.md, "Count rules")
+    assert (m.reshape(n, -1).sum(1) == k).all()
     np.testing.assert_array_equal(m, p.sample(n, seed=seed))
 
 

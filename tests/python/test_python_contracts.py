@@ -58,10 +58,14 @@ def test_score_keeps_call_order(X):
 
 def test_ambiguous_name_is_refused(X):
     r = moca.score(X, ["cross:ratio=0.5", "cross"], **OPTS)
-    with pytest.raises(KeyError, match="ambiguous.*cross:ratio=0.5, cross:ratio=0.75"):
+    with pytest.raises(KeyError, match="ambiguous.*cross:ratio=0.5,count=keep-floor, "
+                                       "cross:ratio=0.75,count=keep-floor"):
         r["cross"]
-    assert r["cross:ratio=0.5"]["spec"] == "cross:ratio=0.5"
-    assert r["cross:ratio=0.75"]["spec"] == "cross:ratio=0.75"
+    # a partial spec finds the canonical one whose keys include it; the full spec finds itself
+    assert r["cross:ratio=0.5"]["spec"] == "cross:ratio=0.5,count=keep-floor"
+    assert r["cross:ratio=0.75,count=keep-floor"]["spec"] == "cross:ratio=0.75,count=keep-floor"
+    with pytest.raises(KeyError, match="no scheme 'cross:count=mask-floor'"):
+        r["cross:count=mask-floor"]
     with pytest.raises(KeyError, match="ambiguous"):
         r.compare("cross", "cross")
     with pytest.raises(KeyError, match="with itself"):
@@ -69,7 +73,8 @@ def test_ambiguous_name_is_refused(X):
     with pytest.raises(KeyError, match="no scheme 'sync'"):
         r["sync"]
     c = r.compare("cross:ratio=0.75", "cross:ratio=0.5")
-    assert (c["a"], c["b"]) == ("cross:ratio=0.75", "cross:ratio=0.5")
+    assert (c["a"], c["b"]) == ("cross:ratio=0.75,count=keep-floor",
+                                "cross:ratio=0.5,count=keep-floor")
 
 
 BAD_INTS = [
@@ -138,7 +143,7 @@ def test_policy_sample_takes_no_windows(X):
 @pytest.mark.parametrize("kw", [dict(channels=3), dict(length=100), dict(patch_length=10)])
 def test_policy_of_another_grid_is_a_value_error(X, kw):
     p = moca.policy("cross", **kw)
-    with pytest.raises(ValueError, match=r"schemes: policy cross:ratio=0.75 was made for"):
+    with pytest.raises(ValueError, match=r"schemes: policy cross:ratio=0.75,count=keep-floor was made for"):
         moca.score(X, [p, "sync"], **OPTS)
 
 
