@@ -415,7 +415,8 @@ std::string input_length_ablation(Runner& run, const json& description, std::ost
   doc["sample_rate_hz"] = own.sample_rate_hz;
   doc["rule"] =
       "one model pre-trained at model_length, probed at each length: round(s x rate) samples "
-      "rounded down to whole patches, fixed sin-cos positions at the new patch indices";
+      "rounded down to whole patches, every token at the position the model was trained with "
+      "(model::options_at_length)";
   doc["rows"] = rows;
   doc["paper"] = {{"summary",
                    "one model pre-trained per length (L = 100, 200, 400, 800, 1600; 10 patches "

@@ -16,6 +16,7 @@
 #include "moca/model/eval/interop.hpp"
 #include "moca/model/eval/protocol.hpp"
 #include "moca/model/io/checkpoint.hpp"
+#include "moca/model/train/pretrain.hpp"
 #include "test_support.hpp"
 
 using namespace moca::model;
@@ -390,6 +391,148 @@ TEST_CASE("another window length: same encoder weights, positions at the new pat
                                         rows(w230, 0, 40), rows(w230, 40, 60), log),
                        doctest::Contains("not a whole number of the model's patches"),
                        std::invalid_argument);
+}
+
+namespace {
+
+/// A cpu-small MAE with the released code's 1-D positions (--pos-embed 1d), pre-trained for one
+/// short epoch: what matters here is its positional table. Built once per test process.
+const std::string& checkpoint_1d() {
+  static const std::string path = [] {
+    PretrainOptions o;
+    o.preset = "cpu-small";
+    o.pos_embed = PosEmbedKind::kSinCos1d;
+    o.epochs = 1;
+    o.batch_size = 20;
+    o.warmup_epochs = 0;
+    o.lr = 1e-3;
+    o.checkpoint = moca_test::temp_path("pos1d.pt");
+    o.checkpoint_every = 100;
+    o.progress = false;
+    o.seed = 5;
+    o.runtime.threads = 1;
+    std::ostringstream log;
+    pretrain(o, moca_test::small_windows(40, 5), log);
+    return o.checkpoint;
+  }();
+  return path;
+}
+
+/// `w` (200 samples per channel) at `length` samples: each channel cropped, or continued with
+/// its own first samples.
+moca::data::Windows at_length(const moca::data::Windows& w, int length) {
+  moca::data::Windows out = w;
+  out.length = length;
+  out.x.resize(w.x.rows(), static_cast<Eigen::Index>(w.channels) * length);
+  for (int i = 0; i < w.size(); ++i) {
+    for (int t = 0; t < length; ++t) out.window(i).col(t) = w.window(i).col(t % w.length);
+  }
+  return out;
+}
+
+/// The encoder of a checkpoint, loaded as its options describe it.
+MocaEncoder encoder_of(const std::string& path) {
+  auto ck = moca::model::detail::open_checkpoint(path);
+  MocaEncoder e(ck.info.model);
+  moca::model::detail::load_module(ck, *e, {"encoder"});
+  return e;
+}
+
+/// Largest |table - formula| over the token rows of a C x P table: row 1 + c * P + p is
+/// [sin(a w_k), cos(a w_k), sin(b w_k), cos(b w_k)], w_k = 10000^(-k / (D/4)), k < D/4, with
+/// (a, b) = (p, c) for 2-D positions and (c * pitch + p, 0) for 1-D ones.
+double table_error(const torch::Tensor& table, bool one_d, int C, int P, int pitch) {
+  const int q = static_cast<int>(table.size(1)) / 4;
+  double worst = 0.0;
+  for (int c = 0; c < C; ++c) {
+    for (int p = 0; p < P; ++p) {
+      const double a = one_d ? c * pitch + p : p, b = one_d ? 0 : c;
+      for (int k = 0; k < q; ++k) {
+        const double wk = std::pow(10000.0, -static_cast<double>(k) / q);
+        const double want[4] = {std::sin(a * wk), std::cos(a * wk), std::sin(b * wk),
+                                std::cos(b * wk)};
+        for (int part = 0; part < 4; ++part) {
+          const double got = table[1 + c * P + p][part * q + k].item<double>();
+          worst = std::max(worst, std::abs(got - want[part]));
+        }
+      }
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("another window length, 1-D positions: token (c, p) keeps the model's c * P + p") {
+  const moca::data::Windows w200 = moca_test::small_windows(60, 31);
+  const moca::data::Windows w160 = at_length(w200, 160), w180 = at_length(w200, 180),
+                            w240 = at_length(w200, 240);
+  std::ostringstream log;
+  const torch::Tensor own = encoder_of(checkpoint_1d())->named_buffers(false)["pos_embed"][0];
+  REQUIRE(own.size(0) == 1 + 6 * 10);
+  CHECK(table_error(own, true, 6, 10, 10) < 1e-6);
+  // Shorter (8 patches): the kept classifier's table has pitch 10, every row the model's own.
+  const std::string save160 = moca_test::temp_path("pos1d_160.pt");
+  auto o = quick(DownstreamMode::kLinearProbe, 2, save160);
+  o.checkpoint = checkpoint_1d();
+  const auto r = train_classifier(o, rows(w160, 0, 40), rows(w160, 40, 60), log);
+  const Classifier kept(save160);
+  REQUIRE(kept.info().model.length == 160);
+  CHECK(kept.info().model.pos_pitch == 10);
+  const torch::Tensor t160 = encoder_of(save160)->named_buffers(false)["pos_embed"][0];
+  REQUIRE(t160.size(0) == 1 + 6 * 8);
+  CHECK(table_error(t160, true, 6, 8, 10) < 1e-6);
+  for (int c = 0; c < 6; ++c)
+    for (int p = 0; p < 8; ++p) CHECK(torch::equal(t160[1 + c * 8 + p], own[1 + c * 10 + p]));
+  // It loads and predicts at its own length, repeating the training run's predictions.
+  CHECK(kept.predict(rows(w160, 40, 60)) == r.predicted);
+  // The kept classifier at yet another length: up to its pitch, at the model's positions.
+  auto again = quick(DownstreamMode::kLinearProbe, 1, moca_test::temp_path("pos1d_180.pt"));
+  again.checkpoint = save160;
+  train_classifier(again, rows(w180, 0, 40), rows(w180, 40, 60), log);
+  const torch::Tensor t180 = encoder_of(again.save_model)->named_buffers(false)["pos_embed"][0];
+  CHECK(table_error(t180, true, 6, 9, 10) < 1e-6);
+  again.save_model = moca_test::temp_path("pos1d_200.pt");
+  train_classifier(again, rows(w200, 0, 40), rows(w200, 40, 60), log);
+  CHECK(torch::equal(encoder_of(again.save_model)->named_buffers(false)["pos_embed"][0], own));
+  // Longer (12 patches) is refused, from the model and from the kept classifier alike.
+  again.save_model.clear();
+  for (const std::string& from : {checkpoint_1d(), save160}) {
+    CAPTURE(from);
+    again.checkpoint = from;
+    CHECK_THROWS_WITH_AS(
+        train_classifier(again, rows(w240, 0, 40), rows(w240, 40, 60), log),
+        doctest::Contains("windows of 240 samples -> 12 patches per modality, more than the "
+                          "model's 10: with 1-D positions (--pos-embed 1d)"),
+        std::invalid_argument);
+  }
+  // --input-seconds says so before any data is read.
+  const ModelGeometry g = checkpoint_geometry(checkpoint_1d());
+  CHECK(g.max_patches == 10);
+  CHECK(geometry_at_seconds(g, 3.2, "ClassifyOptions::input_seconds").length == 160);
+  CHECK(geometry_at_seconds(g, 4.0, "ClassifyOptions::input_seconds").length == 200);
+  CHECK_THROWS_WITH_AS(geometry_at_seconds(g, 5.0, "ClassifyOptions::input_seconds"),
+                       doctest::Contains("ClassifyOptions::input_seconds (5) -> 12 patches per "
+                                         "modality, more than the model's 10"),
+                       std::invalid_argument);
+  CHECK(checkpoint_geometry(moca_test::shared_checkpoint()).max_patches == 0);  // 2-D: no bound
+}
+
+TEST_CASE("another window length, 2-D positions: a shorter input keeps the first rows") {
+  const moca::data::Windows w160 = at_length(moca_test::small_windows(60, 31), 160);
+  const std::string save = moca_test::temp_path("pos2d_160.pt");
+  std::ostringstream log;
+  const auto r = train_classifier(quick(DownstreamMode::kLinearProbe, 2, save), rows(w160, 0, 40),
+                                  rows(w160, 40, 60), log);
+  const torch::Tensor own =
+      encoder_of(moca_test::shared_checkpoint())->named_buffers(false)["pos_embed"][0];
+  const torch::Tensor t160 = encoder_of(save)->named_buffers(false)["pos_embed"][0];
+  REQUIRE(t160.size(0) == 1 + 6 * 8);
+  CHECK(read_checkpoint_info(save).model.pos_pitch == 0);
+  CHECK(table_error(t160, false, 6, 8, 0) < 1e-6);
+  for (int c = 0; c < 6; ++c)
+    for (int p = 0; p < 8; ++p) CHECK(torch::equal(t160[1 + c * 8 + p], own[1 + c * 10 + p]));
+  CHECK(Classifier(save).predict(rows(w160, 40, 60)) == r.predicted);
 }
 
 TEST_CASE("label fraction: per class, at least one each, seeded, never an unlabelled window") {

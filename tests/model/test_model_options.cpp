@@ -80,3 +80,49 @@ TEST_CASE("channels are matched by name for fewer-modality inference") {
                        std::invalid_argument);
   CHECK_THROWS_AS(match_channels(model, {"acc_x", "acc_x"}), std::invalid_argument);
 }
+
+TEST_CASE("options_at_length: every token keeps its position; 1-D positions bound the patches") {
+  MocaOptions one = preset("cpu-small", 6, 200, 20);
+  one.pos_embed = PosEmbedKind::kSinCos1d;
+  CHECK(one.max_patches() == 10);
+  // Shorter: the pitch stays the model's 10 and travels in the JSON record.
+  const MocaOptions short1 = options_at_length(one, 160, "here()");
+  CHECK(short1.patches() == 8);
+  CHECK(short1.pos_pitch == 10);
+  CHECK(short1.position_pitch() == 10);
+  CHECK(moca_options_from_json(to_json(short1)).pos_pitch == 10);
+  CHECK(to_json(one).count("pos_pitch") == 0);  // plain models' records are unchanged
+  // From the shorter model back to 200 (10 patches, the pitch itself: the plain code) and to
+  // 180; beyond the pitch is refused, naming the value and the rule.
+  CHECK(options_at_length(short1, 200, "here()").pos_pitch == 0);
+  CHECK(options_at_length(short1, 180, "here()").pos_pitch == 10);
+  CHECK_THROWS_WITH_AS(options_at_length(one, 240, "here()"),
+                       doctest::Contains("here(): windows of 240 samples -> 12 patches per "
+                                         "modality, more than the model's 10: with 1-D positions"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(options_at_length(short1, 220, "here()"),
+                       doctest::Contains("rule: at most 10 patches, 200 samples, per modality"),
+                       std::invalid_argument);
+  // 2-D positions, the stacked layout and one modality continue their codes: no bound, no pitch.
+  MocaOptions two = preset("cpu-small", 6, 200, 20);
+  CHECK(two.max_patches() == 0);
+  CHECK(options_at_length(two, 240, "here()").pos_pitch == 0);
+  MocaOptions stacked = one;
+  stacked.layout = TokenLayout::kStacked;
+  CHECK(stacked.max_patches() == 0);
+  CHECK(options_at_length(stacked, 240, "here()").patches() == 12);
+  CHECK(options_at_length(stacked, 160, "here()").pos_pitch == 0);
+  MocaOptions single = preset("cpu-small", 1, 200, 20);
+  single.pos_embed = PosEmbedKind::kSinCos1d;
+  CHECK(single.max_patches() == 0);
+  CHECK_THROWS_WITH_AS(options_at_length(two, 230, "here()"),
+                       doctest::Contains("not a whole number of the model's patches"),
+                       std::invalid_argument);
+  // A pitch is a 1-D notion of at least P.
+  MocaOptions bad = two;
+  bad.pos_pitch = 12;
+  CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("pos_pitch"), std::invalid_argument);
+  bad = one;
+  bad.pos_pitch = 9;
+  CHECK_THROWS_WITH_AS(bad.validate(), doctest::Contains("pos_pitch (9)"), std::invalid_argument);
+}

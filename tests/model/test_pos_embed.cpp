@@ -62,3 +62,24 @@ TEST_CASE("1-D table is the released code's 1 x T grid") {
   CHECK_THROWS_AS(sincos_pos_table(PosEmbedKind::kSinCos2d, TokenLayout::kModality, C, P, 18),
                   std::invalid_argument);
 }
+
+TEST_CASE(
+    "1-D table at a pitch: token (c, p) at c * pitch + p, so a shorter model keeps its rows") {
+  const int C = 3, P = 10, Pshort = 7, D = 16;
+  const auto own = sincos_pos_table(PosEmbedKind::kSinCos1d, TokenLayout::kModality, C, P, D);
+  const auto at = sincos_pos_table(PosEmbedKind::kSinCos1d, TokenLayout::kModality, C, Pshort, D,
+                                   /*pitch=*/P);
+  REQUIRE(at.size() == static_cast<size_t>((C * Pshort + 1) * D));
+  for (int c = 0; c < C; ++c)
+    for (int p = 0; p < Pshort; ++p) {
+      const float* row = at.data() + static_cast<size_t>(1 + c * Pshort + p) * D;
+      const float* was = own.data() + static_cast<size_t>(1 + c * P + p) * D;
+      for (int k = 0; k < D / 2; ++k) CHECK(std::abs(row[k] - code(D / 2, c * P + p, k)) < 1e-6);
+      for (int k = 0; k < D; ++k) CHECK(row[k] == was[k]);  // the very rows of the model's table
+    }
+  // Pitch 0 and pitch P are the plain code; a pitch below the patches is refused.
+  CHECK(sincos_pos_table(PosEmbedKind::kSinCos1d, TokenLayout::kModality, C, P, D, P) == own);
+  CHECK_THROWS_WITH_AS(
+      sincos_pos_table(PosEmbedKind::kSinCos1d, TokenLayout::kModality, C, P, D, P - 1),
+      doctest::Contains("pitch (9)"), std::invalid_argument);
+}

@@ -45,12 +45,47 @@ void MocaOptions::validate() const {
     fail("embed_dim", embed_dim,
          "must be a positive multiple of 4 and of num_heads (" + std::to_string(num_heads) + ")");
   }
+  if (pos_pitch != 0 && (pos_embed != PosEmbedKind::kSinCos1d || pos_pitch < patches())) {
+    fail("pos_pitch", pos_pitch,
+         "must be 0, or with 1-D positions at least the patches per modality (" +
+             std::to_string(patches()) + ")");
+  }
   if (decoder_embed_dim < 4 || decoder_embed_dim % 4 != 0 ||
       decoder_embed_dim % decoder_num_heads != 0) {
     fail("decoder_embed_dim", decoder_embed_dim,
          "must be a positive multiple of 4 and of decoder_num_heads (" +
              std::to_string(decoder_num_heads) + ")");
   }
+}
+
+void check_patches_fit_positions(int patches, int max_patches, int patch_length,
+                                 const std::string& where, const std::string& subject) {
+  if (max_patches <= 0 || patches <= max_patches) return;
+  const std::string m = std::to_string(max_patches);
+  throw_invalid(where, subject + " -> " + std::to_string(patches) +
+                           " patches per modality, more than the model's " + m +
+                           ": with 1-D positions (--pos-embed 1d) token (c, p) is at position c*" +
+                           m + " + p, so channel c's patch " + m +
+                           " would take the position of channel c+1's patch 0 (rule: at most " + m +
+                           " patches, " + std::to_string(max_patches * patch_length) +
+                           " samples, per modality; 2-D positions have no such bound)");
+}
+
+MocaOptions options_at_length(const MocaOptions& model, int length, const std::string& where) {
+  if (length < 1 || length % model.patch_length != 0) {
+    throw_invalid(where, "windows of length " + std::to_string(length) +
+                             " are not a whole number of the model's patches (patch_length " +
+                             std::to_string(model.patch_length) + "; the model's own length is " +
+                             std::to_string(model.length) + ")");
+  }
+  check_patches_fit_positions(length / model.patch_length, model.max_patches(), model.patch_length,
+                              where, "windows of " + std::to_string(length) + " samples");
+  MocaOptions out = model;
+  if (model.max_patches() > 0) out.pos_pitch = model.position_pitch();
+  out.length = length;
+  if (out.pos_pitch == out.patches()) out.pos_pitch = 0;  // at the pitch itself: the plain code
+  out.validate();
+  return out;
 }
 
 std::vector<std::string> preset_names() {

@@ -72,6 +72,10 @@ struct MocaOptions {
   int decoder_num_heads = 4;    ///< decoder attention heads >= 1
   int mlp_ratio = 4;            ///< MLP hidden width = mlp_ratio * width, >= 1
   PosEmbedKind pos_embed = PosEmbedKind::kSinCos2d;
+  /// 1-D positions only: the patches per modality of the code t = c * pitch + p; 0 (default) =
+  /// P. A model used at P' < P patches per modality (options_at_length) keeps its own P here, so
+  /// every token keeps the position it was trained with. 0 or >= P; only with kSinCos1d.
+  int pos_pitch = 0;
   LossScope loss_scope = LossScope::kAll;
   /// Normalise each target patch to zero mean, unit (unbiased) variance, eps 1e-6 (MAE option).
   bool norm_pix_loss = false;
@@ -84,9 +88,35 @@ struct MocaOptions {
   int token_dim() const {
     return layout == TokenLayout::kModality ? patch_length : channels * patch_length;
   }
+  /// The pitch of the 1-D position code: pos_pitch when set, else P.
+  int position_pitch() const { return pos_pitch > 0 ? pos_pitch : patches(); }
+  /// The most patches per modality the positions allow at another window length: 0 (no bound)
+  /// for 2-D positions, the stacked layout and one modality, whose codes continue at new patch
+  /// indices; position_pitch() for 1-D positions over C > 1 modality rows, where channel c's
+  /// patch `pitch` would take the position c * pitch + pitch of channel c + 1's patch 0.
+  int max_patches() const {
+    return pos_embed == PosEmbedKind::kSinCos1d && layout == TokenLayout::kModality && channels > 1
+               ? position_pitch()
+               : 0;
+  }
   /// Throws std::invalid_argument naming the first field that breaks its rule.
   void validate() const;
 };
+
+/// Throws std::invalid_argument (`where: SUBJECT -> P' patches per modality, more than the
+/// model's M: ... (rule: ...)`) when `patches` exceeds `max_patches` (MocaOptions::max_patches;
+/// 0 = no bound). `subject` says where P' came from, e.g. "ClassifyOptions::input_seconds (5)";
+/// `patch_length` turns the bound into samples.
+void check_patches_fit_positions(int patches, int max_patches, int patch_length,
+                                 const std::string& where, const std::string& subject);
+
+/// `model` taking windows of `length` samples instead of its own: the same weights on
+/// P' = length / Lp patches per modality, every token keeping the position it was trained with.
+/// 2-D positions, the stacked layout and one modality continue their codes at the new indices;
+/// 1-D positions over C > 1 modalities keep t = c * P + p with the model's pitch P (pos_pitch is
+/// set to it), which needs P' <= P. std::invalid_argument (prefixed `where`) when `length` is not
+/// a whole number of patches or P' exceeds max_patches().
+MocaOptions options_at_length(const MocaOptions& model, int length, const std::string& where);
 
 /// Names of the built-in presets: "paper-base", "tiny", "cpu-small".
 std::vector<std::string> preset_names();

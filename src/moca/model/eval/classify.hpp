@@ -40,7 +40,8 @@ struct ClassifyOptions {
   /// (relabelled 0..4 in that order), kAll every activity.
   AdlClasses adl_classes = AdlClasses::kPaper;
   /// > 0: windows of this many seconds at the checkpoint's rate instead of its own length
-  /// (rounded down to whole patches; the fixed sin-cos positions at the new patch indices).
+  /// (rounded down to whole patches; every token at the position the model was trained with,
+  /// model::options_at_length: 1-D positions allow at most the model's patches per modality).
   double input_seconds = 0.0;
 
   /// Throws std::invalid_argument naming the field (`ClassifyOptions::input_seconds`, ...), its

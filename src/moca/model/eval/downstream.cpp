@@ -97,19 +97,28 @@ struct ClassifierModel {
   bool probe = false;                       ///< frozen encoder, BatchNorm + linear head
 };
 
-/// Loads the checkpoint's encoder into `encoder`, built for another window length: through an
-/// encoder at the checkpoint's own length, whose every parameter and buffer is copied but the
-/// positional table (the new encoder's own, the same sin-cos code at its patch indices).
-/// std::runtime_error when the checkpoint's table is not the fixed sin-cos one (a learned table
-/// would need interpolating; moca never writes one).
+/// Loads the checkpoint's encoder into `encoder`, built for another window length
+/// (options_at_length): through an encoder at the checkpoint's own length, whose every parameter
+/// and buffer is copied but the positional table (the new encoder's own: the same fixed code at
+/// the new patch indices, 1-D positions at the checkpoint's pitch). std::runtime_error when the
+/// checkpoint's table is not the fixed code its options describe (a table changed after it was
+/// made: imported from a fine-tuned PyTorch model), which could not be carried to another length.
 void load_encoder_at_length(detail::OpenCheckpoint& ck, MocaEncoderImpl& encoder) {
   MocaEncoder own(ck.info.model);
   const torch::Tensor fixed = own->named_buffers(false)["pos_embed"].clone();
   detail::load_module(ck, *own, {"encoder"});
-  if (!torch::allclose(own->named_buffers(false)["pos_embed"], fixed, 0.0, 1e-6)) {
-    throw std::runtime_error("checkpoint " + ck.info.path +
-                             ": its positional table is not the fixed sin-cos one, so the model "
-                             "cannot take another window length");
+  const torch::Tensor stored = own->named_buffers(false)["pos_embed"];
+  if (!torch::allclose(stored, fixed, 0.0, 1e-6)) {
+    const MocaOptions& mo = ck.info.model;
+    throw std::runtime_error(
+        "checkpoint " + ck.info.path + ": its positional table differs from the fixed sin-cos " +
+        "code its options describe (pos_embed '" + to_string(mo.pos_embed) + "', " +
+        std::to_string(mo.patches()) + " patches per modality" +
+        (mo.max_patches() > 0 ? ", pitch " + std::to_string(mo.position_pitch()) : "") +
+        "; max difference " + std::to_string((stored - fixed).abs().max().item<double>()) +
+        "), so its positions cannot be evaluated at another window length (rule: only the fixed "
+        "code extends; use the model at its own length, " +
+        std::to_string(mo.length) + " samples)");
   }
   torch::NoGradGuard no_grad;
   const auto from = own->named_parameters(true);
@@ -135,17 +144,11 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
     ck = std::make_unique<detail::OpenCheckpoint>(detail::open_checkpoint(o.checkpoint));
     m.mo = ck->info.model;
     if (train.length != m.mo.length) {
-      // Another length: the same weights on P' = L' / Lp patches per modality; the fixed
-      // sin-cos positions are evaluated at the new patch indices (load_encoder checks that the
-      // checkpoint's table is that fixed one).
-      if (train.length % m.mo.patch_length != 0) {
-        throw_invalid("train_classifier()",
-                      "windows of length " + std::to_string(train.length) +
-                          " are not a whole number of the model's patches (patch_length " +
-                          std::to_string(m.mo.patch_length) + "; the model's own length is " +
-                          std::to_string(m.mo.length) + ")");
-      }
-      m.mo.length = train.length;
+      // Another length: the same weights on P' = L' / Lp patches per modality, every token at
+      // the position it was trained with (options_at_length: 1-D positions keep the
+      // checkpoint's pitch, so P' may not exceed it); load_encoder_at_length checks that the
+      // checkpoint's table is the fixed code.
+      m.mo = options_at_length(m.mo, train.length, "train_classifier()");
     }
     m.model_channels = ck->info.channel_names;
     CheckpointInfo at_length = ck->info;

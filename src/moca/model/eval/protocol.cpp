@@ -18,6 +18,7 @@ ModelGeometry checkpoint_geometry(const std::string& checkpoint) {
   ModelGeometry g;
   g.length = info.model.length;
   g.patch_length = info.model.patch_length;
+  g.max_patches = info.model.max_patches();
   const auto& meta = info.meta;
   if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
     g.sample_rate_hz = meta.at("data").at("sample_rate_hz").get<double>();
@@ -37,6 +38,8 @@ ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const 
                           std::to_string(g.patch_length) + " samples at " +
                           format_number(g.sample_rate_hz, 6) + " Hz)");
   }
+  check_patches_fit_positions(static_cast<int>(length / g.patch_length), g.max_patches,
+                              g.patch_length, "", what + " (" + format_number(seconds, 6) + ")");
   if (note) {
     *note = "input of " + format_number(seconds, 6) + " s: " + std::to_string(samples) +
             " samples at " + format_number(g.sample_rate_hz, 6) + " Hz -> " +

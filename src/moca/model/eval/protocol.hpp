@@ -37,15 +37,19 @@ struct ModelGeometry {
   int length = 200;
   double sample_rate_hz = 50.0;
   int patch_length = 20;
+  /// The most patches per modality the model's positions allow at another length
+  /// (MocaOptions::max_patches: 1-D positions over several modalities); 0 = no bound.
+  int max_patches = 0;
 };
 /// A checkpoint's geometry (its data's rate as recorded, else 50 Hz); std::runtime_error if the
 /// checkpoint cannot be read.
 ModelGeometry checkpoint_geometry(const std::string& checkpoint);
 /// `g` taking windows of `seconds` (> 0) instead of its own length: round(seconds x rate)
 /// samples, rounded down to whole patches (windows are then centre-cropped to it); the encoder
-/// takes the fixed sin-cos positions at the new patch indices. `note` (if not null) gets a line
+/// keeps every token's position (options_at_length). `note` (if not null) gets a line
 /// saying so ("input of S s: N samples at R Hz -> ..."). std::invalid_argument (naming `what`,
-/// e.g. "ClassifyOptions::input_seconds") when shorter than one patch or not finite and > 0.
+/// e.g. "ClassifyOptions::input_seconds") when shorter than one patch, not finite and > 0, or
+/// more patches than `g.max_patches` (check_patches_fit_positions: 1-D positions).
 ModelGeometry geometry_at_seconds(const ModelGeometry& g, double seconds, const std::string& what,
                                   std::string* note = nullptr);
 

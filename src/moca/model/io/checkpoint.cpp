@@ -7,20 +7,24 @@
 namespace moca::model {
 
 nlohmann::json to_json(const MocaOptions& o) {
-  return nlohmann::json{{"channels", o.channels},
-                        {"length", o.length},
-                        {"patch_length", o.patch_length},
-                        {"layout", to_string(o.layout)},
-                        {"embed_dim", o.embed_dim},
-                        {"depth", o.depth},
-                        {"num_heads", o.num_heads},
-                        {"decoder_embed_dim", o.decoder_embed_dim},
-                        {"decoder_depth", o.decoder_depth},
-                        {"decoder_num_heads", o.decoder_num_heads},
-                        {"mlp_ratio", o.mlp_ratio},
-                        {"pos_embed", to_string(o.pos_embed)},
-                        {"loss_scope", to_string(o.loss_scope)},
-                        {"norm_pix_loss", o.norm_pix_loss}};
+  nlohmann::json j{{"channels", o.channels},
+                   {"length", o.length},
+                   {"patch_length", o.patch_length},
+                   {"layout", to_string(o.layout)},
+                   {"embed_dim", o.embed_dim},
+                   {"depth", o.depth},
+                   {"num_heads", o.num_heads},
+                   {"decoder_embed_dim", o.decoder_embed_dim},
+                   {"decoder_depth", o.decoder_depth},
+                   {"decoder_num_heads", o.decoder_num_heads},
+                   {"mlp_ratio", o.mlp_ratio},
+                   {"pos_embed", to_string(o.pos_embed)},
+                   {"loss_scope", to_string(o.loss_scope)},
+                   {"norm_pix_loss", o.norm_pix_loss}};
+  // Only a model used at fewer patches than its 1-D positions were made for has a pitch; the
+  // others' records stay as they were.
+  if (o.pos_pitch != 0) j["pos_pitch"] = o.pos_pitch;
+  return j;
 }
 
 MocaOptions moca_options_from_json(const nlohmann::json& j) {
@@ -52,6 +56,7 @@ MocaOptions moca_options_from_json(const nlohmann::json& j) {
   o.decoder_num_heads = get_int("decoder_num_heads");
   o.mlp_ratio = get_int("mlp_ratio");
   o.pos_embed = parse_enum(kPosEmbedNames, get_str("pos_embed"), "pos_embed");
+  if (j.contains("pos_pitch")) o.pos_pitch = get_int("pos_pitch");
   o.loss_scope = parse_enum(kLossScopeNames, get_str("loss_scope"), "loss");
   if (!j.contains("norm_pix_loss") || !j.at("norm_pix_loss").is_boolean()) {
     throw_invalid("moca_options_from_json()", "field 'norm_pix_loss' missing or not a boolean");

@@ -17,7 +17,8 @@ namespace {
 
 torch::Tensor pos_table_tensor(const MocaOptions& o, int dim) {
   const int rows_c = o.layout == TokenLayout::kModality ? o.channels : 1;
-  std::vector<float> table = sincos_pos_table(o.pos_embed, o.layout, o.channels, o.patches(), dim);
+  std::vector<float> table =
+      sincos_pos_table(o.pos_embed, o.layout, o.channels, o.patches(), dim, o.pos_pitch);
   const int64_t rows = static_cast<int64_t>(rows_c) * o.patches() + 1;
   return torch::from_blob(table.data(), {1, rows, dim}, torch::kFloat32).clone();
 }

@@ -22,7 +22,7 @@ std::vector<double> sincos_1d(int dim, double pos) {
 }
 
 std::vector<float> sincos_pos_table(PosEmbedKind kind, TokenLayout layout, int channels,
-                                    int patches, int dim) {
+                                    int patches, int dim, int pitch) {
   if (dim < 4 || dim % 4 != 0) {
     throw_invalid("sincos_pos_table()",
                   "dim (" + std::to_string(dim) + ") must be a positive multiple of 4");
@@ -31,6 +31,12 @@ std::vector<float> sincos_pos_table(PosEmbedKind kind, TokenLayout layout, int c
     throw_invalid("sincos_pos_table()", "grid " + std::to_string(channels) + " x " +
                                             std::to_string(patches) + " must be at least 1 x 1");
   }
+  if (pitch != 0 && pitch < patches) {
+    throw_invalid("sincos_pos_table()", "pitch (" + std::to_string(pitch) +
+                                            ") must be 0 or at least the patches (" +
+                                            std::to_string(patches) + ")");
+  }
+  const int stride = pitch > 0 ? pitch : patches;  // 1-D code: t = c * stride + p
   const int rows_c = layout == TokenLayout::kModality ? channels : 1;
   const int tokens = rows_c * patches;
   const size_t d = static_cast<size_t>(dim);
@@ -43,7 +49,7 @@ std::vector<float> sincos_pos_table(PosEmbedKind kind, TokenLayout layout, int c
         first = sincos_1d(dim / 2, p);
         second = sincos_1d(dim / 2, c);
       } else {
-        first = sincos_1d(dim / 2, t);
+        first = sincos_1d(dim / 2, c * stride + p);
         second = sincos_1d(dim / 2, 0.0);
       }
       float* row = table.data() + (static_cast<size_t>(t) + 1) * d;

@@ -16,9 +16,12 @@ std::vector<double> sincos_1d(int dim, double pos);
 /// 1 + t is token t's. Tokens are laid out as in MocaOptions (modality: t = c * P + p over
 /// `channels` x `patches`; stacked: t = p).
 /// * kSinCos2d: row = [sincos_1d(dim/2, p), sincos_1d(dim/2, c)] (c = 0 for the stacked layout);
-/// * kSinCos1d: row = [sincos_1d(dim/2, t), sincos_1d(dim/2, 0)] (the released code's 1 x T grid).
-/// Throws std::invalid_argument unless dim is a positive multiple of 4 and channels, patches >= 1.
+/// * kSinCos1d: row = [sincos_1d(dim/2, c * pitch + p), sincos_1d(dim/2, 0)] (the released
+///   code's 1 x T grid), pitch = `pitch` when > 0, else `patches` (t itself): a model used at
+///   fewer patches than it was trained with keeps its own pitch (MocaOptions::pos_pitch).
+/// Throws std::invalid_argument unless dim is a positive multiple of 4, channels, patches >= 1
+/// and pitch is 0 or >= patches.
 std::vector<float> sincos_pos_table(PosEmbedKind kind, TokenLayout layout, int channels,
-                                    int patches, int dim);
+                                    int patches, int dim, int pitch = 0);
 
 }  // namespace moca::model
