@@ -80,9 +80,24 @@ TEST_CASE("the imputation table has every method on every task") {
   // Sensor task: 5 of 6 channels hidden in every window.
   for (const auto& c : t.cells)
     if (c.task == "sensor:keep=1") CHECK(c.count == 20L * 5 * 200);
+  // nMSE: every cell's MSE over one variance, that of all values of the windows (by hand here).
+  double sum = 0.0, sq = 0.0;
+  const double n = static_cast<double>(w.x.size());
+  for (Eigen::Index i = 0; i < w.x.rows(); ++i)
+    for (Eigen::Index j = 0; j < w.x.cols(); ++j) sum += w.x(i, j);
+  for (Eigen::Index i = 0; i < w.x.rows(); ++i)
+    for (Eigen::Index j = 0; j < w.x.cols(); ++j)
+      sq += (w.x(i, j) - sum / n) * (w.x(i, j) - sum / n);
+  const double var = sq / (n - 1.0);
+  CHECK(std::abs(t.target_variance - var) < 1e-9 * var);
+  for (const auto& c : t.cells) CHECK(std::abs(c.nmse - c.mse / var) < 1e-9 * c.nmse);
   const auto text = t.to_text();
   CHECK(text.find("MoCA (test)") != std::string::npos);
-  CHECK(t.to_json()["cells"].size() == 16);
+  CHECK(text.find("MAE    MSE    nMSE") != std::string::npos);
+  const auto j = t.to_json();
+  CHECK(j["cells"].size() == 16);
+  CHECK(j["cells"][0]["nmse"].get<double>() == t.cells[0].nmse);
+  CHECK(j["target_variance"].get<double>() == t.target_variance);
   o.labels = {"a", "b"};
   CHECK_THROWS_AS(evaluate_imputation(o, w, log), std::invalid_argument);
 }

@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "moca/common/random.hpp"
 #include "moca/model/eval/imputation_baselines.hpp"
@@ -195,6 +197,58 @@ TEST_CASE("imputation_error averages over masked samples only") {
   CHECK_THROWS_AS(moca::model::imputation_error(w, moca::data::RowMatrixXf(2, 4), {mask_from("01")},
                                                 Grid{1, 2, 2}),
                   std::invalid_argument);
+}
+
+TEST_CASE("nMSE: MSE over the masked samples / unbiased variance of every value of the windows") {
+  // Two windows of two channels x 4 samples, patches of 2; values by hand.
+  const double v[2][8] = {{1, 2, 3, 4, 0, -1, 2, 5}, {2, 2, 0, 1, 3, 3, -2, 4}};
+  auto w = make_windows(2, 2, 4, [&](int i, int c, int t) { return v[i][c * 4 + t]; });
+  moca::data::RowMatrixXf imp = w.x;
+  imp(0, 2) = 0.0f;  // window 0, channel 0, patch 1 (masked): errors -3, -4
+  imp(0, 3) = 0.0f;
+  imp(1, 4) = 1.0f;   // window 1, channel 1, patch 0 (masked): errors -2, 0
+  imp(1, 0) = 50.0f;  // visible: not scored
+  const std::vector<Mask> masks = {mask_from("01\n00"), mask_from("00\n10")};
+  const auto e = moca::model::imputation_error(w, imp, masks, Grid{2, 2, 2});
+  // By hand: the 16 values sum to 29, mean 29/16; sum of squares 60 + 47 = 107; unbiased variance
+  // (107 - 29^2/16) / 15. MSE = (9 + 16 + 4 + 0) / 4 = 29/4.
+  const double var = (107.0 - 29.0 * 29.0 / 16.0) / 15.0;
+  CHECK(e.count == 4);
+  CHECK(std::abs(e.mse - 29.0 / 4.0) < 1e-12);
+  CHECK(std::abs(e.target_var - var) < 1e-12);
+  CHECK(std::abs(e.nmse - (29.0 / 4.0) / var) < 1e-12);
+  // Constant windows have no variance: nMSE is NaN (written null / "n/a"), never a division by 0.
+  auto flat = make_windows(1, 1, 4, [](int, int, int) { return 3.0; });
+  moca::data::RowMatrixXf off = flat.x;
+  off(0, 3) = 4.0f;
+  const auto f = moca::model::imputation_error(flat, off, {mask_from("01")}, Grid{1, 2, 2});
+  CHECK(f.target_var == 0.0);
+  CHECK(std::isnan(f.nmse));
+}
+
+TEST_CASE("nMSE control: imputing the windows' mean scores about 1, the truth 0") {
+  moca::Rng rng(17);
+  std::normal_distribution<double> noise(2.0, 3.0);
+  auto w = make_windows(200, 3, 40, [&](int, int, int) { return noise(rng); });
+  const double mean = w.x.cast<double>().mean();
+  moca::data::RowMatrixXf imp = w.x;
+  std::vector<Mask> masks;
+  std::uniform_int_distribution<int> column(0, 9);
+  for (int i = 0; i < w.size(); ++i) {
+    Mask m(3, 10);
+    for (int k = 0; k < 12; ++k) m.set(k % 3, column(rng), true);
+    masks.push_back(m);
+  }
+  for (int i = 0; i < w.size(); ++i)
+    for (int c = 0; c < 3; ++c)
+      for (int t = 0; t < 40; ++t)
+        if (masks[static_cast<size_t>(i)].masked(c, t / 4))
+          imp(i, c * 40 + t) = static_cast<float>(mean);
+  const auto e = moca::model::imputation_error(w, imp, masks, Grid{3, 10, 4});
+  CHECK(e.count > 5000);
+  CHECK(std::abs(e.target_var - 9.0) < 0.3);  // the generator's variance 3^2
+  CHECK(std::abs(e.nmse - 1.0) < 0.05);
+  CHECK(moca::model::imputation_error(w, w.x, masks, Grid{3, 10, 4}).nmse == 0.0);
 }
 
 TEST_CASE("MiceOptions validation names the field") {

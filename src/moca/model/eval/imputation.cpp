@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -54,10 +55,16 @@ nlohmann::json ImputeTable::to_json() const {
     if (c.applicable) {
       cell["mae"] = c.mae;
       cell["mse"] = c.mse;
+      cell["nmse"] = c.nmse;  // NaN (constant windows) is written as null
     }
     cs.push_back(cell);
   }
   j["cells"] = cs;
+  j["target_variance"] = target_variance;
+  j["nmse_rule"] =
+      "MSE over the masked samples / unbiased variance of all values (every sample and channel) "
+      "of the evaluated windows; the authors divide each batch's loss over all patches by that "
+      "batch's variance";
   j["seconds"] = seconds;
   return j;
 }
@@ -69,10 +76,10 @@ std::string ImputeTable::to_text() const {
   os << std::left << std::setw(static_cast<int>(w)) << "method";
   for (const auto& t : tasks) {
     const std::string name = t.substr(0, t.find(':'));
-    os << " | " << std::setw(15) << name;
+    os << " | " << std::setw(21) << name;
   }
   os << "\n" << std::setw(static_cast<int>(w)) << "";
-  for (size_t k = 0; k < tasks.size(); ++k) os << " | " << std::setw(15) << "MAE    MSE";
+  for (size_t k = 0; k < tasks.size(); ++k) os << " | " << std::setw(21) << "MAE    MSE    nMSE";
   os << "\n";
   for (const auto& m : methods) {
     os << std::left << std::setw(static_cast<int>(w)) << m;
@@ -81,11 +88,16 @@ std::string ImputeTable::to_text() const {
         if (c.method == m && c.task == t) {
           std::ostringstream cell;
           if (c.applicable) {
-            cell << std::fixed << std::setprecision(3) << c.mae << "  " << c.mse;
+            cell << std::fixed << std::setprecision(3) << c.mae << "  " << c.mse << "  ";
+            if (std::isfinite(c.nmse)) {
+              cell << c.nmse;
+            } else {
+              cell << "n/a";
+            }
           } else {
             cell << "n/a";
           }
-          os << " | " << std::setw(15) << cell.str();
+          os << " | " << std::setw(21) << cell.str();
         }
       }
     }
@@ -121,6 +133,7 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
   }
   const masking::Grid grid = masking::make_grid(windows.channels, windows.length, patch_length);
   ImputeTable table;
+  table.target_variance = pooled_variance(windows.x);
   if (options.baselines) table.methods = {"linear interpolation", "nearest neighbour", "MICE"};
   for (const auto& l : labels) table.methods.push_back(l);
   for (size_t k = 0; k < options.tasks.size(); ++k) {
@@ -137,9 +150,9 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
     }
     auto add = [&](const std::string& method, const data::RowMatrixXf& imputed) {
       const auto e = imputation_error(windows, imputed, masks, grid);
-      table.cells.push_back({method, policy->spec(), e.mae, e.mse, e.count, true});
+      table.cells.push_back({method, policy->spec(), e.mae, e.mse, e.nmse, e.count, true});
       log << "  " << std::left << std::setw(24) << method << " " << policy->spec() << ": MAE "
-          << e.mae << " MSE " << e.mse << "\n";
+          << e.mae << " MSE " << e.mse << " nMSE " << e.nmse << "\n";
     };
     if (options.baselines) {
       add("linear interpolation", impute_linear(windows, masks, grid));
@@ -155,7 +168,7 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
           whole_columns = whole_columns && m.masked(c, p) == m.masked(0, p);
     for (size_t m = 0; m < options.checkpoints.size(); ++m) {
       if (stacked[m] && !whole_columns) {
-        table.cells.push_back({labels[m], policy->spec(), 0.0, 0.0, 0, false});
+        table.cells.push_back({labels[m], policy->spec(), 0.0, 0.0, 0.0, 0, false});
         log << "  " << labels[m] << " " << policy->spec()
             << ": n/a (a stacked-layout model can only hide whole time columns)\n";
         continue;

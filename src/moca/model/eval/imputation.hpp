@@ -8,7 +8,9 @@
 /// contiguous block of time columns in all modalities), sensor:keep=1 (one modality visible, the
 /// others masked), extrapolation:ratio=0.7 (the last 70% of the columns). For window i of task k
 /// the mask is drawn from Rng(derive_seed(derive_seed(seed, k), i)), so every method sees the
-/// same masks. Errors are MAE and MSE over the masked samples, in the data's units.
+/// same masks. Errors are MAE and MSE over the masked samples, in the data's units, and
+/// nMSE = MSE / (unbiased variance of all values of the evaluated windows), which is unitless
+/// and sits beside the authors' logged nMSE (ImputationError::nmse says how they differ).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -106,7 +108,8 @@ struct ImputeCell {
   std::string task;  ///< canonical policy spec
   double mae = 0.0;
   double mse = 0.0;
-  long count = 0;  ///< masked samples scored
+  double nmse = 0.0;  ///< mse / ImputeTable::target_variance (ImputationError::nmse)
+  long count = 0;     ///< masked samples scored
   /// False when the method cannot run the task (a stacked-layout model on masks that split a
   /// time column); mae/mse are then 0 and the text table shows "n/a".
   bool applicable = true;
@@ -117,9 +120,11 @@ struct ImputeTable {
   std::vector<std::string> methods;
   std::vector<std::string> tasks;
   std::vector<ImputeCell> cells;  ///< method-major
+  /// Unbiased variance of all values of the windows evaluated (every cell's nMSE denominator).
+  double target_variance = 0.0;
   double seconds = 0.0;
   nlohmann::json to_json() const;
-  /// "method | task1 MAE MSE | ..." aligned text.
+  /// "method | task1 MAE MSE nMSE | ..." aligned text.
   std::string to_text() const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <Eigen/Cholesky>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
@@ -294,8 +295,17 @@ ImputationError imputation_error(const data::Windows& truth, const data::RowMatr
   if (e.count > 0) {
     e.mae = abs_sum / static_cast<double>(e.count);
     e.mse = sq_sum / static_cast<double>(e.count);
+    e.target_var = pooled_variance(truth.x);
+    e.nmse = e.target_var > 0.0 ? e.mse / e.target_var : std::numeric_limits<double>::quiet_NaN();
   }
   return e;
+}
+
+double pooled_variance(const data::RowMatrixXf& x) {
+  const double n = static_cast<double>(x.size());
+  if (x.size() < 2) return 0.0;
+  const double mean = x.cast<double>().sum() / n;
+  return (x.cast<double>().array() - mean).square().sum() / (n - 1.0);
 }
 
 }  // namespace moca::model

@@ -72,10 +72,21 @@ struct ImputationError {
   double mae = 0.0;  ///< mean |imputed - truth| over missing samples
   double mse = 0.0;  ///< mean (imputed - truth)^2 over missing samples
   long count = 0;    ///< number of missing samples
+  /// Unbiased variance (divisor N - 1) of all N = n * C * L values of the windows scored,
+  /// missing and observed, every channel pooled: the normaliser of nmse.
+  double target_var = 0.0;
+  /// Normalised MSE = mse / target_var, unitless: a prediction that is the windows' mean scores
+  /// about 1. NaN when target_var is 0 (constant windows; JSON writes null, tables "n/a").
+  /// The authors log loss / target.var() per batch instead, with the loss over all patches
+  /// (visible ones too) and the variance of that batch (upstream spec section 1, "Loss").
+  double nmse = 0.0;
 };
 
+/// Unbiased variance of every value of `x` (two passes in double); 0 for fewer than 2 values.
+double pooled_variance(const data::RowMatrixXf& x);
+
 /// Compares `imputed` (n x C*L) with the windows on the entries the masks hide. Throws
-/// std::invalid_argument on shape mismatch; count = 0 gives mae = mse = 0.
+/// std::invalid_argument on shape mismatch; count = 0 gives mae = mse = nmse = 0.
 ImputationError imputation_error(const data::Windows& truth, const data::RowMatrixXf& imputed,
                                  const std::vector<masking::Mask>& masks,
                                  const masking::Grid& grid);
