@@ -535,6 +535,60 @@ TEST_CASE("another window length, 2-D positions: a shorter input keeps the first
   CHECK(Classifier(save).predict(rows(w160, 40, 60)) == r.predicted);
 }
 
+TEST_CASE("--scratch-init timm: a learnable table, kept and predicted bit for bit") {
+  const auto w = moca_test::small_windows(60, 41);
+  const std::string save = moca_test::temp_path("timm.pt");
+  auto o = quick(DownstreamMode::kScratch, 2, save);
+  o.checkpoint.clear();
+  o.preset = "cpu-small";
+  o.scratch_init = ScratchInit::kTimm;
+  CHECK(o.to_json().at("scratch_init") == "timm");
+  std::ostringstream log;
+  const auto r = train_classifier(o, rows(w, 0, 40), rows(w, 40, 60), log);
+  const Classifier kept(save);
+  CHECK(kept.info().model.pos_learned);
+  CHECK(kept.info().meta.at("training").at("scratch_init") == "timm");
+  // The table in the file is a trained parameter, far from the sin-cos code it is built with.
+  auto ck = moca::model::detail::open_checkpoint(save);
+  MocaEncoder e(ck.info.model);
+  const torch::Tensor sincos = e->pos_embed().detach().clone();
+  moca::model::detail::load_module(ck, *e, {"encoder"});
+  CHECK(e->named_parameters(false).contains("pos_embed"));
+  CHECK((e->pos_embed() - sincos).abs().max().item<double>() > 0.5);
+  CHECK(std::abs(e->pos_embed().std().item<double>() - 0.02) < 0.005);
+  // predict repeats the training run's predictions, and two loads give the same probabilities.
+  CHECK(kept.predict(rows(w, 40, 60)) == r.predicted);
+  CHECK(kept.predict_proba(rows(w, 40, 60)) == Classifier(save).predict_proba(rows(w, 40, 60)));
+  // Same seed, same network and numbers; the MAE initialisation gives another network.
+  o.save_model.clear();
+  CHECK(train_classifier(o, rows(w, 0, 40), rows(w, 40, 60), log).predicted == r.predicted);
+  CHECK(train_classifier(o, rows(w, 0, 40), rows(w, 40, 60), log).history.at(0).at("loss") ==
+        r.history.at(0).at("loss"));
+  o.scratch_init = ScratchInit::kMae;
+  CHECK(train_classifier(o, rows(w, 0, 40), rows(w, 40, 60), log).history.at(0).at("loss") !=
+        r.history.at(0).at("loss"));
+  // At another length the learned table is refused, saying why.
+  auto again = quick(DownstreamMode::kLinearProbe, 1, "");
+  again.checkpoint = save;
+  const auto w160 = at_length(w, 160);
+  CHECK_THROWS_WITH_AS(train_classifier(again, rows(w160, 0, 40), rows(w160, 40, 60), log),
+                       doctest::Contains("positional table was learnt (timm initialisation, "
+                                         "--scratch-init timm) for its own 10 patches"),
+                       std::invalid_argument);
+  // Only the scratch mode takes it.
+  again.scratch_init = ScratchInit::kTimm;
+  CHECK_THROWS_WITH_AS(again.validate(),
+                       doctest::Contains("DownstreamOptions::scratch_init (timm) applies to the "
+                                         "scratch mode only"),
+                       std::invalid_argument);
+  ProtocolOptions po;
+  po.downstream = o;
+  po.downstream.scratch_init = ScratchInit::kTimm;
+  bool pos_unused = false;
+  for (const auto& u : unused_options(po)) pos_unused |= u.field == "DownstreamOptions::pos_embed";
+  CHECK(pos_unused);
+}
+
 TEST_CASE("label fraction: per class, at least one each, seeded, never an unlabelled window") {
   moca::data::Windows w = moca_test::small_windows(16, 3);
   const int labels[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, -1, -1};

@@ -158,7 +158,18 @@ TEST_CASE("moca finetune: --layout and --pos-embed are parsed at the flags, befo
   r = run("--pos-embed 3d");
   CHECK(r.first == 2);
   CHECK(r.second == "moca: --pos-embed (3d) must be one of: 2d, 1d\n");
+  r = run("--scratch-init xavier");
+  CHECK(r.first == 2);
+  CHECK(r.second == "moca: --scratch-init (xavier) must be one of: mae, timm\n");
+  // timm learns the table: --pos-embed would take no effect beside it.
+  r = run("--scratch-init timm --pos-embed 1d");
+  CHECK(r.first == 2);
+  CHECK(r.second.find("--pos-embed (1d) takes no effect: timm's initialisation") !=
+        std::string::npos);
   // Valid names pass the flags; the run then stops at the missing data.
+  r = run("--scratch-init timm");
+  CHECK(r.first != 0);
+  CHECK(r.second.find("nonexistent-moca-data") != std::string::npos);
   r = run("--layout stacked --pos-embed 1d");
   CHECK(r.first != 0);
   CHECK(r.second.find("nonexistent-moca-data") != std::string::npos);
@@ -190,7 +201,7 @@ TEST_CASE("the protocol's schema: one row per key and flag; every range is enfor
     CHECK(r.scope != 0);
     CHECK(std::string(r.help).size() > 3);
   }
-  CHECK(rows.size() == 25);
+  CHECK(rows.size() == 26);
   // each mode's defaults pass the rows' ranges (and validate, given a checkpoint)
   for (DownstreamMode m :
        {DownstreamMode::kLinearProbe, DownstreamMode::kFinetune, DownstreamMode::kScratch}) {

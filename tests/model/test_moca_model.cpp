@@ -467,3 +467,116 @@ TEST_CASE("batch shards give the whole-batch loss and gradients, deterministical
     CHECK_THROWS_AS(mae_loss_and_gradients(mae, x, mt, 8, Precision::kFp32), std::invalid_argument);
   }
 }
+
+namespace {
+
+/// All values of `tensors`, as doubles.
+std::vector<double> values_of(const std::vector<torch::Tensor>& tensors) {
+  std::vector<double> out;
+  for (const auto& t : tensors) {
+    auto c = t.detach().to(torch::kDouble).contiguous().reshape({-1});
+    out.insert(out.end(), c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+  }
+  return out;
+}
+
+double sample_sd(const std::vector<double>& v) {
+  double m = 0.0, s = 0.0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(v.size());
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(v.size() - 1));
+}
+
+double normal_cdf(double x) {
+  return 0.5 * std::erfc(-x / std::sqrt(2.0));
+}
+
+}  // namespace
+
+TEST_CASE("timm initialisation: trunc-normal(0.02) weights and tokens, learnable positions") {
+  MocaOptions o = preset("cpu-small", 6, 200, 20);
+  o.pos_learned = true;
+  torch::manual_seed(3);
+  MocaClassifier clf(o, 7, 0.1, false);
+  timm_init(*clf);
+  std::vector<torch::Tensor> weights, biases, ln_w, ln_b;
+  for (const auto& m : clf->named_modules("", false)) {
+    if (m.key() == "encoder.patch_embed") continue;
+    if (auto* lin = m.value()->as<torch::nn::LinearImpl>()) {
+      weights.push_back(lin->weight);
+      biases.push_back(lin->bias);
+    } else if (auto* ln = m.value()->as<torch::nn::LayerNormImpl>()) {
+      ln_w.push_back(ln->weight);
+      ln_b.push_back(ln->bias);
+    }
+  }
+  REQUIRE(weights.size() == 4 * 4 + 1);  // qkv, proj, fc1, fc2 per block, and the head
+  // timm's trunc_normal_(std 0.02, a -2, b 2) cuts at +-2 in absolute value, +-100 std: the
+  // truncated normal's sd is 0.02 * sqrt(1 - 2 z phi(z) / (2 Phi(z) - 1)) at z = 100, i.e.
+  // 0.02, and 2 (1 - Phi(2)) = 4.55 % of the values lie beyond 2 std.
+  const double z = 2.0 / 0.02;
+  const double phi = std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::acos(-1.0));
+  const double want_sd = 0.02 * std::sqrt(1.0 - 2.0 * z * phi / (2.0 * normal_cdf(z) - 1.0));
+  const double beyond_2sd = 2.0 * (1.0 - normal_cdf(2.0));
+  auto check_trunc_normal = [&](const std::vector<double>& v, double tol) {
+    CAPTURE(v.size());
+    const double sd = sample_sd(v);
+    CHECK(std::abs(sd / want_sd - 1.0) < tol);
+    double mean = 0.0, top = 0.0;
+    long far = 0;
+    for (double x : v) {
+      mean += x;
+      top = std::max(top, std::abs(x));
+      far += std::abs(x) > 2.0 * 0.02;
+    }
+    CHECK(std::abs(mean / static_cast<double>(v.size())) < 4.0 * want_sd / std::sqrt(v.size()));
+    CHECK(top <= 2.0);
+    CHECK(std::abs(static_cast<double>(far) / static_cast<double>(v.size()) - beyond_2sd) <
+          5.0 * std::sqrt(beyond_2sd / static_cast<double>(v.size())) + 1e-3);
+  };
+  check_trunc_normal(values_of(weights), 0.01);  // ~790k values
+  const auto params = clf->encoder->named_parameters(false);
+  REQUIRE(params.contains("pos_embed"));
+  CHECK(params["pos_embed"].requires_grad());
+  check_trunc_normal(values_of({params["pos_embed"]}), 0.05);                           // 61 x 128
+  CHECK(std::abs(sample_sd(values_of({params["cls_token"]})) / want_sd - 1.0) < 0.25);  // 128
+  for (const auto& b : biases) CHECK(b.abs().max().item<double>() == 0.0);
+  for (const auto& w : ln_w) CHECK((w - 1.0).abs().max().item<double>() == 0.0);
+  for (const auto& b : ln_b) CHECK(b.abs().max().item<double>() == 0.0);
+  // The patch embedding: PyTorch's default U(+-1/sqrt(fan_in)), sd bound / sqrt(3).
+  auto pe = clf->encoder->named_children()["patch_embed"]->as<torch::nn::LinearImpl>();
+  const double bound = 1.0 / std::sqrt(20.0);
+  CHECK(pe->weight.abs().max().item<double>() <= bound);
+  CHECK(std::abs(sample_sd(values_of({pe->weight})) / (bound / std::sqrt(3.0)) - 1.0) < 0.05);
+  CHECK(pe->bias.abs().max().item<double>() <= bound);
+  // A fixed table is not timm's to draw.
+  MocaClassifier fixed(preset("cpu-small", 6, 200, 20), 7, 0.1, false);
+  CHECK_THROWS_WITH_AS(timm_init(*fixed), doctest::Contains("pos_learned"), std::invalid_argument);
+}
+
+TEST_CASE("the learnable table gets gradients and moves in a step; the fixed one does not") {
+  const auto w = moca_test::small_windows(8, 4);
+  std::vector<int> all(8);
+  for (int i = 0; i < 8; ++i) all[static_cast<size_t>(i)] = i;
+  const auto x = moca::model::detail::windows_tensor(w, all, torch::kCPU);
+  const auto y = torch::tensor(std::vector<int64_t>(w.labels.data(), w.labels.data() + 8));
+  for (bool learned : {true, false}) {
+    CAPTURE(learned);
+    MocaOptions o = preset("cpu-small", 6, 200, 20);
+    o.pos_learned = learned;
+    torch::manual_seed(5);
+    MocaClassifier clf(o, 7, 0.0, false);
+    if (learned) timm_init(*clf);
+    const torch::Tensor before = clf->encoder->pos_embed().detach().clone();
+    torch::optim::AdamW opt(clf->parameters(), torch::optim::AdamWOptions(1e-3));
+    opt.zero_grad();
+    torch::nn::functional::cross_entropy(clf->forward(x), y).backward();
+    const torch::Tensor& pos = clf->encoder->pos_embed();
+    CHECK(clf->named_parameters().contains("encoder.pos_embed") == learned);
+    CHECK(pos.grad().defined() == learned);
+    if (learned) CHECK(pos.grad().abs().max().item<double>() > 0.0);
+    opt.step();
+    CHECK(torch::equal(pos.detach(), before) == !learned);
+  }
+}

@@ -76,7 +76,8 @@ struct ClassifyFlags {
 };
 
 // The flags that the other flags leave without effect: beside a checkpoint, which brings its
-// own architecture, the from-scratch-only rows (--preset, --patch-length, --layout, --pos-embed);
+// own architecture, the from-scratch-only rows (--preset, --patch-length, --layout, --pos-embed,
+// --scratch-init);
 // the split rows of the protocols that do not use them.
 void add_effect_checks(const CLI::App* s, const ClassifyFlags& flags, ClassifyCommand& c) {
   after_parse(s, [s, &flags, &c] {
@@ -87,7 +88,11 @@ void add_effect_checks(const CLI::App* s, const ClassifyFlags& flags, ClassifyCo
                      "own");
       }
     }
-    inert_fields(*s, model::unused_options(c.options.run));
+    // The mode as the body will set it (ClassifyFlags::apply), so that the scratch mode's own
+    // rules (--pos-embed beside --scratch-init timm) apply here too.
+    model::ProtocolOptions run = c.options.run;
+    if (flags.from_scratch) run.downstream.mode = model::DownstreamMode::kScratch;
+    inert_fields(*s, model::unused_options(run));
   });
 }
 

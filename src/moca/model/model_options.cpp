@@ -78,6 +78,17 @@ MocaOptions options_at_length(const MocaOptions& model, int length, const std::s
                              std::to_string(model.patch_length) + "; the model's own length is " +
                              std::to_string(model.length) + ")");
   }
+  if (model.pos_learned && length != model.length) {
+    throw_invalid(where, "windows of " + std::to_string(length) +
+                             " samples, but the model's positional table was learnt (timm "
+                             "initialisation, --scratch-init timm) for its own " +
+                             std::to_string(model.patches()) +
+                             " patches per modality (rule: a learned table is used at its own "
+                             "length, " +
+                             std::to_string(model.length) +
+                             " samples; only the fixed sin-cos "
+                             "codes extend)");
+  }
   check_patches_fit_positions(length / model.patch_length, model.max_patches(), model.patch_length,
                               where, "windows of " + std::to_string(length) + " samples");
   MocaOptions out = model;

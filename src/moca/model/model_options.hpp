@@ -76,6 +76,10 @@ struct MocaOptions {
   /// P. A model used at P' < P patches per modality (options_at_length) keeps its own P here, so
   /// every token keeps the position it was trained with. 0 or >= P; only with kSinCos1d.
   int pos_pitch = 0;
+  /// The positional table is a trained parameter, not the fixed code (timm's ViT:
+  /// DownstreamOptions::scratch_init timm): saved and loaded with the weights, and a model with
+  /// it takes only its own window length. Default false.
+  bool pos_learned = false;
   LossScope loss_scope = LossScope::kAll;
   /// Normalise each target patch to zero mean, unit (unbiased) variance, eps 1e-6 (MAE option).
   bool norm_pix_loss = false;
@@ -116,6 +120,7 @@ void check_patches_fit_positions(int patches, int max_patches, int patch_length,
 /// 1-D positions over C > 1 modalities keep t = c * P + p with the model's pitch P (pos_pitch is
 /// set to it), which needs P' <= P. std::invalid_argument (prefixed `where`) when `length` is not
 /// a whole number of patches or P' exceeds max_patches().
+/// A learned positional table (pos_learned) is refused at any other length.
 MocaOptions options_at_length(const MocaOptions& model, int length, const std::string& where);
 
 /// Names of the built-in presets: "paper-base", "tiny", "cpu-small".

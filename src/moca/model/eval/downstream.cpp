@@ -105,9 +105,9 @@ struct ClassifierModel {
 /// made: imported from a fine-tuned PyTorch model), which could not be carried to another length.
 void load_encoder_at_length(detail::OpenCheckpoint& ck, MocaEncoderImpl& encoder) {
   MocaEncoder own(ck.info.model);
-  const torch::Tensor fixed = own->named_buffers(false)["pos_embed"].clone();
+  const torch::Tensor fixed = own->pos_embed().clone();
   detail::load_module(ck, *own, {"encoder"});
-  const torch::Tensor stored = own->named_buffers(false)["pos_embed"];
+  const torch::Tensor stored = own->pos_embed();
   if (!torch::allclose(stored, fixed, 0.0, 1e-6)) {
     const MocaOptions& mo = ck.info.model;
     throw std::runtime_error(
@@ -138,6 +138,7 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
     m.mo = preset(o.preset, train.channels, train.length, o.patch_length);
     m.mo.layout = o.layout;
     m.mo.pos_embed = o.pos_embed;
+    m.mo.pos_learned = o.scratch_init == ScratchInit::kTimm;
     m.channel_map = "identity";
     m.model_channels = train.channel_names;
   } else {
@@ -167,6 +168,7 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
   torch::manual_seed(o.seed);
   m.probe = o.mode == DownstreamMode::kLinearProbe;
   m.clf = MocaClassifier(m.mo, classes, m.probe ? 0.0 : o.drop_path, m.probe);
+  if (!ck && o.scratch_init == ScratchInit::kTimm) timm_init(*m.clf);
   if (ck && m.mo.length == ck->info.model.length) {
     detail::load_module(*ck, *m.clf->encoder, {"encoder"});
   } else if (ck) {
@@ -446,6 +448,11 @@ void DownstreamOptions::validate() const {
   }
   if (mode == DownstreamMode::kScratch) {
     detail::check_architecture("DownstreamOptions", preset, patch_length);
+  } else if (scratch_init != ScratchInit::kMae) {
+    throw_invalid("", "DownstreamOptions::scratch_init", to_string(scratch_init),
+                  "applies to the scratch mode only (a network from random initialisation); the "
+                  "mode is " +
+                      to_string(mode) + ", whose encoder comes from DownstreamOptions::checkpoint");
   }
   check_ranges(*this);  // the rows' ranges (schema): schedule, layer_decay, label_smoothing, ...
   detail::check_schedule("DownstreamOptions", epochs, lr, min_lr, warmup_epochs);
@@ -485,6 +492,7 @@ nlohmann::json DownstreamOptions::to_json() const {
     j["patch_length"] = patch_length;
     j["layout"] = to_string(layout);
     j["pos_embed"] = to_string(pos_embed);
+    j["scratch_init"] = to_string(scratch_init);
   } else {
     j["checkpoint"] = checkpoint;
   }

@@ -12,7 +12,9 @@
 ///   increasing to `drop_path`), label-smoothing cross-entropy (1-e) NLL + e mean_k(-log p_k),
 ///   AdamW over layer-wise lr-decay groups (scale decay^(depth+1-layer)), no weight decay for
 ///   1-D parameters, biases, cls_token and pos_embed. Head N(0, (2e-5)^2).
-/// * from scratch: as fine-tune, with the encoder at its random MAE initialisation.
+/// * from scratch: as fine-tune, with the encoder at its random MAE initialisation
+///   (scratch_init mae) or at timm's ViT initialisation with a learnable positional table
+///   (scratch_init timm, the authors' supervised baseline).
 /// All use per-iteration warm-up + cosine (LrSchedule), batches shuffled each epoch with
 /// Rng(derive_seed(derive_seed(seed, 3), epoch)), the last incomplete batch dropped. Reported
 /// metrics are those of the FINAL epoch on the test windows (no selection on the test set,
@@ -57,6 +59,22 @@ inline std::string to_string(DownstreamMode mode) {
   return enum_name(kDownstreamModeNames, mode);
 }
 
+/// How the scratch mode initialises its network.
+enum class ScratchInit {
+  /// MAE's (the pre-training network's): xavier-uniform Linear weights, N(0, 0.02^2) cls token,
+  /// the fixed sin-cos positions (pos_embed), head N(0, (2e-5)^2).
+  kMae,
+  /// timm's ViT (the authors' supervised baseline, models_vit.py): trunc-normal(0.02) Linear
+  /// weights (head included), cls token and a learnable, randomly initialised positional table
+  /// (timm_init in moca_model.hpp).
+  kTimm
+};
+inline constexpr EnumName<ScratchInit> kScratchInitNames[] = {{ScratchInit::kMae, "mae"},
+                                                              {ScratchInit::kTimm, "timm"}};
+inline std::string to_string(ScratchInit v) {
+  return enum_name(kScratchInitNames, v);
+}
+
 /// The scopes of DownstreamOptions' schema rows: the modes that take an option.
 inline constexpr Scope kLinearProbeScope = 1u << 0, kFinetuneScope = 1u << 1,
                        kScratchScope = 1u << 2;
@@ -71,6 +89,7 @@ struct DownstreamOptions {
   int patch_length = 20;        ///< scratch
   TokenLayout layout = TokenLayout::kModality;       ///< scratch
   PosEmbedKind pos_embed = PosEmbedKind::kSinCos2d;  ///< scratch
+  ScratchInit scratch_init = ScratchInit::kMae;      ///< scratch only (validate() refuses others)
   int epochs = 50;                                   ///< >= 1
   int batch_size = 50;                               ///< >= 1
   double lr = 1e-3;                                  ///< peak learning rate (> 0)
@@ -141,6 +160,12 @@ struct DownstreamOptions {
       Option{D, "pos_embed", "--pos-embed", "2d (paper) | 1d (released code) (for --from-scratch)",
              Range::any(), kScratchScope},
       kPosEmbedNames);
+    v(o.scratch_init,
+      Option{D, "scratch_init", "--scratch-init",
+             "initialisation for --from-scratch: mae (MAE's, fixed sin-cos positions) | timm "
+             "(timm's ViT: trunc-normal 0.02, learnable positions)",
+             Range::any(), kScratchScope},
+      kScratchInitNames);
   }
 };
 

@@ -100,7 +100,7 @@ Parts parts_of(MocaEncoderImpl& enc) {
   Parts p;
   p.patch_embed = torch::nn::Linear(child<torch::nn::LinearImpl>(enc, "patch_embed"));
   p.cls_token = enc.named_parameters(false)["cls_token"];
-  p.pos_embed = enc.named_buffers(false)["pos_embed"];
+  p.pos_embed = enc.pos_embed();
   for (int k = 0; k < enc.options().depth; ++k) {
     const std::string b = "blocks." + std::to_string(k) + ".";
     Parts::Block blk;

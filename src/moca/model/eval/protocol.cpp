@@ -62,6 +62,12 @@ std::vector<UnusedOption> unused_options(const ProtocolOptions& o) {
   if (o.protocol != Protocol::kSubjectKfold) {
     out.push_back({"ProtocolOptions::folds", "only the subject-kfold protocol uses it" + is});
   }
+  if (o.downstream.mode == DownstreamMode::kScratch &&
+      o.downstream.scratch_init == ScratchInit::kTimm) {
+    out.push_back({"DownstreamOptions::pos_embed",
+                   "timm's initialisation (--scratch-init timm) learns the positional table from a "
+                   "random start"});
+  }
   return out;
 }
 

@@ -24,6 +24,7 @@ nlohmann::json to_json(const MocaOptions& o) {
   // Only a model used at fewer patches than its 1-D positions were made for has a pitch; the
   // others' records stay as they were.
   if (o.pos_pitch != 0) j["pos_pitch"] = o.pos_pitch;
+  if (o.pos_learned) j["pos_learned"] = true;
   return j;
 }
 
@@ -57,6 +58,12 @@ MocaOptions moca_options_from_json(const nlohmann::json& j) {
   o.mlp_ratio = get_int("mlp_ratio");
   o.pos_embed = parse_enum(kPosEmbedNames, get_str("pos_embed"), "pos_embed");
   if (j.contains("pos_pitch")) o.pos_pitch = get_int("pos_pitch");
+  if (j.contains("pos_learned")) {
+    if (!j.at("pos_learned").is_boolean()) {
+      throw_invalid("moca_options_from_json()", "field 'pos_learned' is not a boolean");
+    }
+    o.pos_learned = j.at("pos_learned").get<bool>();
+  }
   o.loss_scope = parse_enum(kLossScopeNames, get_str("loss_scope"), "loss");
   if (!j.contains("norm_pix_loss") || !j.at("norm_pix_loss").is_boolean()) {
     throw_invalid("moca_options_from_json()", "field 'norm_pix_loss' missing or not a boolean");

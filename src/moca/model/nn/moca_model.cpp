@@ -153,6 +153,44 @@ void mae_init(torch::nn::Module& module) {
   }
 }
 
+void trunc_normal_(torch::Tensor t, double std, double a, double b) {
+  torch::NoGradGuard no_grad;
+  auto cdf = [](double x) { return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))); };
+  const double lo = cdf(a / std), hi = cdf(b / std);
+  t.uniform_(2.0 * lo - 1.0, 2.0 * hi - 1.0);
+  t.erfinv_();
+  t.mul_(std * std::sqrt(2.0));
+  t.clamp_(a, b);
+}
+
+void timm_init(MocaClassifierImpl& classifier) {
+  if (!classifier.encoder->options().pos_learned) {
+    throw_invalid("timm_init()",
+                  "the encoder's positional table is a fixed buffer; timm's initialisation "
+                  "learns it (MocaOptions::pos_learned)");
+  }
+  torch::NoGradGuard no_grad;
+  for (const auto& item : classifier.named_modules("", /*include_self=*/false)) {
+    if (item.key() == "encoder.patch_embed") continue;  // PyTorch's default, below
+    if (auto* lin = item.value()->as<torch::nn::LinearImpl>()) {
+      trunc_normal_(lin->weight, 0.02);
+      if (lin->bias.defined()) torch::nn::init::zeros_(lin->bias);
+    } else if (auto* ln = item.value()->as<torch::nn::LayerNormImpl>()) {
+      if (ln->weight.defined()) torch::nn::init::ones_(ln->weight);
+      if (ln->bias.defined()) torch::nn::init::zeros_(ln->bias);
+    }
+  }
+  auto params = classifier.encoder->named_parameters(/*recurse=*/false);
+  trunc_normal_(params["cls_token"], 0.02);
+  trunc_normal_(params["pos_embed"], 0.02);
+  // The authors' PatchEmbed is a Conv2d made after timm's init: kaiming_uniform(a = sqrt 5),
+  // i.e. U(+-1/sqrt(fan_in)) for the weight, and U(+-1/sqrt(fan_in)) for the bias.
+  auto pe = classifier.encoder->named_children()["patch_embed"]->as<torch::nn::LinearImpl>();
+  const double bound = 1.0 / std::sqrt(static_cast<double>(pe->weight.size(1)));
+  torch::nn::init::uniform_(pe->weight, -bound, bound);
+  torch::nn::init::uniform_(pe->bias, -bound, bound);
+}
+
 MocaEncoderImpl::MocaEncoderImpl(const MocaOptions& options, double drop_path) : options_(options) {
   options_.validate();
   if (drop_path < 0.0 || drop_path >= 1.0) {
@@ -162,7 +200,9 @@ MocaEncoderImpl::MocaEncoderImpl(const MocaOptions& options, double drop_path) :
   const int D = options_.embed_dim;
   patch_embed_ = register_module("patch_embed", torch::nn::Linear(options_.token_dim(), D));
   cls_token_ = register_parameter("cls_token", torch::zeros({1, 1, D}));
-  pos_embed_ = register_buffer("pos_embed", pos_table_tensor(options_, D));
+  // A learned table starts as the fixed code here; timm_init draws it afresh.
+  pos_embed_ = options_.pos_learned ? register_parameter("pos_embed", pos_table_tensor(options_, D))
+                                    : register_buffer("pos_embed", pos_table_tensor(options_, D));
   block_list_ = register_module("blocks", torch::nn::ModuleList());
   for (int k = 0; k < options_.depth; ++k) {
     const double rate = options_.depth > 1 ? drop_path * k / (options_.depth - 1) : 0.0;

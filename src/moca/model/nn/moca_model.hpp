@@ -64,7 +64,8 @@ class BlockImpl : public torch::nn::Module {
 TORCH_MODULE(Block);
 
 /// The encoder: patch embedding, cls token, fixed positions, blocks, final LayerNorm.
-/// Parameter names: patch_embed.*, cls_token, blocks.<k>.*, norm.*; buffer pos_embed.
+/// Parameter names: patch_embed.*, cls_token, blocks.<k>.*, norm.*; buffer pos_embed (a
+/// parameter, trained, when MocaOptions::pos_learned).
 class MocaEncoderImpl : public torch::nn::Module {
  public:
   /// `drop_path` is the maximum stochastic-depth rate (block k gets drop_path * k / (depth-1)).
@@ -76,6 +77,8 @@ class MocaEncoderImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& ids_keep = {},
                         const torch::Tensor& pos_rows = {});
   const MocaOptions& options() const { return options_; }
+  /// The (1 x (1 + T) x D) positional table: a buffer, or a parameter when pos_learned.
+  const torch::Tensor& pos_embed() const { return pos_embed_; }
 
  private:
   MocaOptions options_;
@@ -173,6 +176,20 @@ TORCH_MODULE(MocaClassifier);
 
 /// MAE initialisation of the submodules of `module` (see MocaMaeImpl); usable in constructors.
 void mae_init(torch::nn::Module& module);
+
+/// timm's trunc_normal_(t, mean 0, std, a, b) (timm/models/layers/weight_init.py): the inverse
+/// normal CDF of a uniform draw on [2 Phi(a/std) - 1, 2 Phi(b/std) - 1] (through erfinv), times
+/// std sqrt(2), clamped to [a, b]. `a` and `b` are absolute cut-offs: timm's defaults -2 and 2
+/// with std 0.02 cut at +-100 std, so the values are N(0, std^2) for every practical purpose.
+void trunc_normal_(torch::Tensor t, double std, double a = -2.0, double b = 2.0);
+
+/// timm's VisionTransformer initialisation (timm 0.3.2, the authors' supervised ViT,
+/// models_vit.py): cls_token and pos_embed trunc_normal_(std 0.02); every Linear of the blocks
+/// and the head trunc_normal_(std 0.02) with bias 0; LayerNorm weight 1, bias 0. The patch
+/// embedding keeps PyTorch's default U(+-1/sqrt(fan_in)) for weight and bias, as the authors'
+/// PatchEmbed, re-created after timm's init, does. pos_embed must be a parameter
+/// (MocaOptions::pos_learned); std::invalid_argument otherwise. Draws from torch's generator.
+void timm_init(MocaClassifierImpl& classifier);
 
 /// Index tensor for fewer-modality inference: for data channel j the model modality
 /// `channel_rows[j]`; returns the T' = C' * P model tokens (modality layout only). Throws
