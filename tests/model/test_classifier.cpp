@@ -589,6 +589,65 @@ TEST_CASE("--scratch-init timm: a learnable table, kept and predicted bit for bi
   CHECK(pos_unused);
 }
 
+// Issue 40: the authors' fine-tuning trains pos_embed (layer 0, no weight decay); moca's default
+// keeps the fixed code. The trained table starts from the checkpoint's and moves; the control
+// (the default) keeps the checkpoint's table bit for bit.
+TEST_CASE("--train-pos-embed: fine-tuning trains the table from the checkpoint's code") {
+  const auto w = moca_test::small_windows(60, 43);
+  auto ck = moca::model::detail::open_checkpoint(moca_test::shared_checkpoint());
+  MocaEncoder pre(ck.info.model);
+  moca::model::detail::load_module(ck, *pre, {"encoder"});
+  const torch::Tensor start = pre->pos_embed().detach().clone();
+  auto table_of = [](const std::string& path) {
+    auto kept = moca::model::detail::open_checkpoint(path);
+    MocaEncoder e(kept.info.model);
+    moca::model::detail::load_module(kept, *e, {"encoder"});
+    return std::make_pair(kept.info.model.pos_learned, e->pos_embed().detach().clone());
+  };
+  std::ostringstream log;
+  const std::string fixed_path = moca_test::temp_path("ft_fixed.pt");
+  train_classifier(quick(DownstreamMode::kFinetune, 2, fixed_path), rows(w, 0, 40), rows(w, 40, 60),
+                   log);
+  const auto [fixed_learned, fixed_table] = table_of(fixed_path);
+  CHECK_FALSE(fixed_learned);
+  CHECK(torch::equal(fixed_table, start));  // the control: the table does not move
+  const std::string trained_path = moca_test::temp_path("ft_trained.pt");
+  auto o = quick(DownstreamMode::kFinetune, 2, trained_path);
+  o.train_pos_embed = true;
+  CHECK(o.to_json().at("train_pos_embed") == true);
+  CHECK_FALSE(quick(DownstreamMode::kFinetune, 2, "").to_json().contains("train_pos_embed"));
+  const auto r = train_classifier(o, rows(w, 0, 40), rows(w, 40, 60), log);
+  const auto [learned, table] = table_of(trained_path);
+  CHECK(learned);
+  const double moved = (table - start).abs().max().item<double>();
+  CHECK(moved > 0.0);  // trained
+  CHECK(moved < 0.1);  // from the checkpoint's code (2 epochs at lr 1e-3), not a random start
+  CHECK(torch::equal(table[0][0], start[0][0]) == false);  // the cls row takes part too
+  CHECK(Classifier(trained_path).predict(rows(w, 40, 60)) == r.predicted);
+  // At another length the trained table starts from the fixed code at the new patch indices, and
+  // the kept classifier takes only that length.
+  const auto w160 = at_length(w, 160);
+  o.save_model = moca_test::temp_path("ft_trained160.pt");
+  train_classifier(o, rows(w160, 0, 40), rows(w160, 40, 60), log);
+  const auto [learned160, table160] = table_of(o.save_model);
+  CHECK(learned160);
+  REQUIRE(table160.size(1) == 1 + 6 * 8);
+  for (int c = 0; c < 6; ++c) {
+    for (int p = 0; p < 8; ++p) {
+      CHECK((table160[0][1 + c * 8 + p] - start[0][1 + c * 10 + p]).abs().max().item<double>() <
+            0.1);
+    }
+  }
+  CHECK_THROWS_AS(Classifier(o.save_model).predict(rows(w, 40, 60)), std::invalid_argument);
+  // Only fine-tuning takes it.
+  auto probe = quick(DownstreamMode::kLinearProbe, 1, "");
+  probe.train_pos_embed = true;
+  CHECK_THROWS_WITH_AS(probe.validate(),
+                       doctest::Contains("DownstreamOptions::train_pos_embed (true) applies to the "
+                                         "finetune mode only"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("label fraction: per class, at least one each, seeded, never an unlabelled window") {
   moca::data::Windows w = moca_test::small_windows(16, 3);
   const int labels[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 2, -1, -1};

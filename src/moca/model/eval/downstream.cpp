@@ -97,18 +97,22 @@ struct ClassifierModel {
   bool probe = false;                       ///< frozen encoder, BatchNorm + linear head
 };
 
-/// Loads the checkpoint's encoder into `encoder`, built for another window length
-/// (options_at_length): through an encoder at the checkpoint's own length, whose every parameter
-/// and buffer is copied but the positional table (the new encoder's own: the same fixed code at
-/// the new patch indices, 1-D positions at the checkpoint's pitch). std::runtime_error when the
-/// checkpoint's table is not the fixed code its options describe (a table changed after it was
-/// made: imported from a fine-tuned PyTorch model), which could not be carried to another length.
-void load_encoder_at_length(detail::OpenCheckpoint& ck, MocaEncoderImpl& encoder) {
+/// Loads the checkpoint's encoder into `encoder`, built with other options than the checkpoint's:
+/// another window length (options_at_length) and/or a learnable positional table
+/// (DownstreamOptions::train_pos_embed). Through an encoder with the checkpoint's own options,
+/// whose every parameter and buffer is copied but the positional table. The table: at the
+/// checkpoint's own length the checkpoint's (whether `encoder` holds it as a buffer or as a
+/// parameter); at another length the new encoder's own (the same fixed code at the new patch
+/// indices, 1-D positions at the checkpoint's pitch). std::runtime_error, at another length, when
+/// the checkpoint's table is not the fixed code its options describe (a table changed after it
+/// was made: imported from a fine-tuned PyTorch model), which could not be carried there.
+void load_encoder_through_own(detail::OpenCheckpoint& ck, MocaEncoderImpl& encoder) {
   MocaEncoder own(ck.info.model);
   const torch::Tensor fixed = own->pos_embed().clone();
   detail::load_module(ck, *own, {"encoder"});
   const torch::Tensor stored = own->pos_embed();
-  if (!torch::allclose(stored, fixed, 0.0, 1e-6)) {
+  const bool same_length = encoder.options().length == ck.info.model.length;
+  if (!same_length && !torch::allclose(stored, fixed, 0.0, 1e-6)) {
     const MocaOptions& mo = ck.info.model;
     throw std::runtime_error(
         "checkpoint " + ck.info.path + ": its positional table differs from the fixed sin-cos " +
@@ -122,11 +126,14 @@ void load_encoder_at_length(detail::OpenCheckpoint& ck, MocaEncoderImpl& encoder
   }
   torch::NoGradGuard no_grad;
   const auto from = own->named_parameters(true);
-  for (auto& p : encoder.named_parameters(true)) p.value().copy_(from[p.key()]);
+  for (auto& p : encoder.named_parameters(true)) {
+    if (p.key() != "pos_embed") p.value().copy_(from[p.key()]);
+  }
   const auto buffers = own->named_buffers(true);
   for (auto& b : encoder.named_buffers(true)) {
     if (b.key() != "pos_embed") b.value().copy_(buffers[b.key()]);
   }
+  if (same_length) encoder.pos_embed().copy_(stored);
 }
 
 /// Builds the classifier from random initialisation (scratch) or with the checkpoint's encoder.
@@ -147,10 +154,13 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
     if (train.length != m.mo.length) {
       // Another length: the same weights on P' = L' / Lp patches per modality, every token at
       // the position it was trained with (options_at_length: 1-D positions keep the
-      // checkpoint's pitch, so P' may not exceed it); load_encoder_at_length checks that the
+      // checkpoint's pitch, so P' may not exceed it); load_encoder_through_own checks that the
       // checkpoint's table is the fixed code.
       m.mo = options_at_length(m.mo, train.length, "train_classifier()");
     }
+    // A trained table starts as the fixed code at the data's length (set after
+    // options_at_length, which refuses a learned table at another length).
+    if (o.train_pos_embed) m.mo.pos_learned = true;
     m.model_channels = ck->info.channel_names;
     CheckpointInfo at_length = ck->info;
     at_length.model = m.mo;
@@ -169,10 +179,11 @@ ClassifierModel make_classifier(const DownstreamOptions& o, const data::Windows&
   m.probe = o.mode == DownstreamMode::kLinearProbe;
   m.clf = MocaClassifier(m.mo, classes, m.probe ? 0.0 : o.drop_path, m.probe);
   if (!ck && o.scratch_init == ScratchInit::kTimm) timm_init(*m.clf);
-  if (ck && m.mo.length == ck->info.model.length) {
+  if (ck && m.mo.length == ck->info.model.length &&
+      m.mo.pos_learned == ck->info.model.pos_learned) {
     detail::load_module(*ck, *m.clf->encoder, {"encoder"});
   } else if (ck) {
-    load_encoder_at_length(*ck, *m.clf->encoder);
+    load_encoder_through_own(*ck, *m.clf->encoder);
   }
   m.clf->to(device);
   return m;
@@ -448,7 +459,15 @@ void DownstreamOptions::validate() const {
   }
   if (mode == DownstreamMode::kScratch) {
     detail::check_architecture("DownstreamOptions", preset, patch_length);
-  } else if (scratch_init != ScratchInit::kMae) {
+  }
+  if (train_pos_embed && mode != DownstreamMode::kFinetune) {
+    throw_invalid("", "DownstreamOptions::train_pos_embed", "true",
+                  "applies to the finetune mode only (the mode is " + to_string(mode) +
+                      (mode == DownstreamMode::kScratch
+                           ? "; --scratch-init timm learns the table from a random start)"
+                           : ", whose encoder is frozen)"));
+  }
+  if (mode != DownstreamMode::kScratch && scratch_init != ScratchInit::kMae) {
     throw_invalid("", "DownstreamOptions::scratch_init", to_string(scratch_init),
                   "applies to the scratch mode only (a network from random initialisation); the "
                   "mode is " +
@@ -495,6 +514,8 @@ nlohmann::json DownstreamOptions::to_json() const {
     j["scratch_init"] = to_string(scratch_init);
   } else {
     j["checkpoint"] = checkpoint;
+    // Only when set, so the records (and digests) of runs with the fixed table stay as they were.
+    if (train_pos_embed) j["train_pos_embed"] = true;
   }
   if (mode != DownstreamMode::kLinearProbe) {
     j["layer_decay"] = layer_decay;

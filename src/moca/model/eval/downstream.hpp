@@ -90,10 +90,14 @@ struct DownstreamOptions {
   TokenLayout layout = TokenLayout::kModality;       ///< scratch
   PosEmbedKind pos_embed = PosEmbedKind::kSinCos2d;  ///< scratch
   ScratchInit scratch_init = ScratchInit::kMae;      ///< scratch only (validate() refuses others)
-  int epochs = 50;                                   ///< >= 1
-  int batch_size = 50;                               ///< >= 1
-  double lr = 1e-3;                                  ///< peak learning rate (> 0)
-  double min_lr = 0.0;                               ///< cosine floor in [0, lr]
+  /// Fine-tune only: train the positional table (from the checkpoint's fixed code; layer 0, no
+  /// weight decay), as the authors' fine-tuning does. Default false: the table stays the fixed
+  /// code, so a kept classifier can take other window lengths (options_at_length).
+  bool train_pos_embed = false;
+  int epochs = 50;      ///< >= 1
+  int batch_size = 50;  ///< >= 1
+  double lr = 1e-3;     ///< peak learning rate (> 0)
+  double min_lr = 0.0;  ///< cosine floor in [0, lr]
   /// Linear warm-up in epochs, in [0, epochs) when set. Unset: default_warmup_epochs() (10 for
   /// the linear probe, 5 otherwise), capped at epochs - 1 (warmup_note() says so).
   std::optional<double> warmup_epochs;
@@ -166,6 +170,11 @@ struct DownstreamOptions {
              "(timm's ViT: trunc-normal 0.02, learnable positions)",
              Range::any(), kScratchScope},
       kScratchInitNames);
+    v(o.train_pos_embed,
+      Option{D, "train_pos_embed", "--train-pos-embed",
+             "train the positional table while fine-tuning, from the checkpoint's fixed code "
+             "(the authors' fine-tuning; the kept classifier then takes only its window length)",
+             Range::any(), kFinetuneScope});
   }
 };
 
