@@ -8,10 +8,12 @@
 #include <set>
 #include <stdexcept>
 
+#include "moca/common/enum_names.hpp"
 #include "moca/common/file_lock.hpp"
 #include "moca/common/text_replace.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/windows.hpp"
+#include "moca/masking/make_policy.hpp"
 #include "moca/masking/policy_spec.hpp"
 #include "moca/model/eval/protocol.hpp"
 #include "run_cli.hpp"
@@ -137,6 +139,21 @@ OpenedTransferData open_downstream(const MarginStudyOptions& o, const TransferSt
   return opened;
 }
 
+/// TransferDataSet::to_json with the HAPT windowing, which it leaves out (transfer_study's
+/// ledgers would otherwise rerun uci-har sources as raw in the workers).
+json set_json(const TransferDataSet& d) {
+  json j = d.to_json();
+  j["hapt_windowing"] = enum_name(data::kHaptWindowingNames, d.dataset.hapt_windowing);
+  return j;
+}
+TransferDataSet set_from_json(const json& j) {
+  TransferDataSet d;
+  d.set_json(j);
+  d.dataset.hapt_windowing = parse_enum(
+      data::kHaptWindowingNames, j.at("hapt_windowing").get<std::string>(), "hapt_windowing");
+  return d;
+}
+
 std::string pretrain_dir(const std::string& out, const MarginUnit& u) {
   return out + "/pretrain/" + u.model_name();
 }
@@ -232,9 +249,9 @@ void MarginStudyOptions::validate() const {
 
 json MarginStudyOptions::settings_json() const {
   json s = json::array(), d = json::array();
-  for (const auto& x : sources) s.push_back(x.to_json());
+  for (const auto& x : sources) s.push_back(set_json(x));
   for (size_t i = 0; i < data.size(); ++i) {
-    json j = data[i].to_json();
+    json j = set_json(data[i]);
     j["subjects"] = i < subjects.size() ? subjects[i] : "kept";
     d.push_back(j);
   }
@@ -262,9 +279,7 @@ json MarginStudyOptions::settings_json() const {
 void MarginStudyOptions::set_settings(const json& j) {
   sources.clear();
   for (const json& x : j.at("sources")) {
-    TransferDataSet s;
-    s.set_json(x);
-    sources.push_back(s);
+    sources.push_back(set_from_json(x));
   }
   policies = j.at("policies").get<std::vector<std::string>>();
   seeds = j.at("seeds");
@@ -281,9 +296,7 @@ void MarginStudyOptions::set_settings(const json& j) {
   data.clear();
   subjects.clear();
   for (const json& x : j.at("data")) {
-    TransferDataSet d;
-    d.set_json(x);
-    data.push_back(d);
+    data.push_back(set_from_json(x));
     subjects.push_back(x.at("subjects"));
   }
   settings = j.at("settings").get<std::vector<std::string>>();
@@ -338,6 +351,13 @@ void run_margin_worker(const MarginStudyOptions& given, std::ostream& log) {
                  {"seed", u.seed},     {"threads", o.worker_threads}};
   if (u.pretraining()) {
     const data::Windows train = pretrain_windows(o, source);
+    for (const json& described : records.front().at("data")) {
+      if (described.at("name") == u.source &&
+          described.at("fingerprint") != data::fingerprint(train)) {
+        throw std::runtime_error("worker: source " + u.source +
+                                 "'s pre-training windows differ from the study record's");
+      }
+    }
     model::PretrainOptions po = study_pretrain_options(o.pretrain, u.policy, train.size());
     fs::create_directories(pretrain_dir(o.out, u));
     po.checkpoint = checkpoint;
@@ -394,7 +414,6 @@ json check_and_describe(const MarginStudyOptions& o, std::ostream& log) {
   g.length = o.window_length;
   g.patch_length = o.pretrain.patch_length;
   for (const TransferDataSet& s : o.sources) {
-    const data::Windows train = pretrain_windows(o, s);
     const data::Dataset ds = open_source(o, s);
     std::set<int> subjects(ds.windows.subjects.data(),
                            ds.windows.subjects.data() + ds.windows.subjects.size());
@@ -402,6 +421,18 @@ json check_and_describe(const MarginStudyOptions& o, std::ostream& log) {
       throw std::invalid_argument("--holdout-subjects (" + std::to_string(o.holdout_subjects) +
                                   ") must be below source " + s.name + "'s " +
                                   std::to_string(subjects.size()) + " subjects");
+    }
+    const data::Windows train = pretrain_windows(o, s);
+    // every policy built for the source's grid (names, keys, ratios checked)
+    masking::PolicyContext context;
+    context.pilot = &train;
+    for (const std::string& p : o.policies) {
+      try {
+        masking::make_policy(
+            p, masking::make_grid(train.channels, train.length, o.pretrain.patch_length), context);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("--policies (" + p + "): " + e.what());
+      }
     }
     if (train.size() < 3)
       throw std::invalid_argument("--source " + s.name + ": " + std::to_string(train.size()) +
