@@ -508,7 +508,7 @@ class UnitRunner {
         ++waiting;
     }
     if (left != 0) run_worker_jobs(self_executable(), ready, o_.jobs, left, on_success, kWho, log_);
-    if (waiting > 0) {
+    if (waiting > 0 && shard_.sharded()) {
       log_ << kWho << ": " << waiting
            << " downstream units wait for pre-trainings of other shards; run again after them\n";
     }
