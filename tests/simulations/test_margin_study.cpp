@@ -112,6 +112,7 @@ TEST_CASE(
   CHECK(report.at("source_differences").size() == 4);  // 2 sets x 2 policies
   const std::string md = read_text(a + "/report.md");
   CHECK(md.find("cross:ratio=0.75 − sync:ratio=0.75,count=mask-floor") != std::string::npos);
+  CHECK(md.find("**Headline.** The paper: cross beats sync by up to +14.7") != std::string::npos);
 
   // The report from the ledger alone.
   fs::create_directories(r + "/copy");
