@@ -139,18 +139,9 @@ OpenedTransferData open_downstream(const MarginStudyOptions& o, const TransferSt
   return opened;
 }
 
-/// TransferDataSet::to_json with the HAPT windowing, which it leaves out (transfer_study's
-/// ledgers would otherwise rerun uci-har sources as raw in the workers).
-json set_json(const TransferDataSet& d) {
-  json j = d.to_json();
-  j["hapt_windowing"] = enum_name(data::kHaptWindowingNames, d.dataset.hapt_windowing);
-  return j;
-}
 TransferDataSet set_from_json(const json& j) {
   TransferDataSet d;
   d.set_json(j);
-  d.dataset.hapt_windowing = parse_enum(
-      data::kHaptWindowingNames, j.at("hapt_windowing").get<std::string>(), "hapt_windowing");
   return d;
 }
 
@@ -249,9 +240,9 @@ void MarginStudyOptions::validate() const {
 
 json MarginStudyOptions::settings_json() const {
   json s = json::array(), d = json::array();
-  for (const auto& x : sources) s.push_back(set_json(x));
+  for (const auto& x : sources) s.push_back(x.to_json());
   for (size_t i = 0; i < data.size(); ++i) {
-    json j = set_json(data[i]);
+    json j = data[i].to_json();
     j["subjects"] = i < subjects.size() ? subjects[i] : "kept";
     d.push_back(j);
   }

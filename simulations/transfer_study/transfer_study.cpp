@@ -115,21 +115,27 @@ std::vector<std::string> paper_column_names() {
 // ---- data sets ----
 
 json TransferDataSet::to_json() const {
-  return {{"name", name},
-          {"spec", spec},
-          {"format", dataset.format},
-          {"modalities", dataset.modalities},
-          {"sample_rate_hz", dataset.sample_rate_hz},
-          {"channel_names", dataset.channel_names},
-          {"segment", dataset.segment},
-          {"keep_classes", dataset.keep_classes},
-          {"npy_layout", dataset.npy_layout},
-          {"drop_nonfinite", dataset.drop_nonfinite},
-          {"protocol", protocol ? model::to_string(*protocol) : std::string("auto")},
-          {"folds", folds},
-          {"match_channels", enum_name(model::kChannelMatchNames, match_channels)},
-          {"input_seconds", input_seconds},
-          {"paper", paper}};
+  json j = {{"name", name},
+            {"spec", spec},
+            {"format", dataset.format},
+            {"modalities", dataset.modalities},
+            {"sample_rate_hz", dataset.sample_rate_hz},
+            {"channel_names", dataset.channel_names},
+            {"segment", dataset.segment},
+            {"keep_classes", dataset.keep_classes},
+            {"npy_layout", dataset.npy_layout},
+            {"drop_nonfinite", dataset.drop_nonfinite},
+            {"protocol", protocol ? model::to_string(*protocol) : std::string("auto")},
+            {"folds", folds},
+            {"match_channels", enum_name(model::kChannelMatchNames, match_channels)},
+            {"input_seconds", input_seconds},
+            {"paper", paper}};
+  // Only when not raw: the workers read their data set from this record, and ledgers written
+  // before the option existed (all raw) keep comparing equal.
+  if (dataset.hapt_windowing != data::HaptWindowing::kRaw) {
+    j["hapt_windowing"] = enum_name(data::kHaptWindowingNames, dataset.hapt_windowing);
+  }
+  return j;
 }
 
 void TransferDataSet::set_json(const json& j) {
@@ -149,6 +155,11 @@ void TransferDataSet::set_json(const json& j) {
                               "match_channels");
   input_seconds = j.at("input_seconds");
   paper = j.at("paper");
+  dataset.hapt_windowing =
+      j.contains("hapt_windowing")
+          ? parse_enum(data::kHaptWindowingNames, j.at("hapt_windowing").get<std::string>(),
+                       "hapt_windowing")
+          : data::HaptWindowing::kRaw;
 }
 
 const std::vector<std::string>& transfer_data_keys() {

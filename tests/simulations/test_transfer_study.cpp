@@ -65,6 +65,13 @@ TEST_CASE("transfer_study: --data and --set parse, and name what is wrong") {
   moca::sim::TransferDataSet back;
   back.set_json(sets[1].to_json());
   CHECK(back.to_json() == sets[1].to_json());
+  // The HAPT windowing reaches the ledger (the workers open their data set from it) only when it
+  // is not raw, so records written before the option compare equal.
+  CHECK_FALSE(sets[0].to_json().contains("hapt_windowing"));
+  apply_data_settings(sets, {"adl.hapt-windowing=uci-har"});
+  CHECK(sets[0].to_json().at("hapt_windowing") == "uci-har");
+  back.set_json(sets[0].to_json());
+  CHECK(back.dataset.hapt_windowing == moca::data::HaptWindowing::kUciHar);
 
   auto message = [&](const std::string& item) {
     try {
