@@ -207,8 +207,9 @@ class MaskGenerator:
       on ``x``'s device: a drop-in for MAE's ``random_masking(x, mask_ratio)``. ``mask_ratio``
       fills in the ratio of a spec string that sets none (``MaskGenerator("cross")(x, 0.75)``
       masks as ``cross:ratio=0.75``); a ratio in the spec, or a :class:`moca.Policy`, wins.
-      moca's default count rule is MAE's (keep ``int(T * (1 - ratio))``, ``count=keep-floor``),
-      so the counts equal ``random_masking``'s; ``count=mask-floor`` masks ``floor(ratio * T)``;
+      moca's default count rule is MAE's (keep ``floor(T * (1 - ratio))``, ``count=keep-floor``),
+      so the counts equal ``random_masking``'s except where its bare ``int()`` rounds down (0.55,
+      0.8, 0.9 of 60); ``count=mask-floor`` masks ``floor(ratio * T)``;
     * ``len_keep``, ``tokens``, ``policy`` (the :class:`moca.Policy` of the last call).
     """
 

@@ -33,11 +33,13 @@ bool column_uniform(const Mask& m) {  // every column fully masked or fully visi
 }
 }  // namespace
 
-TEST_CASE("masked_count_for: keep-floor keeps int(n*(1-rho)), mask-floor masks floor(rho*n)") {
+TEST_CASE("masked_count_for: keep-floor keeps floor(n*(1-rho)), mask-floor masks floor(rho*n)") {
   CHECK(masked_count_for(0.75, 60) == 45);  // 15 kept: both rules agree when rho*n is whole
   CHECK(masked_count_for(0.7, 60) == 42);
-  CHECK(masked_count_for(0.75, 10) == 8);  // keep int(2.5) = 2: the authors' sync at 0.75
-  CHECK(masked_count_for(0.99, 7) == 7);   // keep int(0.07) = 0 (policies refuse it)
+  CHECK(masked_count_for(0.75, 10) == 8);  // keep floor(2.5) = 2: the authors' sync at 0.75
+  CHECK(masked_count_for(0.8, 60) == 48);  // keep 12, though 60 * (1 - 0.8) = 11.999999999999998
+  CHECK(masked_count_for(0.9, 10) == 9);   // keep 1, though 10 * (1 - 0.9) = 0.9999999999999998
+  CHECK(masked_count_for(0.99, 7) == 7);   // keep floor(0.07) = 0 (policies refuse it)
   CHECK(masked_count_for(0.7, 60, CountRule::kMaskFloor) == 42);  // 0.7*60 = 41.99999...
   CHECK(masked_count_for(0.7, 10, CountRule::kMaskFloor) == 7);
   CHECK(masked_count_for(0.75, 10, CountRule::kMaskFloor) == 7);
@@ -47,8 +49,8 @@ TEST_CASE("masked_count_for: keep-floor keeps int(n*(1-rho)), mask-floor masks f
 
 // Issue 40: the counts of every ratio policy, under both rules, at every 5 % ratio, through the
 // spec strings users write, against the two formulas written out here: the authors'
-// `len_keep = int(L * (1 - mask_ratio))` (models_mae.py:149, in double, truncated) and moca's
-// earlier floor(rho * L) (with the 1e-9 guard). A count that leaves a view empty is refused.
+// `len_keep = int(L * (1 - mask_ratio))` (models_mae.py:149) and moca's earlier floor(rho * L),
+// both with the 1e-9 guard against binary rounding. A count that leaves a view empty is refused.
 TEST_CASE("counts under both rules, every policy, every 5 % ratio, against the formulas") {
   const int C = 6, P = 10;
   const Grid grid{C, P, 20};
@@ -64,7 +66,7 @@ TEST_CASE("counts under both rules, every policy, every 5 % ratio, against the f
       for (int k = 1; k <= 19; ++k) {
         const double rho = k / 20.0;  // the double nearest k/20, as "0.05".."0.95" parse
         const int n = row.whole_grid ? C * P : P;
-        const int authors = n - static_cast<int>(n * (1.0 - rho));
+        const int authors = n - static_cast<int>(std::floor(n * (1.0 - rho) + 1e-9));
         const int floor_rule = static_cast<int>(std::floor(rho * n + 1e-9));
         const int units = std::string(rule) == "mask-floor" ? floor_rule : authors;
         if (authors != floor_rule) differ.insert({n, k});
@@ -91,13 +93,17 @@ TEST_CASE("counts under both rules, every policy, every 5 % ratio, against the f
       }
     }
   }
-  // Where the rules disagree, by Python's int(n * (1 - k / 20)) (computed apart from this
-  // test): over 10 columns at the odd multiples of 5 % and at 0.8 and 0.9, where 1 - rho falls
-  // just below 0.2 and 0.1 in binary; over 60 cells at 0.55, 0.8 and 0.9, for the same reason.
+  // Where the rules disagree (computed apart from this test, in Python): over 10 columns at the
+  // odd multiples of 5 %, where rho * 10 is not whole; over 60 cells nowhere.
   const std::set<std::pair<int, int>> expect = {{10, 1},  {10, 3},  {10, 5},  {10, 7},  {10, 9},
-                                                {10, 11}, {10, 13}, {10, 15}, {10, 16}, {10, 17},
-                                                {10, 18}, {10, 19}, {60, 11}, {60, 16}, {60, 18}};
+                                                {10, 11}, {10, 13}, {10, 15}, {10, 17}, {10, 19}};
   CHECK(differ == expect);
+  // The guard matters: the authors' bare int() keeps one unit fewer at these ratios.
+  for (auto [n, k] : {std::pair{60, 11}, std::pair{60, 16}, std::pair{60, 18}, std::pair{10, 16},
+                      std::pair{10, 18}}) {
+    const double rho = k / 20.0;
+    CHECK(static_cast<int>(n * (1.0 - rho)) == n - masked_count_for(rho, n) - 1);
+  }
   // The issue's example: sync at 0.75 masks 8 of 10 columns, 7 under mask-floor.
   Rng r1(1), r2(1);
   CHECK(make_policy("sync:ratio=0.75", grid)->sample(r1, kEmpty).masked_count() == 48);
@@ -120,11 +126,11 @@ TEST_CASE("count rules: a bad rule, and policies without a ratio, are refused wi
                                    grid),
                        doctest::Contains("fixed takes no count rule (count=keep-floor)"),
                        std::invalid_argument);
-  // Keep-floor keeps int(10*(1-0.95)) = 0 columns: sync refuses, naming the rule and its value;
-  // mask-floor masks 9.
+  // Keep-floor keeps floor(10*(1-0.95)) = 0 columns: sync refuses, naming the rule and its
+  // value; mask-floor masks 9.
   CHECK_THROWS_WITH_AS(make_policy("sync:ratio=0.95", grid),
                        doctest::Contains("masks 10 of 10 columns (count=keep-floor: keep "
-                                         "int(10*(1-0.95)) = 0)"),
+                                         "floor(10*(1-0.95)) = 0)"),
                        std::invalid_argument);
   Rng rng(2);
   CHECK(make_policy("sync:ratio=0.95,count=mask-floor", grid)->sample(rng, kEmpty).masked_count() ==
@@ -143,15 +149,15 @@ TEST_CASE("choose_subset is a sorted k-subset; errors") {
   CHECK_THROWS_AS(choose_subset(rng, 3, 4), std::invalid_argument);
 }
 
-TEST_CASE("cross: exact count C*P - int(C*P*(1-rho)) over several grids") {
+TEST_CASE("cross: exact count C*P - floor(C*P*(1-rho)) over several grids") {
   for (auto [C, P, rho] : {std::tuple{6, 10, 0.75}, std::tuple{3, 7, 0.5}, std::tuple{2, 2, 0.5},
                            std::tuple{6, 10, 0.1}}) {
     CrossPolicy pol(Grid{C, P, 20}, rho);
     Rng rng(7);
-    const int expect = C * P - static_cast<int>(C * P * (1.0 - rho));
+    const int expect = C * P - static_cast<int>(std::floor(C * P * (1.0 - rho) + 1e-9));
     for (int i = 0; i < 50; ++i) CHECK(pol.sample(rng, kEmpty).masked_count() == expect);
   }
-  // 0.01 * 60 masks 0 cells under mask-floor; keep-floor keeps int(59.4) = 59 and masks 1.
+  // 0.01 * 60 masks 0 cells under mask-floor; keep-floor keeps floor(59.4) = 59 and masks 1.
   CHECK_THROWS_AS(CrossPolicy(Grid{6, 10, 20}, 0.01, "cross", CountRule::kMaskFloor),
                   std::invalid_argument);
   CHECK(CrossPolicy(Grid{6, 10, 20}, 0.01).count() == 1);
@@ -206,7 +212,7 @@ TEST_CASE("random: same distribution and count as cross, its own name and defaul
 
 TEST_CASE("sync: k(rho, P) whole columns, C*k(rho, P) cells, every column reachable") {
   ColumnPolicy pol(Grid{6, 10, 20}, 0.75, ColumnRule::kUniformSet);
-  CHECK(pol.columns() == 8);  // the authors' count: keep int(2.5) = 2
+  CHECK(pol.columns() == 8);  // the authors' count: keep floor(2.5) = 2
   Rng rng(11);
   std::vector<int> hits(10, 0);
   for (int i = 0; i < 2000; ++i) {
@@ -246,7 +252,8 @@ TEST_CASE("extrapolation: the last k(rho, P) columns, deterministic") {
   CHECK(pol.sample(rng, kEmpty) == m);
   CHECK_THROWS_AS(ColumnPolicy(Grid{6, 10, 20}, 0.05, ColumnRule::kLast, CountRule::kMaskFloor),
                   std::invalid_argument);
-  CHECK_THROWS_AS(ColumnPolicy(Grid{6, 10, 20}, 0.999, ColumnRule::kLast), std::invalid_argument);
+  CHECK_THROWS_AS(ColumnPolicy(Grid{6, 10, 20}, 0.999, ColumnRule::kLast),
+                  std::invalid_argument);  // keeps floor(0.01) = 0
   CHECK(ColumnPolicy(Grid{6, 10, 20}, 0.999, ColumnRule::kLast, CountRule::kMaskFloor).columns() ==
         9);
 }

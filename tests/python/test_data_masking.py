@@ -89,12 +89,13 @@ def test_policies_mask_exactly_floor_ratio_cells(spec, count):
                                         ("temporal", 10), ("extrapolation", 10),
                                         ("per-modality", 10)])
 def test_count_rules_at_every_5_percent_match_the_authors_formula(name, units):
-    # The authors' len_keep = int(L * (1 - mask_ratio)) (models_mae.py:149) in Python itself,
-    # and the older rule floor(ratio * L); a count that leaves a view empty must be refused.
+    # The authors' len_keep = int(L * (1 - mask_ratio)) (models_mae.py:149) and the older rule
+    # floor(ratio * L), both with moca's 1e-9 guard against binary rounding (docs/masking.md); a
+    # count that leaves a view empty must be refused.
     for k in range(1, 20):
         r = float(f"{k / 20:.2f}")
-        for rule, masked in (("", units - int(units * (1 - r))),
-                             ("keep-floor", units - int(units * (1 - r))),
+        keep = math.floor(units * (1 - r) + 1e-9)
+        for rule, masked in (("", units - keep), ("keep-floor", units - keep),
                              ("mask-floor", math.floor(r * units + 1e-9))):
             spec = f"{name}:ratio={r}" + (f",count={rule}" if rule else "")
             cells = masked * (1 if units == 60 else (3 if name == "per-modality" else 6))

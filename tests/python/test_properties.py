@@ -26,7 +26,8 @@ ratios = st.floats(min_value=0.2, max_value=0.8)
 @given(C=st.integers(2, 8), P=st.integers(2, 12), pl=st.sampled_from([5, 10, 20]), r=ratios,
        seed=seeds, n=st.integers(1, 6))
 def test_random_masks_count_and_determinism(C, P, pl, r, seed, n):
-    k = C * P - int(C * P * (1 - r))  # the authors' count: keep int(N * (1 - ratio)), mask the rest
+    # the authors' count: keep floor(N * (1 - ratio)) (with moca's 1e-9 guard), mask the rest
+    k = C * P - int(np.floor(C * P * (1 - r) + 1e-9))
     if not 0 < k < C * P:  # a mask must leave both views non-empty: refused when made
         with pytest.raises(ValueError, match="at least one masked and one visible"):
             moca.policy(f"random:ratio={r!r}", channels=C, length=P * pl, patch_length=pl)

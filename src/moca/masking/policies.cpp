@@ -23,7 +23,7 @@ void check_ratio(const std::string& who, double ratio) {
 std::string rule_text(CountRule rule, double ratio, int n, int count) {
   const std::string N = std::to_string(n), r = format_number(ratio);
   if (rule == CountRule::kKeepFloor) {
-    return "count=keep-floor: keep int(" + N + "*(1-" + r + ")) = " + std::to_string(n - count);
+    return "count=keep-floor: keep floor(" + N + "*(1-" + r + ")) = " + std::to_string(n - count);
   }
   return "count=mask-floor: mask floor(" + r + "*" + N + ") = " + std::to_string(count);
 }
@@ -52,8 +52,9 @@ std::string to_string(CountRule rule) {
 
 int masked_count_for(double ratio, int n, CountRule rule) {
   if (rule == CountRule::kKeepFloor) {
-    // The authors' len_keep = int(L * (1 - mask_ratio)): the same double operations, truncated.
-    return n - static_cast<int>(static_cast<double>(n) * (1.0 - ratio));
+    // The authors' len_keep = int(L * (1 - mask_ratio)), with the same 1e-9 guard as mask-floor
+    // (policies.hpp: without it 1 - 0.8 = 0.19999999999999996 would keep 11 of 60).
+    return n - static_cast<int>(std::floor(static_cast<double>(n) * (1.0 - ratio) + 1e-9));
   }
   return static_cast<int>(std::floor(ratio * static_cast<double>(n) + 1e-9));
 }

@@ -5,9 +5,11 @@
 /// ratio turns it into a count of N units (cells for cross, time columns for the column
 /// policies) by its count rule (the `count` key, CountRule below):
 ///
-/// * `keep-floor` (the default; the authors' code, models_mae.py:149): keep int(N*(1-rho)) units
-///   and mask the rest, k(rho, N) = N - int(N*(1-rho)), computed in double exactly as Python
-///   does, so `sync:ratio=0.75` masks 8 of 10 columns;
+/// * `keep-floor` (the default; the authors' code, models_mae.py:149): keep floor(N*(1-rho))
+///   units and mask the rest, k(rho, N) = N - floor(N*(1-rho) + 1e-9), so `sync:ratio=0.75`
+///   masks 8 of 10 columns. The guard is moca's, as below: the authors' int() of the bare double
+///   keeps one unit fewer where 1 - rho falls just below a multiple of 1/N in binary (0.55, 0.8,
+///   0.9 over 60 cells; 0.8, 0.9 over 10 columns, where it would keep none);
 /// * `mask-floor` (moca's rule before issue 40): mask floor(rho*N + 1e-9) units (the 1e-9 so that
 ///   0.7 * 60 gives 42 despite binary rounding); `sync:ratio=0.75,count=mask-floor` masks 7.
 ///
@@ -39,7 +41,7 @@ namespace moca::masking {
 
 /// How a ratio becomes a count of masked units (the `count` key; rules in the file comment).
 enum class CountRule {
-  kKeepFloor,  ///< keep int(n*(1-rho)), mask the rest (the authors' code; the default)
+  kKeepFloor,  ///< keep floor(n*(1-rho)), mask the rest (the authors' rule; the default)
   kMaskFloor   ///< mask floor(rho*n + 1e-9) (moca before issue 40)
 };
 // clang-format off
