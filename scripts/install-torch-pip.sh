@@ -22,6 +22,11 @@ case "$venv" in
 esac
 if [[ -x $venv/bin/python ]] &&
    [[ "$("$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null)" == "$version" ]]; then
+  # a venv made before a pin was added gets it from the wheel cache (or the index) alone
+  if ! "$venv/bin/pip" install -q --no-index --find-links "$wheels" --no-deps -r "$reqs" >/dev/null 2>&1; then
+    (cd "$wheels" && /usr/bin/python3 -m pip download -q --no-deps -d "$wheels" -r "$reqs") >&2
+    "$venv/bin/pip" install -q --no-index --find-links "$wheels" --no-deps -r "$reqs" >&2
+  fi
   echo "install-torch-pip: torch $version already in $venv" >&2
   echo "$venv/bin/python"
   exit 0

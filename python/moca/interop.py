@@ -7,6 +7,11 @@
   ``{'model': ..., 'optimizer': ..., 'epoch': ..., 'args': ...}``) as a moca checkpoint every
   command accepts. The architecture is inferred from the shapes (src/moca/model/eval/interop.hpp).
 * :func:`load_pth` — the safe reader behind it.
+* :func:`load_safetensors`, :func:`save_safetensors` — the safetensors format (Hugging Face's: a
+  JSON header, a string map of metadata, raw little-endian tensors; no pickle) with NumPy alone,
+  checked as the C++ reader checks it (src/moca/common/safetensors.hpp). ``export_pytorch`` writes
+  it for a path ending in ``.safetensors`` and ``import_pytorch`` reads it, told apart from a
+  ``.pth`` by its first bytes.
 
 Loading never runs code from the file. :func:`load_pth` is a restricted unpickler in the manner
 of PyTorch's ``weights_only`` loading, written here so that it behaves the same without PyTorch
@@ -17,8 +22,9 @@ refused global inside the weights makes
 the whole file refused, naming the global; inside ``args``, ``optimizer`` or another entry that
 entry is skipped with a note. The legacy (pre-1.6, non-zip) format is refused.
 
-Command line: ``python3 -m moca.interop export CHECKPOINT OUT.pth`` and ``python3 -m moca.interop
-import IN.pth OUT.pt --channel-names ... --sample-rate HZ`` (docs/interop.md).
+Command line: ``python3 -m moca.interop export CHECKPOINT OUT.pth`` (or ``OUT.safetensors``) and
+``python3 -m moca.interop import IN.pth OUT.pt --channel-names ... --sample-rate HZ``
+(docs/interop.md).
 """
 from __future__ import annotations
 
@@ -28,15 +34,18 @@ import io
 import json
 import os
 import pickle
+import struct
 import sys
+import tempfile
 import zipfile
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _core
 
-__all__ = ["export_pytorch", "import_pytorch", "load_pth", "UnsafeFileError"]
+__all__ = ["export_pytorch", "import_pytorch", "load_pth", "load_safetensors", "save_safetensors",
+           "UnsafeFileError"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -51,11 +60,223 @@ def _need_torch_build(what: str) -> None:
                            "(-DMOCA_WITH_TORCH=ON)")
 
 
-def export_pytorch(checkpoint: PathLike, path: PathLike) -> Dict[str, Any]:
-    """Writes ``checkpoint`` (an MAE or a kept classifier) as a PyTorch file ``path``
-    (atomically). Returns ``{'kind', 'probe', 'keys', 'notes'}``."""
+def export_pytorch(checkpoint: PathLike, path: PathLike, format: str = "auto") -> Dict[str, Any]:
+    """Writes ``checkpoint`` (an MAE or a kept classifier) as PyTorch weights ``path``
+    (atomically): ``format`` ``"pth"`` (a torch.save file), ``"safetensors"``, or ``"auto"``
+    (safetensors for a name ending in ``.safetensors``, else pth). Returns ``{'kind', 'probe',
+    'keys', 'notes', 'format'}``."""
     _need_torch_build("export_pytorch")
-    return dict(_core.export_pytorch(os.fspath(checkpoint), os.fspath(path)))
+    return dict(_core.export_pytorch(os.fspath(checkpoint), os.fspath(path), format))
+
+
+# --- safetensors ------------------------------------------------------------------------------
+
+#: The largest header read (bytes): the package's own bound (MAX_HEADER_SIZE).
+SAFETENSORS_MAX_HEADER = 100_000_000
+#: The ``moca_format`` metadata value of moca's safetensors exports.
+SAFETENSORS_EXPORT_FORMAT = "moca-safetensors-1"
+
+_ST_DTYPES: Dict[str, Any] = {
+    "BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": "<i2", "U16": "<u2", "F16": "<f2",
+    "BF16": "bfloat16", "I32": "<i4", "U32": "<u4", "F32": "<f4", "F64": "<f8", "I64": "<i8",
+    "U64": "<u8", "F8_E5M2": np.uint8, "F8_E4M3": np.uint8,
+}
+_ST_SIZES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
+             "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "F64": 8, "I64": 8, "U64": 8}
+_NP_TO_ST = {np.dtype(np.bool_): "BOOL", np.dtype(np.uint8): "U8", np.dtype(np.int8): "I8",
+             np.dtype("<i2"): "I16", np.dtype("<u2"): "U16", np.dtype("<f2"): "F16",
+             np.dtype("<i4"): "I32", np.dtype("<u4"): "U32", np.dtype("<f4"): "F32",
+             np.dtype("<f8"): "F64", np.dtype("<i8"): "I64", np.dtype("<u8"): "U64"}
+
+
+def _is_safetensors(path: str) -> bool:
+    """A safetensors header at the start of ``path``: the size within the file and ``{``."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(9)
+    except OSError:
+        return False
+    if len(head) < 9:
+        return False
+    n = struct.unpack("<Q", head[:8])[0]
+    return n <= SAFETENSORS_MAX_HEADER and n <= size - 8 and head[8:9] == b"{"
+
+
+def _no_repeated_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    seen: Dict[str, Any] = {}
+    for k, v in pairs:
+        if k in seen:
+            raise ValueError(f"key '{k}' twice in the header")
+        seen[k] = v
+    return seen
+
+
+def load_safetensors(path: PathLike) -> Tuple[Dict[str, np.ndarray], Dict[str, str]]:
+    """Reads a safetensors file with NumPy: ``(tensors, metadata)``, tensors by name in the
+    order of their offsets (BF16 as float32, the 8-bit floats as their raw bytes). The header is
+    checked as the C++ reader checks it (src/moca/common/safetensors.hpp): its size against the
+    file and the 100 MB bound, JSON with no key twice, each entry exactly dtype/shape/
+    data_offsets, the dtype known, the byte count against the offsets, and the offsets
+    contiguous from 0 to the buffer's end (no overlap, no gap). ``ValueError`` names the tensor."""
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 8:
+        raise ValueError(f"{path}: {len(data)} bytes, too short for a safetensors file (8 bytes "
+                         "of header size first)")
+    n = struct.unpack("<Q", data[:8])[0]
+    if n > SAFETENSORS_MAX_HEADER:
+        raise ValueError(f"{path}: header size {n} exceeds the bound of "
+                         f"{SAFETENSORS_MAX_HEADER} bytes (not a safetensors file?)")
+    if n > len(data) - 8:
+        raise ValueError(f"{path}: header size {n} runs past the file's end ({len(data)} "
+                         "bytes; truncated?)")
+    if n < 2 or data[8:9] != b"{":
+        raise ValueError(f"{path}: the header does not open with '{{' (not a safetensors file?)")
+    try:
+        header = json.loads(data[8:8 + n].decode("utf-8"), object_pairs_hook=_no_repeated_keys)
+    except ValueError as e:
+        raise ValueError(f"{path}: the header is not valid JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: the header is not a JSON object")
+    buffer = memoryview(data)[8 + n:]
+    metadata: Dict[str, str] = {}
+    entries = []
+    for name, v in header.items():
+        if name == "__metadata__":
+            if not isinstance(v, dict):
+                raise ValueError(f"{path}: __metadata__ is not an object")
+            for k, text in v.items():
+                if not isinstance(text, str):
+                    raise ValueError(f"{path}: __metadata__ entry '{k}' is not text (the format "
+                                     "maps strings to strings)")
+                metadata[k] = text
+            continue
+        at = f"{path}: tensor '{name}'"
+        if not isinstance(v, dict):
+            raise ValueError(f"{at}: the entry is not an object")
+        extra = set(v) - {"dtype", "shape", "data_offsets"}
+        if extra:
+            raise ValueError(f"{at}: unknown field '{sorted(extra)[0]}' (an entry holds dtype, "
+                             "shape and data_offsets)")
+        if set(v) != {"dtype", "shape", "data_offsets"}:
+            raise ValueError(f"{at}: the entry needs dtype, shape and data_offsets")
+        dtype, shape, off = v["dtype"], v["shape"], v["data_offsets"]
+        if not isinstance(dtype, str) or dtype not in _ST_SIZES:
+            raise ValueError(f"{at}: unknown dtype '{dtype}' (one of {', '.join(_ST_SIZES)})")
+        if not isinstance(shape, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+            raise ValueError(f"{at}: shape holds a value that is not a size (>= 0)")
+        if (not isinstance(off, list) or len(off) != 2 or not all(
+                isinstance(o, int) and not isinstance(o, bool) and o >= 0 for o in off)):
+            raise ValueError(f"{at}: data_offsets is not [begin, end] of non-negative integers")
+        begin, end = off
+        if end < begin:
+            raise ValueError(f"{at}: data_offsets [{begin}, {end}] end before they begin")
+        if end > len(buffer):
+            raise ValueError(f"{at}: data_offsets [{begin}, {end}] point outside the file (its "
+                             f"buffer holds {len(buffer)} bytes)")
+        need = _ST_SIZES[dtype] * int(np.prod(shape, dtype=object))
+        if end - begin != need:
+            raise ValueError(f"{at}: {dtype} of this shape needs {need} bytes, data_offsets give "
+                             f"{end - begin}")
+        entries.append((begin, end, name, dtype, tuple(shape)))
+    entries.sort(key=lambda e: (e[0], e[1]))
+    nxt, prev = 0, None
+    for begin, end, name, _, _ in entries:
+        if begin < nxt:
+            raise ValueError(f"{path}: tensor '{name}': data_offsets [{begin}, {end}] overlap "
+                             f"tensor '{prev[2]}' [{prev[0]}, {prev[1]}]")
+        if begin > nxt:
+            raise ValueError(f"{path}: tensor '{name}': data_offsets begin at {begin}, leaving "
+                             f"bytes [{nxt}, {begin}) of the buffer to no tensor")
+        nxt, prev = end, (begin, end, name)
+    if nxt != len(buffer):
+        raise ValueError(f"{path}: the tensors cover {nxt} of the buffer's {len(buffer)} bytes "
+                         "(trailing bytes belong to no tensor)")
+    tensors: Dict[str, np.ndarray] = {}
+    for begin, end, name, dtype, shape in entries:
+        raw = bytes(buffer[begin:end])
+        if dtype == "BF16":
+            arr = _bf16_to_f32(raw)
+        else:
+            arr = np.frombuffer(raw, dtype=np.dtype(_ST_DTYPES[dtype]))
+        tensors[name] = arr.reshape(shape).astype(arr.dtype.newbyteorder("="), copy=True)
+    return tensors, metadata
+
+
+def save_safetensors(path: PathLike, tensors: Mapping[str, np.ndarray],
+                     metadata: Optional[Mapping[str, str]] = None) -> None:
+    """Writes ``tensors`` (NumPy arrays of a dtype the format has; any byte order, any strides)
+    and ``metadata`` (text to text) as a safetensors file, atomically: the buffer holds the
+    tensors by decreasing value size (each aligned to it), in the given order within a size; the
+    header is padded with spaces to a multiple of 8 bytes, as the package writes it."""
+    path = os.fspath(path)
+    items = []
+    for name, a in tensors.items():
+        if not isinstance(name, str) or not name or name == "__metadata__":
+            raise ValueError(f"save_safetensors: tensor name {name!r} is empty or reserved")
+        a = np.asarray(a)
+        st = _NP_TO_ST.get(a.dtype.newbyteorder("<") if a.dtype.byteorder == ">" else a.dtype)
+        if st is None:
+            raise ValueError(f"save_safetensors: tensor '{name}' has dtype {a.dtype}, which the "
+                             "format does not have")
+        items.append((name, st, a))
+    for k, v in (metadata or {}).items():
+        if not isinstance(k, str) or not isinstance(v, str):
+            raise ValueError(f"save_safetensors: metadata {k!r}: {v!r} is not text to text")
+    items.sort(key=lambda t: -_ST_SIZES[t[1]])  # stable
+    header: Dict[str, Any] = {}
+    if metadata:
+        header["__metadata__"] = dict(metadata)
+    chunks, offset = [], 0
+    for name, st, a in items:
+        raw = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<")).tobytes()
+        header[name] = {"dtype": st, "shape": list(a.shape),
+                        "data_offsets": [offset, offset + len(raw)]}
+        chunks.append(raw)
+        offset += len(raw)
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * ((8 - len(text) % 8) % 8)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp.", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(struct.pack("<Q", len(text)))
+            f.write(text)
+            for c in chunks:
+                f.write(c)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _load_weights(path: str) -> Tuple[Any, List[str]]:
+    """A weights file in either format as :func:`load_pth` returns it: a safetensors file as its
+    tensors, or, for a moca export, as ``{'model': tensors, 'moca': record}``."""
+    if not _is_safetensors(path):
+        return load_pth(path)
+    tensors, meta = load_safetensors(path)
+    if meta.get("moca_format") != SAFETENSORS_EXPORT_FORMAT:
+        return tensors, []
+    record: Dict[str, Any] = {}
+    for key, text in meta.items():
+        if key in ("channel_names", "class_names", "input_channels"):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = None
+            if not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
+                raise ValueError(f"{path}: metadata '{key}' is not a JSON list of text")
+            record[key] = value
+        else:
+            record[key] = text
+    return {"model": tensors, "moca": record}, []
 
 
 # --- the safe reader -------------------------------------------------------------------------
@@ -279,7 +500,8 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
                    input_channels: Optional[Sequence[str]] = None, kind: str = "auto",
                    num_heads: Optional[int] = None,
                    decoder_num_heads: Optional[int] = None) -> Dict[str, Any]:
-    """Writes the model of a PyTorch file as a moca checkpoint ``out_checkpoint``.
+    """Writes the model of a PyTorch weights file (a ``.pth`` or a safetensors file, told apart
+    by their first bytes) as a moca checkpoint ``out_checkpoint``.
 
     ``channel_names`` (the model's C modalities in token-row order; the authors' UCI-HAR models
     have gyro_x, gyro_y, gyro_z, acc_x, acc_y, acc_z) and ``sample_rate`` (Hz of the training
@@ -293,7 +515,7 @@ def import_pytorch(path: PathLike, out_checkpoint: PathLike, *,
     """
     _need_torch_build("import_pytorch")
     path = os.fspath(path)
-    obj, notes = load_pth(path)
+    obj, notes = _load_weights(path)
     tensors, args, exported = _state_dict(obj, path)
     norm_pix = bool(args.get("norm_pix_loss", False))
     loss_scope = "masked" if args.get("loss_type") == "masked" else "all"
@@ -354,10 +576,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m moca.interop",
                                 description="exchange weights with PyTorch (docs/interop.md)")
     sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("export", help="moca checkpoint -> PyTorch .pth")
+    e = sub.add_parser("export", help="moca checkpoint -> PyTorch .pth or .safetensors")
     e.add_argument("checkpoint")
     e.add_argument("out")
-    i = sub.add_parser("import", help="PyTorch .pth -> moca checkpoint")
+    e.add_argument("--format", default="auto", choices=["auto", "pth", "safetensors"],
+                   help="auto: safetensors for a name ending in .safetensors, else pth")
+    i = sub.add_parser("import", help="PyTorch .pth or .safetensors -> moca checkpoint")
     i.add_argument("pth")
     i.add_argument("out")
     i.add_argument("--channel-names", type=_names, default=None,
@@ -373,7 +597,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     a = p.parse_args(argv)
     try:
         if a.command == "export":
-            r = export_pytorch(a.checkpoint, a.out)
+            r = export_pytorch(a.checkpoint, a.out, a.format)
         else:
             r = import_pytorch(a.pth, a.out, channel_names=a.channel_names,
                                sample_rate=a.sample_rate, class_names=a.class_names,

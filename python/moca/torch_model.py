@@ -195,8 +195,20 @@ class MocaClassifier(_Encoder):
 
 def from_export(path: str, map_location: str = "cpu") -> nn.Module:
     """The module of a :func:`moca.interop.export_pytorch` file, weights loaded with
-    ``strict=True``, in eval mode. The file is read with ``torch.load(weights_only=True)``."""
-    obj = torch.load(path, map_location=map_location, weights_only=True)
+    ``strict=True``, in eval mode. A ``.pth`` is read with ``torch.load(weights_only=True)``, a
+    safetensors export (told by its first bytes) with :func:`moca.interop.load_safetensors`."""
+    from . import interop  # NumPy only; the safetensors reader
+    if interop._is_safetensors(path):
+        tensors, meta = interop.load_safetensors(path)
+        if meta.get("moca_format") != interop.SAFETENSORS_EXPORT_FORMAT:
+            raise ValueError(f"{path}: a safetensors file without moca's record (metadata "
+                             f"moca_format={meta.get('moca_format')!r}): import it with "
+                             "moca.interop.import_pytorch")
+        state = {k: torch.from_numpy(v).to(map_location) for k, v in tensors.items()}
+        info = {k: (json.loads(v) if k in ("class_names",) else v) for k, v in meta.items()}
+        obj = {"model": state, "moca": info}
+    else:
+        obj = torch.load(path, map_location=map_location, weights_only=True)
     info = obj["moca"]
     cfg = json.loads(info["model"])
     if info["kind"] == "mae":

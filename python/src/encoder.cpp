@@ -98,15 +98,19 @@ void bind_interop(py::module_& m) {
   };
   m.def(
       "export_pytorch",
-      [report](const std::string& checkpoint, const std::string& out) {
+      [report](const std::string& checkpoint, const std::string& out, const std::string& format) {
+        const model::WeightsFormat f = model::resolve_weights_format(
+            out, parse_enum(model::kWeightsFormatNames, format, "format"));
         model::InteropReport r;
         {
           py::gil_scoped_release release;
-          r = model::export_pytorch(checkpoint, out);
+          r = model::export_pytorch(checkpoint, out, f);
         }
-        return report(r);
+        py::dict d = report(r);
+        d["format"] = enum_name(model::kWeightsFormatNames, f);
+        return d;
       },
-      py::arg("checkpoint"), py::arg("out"));
+      py::arg("checkpoint"), py::arg("out"), py::arg("format") = "auto");
   m.def(
       "import_arrays",
       [report](const py::dict& tensors, const std::string& out, const std::string& source,

@@ -47,10 +47,15 @@ Subcommand add_export_cli(CLI::App& app) {
   auto c = std::make_shared<ExportCommand>();
   auto no_progress = std::make_shared<bool>(false);
   auto* e = app.add_subcommand(
-      "export", "a checkpoint as a PyTorch file (MAE/timm key names; docs/interop.md)");
+      "export",
+      "a checkpoint as PyTorch weights, .pth or .safetensors (MAE/timm key names; "
+      "docs/interop.md)");
   e->add_option("--checkpoint", c->checkpoint, "moca checkpoint (MAE or kept classifier)")
       ->required();
-  e->add_option("--out", c->out, "PyTorch file to write (.pth)")->required();
+  e->add_option("--out", c->out, "weights file to write (.pth or .safetensors)")->required();
+  add_enum_option(e, "--format", c->format, model::kWeightsFormatNames,
+                  "auto | pth | safetensors (auto: safetensors for a name ending in "
+                  ".safetensors, else pth)");
   add_no_progress(e, *no_progress);
   return {e, [c]() {
             run_export(*c, std::cout);
@@ -63,8 +68,13 @@ Subcommand add_import_cli(CLI::App& app) {
   auto no_progress = std::make_shared<bool>(false);
   model::ImportOptions& o = c->options;
   auto* i = app.add_subcommand(
-      "import", "a PyTorch state dict (MAE/timm layout) as a moca checkpoint (docs/interop.md)");
-  i->add_option("--pth", c->pth, "PyTorch file (bare state dict or {'model': ...})")->required();
+      "import",
+      "PyTorch weights (MAE/timm layout; .pth or .safetensors) as a moca checkpoint "
+      "(docs/interop.md)");
+  i->add_option("--weights,--pth", c->weights,
+                "weights file: a torch.save file (bare state dict or {'model': ...}) or a "
+                "safetensors file, told apart by their first bytes")
+      ->required();
   i->add_option("--out", c->out, "moca checkpoint to write")->required();
   add_schema_options(i, o, kEveryScope);  // model::ImportOptions::schema
   add_no_progress(i, *no_progress);

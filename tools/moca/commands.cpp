@@ -179,18 +179,24 @@ nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out) {
     throw std::invalid_argument("run_export(): --checkpoint and --out are required");
   }
   check_writable(cmd.out, "--out");
-  const model::InteropReport r = model::export_pytorch(cmd.checkpoint, cmd.out);
+  const model::WeightsFormat format = model::resolve_weights_format(cmd.out, cmd.format);
+  const model::InteropReport r = model::export_pytorch(cmd.checkpoint, cmd.out, format);
+  const std::string format_name = enum_name(model::kWeightsFormatNames, format);
   out << "export: " << r.kind << (r.probe ? " (linear probe)" : "") << ", " << r.keys.size()
-      << " tensors in the MAE/timm layout -> " << cmd.out << "\n";
-  return {{"command", "export"}, {"kind", r.kind}, {"keys", r.keys}, {"out", cmd.out}};
+      << " tensors in the MAE/timm layout -> " << cmd.out << " (" << format_name << ")\n";
+  return {{"command", "export"},
+          {"kind", r.kind},
+          {"keys", r.keys},
+          {"out", cmd.out},
+          {"format", format_name}};
 }
 
 nlohmann::json run_import(const ImportCommand& cmd, std::ostream& out, std::ostream& log) {
-  if (cmd.pth.empty() || cmd.out.empty()) {
-    throw std::invalid_argument("run_import(): --pth and --out are required");
+  if (cmd.weights.empty() || cmd.out.empty()) {
+    throw std::invalid_argument("run_import(): --weights and --out are required");
   }
   check_writable(cmd.out, "--out");
-  const model::InteropReport r = model::import_pytorch(cmd.pth, cmd.options, cmd.out);
+  const model::InteropReport r = model::import_pytorch(cmd.weights, cmd.options, cmd.out);
   for (const auto& n : r.notes) log << "import: " << n << "\n";
   out << "import: " << r.kind << (r.probe ? " (linear probe)" : "") << ", " << r.keys.size()
       << " tensors -> " << cmd.out << "\n";

@@ -81,18 +81,20 @@ struct PredictCommand {
 };
 nlohmann::json run_predict(const PredictCommand& cmd, std::ostream& out, std::ostream& log);
 
-/// moca export: a checkpoint (MAE or classifier) as a PyTorch file in the MAE/timm layout
-/// (model::export_pytorch; load it with moca.torch_model in Python).
+/// moca export: a checkpoint (MAE or classifier) as PyTorch weights in the MAE/timm layout, a
+/// torch.save file or a safetensors file (model::export_pytorch; load either with
+/// moca.torch_model in Python).
 struct ExportCommand {
   std::string checkpoint;
   std::string out;
+  model::WeightsFormat format = model::WeightsFormat::kAuto;
 };
 nlohmann::json run_export(const ExportCommand& cmd, std::ostream& out);
 
-/// moca import: a PyTorch file (bare state dict, or {'model': ...}) as a moca checkpoint
-/// (model::read_pth_arrays + model::import_arrays).
+/// moca import: PyTorch weights (a torch.save file holding a bare state dict or {'model': ...},
+/// or a safetensors file) as a moca checkpoint (model::import_pytorch).
 struct ImportCommand {
-  std::string pth;
+  std::string weights;
   std::string out;
   model::ImportOptions options;
 };

@@ -15,6 +15,7 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/common/safetensors.hpp"
 #include "moca/model/detail/torch_error.hpp"
 #include "moca/model/eval/classifier.hpp"
 #include "moca/model/io/detail/checkpoint_torch.hpp"
@@ -353,29 +354,62 @@ std::string pytorch_name(const std::string& n, bool probe) {
   throw_invalid("pytorch_name()", "'" + n + "' is not a parameter of a moca model");
 }
 
-InteropReport export_pytorch(const std::string& checkpoint, const std::string& out) {
+namespace {
+
+/// What an export writes, in either format: the tensors under their PyTorch names and shapes
+/// (float32, or int64 for BatchNorm's counter), and the record of what shapes do not show.
+struct ExportState {
+  InteropReport report;
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  ExportRecord record;
+  std::optional<std::string> rate_text;  ///< the rate as the checkpoint's JSON number text
+};
+
+ExportState export_state(const std::string& checkpoint) {
   LoadedModel m = load_model(checkpoint);
-  InteropReport r;
+  ExportState st;
+  InteropReport& r = st.report;
   r.kind = m.info.kind;
   r.probe = m.probe;
   r.model = m.info.model;
-  // {'model': state_dict, 'moca': config} as torch.save writes it: a zip archive "archive/"
-  // holding data.pkl and one record data/<k> per tensor (little-endian raw values).
-  PthPickle pk;
-  std::vector<torch::Tensor> storages;
-  pk.dict_begin();
-  pk.str("model");
-  pk.dict_begin();
   for (const auto& kv : named_state(*m.module)) {
     const std::string key = pytorch_name(kv.first, m.probe);
     auto t = kv.second.detach().to(torch::kCPU).contiguous();
-    const bool integral = t.scalar_type() == torch::kInt64;
-    if (!integral) t = t.to(torch::kFloat32);
-    pk.str(key);
-    pk.tensor(std::to_string(storages.size()), integral ? "LongStorage" : "FloatStorage",
-              pytorch_shape(kv.first, t, m.info.model), t.numel());
-    storages.push_back(t);
+    if (t.scalar_type() != torch::kInt64) t = t.to(torch::kFloat32);
+    t = t.reshape(pytorch_shape(kv.first, t, m.info.model));
+    st.tensors.emplace_back(key, t);
     r.keys.push_back(key);
+  }
+  ExportRecord& rec = st.record;
+  rec.kind = m.info.kind;
+  rec.model = m.info.model;
+  rec.channel_names = m.info.channel_names;
+  const auto& meta = m.info.meta;
+  if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
+    st.rate_text = meta.at("data").at("sample_rate_hz").dump();
+    rec.sample_rate_hz = meta.at("data").at("sample_rate_hz").get<double>();
+  }
+  if (m.info.kind == "classifier") {
+    const ClassifierSpec spec = classifier_spec(m.info);
+    rec.class_names = spec.class_names;
+    rec.input_channels = spec.input_channels;
+  }
+  return st;
+}
+
+void write_pth(const ExportState& st, const std::string& out) {
+  // {'model': state_dict, 'moca': config} as torch.save writes it: a zip archive "archive/"
+  // holding data.pkl and one record data/<k> per tensor (little-endian raw values).
+  const ExportRecord& rec = st.record;
+  PthPickle pk;
+  pk.dict_begin();
+  pk.str("model");
+  pk.dict_begin();
+  for (size_t k = 0; k < st.tensors.size(); ++k) {
+    const auto& [key, t] = st.tensors[k];
+    pk.str(key);
+    pk.tensor(std::to_string(k), t.scalar_type() == torch::kInt64 ? "LongStorage" : "FloatStorage",
+              sizes_of(t), t.numel());
   }
   pk.dict_end();
   pk.str("moca");
@@ -383,25 +417,23 @@ InteropReport export_pytorch(const std::string& checkpoint, const std::string& o
   pk.str("format");
   pk.str("moca-pytorch-1");
   pk.str("kind");
-  pk.str(m.info.kind);
+  pk.str(rec.kind);
   pk.str("model");
-  pk.str(to_json(m.info.model).dump());
+  pk.str(to_json(rec.model).dump());
   pk.str("channel_names");
-  pk.strings(m.info.channel_names);
-  const auto& meta = m.info.meta;
-  if (meta.contains("data") && meta.at("data").contains("sample_rate_hz")) {
+  pk.strings(rec.channel_names);
+  if (st.rate_text) {
     // as text: PyTorch 1.13's weights-only loader has no float opcode
     pk.str("sample_rate_hz");
-    pk.str(meta.at("data").at("sample_rate_hz").dump());
+    pk.str(*st.rate_text);
   }
-  if (m.info.kind == "classifier") {
-    const ClassifierSpec spec = classifier_spec(m.info);
+  if (rec.kind == "classifier") {
     pk.str("head");
-    pk.str(spec.probe ? "probe" : "linear");
+    pk.str(st.report.probe ? "probe" : "linear");
     pk.str("class_names");
-    pk.strings(spec.class_names);
+    pk.strings(rec.class_names);
     pk.str("input_channels");
-    pk.strings(spec.input_channels);
+    pk.strings(rec.input_channels);
   }
   pk.dict_end();
   pk.dict_end();
@@ -412,14 +444,122 @@ InteropReport export_pytorch(const std::string& checkpoint, const std::string& o
       return n;
     });
     writer.writeRecord("data.pkl", pickle.data(), pickle.size());
-    for (size_t k = 0; k < storages.size(); ++k) {
-      const auto& t = storages[k];
+    for (size_t k = 0; k < st.tensors.size(); ++k) {
+      const auto& t = st.tensors[k].second;
       writer.writeRecord("data/" + std::to_string(k), t.data_ptr(),
                          static_cast<size_t>(t.numel()) * t.element_size());
     }
     writer.writeEndOfFile();
   });
-  return r;
+}
+
+void write_safetensors_export(const ExportState& st, const std::string& out) {
+  // The record as the format's string map: text as is, lists and the architecture as JSON.
+  const ExportRecord& rec = st.record;
+  std::map<std::string, std::string> meta = {
+      {"format", "pt"},  // the package's convention for PyTorch-layout weights
+      {"moca_format", kSafetensorsExportFormat},
+      {"kind", rec.kind},
+      {"model", to_json(rec.model).dump()},
+      {"channel_names", nlohmann::json(rec.channel_names).dump()}};
+  if (st.rate_text) meta["sample_rate_hz"] = *st.rate_text;
+  if (rec.kind == "classifier") {
+    meta["head"] = st.report.probe ? "probe" : "linear";
+    meta["class_names"] = nlohmann::json(rec.class_names).dump();
+    meta["input_channels"] = nlohmann::json(rec.input_channels).dump();
+  }
+  std::vector<SafetensorsTensor> ts;
+  for (const auto& [key, t] : st.tensors) {
+    SafetensorsTensor x;
+    x.name = key;
+    x.dtype = t.scalar_type() == torch::kInt64 ? "I64" : "F32";
+    x.shape = sizes_of(t);
+    const auto* p = static_cast<const char*>(t.data_ptr());
+    x.bytes.assign(p, p + static_cast<size_t>(t.numel()) * t.element_size());
+    ts.push_back(std::move(x));
+  }
+  write_safetensors(out, ts, meta);
+}
+
+std::optional<double> parse_rate(const std::string& path, const std::string& rate) {
+  if (rate.empty()) return std::nullopt;
+  const auto j = nlohmann::json::parse(rate, nullptr, false);
+  if (!j.is_number()) {
+    throw std::runtime_error(path + ": moca.sample_rate_hz (" + printable(rate) +
+                             ") is not a number");
+  }
+  return j.get<double>();
+}
+
+/// A safetensors file's tensors as float, and a moca export's record from its metadata.
+std::vector<NamedArray> read_safetensors_arrays(const std::string& path,
+                                                std::optional<ExportRecord>* exported) {
+  const SafetensorsFile f = read_safetensors(path);
+  const auto& meta = f.metadata;
+  auto text = [&](const char* key) {
+    const auto it = meta.find(key);
+    return it == meta.end() ? std::string() : it->second;
+  };
+  if (exported && text("moca_format") == kSafetensorsExportFormat) {
+    auto json_of = [&](const char* key) {
+      const auto j = nlohmann::json::parse(text(key), nullptr, false);
+      if (j.is_discarded()) {
+        throw std::runtime_error(path + ": metadata '" + key + "' is not JSON (" +
+                                 printable(text(key)) + ")");
+      }
+      return j;
+    };
+    auto strings = [&](const char* key) {
+      std::vector<std::string> v;
+      if (text(key).empty()) return v;
+      const auto j = json_of(key);
+      if (!j.is_array()) throw std::runtime_error(path + ": metadata '" + key + "' is not a list");
+      for (const auto& x : j) {
+        if (!x.is_string())
+          throw std::runtime_error(path + ": metadata '" + key + "' holds a non-text entry");
+        v.push_back(x.get<std::string>());
+      }
+      return v;
+    };
+    ExportRecord rec;
+    rec.kind = text("kind");
+    rec.model = moca_options_from_json(json_of("model"));
+    rec.channel_names = strings("channel_names");
+    rec.class_names = strings("class_names");
+    rec.input_channels = strings("input_channels");
+    rec.sample_rate_hz = parse_rate(path, text("sample_rate_hz"));
+    *exported = std::move(rec);
+  }
+  std::vector<NamedArray> out;
+  for (const auto& e : f.tensors) {
+    NamedArray a;
+    a.name = e.name;
+    a.shape = e.shape;
+    a.values = f.floats(e);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+WeightsFormat resolve_weights_format(const std::string& path, WeightsFormat format) {
+  if (format != WeightsFormat::kAuto) return format;
+  const std::string ext = ".safetensors";
+  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0
+             ? WeightsFormat::kSafetensors
+             : WeightsFormat::kPth;
+}
+
+InteropReport export_pytorch(const std::string& checkpoint, const std::string& out,
+                             WeightsFormat format) {
+  const ExportState st = export_state(checkpoint);
+  if (resolve_weights_format(out, format) == WeightsFormat::kSafetensors) {
+    write_safetensors_export(st, out);
+  } else {
+    write_pth(st, out);
+  }
+  return st.report;
 }
 
 std::vector<NamedArray> read_pth_arrays(const std::string& path,
@@ -475,15 +615,7 @@ std::vector<NamedArray> read_pth_arrays(const std::string& path,
       rec.channel_names = strings("channel_names");
       rec.class_names = strings("class_names");
       rec.input_channels = strings("input_channels");
-      const std::string rate = text("sample_rate_hz");  // a JSON number as text
-      if (!rate.empty()) {
-        const auto j = nlohmann::json::parse(rate, nullptr, false);
-        if (!j.is_number()) {
-          throw std::runtime_error(path + ": moca.sample_rate_hz (" + printable(rate) +
-                                   ") is not a number");
-        }
-        rec.sample_rate_hz = j.get<double>();
-      }
+      rec.sample_rate_hz = parse_rate(path, text("sample_rate_hz"));  // JSON number text
       *exported = std::move(rec);
     }
   }
@@ -506,6 +638,12 @@ std::vector<NamedArray> read_pth_arrays(const std::string& path,
     out.push_back(std::move(a));
   }
   return out;
+}
+
+std::vector<NamedArray> read_weight_arrays(const std::string& path,
+                                           std::optional<ExportRecord>* exported) {
+  return looks_like_safetensors(path) ? read_safetensors_arrays(path, exported)
+                                      : read_pth_arrays(path, exported);
 }
 
 InteropReport import_arrays(const std::vector<NamedArray>& tensors, const ImportOptions& o,
@@ -616,7 +754,7 @@ InteropReport import_pytorch(const std::string& path, ImportOptions options,
                              const std::string& out) {
   check_ranges(options);  // the rows' ranges (schema), before the file is read
   std::optional<ExportRecord> exported;
-  const auto arrays = read_pth_arrays(path, &exported);
+  const auto arrays = read_weight_arrays(path, &exported);
   std::vector<std::string> notes;
   if (exported) {
     // A moca export records what the shapes cannot tell; options given must agree with it.

@@ -51,11 +51,31 @@ struct InteropReport {
   std::vector<std::string> notes;  ///< what was inferred or assumed, one line each
 };
 
-/// Writes `checkpoint` as a PyTorch file `out` (atomically): a pickled dict {'model': state_dict
-/// in the layout above, 'moca': {kind, head, model options, channel_names, class_names,
-/// input_channels, sample_rate_hz (as text)}} that `torch.load(out, weights_only=True)` reads and
-/// moca.torch_model's modules load with strict=True.
-InteropReport export_pytorch(const std::string& checkpoint, const std::string& out);
+/// The file format of exported weights.
+enum class WeightsFormat { kAuto, kPth, kSafetensors };
+inline constexpr EnumName<WeightsFormat> kWeightsFormatNames[] = {
+    {WeightsFormat::kAuto, "auto"},
+    {WeightsFormat::kPth, "pth"},
+    {WeightsFormat::kSafetensors, "safetensors"}};
+
+/// `format`, with kAuto resolved by the output's name: ".safetensors" -> safetensors, any other
+/// name -> pth.
+WeightsFormat resolve_weights_format(const std::string& path, WeightsFormat format);
+
+/// The `moca_format` metadata value of a safetensors file written by export_pytorch.
+inline constexpr const char* kSafetensorsExportFormat = "moca-safetensors-1";
+
+/// Writes `checkpoint`'s weights to `out` (atomically) in the layout above, as
+/// * pth: a pickled dict {'model': state_dict, 'moca': {kind, head, model options, channel_names,
+///   class_names, input_channels, sample_rate_hz (as text)}} that `torch.load(out,
+///   weights_only=True)` reads and moca.torch_model's modules load with strict=True;
+/// * safetensors (safetensors.hpp): the same tensors (F32; BatchNorm's counter I64) and the same
+///   record in the string map `__metadata__`: format "pt", moca_format
+///   kSafetensorsExportFormat, kind, head, sample_rate_hz (JSON number text), and model,
+///   channel_names, class_names, input_channels as JSON text. No pickle: any safetensors reader
+///   (numpy, torch, Rust) opens it.
+InteropReport export_pytorch(const std::string& checkpoint, const std::string& out,
+                             WeightsFormat format = WeightsFormat::kPth);
 
 /// What a file written by export_pytorch records beside the weights (its 'moca' entry).
 struct ExportRecord {
@@ -75,6 +95,14 @@ struct ExportRecord {
 /// export_pytorch also gives its record in `exported` (when not null; empty otherwise).
 std::vector<NamedArray> read_pth_arrays(const std::string& path,
                                         std::optional<ExportRecord>* exported = nullptr);
+
+/// The weights of `path`, in either format, told apart by their first bytes (a safetensors
+/// header, else a torch.save archive read by read_pth_arrays). safetensors values of any float
+/// or integer dtype are converted to float; a moca export's record comes back in `exported`.
+/// std::invalid_argument for a safetensors header that fails the format's checks (naming the
+/// tensor), std::runtime_error for a file that cannot be read.
+std::vector<NamedArray> read_weight_arrays(const std::string& path,
+                                           std::optional<ExportRecord>* exported = nullptr);
 
 /// What import_arrays() is asked to build: the kind the file must hold, or either.
 enum class ImportKind { kAuto, kMae, kClassifier };
@@ -145,10 +173,10 @@ struct ImportOptions {
 InteropReport import_arrays(const std::vector<NamedArray>& tensors, const ImportOptions& options,
                             const std::string& out);
 
-/// `moca import`: read_pth_arrays(path), then import_arrays(). What a moca export records fills
-/// the options left unset: channel_names, sample_rate_hz, class_names, input_channels (empty or
-/// 0) and num_heads / decoder_num_heads (0), each said in the report's notes; an option given
-/// that contradicts the record is std::invalid_argument naming the field
+/// `moca import`: read_weight_arrays(path) (pth or safetensors), then import_arrays(). What a moca
+/// export records fills the options left unset: channel_names, sample_rate_hz, class_names,
+/// input_channels (empty or 0) and num_heads / decoder_num_heads (0), each said in the report's
+/// notes; an option given that contradicts the record is std::invalid_argument naming the field
 /// (`ImportOptions::channel_names`, the programs' --channel-names). options.source names the file.
 InteropReport import_pytorch(const std::string& path, ImportOptions options,
                              const std::string& out);
