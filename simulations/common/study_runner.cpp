@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "moca/common/output_file.hpp"
+#include "run_cli.hpp"
 #include "study_data.hpp"
 
 namespace moca::sim {
@@ -267,6 +268,69 @@ std::vector<json> read_study_ledgers(const std::string& dir, const std::string& 
   }
   if (merged.empty()) throw std::runtime_error(what + "the ledgers of " + dir + " are empty");
   return merged;
+}
+
+int recorded_units(const std::vector<json>& records) {
+  int n = 0;
+  for (const json& r : records) n += r.value("kind", "") == "unit" ? 1 : 0;
+  return n;
+}
+
+int threads_per_job(int threads, int jobs) {
+  return std::max(1, (threads > 0 ? threads : hardware_threads()) / std::max(1, jobs));
+}
+
+StudyRun::StudyRun(const std::string& out, const Shard& shard, const json& study,
+                   const std::string& who, std::ostream& log,
+                   const std::function<void(const json&, const std::string&)>& check_resume)
+    : out_(out), shard_(shard), who_(who), log_(log) {
+  fs::create_directories(out);
+  const std::string path = out + "/" + shard.ledger_name();
+  lock_ = std::make_unique<FileLock>(lock_path_for_file(path), "ledger " + path);
+  ledger_ = std::make_unique<Ledger>(path);
+  json record = study;
+  tools::record_program_options(record);
+  if (open_study_record(*ledger_, record)) {
+    if (check_resume) check_resume(ledger_->records().front(), path);
+    log << who << ": resuming " << path << " (" << recorded_units(ledger_->records())
+        << " units done)\n";
+  }
+}
+
+StudyRun::~StudyRun() = default;
+
+WorkerJob StudyRun::worker_job(const std::string& key, const std::string& unit_dir,
+                               int threads) const {
+  WorkerJob j;
+  j.key = key;
+  j.threads = threads;
+  j.args = {"--out",         out_, "--shard",          shard_.to_string(),
+            "--worker-unit", key,  "--worker-threads", std::to_string(threads)};
+  j.log_path = unit_dir + "/worker.log";
+  return j;
+}
+
+void StudyRun::record_unit(const std::string& key, const std::string& unit_dir) {
+  json r = read_json_file(unit_dir + "/result.json");
+  r["kind"] = "unit";
+  r["result"] = fs::relative(unit_dir + "/result.json", out_).string();
+  ledger_->append(r);
+  log_ << who_ << ": " << key << " recorded\n";
+}
+
+bool StudyRun::finish(int mine) {
+  const int done = recorded_units(ledger_->records());
+  if (done < mine) {
+    log_ << who_ << ": " << done << " of " << mine
+         << " units done; stopped; run the same command again to resume\n";
+  }
+  if (shard_.sharded()) {
+    log_ << who_ << ": shard " << shard_.to_string() << " (" << ledger_->path() << "): " << done
+         << " of " << mine << " units; " << who_ << " --out " << out_
+         << " --report merges the shards' ledgers\n";
+    return false;
+  }
+  return true;
 }
 
 }  // namespace moca::sim

@@ -1,8 +1,8 @@
 #pragma once
 /// \file study_runner.hpp
-/// What the resumable studies (policy_study, transfer_study) share: a ledger of JSON records,
-/// worker processes started from the study's own program, and the share of units one process of
-/// a SLURM job array takes.
+/// What the resumable studies (policy_study, transfer_study, margin_study) share: a ledger of JSON
+/// records, worker processes started from the study's own program, and the share of units one
+/// process of a SLURM job array takes.
 ///
 /// **Ledger.** One JSON object per line, each with a "kind" (and usually a "key"); the first
 /// record is the study's ("kind": "study", its settings). Every append rewrites the file
@@ -18,10 +18,14 @@
 /// shared output folder; a report reads every ledger of the folder (read_study_ledgers).
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "moca/common/file_lock.hpp"
+#include "moca/common/option_schema.hpp"
 
 namespace moca::sim {
 
@@ -102,5 +106,75 @@ std::vector<std::string> study_ledger_files(const std::string& dir);
 /// each (kind, key) kept. std::runtime_error when the folder holds no ledger. `who` (e.g.
 /// "--report"; may be empty) starts the messages.
 std::vector<nlohmann::json> read_study_ledgers(const std::string& dir, const std::string& who);
+
+/// The "unit" records of a ledger: how many units a study has recorded.
+int recorded_units(const std::vector<nlohmann::json>& records);
+
+/// Threads each of `jobs` workers gets: max(1, T / jobs), T = `threads`, or the cores when 0.
+int threads_per_job(int threads, int jobs);
+
+/// The flags every unit-based study (transfer_study, margin_study) takes for its runs, declared
+/// once: the studies' option structs hold one and call its schema with their own owner name.
+struct StudyRunOptions {
+  int jobs = 1;         ///< units at once (worker processes)
+  int threads = 0;      ///< threads in all; each job gets threads_per_job(); 0 = cores
+  bool report = false;  ///< only rebuild the report from the ledgers
+  int max_units = -1;   ///< stop after this many new units (-1 = no limit)
+  std::string shard;    ///< K/N (above); "" = SLURM's array, else 1/1
+
+  template <class O, class V>
+  static void schema(const char* owner, O& o, V&& v) {
+    v(o.jobs, Option{owner, "jobs", "--jobs", "units at once (threads are split between them)",
+                     Range::at_least(1)});
+    v(o.threads,
+      Option{owner, "threads", "--threads", "threads in all (0 = cores)", Range::at_least(0)});
+    v(o.max_units, Option{owner, "max_units", "--max-units",
+                          "stop after this many new units (run again to resume; -1 = all)",
+                          Range::at_least(-1)});
+    v(o.shard, Option{owner, "shard", "--shard",
+                      "K/N: run this share of the units (1 <= K <= N; default: SLURM's job "
+                      "array, else 1/1) into ledger.shard-K-of-N.jsonl; --report merges the "
+                      "shards"});
+    v(o.report, Option{owner, "report", "--report", "only rebuild the report from the ledgers"});
+  }
+};
+
+/// One run of a unit-based study (one shard's): the output folder created, the shard's ledger
+/// locked for the run (FileLock: a second process on the same ledger is refused), then the
+/// study record written (with the program's options), or on resume checked: the same settings
+/// (open_study_record), then `check_resume(recorded study record, ledger path)`, which throws
+/// when what the units ran on has changed.
+class StudyRun {
+ public:
+  StudyRun(const std::string& out, const Shard& shard, const nlohmann::json& study,
+           const std::string& who, std::ostream& log,
+           const std::function<void(const nlohmann::json&, const std::string&)>& check_resume = {});
+  ~StudyRun();
+  StudyRun(const StudyRun&) = delete;
+  StudyRun& operator=(const StudyRun&) = delete;
+
+  Ledger& ledger() { return *ledger_; }
+  const Shard& shard() const { return shard_; }
+
+  /// The worker job of unit `key`: this program with --out, --shard, --worker-unit KEY and
+  /// --worker-threads `threads`; its log is `unit_dir`/worker.log.
+  WorkerJob worker_job(const std::string& key, const std::string& unit_dir, int threads) const;
+
+  /// Appends `unit_dir`/result.json as a "unit" record ("result": its path relative to the
+  /// output folder) and logs "<who>: <key> recorded".
+  void record_unit(const std::string& key, const std::string& unit_dir);
+
+  /// After the units ran: logs how far this shard got (`mine` units are its share) and how to
+  /// go on; returns whether the report is to be built now (an unsharded run).
+  bool finish(int mine);
+
+ private:
+  std::string out_;
+  Shard shard_;
+  std::string who_;
+  std::ostream& log_;
+  std::unique_ptr<FileLock> lock_;
+  std::unique_ptr<Ledger> ledger_;
+};
 
 }  // namespace moca::sim

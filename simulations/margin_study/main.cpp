@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     moca::check_writable_folder(o.out, "--out", true);
     o.policies = app.count("--policies") ? split_list(o.policies, "--policies") : defaults.policies;
     o.settings = app.count("--settings") ? split_list(o.settings, "--settings") : defaults.settings;
-    if (!o.report && o.worker_unit.empty()) {
+    if (!o.run.report && o.worker_unit.empty()) {
       if (sources.empty()) {
         if (!source_sets.empty())
           throw std::invalid_argument("--source-set needs --source NAME=SPEC");

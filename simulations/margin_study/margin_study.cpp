@@ -185,7 +185,7 @@ std::vector<TransferDataSet> MarginStudyOptions::default_margin_sources() {
 
 void MarginStudyOptions::validate() const {
   if (out.empty()) throw std::invalid_argument("--out is required");
-  if (report) return;
+  if (run.report) return;
   check_ranges(*this);
   if (sources.empty()) throw std::invalid_argument("--source: no pre-training source");
   std::set<std::string> names;
@@ -235,7 +235,7 @@ void MarginStudyOptions::validate() const {
       throw std::invalid_argument("--set " + data[i].name +
                                   ".subjects (held-out) needs --holdout-subjects >= 1");
   }
-  parse_shard(shard, "--shard");
+  parse_shard(run.shard, "--shard");
 }
 
 json MarginStudyOptions::settings_json() const {
@@ -324,7 +324,7 @@ std::vector<MarginUnit> margin_units(const MarginStudyOptions& o) {
 void run_margin_worker(const MarginStudyOptions& given, std::ostream& log) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string ledger_path =
-      given.out + "/" + parse_shard(given.shard, "--shard").ledger_name();
+      given.out + "/" + parse_shard(given.run.shard, "--shard").ledger_name();
   const auto records = read_ledger(ledger_path);
   if (records.empty() || records.front().at("kind") != "study")
     throw std::runtime_error("worker: " + ledger_path + " has no study record");
@@ -451,116 +451,73 @@ json check_and_describe(const MarginStudyOptions& o, std::ostream& log) {
   return described;
 }
 
-class UnitRunner {
- public:
-  UnitRunner(const MarginStudyOptions& o, const Shard& shard, Ledger& ledger, std::ostream& log)
-      : o_(o), shard_(shard), ledger_(ledger), log_(log) {}
-
-  /// Pre-trainings first, then the downstream units whose model is trained. Returns {units
-  /// recorded, units of this shard}.
-  std::pair<int, int> run() {
-    const std::vector<MarginUnit> units = margin_units(o_);
-    const int total_threads = o_.threads > 0 ? o_.threads : hardware_threads();
-    const int per_job = std::max(1, total_threads / o_.jobs);
-    int mine = 0, recorded_now = 0;
-    std::vector<std::vector<WorkerJob>> phases(2);
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (!shard_.owns(i)) continue;
-      ++mine;
-      const MarginUnit& u = units[i];
-      by_key_[u.key()] = u;
-      if (ledger_.has("unit", u.key())) continue;
-      if (fs::exists(unit_dir(o_.out, u) + "/result.json")) {  // finished before a kill
-        record(u);
-        ++recorded_now;
-        continue;
-      }
-      WorkerJob j;
-      j.key = u.key();
-      j.threads = per_job;
-      j.args = {"--out",         o_.out,  "--shard",          shard_.to_string(),
-                "--worker-unit", u.key(), "--worker-threads", std::to_string(per_job)};
-      j.log_path = unit_dir(o_.out, u) + "/worker.log";
-      phases[u.pretraining() ? 0 : 1].push_back(j);
+/// Pre-trainings first, then the downstream units whose model is trained. Returns the units of
+/// this shard.
+int run_margin_units(const MarginStudyOptions& o, StudyRun& run, std::ostream& log) {
+  const std::vector<MarginUnit> units = margin_units(o);
+  const int per_job = threads_per_job(o.run.threads, o.run.jobs);
+  int mine = 0, recorded_now = 0;
+  std::map<std::string, MarginUnit> by_key;
+  std::vector<std::vector<WorkerJob>> phases(2);
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (!run.shard().owns(i)) continue;
+    ++mine;
+    const MarginUnit& u = units[i];
+    by_key[u.key()] = u;
+    if (run.ledger().has("unit", u.key())) continue;
+    if (fs::exists(unit_dir(o.out, u) + "/result.json")) {  // finished before a kill
+      run.record_unit(u.key(), unit_dir(o.out, u));
+      ++recorded_now;
+      continue;
     }
-    int left = o_.max_units < 0 ? -1 : std::max(0, o_.max_units - recorded_now);
-    auto on_success = [&](const WorkerJob& j) { record(by_key_.at(j.key)); };
-    const int ran =
-        run_worker_jobs(self_executable(), phases[0], o_.jobs, left, on_success, kWho, log_);
-    if (left >= 0) left = std::max(0, left - ran);
-    // downstream units whose pre-training is done (another shard's may still run)
-    std::vector<WorkerJob> ready;
-    int waiting = 0;
-    for (const WorkerJob& j : phases[1]) {
-      const MarginUnit& u = by_key_.at(j.key);
-      if (fs::exists(pretrain_dir(o_.out, model_of(u)) + "/result.json"))
-        ready.push_back(j);
-      else
-        ++waiting;
-    }
-    if (left != 0) run_worker_jobs(self_executable(), ready, o_.jobs, left, on_success, kWho, log_);
-    if (waiting > 0 && shard_.sharded()) {
-      log_ << kWho << ": " << waiting
-           << " downstream units wait for pre-trainings of other shards; run again after them\n";
-    }
-    int done = 0;
-    for (const json& r : ledger_.records()) done += r.at("kind") == "unit" ? 1 : 0;
-    return {done, mine};
+    phases[u.pretraining() ? 0 : 1].push_back(run.worker_job(u.key(), unit_dir(o.out, u), per_job));
   }
-
- private:
-  void record(const MarginUnit& u) {
-    json r = read_json_file(unit_dir(o_.out, u) + "/result.json");
-    r["kind"] = "unit";
-    r["result"] = fs::relative(unit_dir(o_.out, u) + "/result.json", o_.out).string();
-    ledger_.append(r);
-    log_ << kWho << ": " << u.key() << " recorded\n";
+  int left = o.run.max_units < 0 ? -1 : std::max(0, o.run.max_units - recorded_now);
+  auto on_success = [&](const WorkerJob& j) {
+    run.record_unit(j.key, unit_dir(o.out, by_key.at(j.key)));
+  };
+  const int ran =
+      run_worker_jobs(self_executable(), phases[0], o.run.jobs, left, on_success, kWho, log);
+  if (left >= 0) left = std::max(0, left - ran);
+  // downstream units whose pre-training is done (another shard's may still run)
+  std::vector<WorkerJob> ready;
+  int waiting = 0;
+  for (const WorkerJob& j : phases[1]) {
+    if (fs::exists(pretrain_dir(o.out, model_of(by_key.at(j.key))) + "/result.json"))
+      ready.push_back(j);
+    else
+      ++waiting;
   }
-
-  const MarginStudyOptions& o_;
-  const Shard& shard_;
-  Ledger& ledger_;
-  std::ostream& log_;
-  std::map<std::string, MarginUnit> by_key_;
-};
+  if (left != 0) run_worker_jobs(self_executable(), ready, o.run.jobs, left, on_success, kWho, log);
+  if (waiting > 0 && run.shard().sharded()) {
+    log << kWho << ": " << waiting
+        << " downstream units wait for pre-trainings of other shards; run again after them\n";
+  }
+  return mine;
+}
 
 }  // namespace
 
 int run_margin_study(const MarginStudyOptions& o, std::ostream& out, std::ostream& log) {
   o.validate();
-  if (o.report) {
+  if (o.run.report) {
     build_margin_report(o.out, out, log);
     return 0;
   }
   const json described = check_and_describe(o, log);  // before the output folder exists
-  const Shard shard = parse_shard(o.shard, "--shard");
-  fs::create_directories(o.out);
-  Ledger ledger(o.out + "/" + shard.ledger_name());
-  const FileLock lock(lock_path_for_file(ledger.path()), "ledger " + ledger.path());
-  json study = {{"kind", "study"}, {"settings", o.settings_json()}, {"data", described}};
-  tools::record_program_options(study);
-  if (open_study_record(ledger, study)) {
-    const json& was = ledger.records().front().value("data", json::array());
-    if (was != described) {
-      throw std::runtime_error(ledger.path() +
-                               ": the sources or data sets changed since its units ran (their "
-                               "windows' fingerprints differ); restore them or use another --out");
-    }
-    log << kWho << ": resuming " << ledger.path() << " (" << ledger.records().size() - 1
-        << " units done)\n";
-  }
-  const auto [done, mine] = UnitRunner(o, shard, ledger, log).run();
-  if (done < mine) {
-    log << kWho << ": " << done << " of " << mine
-        << " units done; stopped; run the same command again to resume\n";
-  }
-  if (shard.sharded()) {
-    log << kWho << ": shard " << shard.to_string() << ": " << done << " of " << mine
-        << " units; margin_study --out " << o.out << " --report merges the shards' ledgers\n";
-    return done;
-  }
-  build_margin_report(o.out, out, log);
-  return done;
+  const json study = {{"kind", "study"}, {"settings", o.settings_json()}, {"data", described}};
+  StudyRun run(o.out, parse_shard(o.run.shard, "--shard"), study, kWho, log,
+               [&](const json& recorded, const std::string& ledger) {
+                 if (recorded.value("data", json::array()) != described) {
+                   throw std::runtime_error(
+                       ledger +
+                       ": the sources or data sets changed since its units ran (their windows' "
+                       "fingerprints differ); restore them or use another --out");
+                 }
+               });
+  const int mine = run_margin_units(o, run, log);
+  if (run.finish(mine)) build_margin_report(o.out, out, log);
+  return recorded_units(run.ledger().records());
 }
 
 }  // namespace moca::sim

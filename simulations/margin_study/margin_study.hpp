@@ -26,8 +26,8 @@ namespace moca::sim {
 /// The downstream spec that stands for the pre-training source itself (each source's own data).
 inline constexpr const char* kSourceSpec = "source";
 
-/// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_units`, `shard`
-/// and the worker fields is a setting: stored in the ledger, it must match on resume.
+/// Options of the study. Everything but `out`, `run` and the worker fields is a setting: stored in
+/// the ledger, it must match on resume.
 struct MarginStudyOptions {
   std::string out;  ///< output folder (required)
   /// Pre-training sources (NAME=SPEC with data options; `--source`, `--source-set`); empty =
@@ -47,11 +47,7 @@ struct MarginStudyOptions {
   int lp_epochs = 50, ft_epochs = 50;
   std::uint64_t split_seed = 1004;  ///< the 7:3 split of pre-training and protocol=random; folds
 
-  int jobs = 1;             ///< units at once (worker processes)
-  int threads = 0;          ///< threads in all; each job gets max(1, threads / jobs); 0 = cores
-  bool report = false;      ///< only rebuild the report from the ledgers
-  int max_units = -1;       ///< stop after this many new units (-1 = no limit)
-  std::string shard;        ///< K/N (study_runner.hpp); "" = SLURM's array, else 1/1
+  StudyRunOptions run;      ///< --jobs, --threads, --max-units, --shard, --report
   std::string worker_unit;  ///< internal: run one unit (child process)
   int worker_threads = 1;   ///< internal
 
@@ -93,17 +89,7 @@ struct MarginStudyOptions {
     v(o.ft_epochs, Option{T, "ft_epochs", "--ft-epochs", "fine-tuning epochs", Range::at_least(1)});
     v(o.split_seed, Option{T, "split_seed", "--split-seed",
                            "seed of the 7:3 split (pre-training part, protocol=random) and folds"});
-    v(o.jobs, Option{T, "jobs", "--jobs", "units at once (threads are split between them)",
-                     Range::at_least(1)});
-    v(o.threads,
-      Option{T, "threads", "--threads", "threads in all (0 = cores)", Range::at_least(0)});
-    v(o.max_units, Option{T, "max_units", "--max-units",
-                          "stop after this many new units (-1 = no limit); run again to resume",
-                          Range::at_least(-1)});
-    v(o.shard, Option{T, "shard", "--shard",
-                      "K/N: run this share of the units into ledger.shard-K-of-N.jsonl (a "
-                      "downstream unit waits for its pre-training); --report merges the shards"});
-    v(o.report, Option{T, "report", "--report", "only rebuild the report from the ledgers"});
+    StudyRunOptions::schema(T, o.run, v);
   }
 };
 

@@ -232,7 +232,7 @@ void apply_data_settings(std::vector<TransferDataSet>& sets,
 
 void TransferStudyOptions::validate() const {
   if (out.empty()) throw std::invalid_argument("--out is required");
-  if (report) return;  // the settings are the ledger's
+  if (run.report) return;  // the settings are the ledger's
   if (models.empty() && !scratch) {
     throw std::invalid_argument(
         "no model: name checkpoints with --model NAME=PATH (or keep "
@@ -281,7 +281,7 @@ void TransferStudyOptions::validate() const {
     if (!seen.insert(s).second) throw std::invalid_argument("--settings: " + s + " is named twice");
   }
   check_ranges(*this);  // epochs, label fraction, jobs, threads, max units
-  parse_shard(shard, "--shard");
+  parse_shard(run.shard, "--shard");
 }
 
 json TransferStudyOptions::settings_json() const {
@@ -459,7 +459,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 void run_transfer_worker(const TransferStudyOptions& given, std::ostream& log) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string ledger_path =
-      given.out + "/" + parse_shard(given.shard, "--shard").ledger_name();
+      given.out + "/" + parse_shard(given.run.shard, "--shard").ledger_name();
   const auto records = read_ledger(ledger_path);
   if (records.empty() || records.front().at("kind") != "study")
     throw std::runtime_error("worker: " + ledger_path + " has no study record");
@@ -525,90 +525,56 @@ json check_and_describe(const TransferStudyOptions& o, std::ostream& log) {
 }
 
 /// This process's units (its shard's) and how to run the ones still to do.
-class UnitRunner {
- public:
-  UnitRunner(const TransferStudyOptions& o, const Shard& shard, Ledger& ledger, std::ostream& log)
-      : o_(o), shard_(shard), ledger_(ledger), log_(log) {}
-
-  /// Records the units finished before a kill; runs the others as workers (--jobs at once, up
-  /// to --max-units new ones). Returns {units recorded, units of this shard}.
-  std::pair<int, int> run() {
-    const std::vector<TransferUnit> units = transfer_units(o_);
-    const int total_threads = o_.threads > 0 ? o_.threads : hardware_threads();
-    const int per_job = std::max(1, total_threads / o_.jobs);
-    std::vector<WorkerJob> jobs;
-    int mine = 0, recorded_now = 0;
-    for (size_t i = 0; i < units.size(); ++i) {
-      if (!shard_.owns(i)) continue;
-      ++mine;
-      const TransferUnit& u = units[i];
-      if (ledger_.has("unit", u.key())) continue;
-      if (fs::exists(unit_dir(o_.out, u) + "/result.json")) {  // finished before a kill
-        record(u);
-        ++recorded_now;
-        continue;
-      }
-      WorkerJob j;
-      j.key = u.key();
-      j.threads = per_job;
-      j.args = {"--out",         o_.out,  "--shard",          shard_.to_string(),
-                "--worker-unit", u.key(), "--worker-threads", std::to_string(per_job)};
-      j.log_path = unit_dir(o_.out, u) + "/worker.log";
-      by_key_[u.key()] = u;
-      jobs.push_back(j);
+/// Records the units finished before a kill; runs the others as workers (--jobs at once, up to
+/// --max-units new ones). Returns the units of this shard.
+int run_transfer_units(const TransferStudyOptions& o, StudyRun& run, std::ostream& log) {
+  const std::vector<TransferUnit> units = transfer_units(o);
+  const int per_job = threads_per_job(o.run.threads, o.run.jobs);
+  std::map<std::string, TransferUnit> by_key;
+  std::vector<WorkerJob> jobs;
+  int mine = 0, recorded_now = 0;
+  for (size_t i = 0; i < units.size(); ++i) {
+    if (!run.shard().owns(i)) continue;
+    ++mine;
+    const TransferUnit& u = units[i];
+    if (run.ledger().has("unit", u.key())) continue;
+    if (fs::exists(unit_dir(o.out, u) + "/result.json")) {  // finished before a kill
+      run.record_unit(u.key(), unit_dir(o.out, u));
+      ++recorded_now;
+      continue;
     }
-    const int left = o_.max_units < 0 ? -1 : std::max(0, o_.max_units - recorded_now);
-    run_worker_jobs(
-        self_executable(), jobs, o_.jobs, left,
-        [&](const WorkerJob& j) { record(by_key_.at(j.key)); }, kWho, log_);
-    int done = 0;
-    for (const json& r : ledger_.records()) done += r.at("kind") == "unit" ? 1 : 0;
-    return {done, mine};
+    by_key[u.key()] = u;
+    jobs.push_back(run.worker_job(u.key(), unit_dir(o.out, u), per_job));
   }
-
- private:
-  /// A finished unit's result.json into the ledger.
-  void record(const TransferUnit& u) {
-    json r = read_json_file(unit_dir(o_.out, u) + "/result.json");
-    r["kind"] = "unit";
-    r["result"] = fs::relative(unit_dir(o_.out, u) + "/result.json", o_.out).string();
-    ledger_.append(r);
-    log_ << kWho << ": " << u.key() << " recorded\n";
-  }
-
-  const TransferStudyOptions& o_;
-  const Shard& shard_;
-  Ledger& ledger_;
-  std::ostream& log_;
-  std::map<std::string, TransferUnit> by_key_;
-};
+  const int left = o.run.max_units < 0 ? -1 : std::max(0, o.run.max_units - recorded_now);
+  run_worker_jobs(
+      self_executable(), jobs, o.run.jobs, left,
+      [&](const WorkerJob& j) { run.record_unit(j.key, unit_dir(o.out, by_key.at(j.key))); }, kWho,
+      log);
+  return mine;
+}
 
 }  // namespace
 
 int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::ostream& log) {
   o.validate();
-  if (o.report) {
+  if (o.run.report) {
     build_transfer_report(o.out, out, log);
     return 0;
   }
   const json described = check_and_describe(o, log);  // before the output folder exists
-  const Shard shard = parse_shard(o.shard, "--shard");
-  fs::create_directories(o.out);
-  Ledger ledger(o.out + "/" + shard.ledger_name());
-  const FileLock lock(lock_path_for_file(ledger.path()), "ledger " + ledger.path());
   json study = {{"kind", "study"}, {"settings", o.settings_json()}, {"data", described}};
   // The checkpoints' contents, not only their paths: a unit is reused only for the model it ran,
   // not for another model written over the same file.
   json checkpoints = json::object();
   for (const auto& [name, path] : o.models) checkpoints[name] = file_fingerprint(path);
   study["checkpoints"] = checkpoints;
-  tools::record_program_options(study);
-  if (open_study_record(ledger, study)) {
+  auto check_resume = [&](const json& recorded, const std::string& ledger) {
     // Ledgers written before the fingerprints lack them: compared where recorded.
-    const json& was = ledger.records().front().value("checkpoints", json::object());
+    const json& was = recorded.value("checkpoints", json::object());
     for (const auto& [name, path] : o.models) {
       if (was.contains(name) && was.at(name) != checkpoints.at(name)) {
-        throw std::runtime_error(ledger.path() + ": model " + name + "'s checkpoint " + path +
+        throw std::runtime_error(ledger + ": model " + name + "'s checkpoint " + path +
                                  " changed since its units ran (fingerprint " +
                                  was.at(name).get<std::string>() + " -> " +
                                  checkpoints.at(name).get<std::string>() +
@@ -617,35 +583,24 @@ int run_transfer_study(const TransferStudyOptions& o, std::ostream& out, std::os
     }
     // The data sets' numbers too: one changed in place under the same path and shape would
     // mix its units with the old ones.
-    const json& was_data = ledger.records().front().value("data", json::array());
+    const json& was_data = recorded.value("data", json::array());
     for (size_t i = 0; i < was_data.size() && i < described.size(); ++i) {
       const json& a = was_data[i];
       const json& b = described[i];
       if (a.contains("fingerprint") && a.value("name", "") == b.at("name") &&
           a.at("fingerprint") != b.at("fingerprint")) {
-        throw std::runtime_error(ledger.path() + ": data set " + b.at("name").get<std::string>() +
+        throw std::runtime_error(ledger + ": data set " + b.at("name").get<std::string>() +
                                  " changed since its units ran (data fingerprint " +
                                  a.at("fingerprint").get<std::string>() + " -> " +
                                  b.at("fingerprint").get<std::string>() +
                                  "); restore it or use another --out");
       }
     }
-    log << kWho << ": resuming " << ledger.path() << " (" << ledger.records().size() - 1
-        << " units done)\n";
-  }
-  const auto [done, mine] = UnitRunner(o, shard, ledger, log).run();
-  if (done < mine) {
-    log << kWho << ": " << done << " of " << mine
-        << " units done; stopped (--max-units); run the same command again to resume\n";
-  }
-  if (shard.sharded()) {
-    log << kWho << ": shard " << shard.to_string() << " (" << ledger.path() << "): " << done
-        << " of " << mine << " units; transfer_study --out " << o.out
-        << " --report merges the shards' ledgers\n";
-    return done;
-  }
-  build_transfer_report(o.out, out, log);
-  return done;
+  };
+  StudyRun run(o.out, parse_shard(o.run.shard, "--shard"), study, kWho, log, check_resume);
+  const int mine = run_transfer_units(o, run, log);
+  if (run.finish(mine)) build_transfer_report(o.out, out, log);
+  return recorded_units(run.ledger().records());
 }
 
 }  // namespace moca::sim

@@ -21,6 +21,7 @@
 #include "moca/data/dataset.hpp"
 #include "moca/model/eval/downstream.hpp"
 #include "moca/model/eval/protocol.hpp"
+#include "study_runner.hpp"
 
 namespace moca::sim {
 
@@ -76,8 +77,8 @@ void apply_data_settings(std::vector<TransferDataSet>& sets, const std::vector<s
 /// Parses `NAME=SPEC` (`--data`). std::invalid_argument for a missing '=' or a bad name.
 TransferDataSet parse_transfer_data(const std::string& text);
 
-/// Options of the study. Everything but `out`, `jobs`, `threads`, `report`, `max_units`, `shard`
-/// and the worker fields is a setting: stored in the ledger, it must match on resume.
+/// Options of the study. Everything but `out`, `run` and the worker fields is a setting: stored in
+/// the ledger, it must match on resume.
 struct TransferStudyOptions {
   std::string out;  ///< output folder (required)
   /// Named checkpoints (NAME=PATH, in table order); the name `scratch` is reserved.
@@ -92,11 +93,7 @@ struct TransferStudyOptions {
   std::uint64_t seed = 0;                                   ///< heads, batch order, drop path
   double label_fraction = 1.0;                              ///< ProtocolOptions::label_fraction
 
-  int jobs = 1;             ///< units at once (worker processes)
-  int threads = 0;          ///< threads in all; each job gets max(1, threads / jobs); 0 = cores
-  bool report = false;      ///< only rebuild the report from the ledgers
-  int max_units = -1;       ///< stop after this many new units (-1 = no limit)
-  std::string shard;        ///< K/N (study_runner.hpp); "" = SLURM's array, else 1/1
+  StudyRunOptions run;      ///< --jobs, --threads, --max-units, --shard, --report
   std::string worker_unit;  ///< internal: run one unit (child process)
   int worker_threads = 1;   ///< internal
 
@@ -127,18 +124,7 @@ struct TransferStudyOptions {
       Option{T, "label_fraction", "--label-fraction",
              "share of each training fold's labels, per class (at least one each)",
              Range::between(0, 1, true, false)});
-    v(o.jobs, Option{T, "jobs", "--jobs", "units at once (threads are split between them)",
-                     Range::at_least(1)});
-    v(o.threads,
-      Option{T, "threads", "--threads", "threads in all (0 = cores)", Range::at_least(0)});
-    v(o.max_units, Option{T, "max_units", "--max-units",
-                          "stop after this many new units (-1 = no limit); run again to resume",
-                          Range::at_least(-1)});
-    v(o.shard, Option{T, "shard", "--shard",
-                      "K/N: run this share of the units (a SLURM array task; default "
-                      "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else 1/1) into "
-                      "ledger.shard-K-of-N.jsonl; --report merges the shards"});
-    v(o.report, Option{T, "report", "--report", "only rebuild the report from the ledgers"});
+    StudyRunOptions::schema(T, o.run, v);
   }
   void set_settings(const nlohmann::json& settings);
 };

@@ -19,21 +19,17 @@
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+int units_done(const std::string& ledger) {
+  return moca::sim::recorded_units(moca::sim::read_ledger(ledger));
+}
+}  // namespace
+
 using moca::test::bin_dir;
 using moca::test::read_text;
 using moca::test::record_map;
 using moca::test::shell;
 using moca::test::without_times;
-
-namespace {
-
-int margin_units_done(const std::string& ledger) {
-  int n = 0;
-  for (const json& r : moca::sim::read_ledger(ledger)) n += r.at("kind") == "unit";
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("margin_study: pre-trainings come first, then each model's downstream units") {
   moca::sim::MarginStudyOptions o;
@@ -87,7 +83,7 @@ TEST_CASE(
   const std::string a = r + "/a", b = r + "/b";
 
   REQUIRE(shell(env + bin + " --out " + a + common + " --threads 1" + quiet) == 0);
-  CHECK(margin_units_done(a + "/ledger.jsonl") == 24);
+  CHECK(units_done(a + "/ledger.jsonl") == 24);
   const auto full = record_map(moca::sim::read_ledger(a + "/ledger.jsonl"));
   REQUIRE(full.count("unit|pretrain/a/cross_ratio_0.75/seed0"));
   const json& pre = full.at("unit|pretrain/a/cross_ratio_0.75/seed0");
@@ -122,7 +118,7 @@ TEST_CASE(
 
   // Stopped after 3 units, killed during a later one, resumed with two jobs.
   REQUIRE(shell(env + bin + " --out " + b + common + " --threads 1 --max-units 3" + quiet) == 0);
-  CHECK(margin_units_done(b + "/ledger.jsonl") == 3);
+  CHECK(units_done(b + "/ledger.jsonl") == 3);
   const std::string pidfile = r + "/pid";
   REQUIRE(shell("(" + env + bin + " --out " + b + common + " --threads 1" + quiet +
                 " & echo $! > " + pidfile + ")") == 0);
@@ -130,20 +126,20 @@ TEST_CASE(
   std::ifstream(pidfile) >> pid;
   REQUIRE(!pid.empty());
   const auto t0 = std::chrono::steady_clock::now();
-  while (margin_units_done(b + "/ledger.jsonl") < 6 &&
+  while (units_done(b + "/ledger.jsonl") < 6 &&
          std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::this_thread::sleep_for(std::chrono::milliseconds(700));  // into the next pre-training
   shell("kill -9 " + pid + " 2>/dev/null");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const int at_kill = margin_units_done(b + "/ledger.jsonl");
+  const int at_kill = units_done(b + "/ledger.jsonl");
   CHECK(at_kill >= 6);
   CHECK(at_kill < 24);
   REQUIRE(shell(env + bin + " --out " + b + common + " --jobs 2 --threads 2" + quiet) == 0);
   moca::test::check_same_records(full, record_map(moca::sim::read_ledger(b + "/ledger.jsonl")));
   // a changed setting is refused (exit 1), nothing added
   CHECK(shell(env + bin + " --out " + b + common + " --threads 1 --split-seed 7" + quiet) == 1);
-  CHECK(margin_units_done(b + "/ledger.jsonl") == 24);
+  CHECK(units_done(b + "/ledger.jsonl") == 24);
 
   // Bad input: exit 2, "margin_study: ..." naming the flag, and no output folder.
   const std::string err = r + "/err.txt", out = r + "/bad";

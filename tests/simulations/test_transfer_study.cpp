@@ -31,9 +31,7 @@ using moca::test::without_times;
 namespace {
 
 int count_units(const std::string& ledger) {
-  int n = 0;
-  for (const json& r : moca::sim::read_ledger(ledger)) n += r.at("kind") == "unit";
-  return n;
+  return moca::sim::recorded_units(moca::sim::read_ledger(ledger));
 }
 
 }  // namespace
@@ -144,8 +142,8 @@ TEST_CASE("transfer_study: units, the paper's per-data-set settings, option rule
   bad([](auto& x) { x.data[0].folds = 1; });
   bad([](auto& x) { x.data[0].paper = "uci"; });
   bad([](auto& x) { x.label_fraction = 0; });
-  bad([](auto& x) { x.jobs = 0; });
-  bad([](auto& x) { x.shard = "3/2"; });
+  bad([](auto& x) { x.run.jobs = 0; });
+  bad([](auto& x) { x.run.shard = "3/2"; });
   bad([](auto& x) { x.data.clear(); });
   moca::sim::TransferStudyOptions y;
   y.set_settings(o.settings_json());
