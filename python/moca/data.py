@@ -51,8 +51,8 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
 
     A keyword that takes no effect is a ``ValueError`` naming it, as the programs refuse the
     flag: the generator's three beside other data or beside the spec's key of the same name
-    (``"generator:coupling=0.5"``), ``sample_rate`` and ``npy_layout`` beside data that is not a
-    ``.npy`` folder, ``hapt_windowing`` beside data that is not HAPT.
+    (``"generator:coupling=0.5"``), ``sample_rate``, ``npy_layout`` and ``labels`` beside data
+    that is not a ``.npy`` folder, ``hapt_windowing`` beside data that is not HAPT.
 
     The other keywords are the tools' ``--data-*`` options (listed below with the flag each
     stands for; from ``data::DatasetOptions``' schema, the rows that make those flags); one left

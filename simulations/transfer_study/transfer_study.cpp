@@ -135,6 +135,7 @@ json TransferDataSet::to_json() const {
   if (dataset.hapt_windowing != data::HaptWindowing::kRaw) {
     j["hapt_windowing"] = enum_name(data::kHaptWindowingNames, dataset.hapt_windowing);
   }
+  if (!dataset.labels.empty()) j["labels"] = dataset.labels;  // likewise
   return j;
 }
 
@@ -160,6 +161,7 @@ void TransferDataSet::set_json(const json& j) {
           ? parse_enum(data::kHaptWindowingNames, j.at("hapt_windowing").get<std::string>(),
                        "hapt_windowing")
           : data::HaptWindowing::kRaw;
+  dataset.labels = j.value("labels", std::string());
 }
 
 const std::vector<std::string>& transfer_data_keys() {

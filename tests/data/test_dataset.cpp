@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -236,6 +237,70 @@ TEST_CASE("modalities: parse, format, errors") {
   const Dataset r = open_dataset("generator:windows=5", o);
   CHECK(r.windows.channel_names.front() == "gyro_x");
   CHECK(require_modalities(r.windows, "x") == std::vector<std::vector<int>>{{0, 1, 2}, {3, 4, 5}});
+}
+
+TEST_CASE("modalities by channel name: both separators, and the errors") {
+  const std::vector<std::string> names = {"ax1", "ay1", "az1", "gx-1", "gy1", "gz1"};
+  const auto a = parse_modalities("acc=ax1,ay1,az1;gyro=gx-1,gy1,gz1", 6, names);
+  REQUIRE(a.size() == 2);
+  CHECK(a[0].channels == std::vector<int>{0, 1, 2});
+  CHECK(a[1].channels == std::vector<int>{3, 4, 5});  // 'gx-1' is a name, not a range
+  const auto b = parse_modalities("gyro=gz1+gy1,acc=0-1", 6, names);  // names and indices mixed
+  CHECK(b[0].channels == std::vector<int>{4, 5});
+  CHECK(b[1].channels == std::vector<int>{0, 1});
+  CHECK(contains(error_text<std::invalid_argument>(
+                     [&] { parse_modalities("acc=ax1,mx1;gyro=gy1", 6, names); }),
+                 "has 'mx1', neither a channel name of the data (ax1, ay1, az1, gx-1, gy1, gz1) "
+                 "nor a channel index"));
+  CHECK(contains(
+      error_text<std::invalid_argument>([&] { parse_modalities("a=ax1,ay1;b=ay1", 6, names); }),
+      "channel 1 is in two groups ('a' and 'b')"));
+  // through open_dataset: the generator's channels by name, in the order given
+  DatasetOptions o;
+  o.use_env = false;
+  o.length = 40;
+  o.modalities = "gyro=gyro_x,gyro_y,gyro_z;acc=acc_x,acc_y,acc_z";
+  const Dataset d = open_dataset("generator:windows=5", o);
+  CHECK(d.windows.channel_names ==
+        std::vector<std::string>{"gyro_x", "gyro_y", "gyro_z", "acc_x", "acc_y", "acc_z"});
+  // the same data as by index
+  o.modalities = "gyro=3-5,acc=0-2";
+  CHECK(open_dataset("generator:windows=5", o).windows.x == d.windows.x);
+}
+
+TEST_CASE("open_dataset --labels: a label scheme's file instead of Y.npy") {
+  const std::string d = make_npy_folder("labels_scheme", 12, 50, 25.0);
+  // a second scheme: 2 classes by window parity
+  std::vector<std::string> coarse;
+  for (int i = 0; i < 12; ++i) coarse.push_back(i % 2 ? "active" : "rest");
+  moca::write_npy_strings(d + "/Y_coarse.npy", coarse);
+  DatasetOptions o;
+  o.use_env = false;
+  o.length = 50;
+  o.target_rate_hz = 25.0;
+  const Dataset by_y = open_dataset("npy:" + d, o);
+  CHECK(by_y.windows.class_names == std::vector<std::string>{"run", "sit", "walk"});
+  o.labels = "Y_coarse.npy";
+  const Dataset by_scheme = open_dataset("npy:" + d, o);
+  CHECK(by_scheme.windows.class_names == std::vector<std::string>{"active", "rest"});
+  for (int i = 0; i < 12; ++i) CHECK(by_scheme.windows.labels[i] == (i % 2 ? 0 : 1));
+  CHECK(by_scheme.windows.x == by_y.windows.x);  // the windows are the same
+  // a path works too; a missing file names what the folder holds
+  o.labels = d + "/Y_coarse.npy";
+  CHECK(open_dataset("npy:" + d, o).windows.labels == by_scheme.windows.labels);
+  o.labels = "Y_fine.npy";
+  CHECK(contains(error_text<std::invalid_argument>([&] { open_dataset("npy:" + d, o); }),
+                 "DatasetOptions::labels (Y_fine.npy): no such file in '" + d +
+                     "' (it holds Y.npy, Y_coarse.npy)"));
+  // without Y.npy the windows are unlabelled, and a note names the schemes found
+  std::filesystem::remove(d + "/Y.npy");
+  o.labels.clear();
+  const Dataset none = open_dataset("npy:" + d, o);
+  CHECK((none.windows.labels.array() == -1).all());
+  bool noted = false;
+  for (const auto& n : none.notes)
+    noted = noted || contains(n, "Y_coarse.npy (choose one with --labels)");
+  CHECK(noted);
 }
 
 TEST_CASE("open_dataset: a 25 Hz .npy folder with string labels, pids and 3 groups") {

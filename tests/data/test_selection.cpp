@@ -101,7 +101,8 @@ TEST_CASE("unused_options: the format's own options, the spec's keys and the spl
   // the generator: the format of a bare folder, the .npy folder's and HAPT's options take no
   // effect; split rows only when asked
   const V generator = {"DatasetOptions::data_format", "DatasetOptions::sample_rate",
-                       "DatasetOptions::npy_layout", "DatasetOptions::hapt_windowing"};
+                       "DatasetOptions::npy_layout", "DatasetOptions::labels",
+                       "DatasetOptions::hapt_windowing"};
   CHECK(unused_fields(o, false) == generator);
   V expected = generator;
   expected.insert(expected.end(), {"DataOptions::folds", "DataOptions::fold"});
@@ -117,12 +118,12 @@ TEST_CASE("unused_options: the format's own options, the spec's keys and the spl
   o = generator_options();
   o.data = "generator:coupling=0.5,seed=2";
   const auto u = moca::data::unused_options(o, false);
-  REQUIRE(u.size() == 6);
-  CHECK(u[3].field == "DatasetOptions::hapt_windowing");
-  CHECK(u[3].why == "only hapt data uses it; the data is generator:coupling=0.5,seed=2");
-  CHECK(u[4].field == "DataOptions::coupling");
-  CHECK(u[4].why == "the data spec's coupling=0.5 sets it");
-  CHECK(u[5].field == "DataOptions::synthetic_seed");
+  REQUIRE(u.size() == 7);
+  CHECK(u[4].field == "DatasetOptions::hapt_windowing");
+  CHECK(u[4].why == "only hapt data uses it; the data is generator:coupling=0.5,seed=2");
+  CHECK(u[5].field == "DataOptions::coupling");
+  CHECK(u[5].why == "the data spec's coupling=0.5 sets it");
+  CHECK(u[6].field == "DataOptions::synthetic_seed");
   // a bare .npy folder: the generator's options take no effect, --data-format names its format
   const std::string dir = moca::data::test::scratch_dir("unused_options");
   moca::data::export_dataset(moca::data::select(generator_options()).windows, dir);

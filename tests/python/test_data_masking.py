@@ -172,6 +172,26 @@ def _own_folder(path, rate=25.0, length=100, n=12):
     return X
 
 
+def test_labels_keyword_reads_a_label_scheme_and_groups_take_names(tmp_path):
+    """labels= (--labels) reads Y_<scheme>.npy instead of Y.npy; modalities= takes channel names
+    (issue 41). Known answers: the arrays written here, compared with NumPy."""
+    X = _own_folder(tmp_path)
+    scheme = np.array(["rest", "move"] * 6)
+    np.save(tmp_path / "Y_coarse.npy", scheme)
+    d = moca.data.load(str(tmp_path), labels="Y_coarse.npy")
+    np.testing.assert_array_equal(d.X, X)
+    assert [d.meta["class_names"][k] for k in d.y] == list(scheme)
+    with pytest.raises(ValueError, match=r"labels \(Y_fine.npy\): no such file .* \(it holds "
+                                         r"Y.npy, Y_coarse.npy\)"):
+        moca.data.load(str(tmp_path), labels="Y_fine.npy")
+    with pytest.raises(ValueError, match="labels.*takes no effect"):
+        moca.data.load("generator", labels="Y.npy")
+    g = moca.data.load(str(tmp_path), channel_names=[f"c{i}" for i in range(7)],
+                       modalities="a=c0,c1,c2;b=c6")
+    assert g.meta["modalities"] == {"a": [0, 1, 2], "b": [3]}
+    np.testing.assert_array_equal(g.X, X[:, [0, 1, 2, 6], :])
+
+
 def test_load_own_folder_as_stored_and_as_the_programs_see_it(tmp_path):
     X = _own_folder(tmp_path)
     d = moca.data.load(str(tmp_path))

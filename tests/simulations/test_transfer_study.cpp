@@ -70,6 +70,11 @@ TEST_CASE("transfer_study: --data and --set parse, and name what is wrong") {
   CHECK(sets[0].to_json().at("hapt_windowing") == "uci-har");
   back.set_json(sets[0].to_json());
   CHECK(back.dataset.hapt_windowing == moca::data::HaptWindowing::kUciHar);
+  // the labels file likewise (issue 41)
+  CHECK_FALSE(sets[1].to_json().contains("labels"));
+  apply_data_settings(sets, {"w.labels=Y_walmsley.npy"});
+  back.set_json(sets[1].to_json());
+  CHECK(back.dataset.labels == "Y_walmsley.npy");
 
   auto message = [&](const std::string& item) {
     try {

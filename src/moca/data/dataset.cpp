@@ -40,11 +40,25 @@ std::vector<std::string> split(const std::string& s, char sep) {
 const char* const kGeneratorKeys = "windows, coupling, noise, subjects, seed";
 
 // Channel ranges "0-2+4" -> {0, 1, 2, 4}.
-std::vector<int> parse_channel_list(const std::string& text, const std::string& item,
-                                    int channels) {
+std::vector<int> parse_channel_list(const std::string& text, const std::string& item, int channels,
+                                    const std::vector<std::string>& names, char separator) {
   std::vector<int> out;
-  for (const auto& part : split(text, '+')) {
+  for (const auto& part : split(text, separator)) {
     const std::string p = trim(part);
+    const auto named = std::find(names.begin(), names.end(), p);
+    if (!p.empty() && named != names.end()) {  // a channel's name, before any index reading
+      out.push_back(static_cast<int>(named - names.begin()));
+      continue;
+    }
+    const bool numeric = !p.empty() && p.find_first_not_of("0123456789- ") == std::string::npos;
+    if (!numeric && !names.empty()) {
+      std::string known;
+      for (size_t k = 0; k < names.size() && k < 12; ++k) known += (k ? ", " : "") + names[k];
+      if (names.size() > 12) known += ", ...";
+      throw_invalid("DatasetOptions::modalities", "'" + item + "' has '" + p +
+                                                      "', neither a channel name of the data (" +
+                                                      known + ") nor a channel index");
+    }
     const auto dash = p.find('-');
     auto to_int = [&](const std::string& t) {
       char* end = nullptr;
@@ -269,18 +283,22 @@ std::vector<ModalityGroup> groups_from_names(const std::vector<std::string>& nam
   return g;
 }
 
-std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels) {
+std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels,
+                                            const std::vector<std::string>& names) {
   std::vector<ModalityGroup> groups;
   std::vector<std::string> owner(static_cast<size_t>(std::max(channels, 0)));
-  for (const auto& raw : split(text, ',')) {
+  // `a=x,y;b=z` (groups by ';', channels by ',' or '+') or `a=0-2,b=3+5` (groups by ',')
+  const bool semicolons = text.find(';') != std::string::npos;
+  for (const auto& raw : split(text, semicolons ? ';' : ',')) {
     const std::string item = trim(raw);
     const auto eq = item.find('=');
     if (eq == std::string::npos) {
       throw_invalid("DatasetOptions::modalities",
                     "'" + item + "' is not name=channels (e.g. acc=0-2,gyro=3-5)");
     }
-    ModalityGroup g{trim(item.substr(0, eq)),
-                    parse_channel_list(item.substr(eq + 1), item, channels)};
+    std::string list = item.substr(eq + 1);
+    if (semicolons) std::replace(list.begin(), list.end(), ',', '+');
+    ModalityGroup g{trim(item.substr(0, eq)), parse_channel_list(list, item, channels, names, '+')};
     if (g.name.empty()) throw_invalid("DatasetOptions::modalities", "'" + item + "' has no name");
     for (const auto& o : groups) {
       if (o.name == g.name) {
@@ -624,7 +642,7 @@ void export_dataset(const Windows& w, const std::string& dir) {
 std::vector<std::string> settle_modalities(Windows& w, const std::string& modalities) {
   std::vector<std::string> notes;
   if (!modalities.empty()) {
-    const auto groups = parse_modalities(modalities, w.channels);
+    const auto groups = parse_modalities(modalities, w.channels, w.channel_names);
     int named = 0;
     for (const auto& g : groups) named += static_cast<int>(g.channels.size());
     const int before = w.channels;

@@ -86,10 +86,14 @@ DataFormat detect_format(const std::string& dir);
 /// prefix or generator key.
 DataSpec parse_data_spec(const std::string& text, DataFormat format = DataFormat::kAuto);
 
-/// Parses `acc=0-2,gyro=3-5` (also `a=0+2+4`, `b=1`) for `channels` channels.
-/// std::invalid_argument for a malformed item, an empty or repeated name, a channel out of
-/// [0, channels) or in two groups.
-std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels);
+/// Parses `acc=0-2,gyro=3-5` (also `a=0+2+4`, `b=1`) for `channels` channels. A channel may also
+/// be given by its name in `names` (the data's channel names; a name is looked up before the text
+/// is read as an index or range): `acc=ax+ay+az,gyro=gx+gy+gz`, or with ';' between groups and ','
+/// within them, `acc=ax,ay,az;gyro=gx,gy,gz`. std::invalid_argument for a malformed item, an empty
+/// or repeated name, a channel out of [0, channels) or in two groups, or (with `names`) a token
+/// that is neither a channel name nor an index.
+std::vector<ModalityGroup> parse_modalities(const std::string& text, int channels,
+                                            const std::vector<std::string>& names = {});
 /// Groups from channel names `prefix_suffix` by prefix (acc_x, acc_y, gyro_x -> acc=0-1,
 /// gyro=2); one group `all` of every channel when a name has no such prefix.
 std::vector<ModalityGroup> groups_from_names(const std::vector<std::string>& names);
@@ -109,6 +113,9 @@ struct DatasetOptions {
   /// all).
   std::string keep_classes;
   NpyLayout npy_layout = NpyLayout::kAuto;  ///< --npy-layout: auto | NCL | NLC
+  /// --labels: a .npy folder's labels file instead of Y.npy (e.g. Y_walmsley.npy;
+  /// NpyReadOptions::labels). Empty: Y.npy, else y.npy.
+  std::string labels;
   /// --hapt-windowing: raw (windows inside every labelled stretch, windowing.hpp) | uci-har (the
   /// authors' per-subject UCI-HAR-style streams cut at 17,600 samples, ucihar.hpp). HAPT only.
   HaptWindowing hapt_windowing = HaptWindowing::kRaw;
@@ -144,9 +151,11 @@ struct DatasetOptions {
       Option{kOwner, "data_format", "--data-format",
              "force the format of --data DIR: hapt | hmp | npy | ucihar"},
       kDataFormatNames);
-    v(o.modalities, Option{kOwner, "modalities", "--modalities",
-                           "modality groups, e.g. acc=0-2,gyro=3-5 (channels not named are "
-                           "dropped; default: meta.json, else by channel-name prefix)"});
+    v(o.modalities,
+      Option{kOwner, "modalities", "--modalities",
+             "modality groups by channel index or name, e.g. acc=0-2,gyro=3-5 or "
+             "acc=ax,ay,az;gyro=gx,gy,gz (channels not named are dropped; default: meta.json, "
+             "else by channel-name prefix)"});
     v(o.sample_rate_hz,
       Option{kOwner, "sample_rate", "--sample-rate",
              ".npy input rate in Hz (0 = meta.json's sample_rate); resampled to the model's rate",
@@ -168,6 +177,9 @@ struct DatasetOptions {
     v(o.npy_layout,
       Option{kOwner, "npy_layout", "--npy-layout", "X.npy axis order: auto | NCL | NLC"},
       kNpyLayoutNames);
+    v(o.labels, Option{kOwner, "labels", "--labels",
+                       ".npy folder: the labels file instead of Y.npy, e.g. Y_walmsley.npy (a "
+                       "name in the folder, or a path)"});
     v(o.hapt_windowing,
       Option{kOwner, "hapt_windowing", "--hapt-windowing",
              "HAPT windows: raw (every labelled stretch) | uci-har (the authors' data: activities "
@@ -249,7 +261,8 @@ inline const std::vector<FormatEntry>& format_registry() {
   static const std::vector<FormatEntry> rows = {
       {DataFormat::kNpy,       is_npy_folder,  "X.npy",                     open_npy_source,
                                nullptr,         false,   true,     false,       nullptr,
-                               "DatasetOptions::sample_rate,DatasetOptions::npy_layout"},
+                               "DatasetOptions::sample_rate,DatasetOptions::npy_layout,"
+                               "DatasetOptions::labels"},
       {DataFormat::kHapt,      is_hapt_folder, "RawData/ or labels.txt",    open_hapt_source,
                                "MOCA_HAPT_DIR", true,    false,    true,        "hapt_windows",
                                "DatasetOptions::hapt_windowing"},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -347,16 +348,48 @@ Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options,
   if (!file_exists(x)) {
     throw std::runtime_error("read_windows_npy(): no X.npy in '" + dir + "'");
   }
+  // The folder's label files by scheme: Y.npy, y.npy, Y_<scheme>.npy.
+  std::vector<std::string> schemes;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 6 && name.compare(0, 2, "Y_") == 0 &&
+        name.compare(name.size() - 4, 4, ".npy") == 0)
+      schemes.push_back(name);
+  }
+  std::sort(schemes.begin(), schemes.end());
   std::string y;
-  if (file_exists(dir + "/Y.npy")) {
+  std::vector<std::string> notes;
+  if (!options.labels.empty()) {
+    if (file_exists(dir + "/" + options.labels)) {
+      y = dir + "/" + options.labels;
+    } else if (file_exists(options.labels)) {
+      y = options.labels;
+    } else {
+      std::string have;
+      for (const char* f : {"Y.npy", "y.npy"})
+        if (file_exists(dir + "/" + f)) have += std::string(have.empty() ? "" : ", ") + f;
+      for (const auto& f : schemes) have += (have.empty() ? "" : ", ") + f;
+      throw std::invalid_argument("DatasetOptions::labels (" + options.labels +
+                                  "): no such file in '" + dir + "' (it holds " +
+                                  (have.empty() ? std::string("no labels file") : have) + ")");
+    }
+  } else if (file_exists(dir + "/Y.npy")) {
     y = dir + "/Y.npy";
   } else if (file_exists(dir + "/y.npy")) {
     y = dir + "/y.npy";
+  } else if (!schemes.empty()) {
+    std::string list;
+    for (const auto& f : schemes) list += (list.empty() ? "" : ", ") + f;
+    notes.push_back("no Y.npy: the windows are unlabelled; the folder holds " + list +
+                    " (choose one with --labels)");
   }
   const std::string pid = file_exists(dir + "/pid.npy") ? dir + "/pid.npy" : "";
   const Meta meta = read_meta(dir + "/meta.json");
-  if (warnings != nullptr)
+  if (warnings != nullptr) {
     warnings->insert(warnings->end(), meta.warnings.begin(), meta.warnings.end());
+    warnings->insert(warnings->end(), notes.begin(), notes.end());
+  }
   return read_impl(x, y, pid, options, meta, dropped_windows);
 }
 
@@ -429,6 +462,7 @@ Windows open_npy_source(Dataset& d, const DatasetOptions& o) {
   NpyReadOptions no;
   no.layout = o.npy_layout;
   no.drop_nonfinite = o.drop_nonfinite;
+  no.labels = o.labels;
   std::vector<std::string> warnings;
   Windows w = read_windows_npy(d.spec.path, no, &d.dropped_nonfinite, &warnings);
   for (const std::string& line : warnings) d.notes.push_back("warning: " + line);

@@ -57,6 +57,12 @@ struct NpyReadOptions {
   std::vector<std::string> channel_names;  ///< C names; empty = meta.json's, else ch0..ch{C-1}
   /// Windows with a NaN/Inf value are dropped (counted in the description) instead of rejected.
   bool drop_nonfinite = false;
+  /// The labels file instead of Y.npy / y.npy: a name in the folder (`Y_walmsley.npy`, as
+  /// prepared sets name one file per label scheme) or a path (absolute, or relative to the
+  /// working folder when no such file is in the folder). Empty: Y.npy, else y.npy; without
+  /// either, a folder holding Y_<scheme>.npy files says so in a warning (no scheme is chosen
+  /// for the user).
+  std::string labels;
   /// Throws std::invalid_argument for a negative or non-finite sample rate.
   void validate() const;
 };
@@ -71,7 +77,9 @@ struct NpyWriteOptions {
   void validate() const;
 };
 
-/// Reads a folder: X.npy (required), Y.npy or y.npy, pid.npy, meta.json (optional).
+/// Reads a folder: X.npy (required), Y.npy or y.npy (or NpyReadOptions::labels), pid.npy,
+/// meta.json (optional). A labels file that does not exist is std::invalid_argument naming it
+/// (as DatasetOptions::labels, the programs' --labels) and the folder's Y*.npy files.
 /// Throws std::runtime_error if X.npy is missing and std::invalid_argument (naming the file) for a
 /// malformed .npy, a wrong rank or dtype, Fortran order, non-finite values (their count and the
 /// first one's window, channel and sample; unless drop_nonfinite), modalities out of range or
