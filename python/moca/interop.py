@@ -114,33 +114,46 @@ def _no_repeated_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
 
 def load_safetensors(path: PathLike) -> Tuple[Dict[str, np.ndarray], Dict[str, str]]:
     """Reads a safetensors file with NumPy: ``(tensors, metadata)``, tensors by name in the
-    order of their offsets (BF16 as float32, the 8-bit floats as their raw bytes). The header is
+    order of their offsets (BF16 as float32, the 8-bit floats as their raw bytes; the arrays are
+    writable views into one buffer read at once, copies where a tensor is unaligned). The header is
     checked as the C++ reader checks it (src/moca/common/safetensors.hpp): its size against the
     file and the 100 MB bound, JSON with no key twice, each entry exactly dtype/shape/
     data_offsets, the dtype known, the byte count against the offsets, and the offsets
     contiguous from 0 to the buffer's end (no overlap, no gap). ``ValueError`` names the tensor."""
     path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
+    # One read into one buffer; the arrays are views into it (copied only where a foreign file
+    # leaves a tensor unaligned), so reading costs one pass over the bytes.
+    with open(path, "rb", buffering=0) as f:
+        data = np.empty(os.fstat(f.fileno()).st_size, np.uint8)  # not zero-filled
+        view, got = memoryview(data), 0
+        while got < len(data):
+            k = f.readinto(view[got:])
+            if not k:
+                break
+            got += k
+    if got != len(data):
+        raise ValueError(f"{path}: read {got} of {len(data)} bytes (the file changed?)")
     if len(data) < 8:
         raise ValueError(f"{path}: {len(data)} bytes, too short for a safetensors file (8 bytes "
                          "of header size first)")
-    n = struct.unpack("<Q", data[:8])[0]
+    n = struct.unpack("<Q", data[:8].tobytes())[0]
     if n > SAFETENSORS_MAX_HEADER:
         raise ValueError(f"{path}: header size {n} exceeds the bound of "
                          f"{SAFETENSORS_MAX_HEADER} bytes (not a safetensors file?)")
     if n > len(data) - 8:
         raise ValueError(f"{path}: header size {n} runs past the file's end ({len(data)} "
                          "bytes; truncated?)")
-    if n < 2 or data[8:9] != b"{":
+    if n < 2 or data[8] != ord("{"):
         raise ValueError(f"{path}: the header does not open with '{{' (not a safetensors file?)")
     try:
-        header = json.loads(data[8:8 + n].decode("utf-8"), object_pairs_hook=_no_repeated_keys)
+        header = json.loads(data[8:8 + n].tobytes().decode("utf-8"),
+                            object_pairs_hook=_no_repeated_keys)
     except ValueError as e:
         raise ValueError(f"{path}: the header is not valid JSON ({e})") from None
     if not isinstance(header, dict):
         raise ValueError(f"{path}: the header is not a JSON object")
-    buffer = memoryview(data)[8 + n:]
+    base = 8 + n
+    buffer = memoryview(data)[base:]
     metadata: Dict[str, str] = {}
     entries = []
     for name, v in header.items():
@@ -197,12 +210,18 @@ def load_safetensors(path: PathLike) -> Tuple[Dict[str, np.ndarray], Dict[str, s
                          "(trailing bytes belong to no tensor)")
     tensors: Dict[str, np.ndarray] = {}
     for begin, end, name, dtype, shape in entries:
-        raw = bytes(buffer[begin:end])
         if dtype == "BF16":
-            arr = _bf16_to_f32(raw)
+            arr = _bf16_to_f32(bytes(buffer[begin:end]))
         else:
-            arr = np.frombuffer(raw, dtype=np.dtype(_ST_DTYPES[dtype]))
-        tensors[name] = arr.reshape(shape).astype(arr.dtype.newbyteorder("="), copy=True)
+            dt = np.dtype(_ST_DTYPES[dtype])
+            if end == begin:
+                arr = np.empty(0, dt)
+            else:
+                arr = np.frombuffer(data, dtype=dt, count=(end - begin) // dt.itemsize,
+                                    offset=base + begin)
+                if not arr.flags.aligned:
+                    arr = arr.copy()
+        tensors[name] = arr.reshape(shape)
     return tensors, metadata
 
 
