@@ -89,7 +89,11 @@ TEST_CASE("recording windows: the rate is required, the rules name their fields"
                        std::invalid_argument);
   w.stride_seconds = 0;
   CHECK(fields(moca::data::unused_options(w)) ==
-        std::vector<std::string>{"RecordingWindowOptions::transition_seconds"});
+        std::vector<std::string>{"RecordingWindowOptions::transition_seconds",
+                                 "RecordingWindowOptions::unmapped"});
   w.rule = moca::data::LabelRule::kTransition;
+  CHECK(fields(moca::data::unused_options(w)) ==
+        std::vector<std::string>{"RecordingWindowOptions::unmapped"});  // no label map
+  w.label_map = "dict.csv";
   CHECK(moca::data::unused_options(w).empty());
 }

@@ -157,8 +157,9 @@ Subcommand add_data_cli(CLI::App& app) {
   add_schema_options(de, *exp, kEveryScope);  // data::ExportOptions::schema
   auto win = std::make_shared<DataWindowCommand>();
   auto* dw = dat->add_subcommand(
-      "window", "cut continuous labelled recordings (one CSV per subject) into an .npy folder");
-  add_schema_options(dw, *win, kEveryScope);  // data::WindowExportOptions::schema
+      "window", "cut continuous labelled recordings (CSV files, per subject) into an .npy folder");
+  // data::WindowExportOptions::schema; --groups is the and the field's other name
+  add_schema_options(dw, *win, kEveryScope, {{"--modalities", "--groups"}});
   add_no_progress(di, *no_progress);
   add_no_progress(de, *no_progress);
   add_no_progress(dw, *no_progress);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iomanip>
 #include <limits>
@@ -489,8 +490,10 @@ Eigen::MatrixXd read_matrix(const std::string& path) {
 }
 
 namespace {
-void write_npy_raw(const std::string& path, const std::vector<std::int64_t>& shape,
-                   const std::string& descr, const char* bytes, size_t nbytes) {
+/// The .npy (version 1.0) preamble and header of an array, padded with spaces so that the data
+/// starts at a multiple of 64 bytes, and at least at `min_total` bytes.
+std::string npy_preamble(const std::vector<std::int64_t>& shape, const std::string& descr,
+                         size_t min_total = 0) {
   std::string shp = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     shp += std::to_string(shape[i]);
@@ -499,15 +502,20 @@ void write_npy_raw(const std::string& path, const std::vector<std::int64_t>& sha
   }
   shp += ")";
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shp + ", }";
-  const size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
+  size_t total = 10 + header.size() + 1;
+  total = std::max(total + (64 - total % 64) % 64, min_total);
+  header.append(total - 10 - header.size() - 1, ' ');
   header.push_back('\n');
+  const std::uint16_t hl = static_cast<std::uint16_t>(header.size());
+  return std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(hl & 0xff) +
+         static_cast<char>(hl >> 8) + header;
+}
+
+void write_npy_raw(const std::string& path, const std::vector<std::int64_t>& shape,
+                   const std::string& descr, const char* bytes, size_t nbytes) {
+  const std::string preamble = npy_preamble(shape, descr);
   write_output_file(path, [&](std::ostream& o) {
-    o.write("\x93NUMPY\x01\x00", 8);
-    const std::uint16_t hl = static_cast<std::uint16_t>(header.size());
-    const char hb[2] = {static_cast<char>(hl & 0xff), static_cast<char>(hl >> 8)};
-    o.write(hb, 2);
-    o.write(header.data(), static_cast<std::streamsize>(header.size()));
+    o.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
     o.write(bytes, static_cast<std::streamsize>(nbytes));
   });
 }
@@ -528,6 +536,39 @@ void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, 
     write_npy_raw(path, shape, "<f8", reinterpret_cast<const char*>(data),
                   static_cast<size_t>(n) * 8);
   }
+}
+
+std::int64_t write_npy_rows(
+    const std::string& path, const std::vector<std::int64_t>& row_shape,
+    const std::function<void(const std::function<void(const float*)>& put)>& producer) {
+  std::vector<std::int64_t> shape = row_shape;
+  shape.insert(shape.begin(), std::numeric_limits<std::int64_t>::max());  // the widest N
+  const size_t reserved = npy_preamble(shape, "<f4").size();
+  const auto row = static_cast<std::streamsize>(product(row_shape)) * 4;
+  std::int64_t n = 0;
+  std::exception_ptr producer_error;  // rethrown as it was, not as a write error
+  try {
+    write_output_file(path, [&](std::ostream& o) {
+      o.write(std::string(reserved, ' ').data(), static_cast<std::streamsize>(reserved));
+      try {
+        producer([&](const float* values) {
+          o.write(reinterpret_cast<const char*>(values), row);
+          ++n;
+        });
+      } catch (...) {
+        producer_error = std::current_exception();
+        throw;
+      }
+      shape[0] = n;
+      const std::string preamble = npy_preamble(shape, "<f4", reserved);
+      if (!o.seekp(0)) throw std::runtime_error("the output cannot seek (a pipe?)");
+      o.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
+    });
+  } catch (...) {
+    if (producer_error) std::rethrow_exception(producer_error);
+    throw;
+  }
+  return n;
 }
 
 void write_npy_int(const std::string& path, const std::vector<std::int64_t>& shape,

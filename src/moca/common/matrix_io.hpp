@@ -5,6 +5,7 @@
 /// raises an exception naming the file, the line or field, and the rule it broke.
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,14 @@ Eigen::MatrixXd read_matrix(const std::string& path);
 /// Writes a .npy file (float64 '<f8' or float32 '<f4', C order) atomically.
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const double* data,
                bool as_float32 = false);
+/// Writes a float32 ('<f4', C order) .npy of shape (N, row_shape...) atomically, with rows that
+/// come one at a time: `producer` calls `put(row)` once per row (a row is the product of
+/// row_shape floats) and N is the number of calls. Memory does not grow with N: the header is
+/// written with room for any N and rewritten in place at the end. If `producer` throws, the
+/// exception propagates unchanged and `path` is left as it was. Returns N.
+std::int64_t write_npy_rows(
+    const std::string& path, const std::vector<std::int64_t>& row_shape,
+    const std::function<void(const std::function<void(const float*)>& put)>& producer);
 /// Writes a .npy of int64 values ('<i8') atomically.
 void write_npy_int(const std::string& path, const std::vector<std::int64_t>& shape,
                    const std::int64_t* data);

@@ -85,6 +85,19 @@ class FdStreambuf : public std::streambuf {
     setp(buffer_, buffer_ + sizeof buffer_);
     return error_ == 0 ? 0 : -1;
   }
+  // Seeking (a regular file only: a writer that rewrites a header, write_npy_rows) drains the
+  // buffer first; a pipe or a sticky error answers -1, so the stream's seekp fails.
+  pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode) override {
+    if (sync() != 0) return pos_type(off_type(-1));
+    const int whence = dir == std::ios_base::beg   ? SEEK_SET
+                       : dir == std::ios_base::cur ? SEEK_CUR
+                                                   : SEEK_END;
+    const off_t r = ::lseek(fd_, static_cast<off_t>(off), whence);
+    return pos_type(off_type(r < 0 ? -1 : r));
+  }
+  pos_type seekpos(pos_type pos, std::ios_base::openmode which) override {
+    return seekoff(off_type(pos), std::ios_base::beg, which);
+  }
 
  private:
   void put(const char* p, size_t left) {

@@ -1,12 +1,16 @@
 #include "moca/data/export.hpp"
 
+#include <filesystem>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
+#include "moca/common/matrix_io.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/detail/text_parse.hpp"
 #include "moca/data/windowing.hpp"
 
 namespace moca::data {
@@ -68,23 +72,54 @@ ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
 ExportResult window_recordings_to_folder(const WindowExportOptions& o) {
   o.validate();
   check_writable_folder(o.out_dir, "WindowExportOptions::out_dir");
-  Windows w = window_recordings(o.from, o.windowing);
-  w.modalities = groups_from_names(w.channel_names);
-  export_dataset(w, o.out_dir);
-  ExportResult r;
-  r.json = {{"command", "data window"}, {"from", o.from},
-            {"windows", w.size()},      {"channels", w.channel_names},
-            {"classes", w.class_names}, {"subjects", w.subject_names},
-            {"length", w.length},       {"sample_rate_hz", w.sample_rate_hz},
-            {"out", o.out_dir}};
+  RecordingSource source(o.from, o.windowing);  // every usage error before anything is written
+  const bool existed = detail::path_exists(o.out_dir);
+  create_output_folder(o.out_dir);
+  RecordingWindows r;
+  try {
+    write_npy_rows(o.out_dir + "/X.npy", {source.channels(), source.length()},
+                   [&](const std::function<void(const float*)>& put) { r = source.windows(put); });
+    NpyWriteOptions no;
+    no.labels_as_strings = true;
+    write_windows_npy_meta(r.meta, o.out_dir, no, {{"recordings", r.record}});
+  } catch (...) {
+    if (!existed) {
+      std::error_code ec;  // the X.npy of a failed write is gone already; the folder is ours
+      std::filesystem::remove_all(o.out_dir, ec);
+    }
+    throw;
+  }
+  const Windows& w = r.meta;
+  const RecordingStats& st = r.stats;
+  ExportResult res;
+  res.json = {{"command", "data window"},
+              {"from", o.from},
+              {"windows", w.size()},
+              {"channels", w.channel_names},
+              {"classes", w.class_names},
+              {"subjects", w.subject_names},
+              {"length", w.length},
+              {"sample_rate_hz", w.sample_rate_hz},
+              {"modalities", format_modalities(w.modalities)},
+              {"recordings", r.record},
+              {"out", o.out_dir}};
   std::ostringstream s;
   s << "window: " << w.size() << " windows of " << w.channels << " x " << w.length << " at "
-    << format_number(w.sample_rate_hz, 6) << " Hz from " << w.subject_names.size()
-    << " recordings in " << o.from << ", " << w.class_names.size() << " classes -> " << o.out_dir
-    << "/X.npy, Y.npy, pid.npy, meta.json\n"
-    << class_count_table(w);
-  r.summary = s.str();
-  return r;
+    << format_number(w.sample_rate_hz, 6) << " Hz (modalities " << format_modalities(w.modalities)
+    << ") from " << st.files << " files of " << w.subject_names.size() << " subjects in " << o.from
+    << ", " << w.class_names.size() << " classes -> " << o.out_dir
+    << "/X.npy, Y.npy, pid.npy, meta.json\n";
+  s << "gaps: " << st.gaps << " (" << st.gap_rows << " of " << st.labelled_rows
+    << " labelled rows), " << st.interpolated_gaps << " interpolated (" << st.interpolated_rows
+    << " rows), " << st.gaps - st.interpolated_gaps << " dropped\n";
+  if (!o.windowing.label_map.empty()) {
+    s << "label map: " << st.unmapped_rows << " rows with " << st.unmapped_labels.size()
+      << " labels the map lacks"
+      << (st.unmapped_rows > 0 ? " (made unlabelled: --unmapped drop)" : "") << "\n";
+  }
+  s << class_count_table(w);
+  res.summary = s.str();
+  return res;
 }
 
 }  // namespace moca::data

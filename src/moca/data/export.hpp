@@ -46,7 +46,7 @@ std::vector<UnusedOption> unused_options(const ExportOptions& options);
 
 /// What `moca data window` cuts and where it writes it.
 struct WindowExportOptions {
-  std::string from;  ///< folder of recordings (required)
+  std::string from;  ///< folder of recordings or a glob (required; find_recordings)
   RecordingWindowOptions windowing;
   std::string out_dir;  ///< created with the folders above it (required)
   void validate() const;
@@ -56,8 +56,9 @@ struct WindowExportOptions {
   static void schema(O& o, V&& v) {
     constexpr const char* W = "WindowExportOptions";
     v(o.from, Option{W, "from", "--from",
-                     "folder of recordings: one .csv or .csv.gz per subject, a header row, a "
-                     "label column, one numeric column per channel"});
+                     "recordings: a folder of .csv/.csv.gz files (one per subject) or of one "
+                     "folder per subject, or a glob (subject: the part its first wildcard "
+                     "matches); a header row, a label column, one numeric column per channel"});
     RecordingWindowOptions::schema(o.windowing, v);
     v(o.out_dir, Option{W, "out_dir", "--out", "output folder (created)"});
   }

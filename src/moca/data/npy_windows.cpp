@@ -335,10 +335,10 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
 }  // namespace
 
 const std::vector<std::string>& npy_meta_keys() {
-  static const std::vector<std::string> keys = {"layout",        "channel_names",  "class_names",
-                                                "subject_names", "sample_rate_hz", "sample_rate",
-                                                "description",   "modalities",     "windows",
-                                                "channels",      "length",         "x_dtype"};
+  static const std::vector<std::string> keys = {
+      "layout",      "channel_names", "class_names", "subject_names", "sample_rate_hz",
+      "sample_rate", "description",   "modalities",  "windows",       "channels",
+      "length",      "x_dtype",       "recordings"};
   return keys;
 }
 
@@ -398,23 +398,15 @@ Windows read_windows_npy_files(const std::string& x_path, const std::string& y_p
   return read_impl(x_path, y_path, pid_path, options, Meta{}, nullptr);
 }
 
-void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteOptions& o) {
+void write_windows_npy_meta(const Windows& w, const std::string& dir, const NpyWriteOptions& o,
+                            const nlohmann::json& extra) {
   o.validate();
-  w.validate("write_windows_npy()");
-  const std::int64_t n = w.size(), c = w.channels, len = w.length;
-  std::vector<double> x(static_cast<size_t>(n * c * len));
-  for (std::int64_t i = 0; i < n; ++i) {
-    for (std::int64_t ch = 0; ch < c; ++ch) {
-      for (std::int64_t t = 0; t < len; ++t) {
-        const std::int64_t dst =
-            o.layout == NpyLayout::kChannelsFirst ? (i * c + ch) * len + t : (i * len + t) * c + ch;
-        x[static_cast<size_t>(dst)] = w.x(i, ch * len + t);
-      }
-    }
+  const std::int64_t n = w.labels.size(), c = w.channels, len = w.length;
+  if (w.subjects.size() != n) {
+    throw_invalid("write_windows_npy_meta()", std::to_string(n) + " labels but " +
+                                                  std::to_string(w.subjects.size()) +
+                                                  " subject ids (one each per window)");
   }
-  const std::vector<std::int64_t> shape = o.layout == NpyLayout::kChannelsFirst
-                                              ? std::vector<std::int64_t>{n, c, len}
-                                              : std::vector<std::int64_t>{n, len, c};
   if (o.labels_as_strings) {
     std::vector<std::string> names(static_cast<size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) {
@@ -448,7 +440,35 @@ void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteO
     meta["modalities"] = nlohmann::json::object();
     for (const auto& g : w.modalities) meta["modalities"][g.name] = g.channels;
   }
+  const auto& known = npy_meta_keys();
+  for (const auto& item : extra.items()) {
+    if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
+      throw std::logic_error("write_windows_npy_meta(): meta.json key '" + item.key() +
+                             "' is not one of npy_meta_keys()");
+    }
+    meta[item.key()] = item.value();
+  }
   write_output_text(dir + "/meta.json", meta.dump(2) + "\n");
+}
+
+void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteOptions& o) {
+  o.validate();
+  w.validate("write_windows_npy()");
+  const std::int64_t n = w.size(), c = w.channels, len = w.length;
+  std::vector<double> x(static_cast<size_t>(n * c * len));
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      for (std::int64_t t = 0; t < len; ++t) {
+        const std::int64_t dst =
+            o.layout == NpyLayout::kChannelsFirst ? (i * c + ch) * len + t : (i * len + t) * c + ch;
+        x[static_cast<size_t>(dst)] = w.x(i, ch * len + t);
+      }
+    }
+  }
+  const std::vector<std::int64_t> shape = o.layout == NpyLayout::kChannelsFirst
+                                              ? std::vector<std::int64_t>{n, c, len}
+                                              : std::vector<std::int64_t>{n, len, c};
+  write_windows_npy_meta(w, dir, o);
   write_npy(dir + "/X.npy", shape, x.data(), !o.float64);
 }
 

@@ -106,4 +106,12 @@ Windows read_windows_npy_files(const std::string& x_path, const std::string& y_p
 void write_windows_npy(const Windows& windows, const std::string& dir,
                        const NpyWriteOptions& options = {});
 
+/// What write_windows_npy writes beside X.npy, for an X.npy written otherwise (streamed, with
+/// write_npy_rows: `windows.x` is not read, and `windows.labels`/`subjects` give N): Y.npy,
+/// pid.npy and meta.json, with the keys of `extra` (an object) added to meta.json; an extra key
+/// must be one of npy_meta_keys() (std::logic_error otherwise). Same errors as write_windows_npy.
+void write_windows_npy_meta(const Windows& windows, const std::string& dir,
+                            const NpyWriteOptions& options = {},
+                            const nlohmann::json& extra = nlohmann::json::object());
+
 }  // namespace moca::data
