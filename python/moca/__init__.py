@@ -4,7 +4,8 @@ correlation between the visible and the masked views, with the C++ library's spe
 * :class:`KCCA`, :class:`CCA` — kernel / linear CCA (scikit-learn conventions);
 * :func:`policy` — masking policies (any spec the tools take, or a Python callable);
 * :func:`score`, :func:`compare` — ``kcca_score`` on a NumPy array of windows;
-* :mod:`moca.data` — ``load`` (what ``--data`` takes) and ``synthetic_transitions``;
+* :mod:`moca.data` — ``load`` (what ``--data`` takes), ``window_recordings`` (what ``moca data
+  window`` cuts) and ``synthetic_transitions``;
 * :class:`Encoder` — a trained MoCA encoder as the feature map (when built with LibTorch);
 * :class:`Classifier` — a kept classifier (``--save-model``) applied to windows;
 * :func:`run_protocol` — linprobe / finetune's classification protocol on NumPy windows;

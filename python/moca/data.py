@@ -13,7 +13,7 @@ from . import _core
 from ._checks import (as_float_array, as_int_vector, check_float, check_int, check_seed,
                       document_keywords)
 
-__all__ = ["Dataset", "load", "synthetic_transitions", "GENERATOR"]
+__all__ = ["Dataset", "load", "window_recordings", "synthetic_transitions", "GENERATOR"]
 
 #: The spec of the built-in synthetic IMU generator (what the tools use without --data).
 GENERATOR = "generator"
@@ -91,6 +91,42 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
 
 
 document_keywords(load, _core.dataset_options(), "data::DatasetOptions")
+
+
+def window_recordings(source: Union[str, os.PathLike], **options: Any) -> Dataset:
+    """Continuous labelled recordings cut into windows, as ``moca data window`` cuts them (the
+    same library call, ``moca::data::RecordingSource``; rules in docs/data.md, "Continuous
+    recordings"), returned in memory instead of written as a folder.
+
+    ``source``: a folder of ``.csv``/``.csv.gz`` files (one per subject) or of one folder per
+    subject, or a glob (``"raw/S*/imu.csv.gz"``: the subject is what the first wildcard
+    component matches). ``sample_rate_hz`` is required (the recordings' rate; never assumed).
+
+    The keywords are ``moca data window``'s flags (listed below with the flag each stands for;
+    from ``data::RecordingWindowOptions``' schema): ``channels`` (a sequence of names),
+    ``modalities`` (``"acc=ax,ay,az;gyro=gx,gy,gz"``), ``scale`` (``"acc=0.101972"``),
+    ``missing`` (``"error"``, ``"drop"`` or ``"interpolate:SECONDS"``), ``label_map``
+    (``"FILE[:COLUMN]"``), ``unmapped`` and the windowing's. ``meta["recordings"]`` holds what
+    the folder's meta.json would: the files, scales, gap rule and the counts of gaps,
+    interpolated rows and unmapped labels. Raises ``ValueError`` for bad options or data (naming
+    the keyword, file, line and column), ``TypeError`` for an unknown keyword, ``RuntimeError``
+    for a folder or file that cannot be read.
+    """
+    import json
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"source ({source!r}) must be a folder or a glob")
+    names = options.get("channels")
+    if isinstance(names, str):
+        raise TypeError("channels must be a sequence of names, not a string")
+    if names is not None:
+        options["channels"] = [str(c) for c in names]
+    d = _core.window_recordings(os.fspath(source), options)
+    d["meta"]["recordings"] = json.loads(d["meta"]["recordings"])
+    return _dataset(d)
+
+
+document_keywords(window_recordings, _core.recording_options(),
+                  "data::RecordingWindowOptions")
 
 
 def synthetic_transitions(X: Any, y: Any, n: int, seed: int = 0,

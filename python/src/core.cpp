@@ -22,6 +22,7 @@
 #include "moca/common/text_replace.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/recordings.hpp"
 #include "moca/data/selection.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/kcca/analysis.hpp"
@@ -380,6 +381,45 @@ void bind_data(py::module_& m) {
       "dataset_options", [] { return schema_rows(data::DatasetOptions{}); },
       "The rows of data::DatasetOptions' schema (moca.data.load's keywords): key, flag, help, "
       "rule, default, choices.");
+  m.def(
+      "window_recordings",
+      [](const std::string& source, const py::dict& options) {
+        data::RecordingWindowOptions o;
+        set_from_kwargs(o, options, kEveryScope, "moca.data.window_recordings");
+        refuse_unused(data::unused_options(o), options);
+        const auto keywords = [](const std::string& message) {
+          return with_keyword_names<data::RecordingWindowOptions>(
+              replace_all(message, "WindowExportOptions::from", "source"));
+        };
+        data::RecordingWindows r;
+        std::vector<float> x;
+        try {
+          py::gil_scoped_release release;
+          data::RecordingSource src(source, o);
+          const auto row = static_cast<size_t>(src.channels()) * static_cast<size_t>(src.length());
+          r = src.windows([&](const float* v) { x.insert(x.end(), v, v + row); });
+          r.meta.x = Eigen::Map<const data::RowMatrixXf>(
+              x.data(), r.meta.labels.size(), static_cast<Eigen::Index>(row));
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(keywords(e.what()));
+        } catch (const std::runtime_error& e) {
+          throw std::runtime_error(keywords(e.what()));
+        }
+        py::dict out = windows_to_dict(r.meta);
+        py::dict meta = out["meta"];
+        py::dict groups;
+        for (const auto& g : r.meta.modalities) groups[py::str(g.name)] = g.channels;
+        meta["modalities"] = groups;
+        meta["recordings"] = r.record.dump();  // JSON text: moca.data parses it
+        return out;
+      },
+      py::arg("source"), py::arg("options"),
+      "data::RecordingSource (moca data window) collected in memory: windows and metadata; "
+      "`options` are keywords of RecordingWindowOptions' schema (recording_options()).");
+  m.def(
+      "recording_options", [] { return schema_rows(data::RecordingWindowOptions{}); },
+      "The rows of data::RecordingWindowOptions' schema (moca.data.window_recordings' "
+      "keywords): key, flag, help, rule, default, choices.");
   m.def(
       "synthetic_transitions",
       [](const FloatArray& X, const IntArray& y, std::optional<IntArray> pid, int n,

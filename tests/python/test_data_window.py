@@ -182,3 +182,44 @@ def test_data_window_bad_input_is_one_message_exit_2_nothing_written(tmp_path):
         assert message in p.stderr, (extra, p.stderr)
         assert p.stderr.startswith("moca: "), p.stderr
         assert not (tmp_path / "o").exists(), extra
+
+
+def test_window_recordings_from_python_matches_the_tool_and_names_keywords(tmp_path):
+    """moca.data.window_recordings is the tool's call: the same windows as the folder moca data
+    window writes, its counts in meta["recordings"], and its errors naming keywords."""
+    import pytest
+
+    moca = pytest.importorskip("moca")
+    rec = tmp_path / "rec"
+    (rec / "S1").mkdir(parents=True)
+    (rec / "S2").mkdir()
+    for k, s in enumerate(("S1", "S2")):
+        rows = ["time,acc_x,acc_y,gyro_x,label"]
+        for t in range(70):
+            x = "" if (s == "S2" and t == 33) else str(t + 100 * k)
+            rows.append(f"{t},{x},{-t},{t % 7},{'walk' if t < 40 else 'run'}")
+        (rec / s / "a.csv").write_text("\n".join(rows) + "\n")
+    kw = dict(sample_rate_hz=10, window_seconds=2, stride_seconds=1, missing="interpolate:0.1",
+              scale="gyro=2")
+    d = moca.data.window_recordings(rec, **kw)
+    run_tool("moca", "data", "window", "--from", rec, "--sample-rate", "10", "--window-seconds",
+             "2", "--stride-seconds", "1", "--missing", "interpolate:0.1", "--scale", "gyro=2",
+             "--out", tmp_path / "o")
+    X = np.load(tmp_path / "o" / "X.npy")
+    assert np.array_equal(d.X, X)
+    assert [d.meta["class_names"][i] for i in d.y] == list(np.load(tmp_path / "o" / "Y.npy"))
+    assert list(d.pid) == list(np.load(tmp_path / "o" / "pid.npy"))
+    assert d.meta["modalities"] == {"acc": [0, 1], "gyro": [2]}
+    assert d.meta["recordings"]["stats"]["interpolated_gaps"] == 1
+    # S2's acc_x at t = 33 lies on the line through its neighbours: 133
+    i = [k for k in range(len(d.y)) if d.pid[k] == 1][3]  # S2's 4th window starts at t = 30
+    assert d.X[i, 0, 3] == pytest.approx(133.0)
+    assert np.array_equal(d.X[0, 2], 2 * (np.arange(20) % 7))  # gyro_x = t % 7, scaled by 2
+    with pytest.raises(ValueError, match=r"missing \(interpolate:0\) must be error, drop"):
+        moca.data.window_recordings(rec, **{**kw, "missing": "interpolate:0"})
+    with pytest.raises(ValueError, match=r"unmapped \(drop\) takes no effect"):
+        moca.data.window_recordings(rec, **kw, unmapped="drop")
+    with pytest.raises(ValueError, match=r"source \(.*Q\*\) is a glob that matches no file"):
+        moca.data.window_recordings(f"{rec}/Q*", **kw)
+    with pytest.raises(TypeError):
+        moca.data.window_recordings(rec, **kw, sample_rate=10)
