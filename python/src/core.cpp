@@ -398,8 +398,8 @@ void bind_data(py::module_& m) {
           data::RecordingSource src(source, o);
           const auto row = static_cast<size_t>(src.channels()) * static_cast<size_t>(src.length());
           r = src.windows([&](const float* v) { x.insert(x.end(), v, v + row); });
-          r.meta.x = Eigen::Map<const data::RowMatrixXf>(
-              x.data(), r.meta.labels.size(), static_cast<Eigen::Index>(row));
+          r.meta.x = Eigen::Map<const data::RowMatrixXf>(x.data(), r.meta.labels.size(),
+                                                         static_cast<Eigen::Index>(row));
         } catch (const std::invalid_argument& e) {
           throw std::invalid_argument(keywords(e.what()));
         } catch (const std::runtime_error& e) {

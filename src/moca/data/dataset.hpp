@@ -6,9 +6,11 @@
 /// accelerometer), `npy:DIR` (an ssl-wearables folder: X.npy, Y.npy or y.npy, pid.npy,
 /// meta.json; see npy_windows.hpp), `generator[:windows=N,coupling=C,noise=S,subjects=K,seed=S]`
 /// (the built-in synthetic IMU generator), `ucihar:DIR` (UCI-HAR's Inertial Signals; ucihar.hpp),
+/// `pamap2:DIR` (PAMAP2 as downloaded, ssl-wearables' windows; pamap2.hpp),
 /// or a bare DIR whose format is detected from its contents: X.npy -> npy; RawData/ or labels.txt
 /// with acc_exp*_user*.txt[.gz] -> hapt; [UCI HAR Dataset/]train/ or test/ with Inertial Signals/
-/// -> ucihar; HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp. `--data-format`
+/// -> ucihar; HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp;
+/// [PAMAP2_Dataset/]Protocol/subject1NN.dat -> pamap2. `--data-format`
 /// forces one.
 /// An empty spec is $MOCA_HAPT_DIR (as hapt) when set and allowed, else the generator. The
 /// resolved spec prints back (DataSpec::to_string) and parses to the same data.
@@ -47,7 +49,8 @@ enum class DataFormat {
   kHmp,
   kNpy,
   kGenerator,
-  kUciHar  ///< UCI-HAR's Inertial Signals (ucihar.hpp)
+  kUciHar,  ///< UCI-HAR's Inertial Signals (ucihar.hpp)
+  kPamap2   ///< PAMAP2 as downloaded (pamap2.hpp)
 };
 // clang-format off
 /// The names of the formats (`--data-format`, spec prefixes, results); "adl" is hmp.
@@ -59,9 +62,10 @@ inline constexpr EnumName<DataFormat> kDataFormatNames[] = {
     {DataFormat::kNpy,       "npy"},
     {DataFormat::kGenerator, "generator"},
     {DataFormat::kUciHar,    "ucihar"},
-    {DataFormat::kUciHar,    "uci-har"}};
+    {DataFormat::kUciHar,    "uci-har"},
+    {DataFormat::kPamap2,    "pamap2"}};
 // clang-format on
-/// "auto", "hapt", "hmp", "npy", "generator", "ucihar".
+/// "auto", "hapt", "hmp", "npy", "generator", "ucihar", "pamap2".
 std::string to_string(DataFormat format);
 /// JSON as the name (settings records), read back by name.
 void to_json(nlohmann::json& j, DataFormat format);
@@ -149,7 +153,7 @@ struct DatasetOptions {
     constexpr const char* kOwner = "DatasetOptions";
     v(o.format,
       Option{kOwner, "data_format", "--data-format",
-             "force the format of --data DIR: hapt | hmp | npy | ucihar"},
+             "force the format of --data DIR: hapt | hmp | npy | ucihar | pamap2"},
       kDataFormatNames);
     v(o.modalities,
       Option{kOwner, "modalities", "--modalities",
@@ -249,6 +253,8 @@ bool is_ucihar_folder(const std::string& dir);
 Windows open_ucihar_source(Dataset& d, const DatasetOptions& o);
 bool is_hmp_folder(const std::string& dir);
 Windows open_hmp_source(Dataset& d, const DatasetOptions& o);
+bool is_pamap2_folder(const std::string& dir);
+Windows open_pamap2_source(Dataset& d, const DatasetOptions& o);
 Windows open_generator_source(Dataset& d, const DatasetOptions& o);
 
 /// The registry, in detection order: a format is its reader (in its own file) plus its
@@ -273,6 +279,10 @@ inline const std::vector<FormatEntry>& format_registry() {
       {DataFormat::kHmp,       is_hmp_folder,  "HMP_Dataset/ or folders of Accelerometer-*.txt",
                                                                             open_hmp_source,
                                "MOCA_HMP_DIR",  false,   false,    false,       nullptr,
+                               ""},
+      {DataFormat::kPamap2,    is_pamap2_folder, "[PAMAP2_Dataset/]Protocol/subject1NN.dat",
+                                                                            open_pamap2_source,
+                               nullptr,         false,   false,    false,       nullptr,
                                ""},
       {DataFormat::kGenerator, nullptr,        "",                          open_generator_source,
                                nullptr,         false,   false,    false,       nullptr,

@@ -1,0 +1,86 @@
+"""The PAMAP2 reader (--data pamap2:DIR) against ssl-wearables' preparation re-done here in numpy
+(data_parsing/pamap.py: the reshape of two 10-s grids, more than half transient dropped, the
+mode label, /g, clip ±3, 8 activities, subject 109 left out), on random files in the download's
+layout: 54 blank-separated columns, NaN heart rate, dropped packets as NaN rows."""
+import numpy as np
+import pytest
+
+G = 9.80665
+KEEP = (1, 2, 3, 4, 12, 13, 16, 17)
+
+
+def _write_subject(path, rows, rng):
+    ids = np.array([0, 1, 2, 3, 4, 5, 12, 13, 16, 17, 24])
+    labels = []
+    while len(labels) < rows:
+        labels += [int(rng.choice(ids))] * int(rng.integers(150, 2500))
+    labels = np.array(labels[:rows])
+    data = rng.normal(0, 1, (rows, 54))
+    data[:, 0] = 5 + np.arange(rows) / 100
+    data[:, 1] = labels
+    data[:, 2] = np.where(np.arange(rows) % 11 == 0, 100.0, np.nan)
+    data[:, 4:7] = rng.normal(0, 8, (rows, 3)).round(5)  # m/s², some beyond ±3 g
+    lost = rng.random(rows) < 0.01
+    data[lost, 4:7] = np.nan
+    data[rng.random(rows) < 0.02, 21] = np.nan  # another IMU's gap: not a dropped row
+    with open(path, "w") as f:
+        for r in data:
+            f.write(" ".join("NaN" if np.isnan(v) else repr(float(v)) for v in r) + "\n")
+
+
+def _ssl_wearables(path, epoch_len=10, rate=100, overlap=5):
+    """pamap.py's steps for one file; returns X (n, 1000, 3) in g, labels, window starts."""
+    d = np.loadtxt(path)[:, [0, 1, 4, 5, 6]]
+    d = d[~np.isnan(d).any(axis=1)]
+    w = epoch_len * rate
+    d = d[:len(d) // w * w]
+    off = overlap * rate
+    base, shifted = d, d[off:-off]
+    X = np.concatenate([base[:, 2:5].reshape(-1, w, 3), shifted[:, 2:5].reshape(-1, w, 3)])
+    lab = np.concatenate([base[:, 1].reshape(-1, w), shifted[:, 1].reshape(-1, w)])
+    starts = np.concatenate([np.arange(len(base) // w) * w, off + np.arange(len(shifted) // w) * w])
+    keep = (lab == 0).sum(axis=1) <= 0.5 * w
+    X, lab, starts = X[keep], lab[keep], starts[keep]
+    mode = []
+    for row in lab.astype(int):
+        vals, counts = np.unique(row, return_counts=True)
+        mode.append(vals[np.argmax(counts)])  # ties: the smallest, as scipy.stats.mode
+    mode = np.array(mode)
+    X = np.clip(X / G, -3, 3)
+    keep = np.isin(mode, KEEP)
+    return X[keep], mode[keep], starts[keep]
+
+
+def test_pamap2_reader_equals_ssl_wearables_preparation(tmp_path):
+    moca = pytest.importorskip("moca")
+    rng = np.random.default_rng(3)
+    root = tmp_path / "PAMAP2_Dataset"
+    (root / "Protocol").mkdir(parents=True)
+    (root / "Optional").mkdir()
+    files = [("Protocol", 101, 9000), ("Protocol", 105, 7300), ("Protocol", 109, 4000),
+             ("Optional", 105, 5200)]
+    for folder, s, rows in files:
+        _write_subject(root / folder / f"subject{s}.dat", rows, rng)
+    d = moca.data.load(f"pamap2:{tmp_path}", rate=100, length=1000)
+    want_x, want_y, want_pid = [], [], []
+    names = ["lying", "sitting", "standing", "walking", "ascending stairs", "descending stairs",
+             "vacuum cleaning", "ironing"]
+    subjects = []
+    for folder, s, rows in sorted(files, key=lambda f: (f[1], f[0] != "Protocol")):
+        if s == 109:
+            continue
+        X, y, starts = _ssl_wearables(root / folder / f"subject{s}.dat")
+        order = np.argsort(starts, kind="stable")  # moca's order: by start
+        if f"subject{s}" not in subjects:
+            subjects.append(f"subject{s}")
+        want_x.append(X[order])
+        want_y += [names[KEEP.index(v)] for v in y[order]]
+        want_pid += [subjects.index(f"subject{s}")] * len(y)
+    want = np.concatenate(want_x).transpose(0, 2, 1)
+    assert len(want) > 10
+    assert d.X.shape == want.shape
+    np.testing.assert_allclose(d.X, want, rtol=1e-6, atol=1e-6)
+    assert [d.meta["class_names"][i] for i in d.y] == want_y
+    assert list(d.pid) == want_pid
+    assert d.meta["subject_names"] == subjects
+    assert any("rows with NaN in the hand IMU" in n for n in d.meta["notes"])
