@@ -3,6 +3,7 @@
 CSV file, in one run (issue 41: "the readers run at I/O speed").
 
     python3 bench/python/bench_recordings.py --moca build/bin/moca [--mb 128] [--rounds 3]
+    python3 bench/python/bench_recordings.py --moca build/bin/moca --set pamap2 [--mb 128]
 
 One subject's CSV (a time column, 27 channel columns of 4-decimal values from three IMUs, an
 activity label in runs of 30 s; at 20 Hz) of about --mb MB is written once; then, interleaved in
@@ -14,6 +15,13 @@ parsing, not the disk):
   wall time, its start included (``moca_start_s``, measured on a 1-row file, is reported);
 * ``pandas``: ``pandas.read_csv`` (the C engine) and ``to_numpy(float32)`` of the 27 channels;
 * ``numpy``: ``numpy.loadtxt`` of the 27 channels as float32.
+
+With ``--set pamap2`` the file is one PAMAP2 subject as the download has it (54 blank-separated
+columns at 100 Hz, NaN heart rate on 10 of 11 rows) under ``PAMAP2_Dataset/Protocol/``, and moca's
+command is ``moca data inspect --data pamap2:DIR`` (the registry's reader: every line parsed,
+ssl-wearables' windows cut, then resampled to 50 Hz and described); pandas reads it with
+``sep=" ", header=None`` and numpy with ``loadtxt``, all 54 columns (as the preparation scripts
+read them).
 
 Prints one JSON line: the best round's MB/s of each, and the ratios moca / pandas and moca / numpy
 of the times (below 1: moca is faster). pandas is not one of Debian's packages here: run it with
@@ -48,6 +56,23 @@ def write_recording(path, mb, seed=0):
     return names
 
 
+def write_pamap2(path, mb, seed=0):
+    rng = np.random.default_rng(seed)
+    block = 4000
+    with open(path, "w") as f:
+        t = 0
+        while f.tell() < mb * 1_000_000:
+            v = rng.standard_normal((block, 51))
+            lines = []
+            for k in range(block):
+                r = t + k
+                hr = "104" if r % 11 == 0 else "NaN"
+                lines.append(f"{r / 100:.2f} {(r // 30000) % 5 + 1} {hr} " +
+                             " ".join(f"{x:.5f}" for x in v[k]))
+            f.write("\n".join(lines) + "\n")
+            t += block
+
+
 def timed(fn):
     t0 = time.perf_counter()
     fn()
@@ -59,7 +84,10 @@ def main() -> int:
     p.add_argument("--moca", required=True, help="the moca program")
     p.add_argument("--mb", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--set", choices=("csv", "pamap2"), default="csv")
     a = p.parse_args()
+    if a.set == "pamap2":
+        return bench_pamap2(a)
     import pandas as pd
     with tempfile.TemporaryDirectory() as tmp:
         rec = os.path.join(tmp, "rec")
@@ -105,6 +133,45 @@ def main() -> int:
         "numpy_s": round(best["numpy"], 3), "moca_start_s": round(best["moca_start"], 3),
         "moca_over_pandas": round(best["moca"] / best["pandas"], 3),
         "moca_over_numpy": round(best["moca"] / best["numpy"], 3),
+        "pandas": pd.__version__, "numpy": np.__version__, "python": platform.python_version(),
+    }))
+    return 0
+
+
+def bench_pamap2(a) -> int:
+    import pandas as pd
+    with tempfile.TemporaryDirectory() as tmp:
+        proto = os.path.join(tmp, "raw", "PAMAP2_Dataset", "Protocol")
+        os.makedirs(proto)
+        path = os.path.join(proto, "subject101.dat")
+        write_pamap2(path, a.mb)
+        size = os.path.getsize(path)
+        tiny = os.path.join(tmp, "tiny", "PAMAP2_Dataset", "Protocol")
+        os.makedirs(tiny)
+        with open(path) as src, open(os.path.join(tiny, "subject101.dat"), "w") as dst:
+            dst.write(src.readline())
+
+        def run_moca(folder):
+            subprocess.run([a.moca, "data", "inspect", "--data", f"pamap2:{folder}"], check=True,
+                           capture_output=True)
+
+        best = {"moca": 1e9, "pandas": 1e9, "numpy": 1e9, "moca_start": 1e9}
+        for _ in range(a.rounds):
+            best["moca"] = min(best["moca"], timed(lambda: run_moca(os.path.join(tmp, "raw"))))
+            best["moca_start"] = min(best["moca_start"],
+                                     timed(lambda: run_moca(os.path.join(tmp, "tiny"))))
+            best["pandas"] = min(best["pandas"], timed(
+                lambda: pd.read_csv(path, sep=" ", header=None).to_numpy(np.float64)))
+            best["numpy"] = min(best["numpy"], timed(lambda: np.loadtxt(path)))
+    mbs = {k: round(size / 1e6 / best[k], 1) for k in ("moca", "pandas", "numpy")}
+    net = best["moca"] - best["moca_start"]
+    print(json.dumps({
+        "set": "pamap2", "file_mb": round(size / 1e6, 1), "rounds": a.rounds,
+        "moca_mb_s": mbs["moca"], "moca_net_mb_s": round(size / 1e6 / net, 1),
+        "pandas_mb_s": mbs["pandas"], "numpy_mb_s": mbs["numpy"],
+        "moca_s": round(best["moca"], 3), "moca_start_s": round(best["moca_start"], 3),
+        "pandas_s": round(best["pandas"], 3), "numpy_s": round(best["numpy"], 3),
+        "moca_net_over_pandas": round(net / best["pandas"], 3),
         "pandas": pd.__version__, "numpy": np.__version__, "python": platform.python_version(),
     }))
     return 0
