@@ -11,7 +11,7 @@
 #include <string>
 
 #include "moca/data/dataset.hpp"
-#include "moca/data/pamap2.hpp"
+#include "moca/data/raw_sets.hpp"
 #include "test_util.hpp"
 
 namespace fs = std::filesystem;
@@ -78,7 +78,7 @@ TEST_CASE("pamap2: ssl-wearables' windows of the download, worked out by hand") 
   CHECK(moca::data::is_pamap2_folder(d));
   CHECK(moca::data::is_pamap2_folder(p));
   CHECK(moca::data::detect_format(d) == moca::data::DataFormat::kPamap2);
-  moca::data::Pamap2Counts n;
+  moca::data::RawSetCounts n;
   const Windows w = moca::data::load_pamap2_windows(d, &n);
   // subject101: 3598 rows after the 2 NaN rows -> the first 3000: starts 0 (transient: 800 of
   // 1000), 500 (walking 700, transient 300), 1000, 1500 (walking 798 / ironing 202), 2000
@@ -106,7 +106,7 @@ TEST_CASE("pamap2: ssl-wearables' windows of the download, worked out by hand") 
   CHECK(w.window(2)(2, 10) == 3.0f);  // 5 g clipped
   CHECK(n.files == 4);
   CHECK(n.nan_rows == 2);
-  CHECK(n.transient_windows == 1);
+  CHECK(n.null_windows == 1);
   CHECK(n.other_windows == 1);
   CHECK(n.excluded_windows == 1);
 
@@ -144,4 +144,77 @@ TEST_CASE("pamap2: a line that is not 54 numbers names the file and line") {
   fs::remove_all(d + "/PAMAP2_Dataset");
   CHECK_THROWS_AS(moca::data::load_pamap2_windows(d), std::runtime_error);
   CHECK(!moca::data::is_pamap2_folder(d));
+}
+
+namespace {
+
+/// An OPPORTUNITY file: 250 numbers per line, MILLISEC, the right-wrist accelerometer (columns
+/// 23-25) x = r milli g, y = -500, z = 4000 (clipped to 3 g), Locomotion (column 244) `label(r)`,
+/// NaN in other sensors' columns on every 7th row and in y on the rows `nan_row(r)` says.
+std::string opportunity_dat(int rows, const std::function<int(int)>& label,
+                            const std::function<bool(int)>& nan_row = {}) {
+  std::ostringstream s;
+  for (int r = 0; r < rows; ++r) {
+    s << r * 33;
+    for (int c = 1; c < 250; ++c) {
+      if (c == 22) {
+        s << " " << r;
+      } else if (c == 23) {
+        s << " " << (nan_row && nan_row(r) ? "NaN" : "-500");
+      } else if (c == 24) {
+        s << " 4000";
+      } else if (c == 243) {
+        s << " " << label(r);
+      } else {
+        s << " " << (r % 7 == 0 && c < 100 ? "NaN" : "12");
+      }
+    }
+    s << "\n";
+  }
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("opportunity: ssl-wearables' windows of the download, worked out by hand") {
+  const std::string d = moca::data::test::scratch_dir("oppo");
+  fs::remove_all(d);
+  const std::string p = d + "/OpportunityUCIDataset/dataset";
+  fs::create_directories(p);
+  // 0-199 null, 200-599 stand (1), 600-999 lie (5); row 300 lost (NaN y)
+  moca::data::test::write_text(p + "/S1-ADL1.dat",
+                               opportunity_dat(
+                                   1000, [](int r) { return r < 200 ? 0 : (r < 600 ? 1 : 5); },
+                                   [](int r) { return r == 300; }));
+  moca::data::test::write_text(p + "/S2-Drill.dat", opportunity_dat(400, [](int) { return 4; }));
+  // null 150 of 330 (not more than half), yet the most frequent: left out after the vote
+  moca::data::test::write_text(p + "/S3-ADL1.dat", opportunity_dat(330, [](int r) {
+                                 return r < 150 ? 0 : (r < 250 ? 2 : 1);
+                               }));
+  CHECK(moca::data::detect_format(d) == moca::data::DataFormat::kOpportunity);
+  CHECK(!moca::data::is_pamap2_folder(d));
+  moca::data::RawSetCounts n;
+  const Windows w = moca::data::load_opportunity_windows(d, &n);
+  // S1: 999 rows -> the first 990: starts 0 (null 200 of 330), 165 (stand 295), 330 (stand 269,
+  // lie 61), 495 (lie 226), 660 (lie); S2: one window of sit
+  REQUIRE(w.size() == 5);
+  CHECK(w.class_names == std::vector<std::string>{"stand", "walk", "lie", "sit"});
+  CHECK(w.labels(0) == 0);
+  CHECK(w.labels(1) == 0);
+  CHECK(w.labels(2) == 2);
+  CHECK(w.labels(3) == 2);
+  CHECK(w.labels(4) == 3);
+  CHECK(w.subject_names == std::vector<std::string>{"S1", "S2"});
+  CHECK(w.length == 330);
+  CHECK(w.sample_rate_hz == 30);
+  CHECK(w.window(0)(0, 0) == doctest::Approx(0.165).epsilon(1e-6));
+  CHECK(w.window(1)(0, 0) == doctest::Approx(0.331).epsilon(1e-6));  // row 300 joined over
+  CHECK(w.window(1)(1, 5) == doctest::Approx(-0.5).epsilon(1e-6));
+  CHECK(w.window(1)(2, 5) == 3.0f);  // 4 g clipped
+  CHECK(n.nan_rows == 1);
+  CHECK(n.null_windows == 1);
+  CHECK(n.other_windows == 1);
+  const moca::data::Dataset ds = moca::data::open_dataset("oppo:" + d, {});
+  CHECK(ds.windows.size() == 5);
+  CHECK(ds.windows.sample_rate_hz == 50);  // resampled like any source
 }

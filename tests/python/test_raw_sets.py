@@ -1,7 +1,8 @@
-"""The PAMAP2 reader (--data pamap2:DIR) against ssl-wearables' preparation re-done here in numpy
-(data_parsing/pamap.py: the reshape of two 10-s grids, more than half transient dropped, the
-mode label, /g, clip ±3, 8 activities, subject 109 left out), on random files in the download's
-layout: 54 blank-separated columns, NaN heart rate, dropped packets as NaN rows."""
+"""The raw-set readers (--data pamap2:DIR, opportunity:DIR) against ssl-wearables' preparation
+re-done here in numpy (data_parsing/pamap.py and oppo.py: the reshape of two grids half a window
+apart, windows more than half label 0 dropped, the mode label, units to g, clip ±3, the classes
+kept, PAMAP2's subject 109 left out, OPPORTUNITY's lie 5 -> 3), on random files in each
+download's layout: blank-separated columns, NaN cells, dropped packets as NaN rows."""
 import numpy as np
 import pytest
 
@@ -28,9 +29,10 @@ def _write_subject(path, rows, rng):
             f.write(" ".join("NaN" if np.isnan(v) else repr(float(v)) for v in r) + "\n")
 
 
-def _ssl_wearables(path, epoch_len=10, rate=100, overlap=5):
-    """pamap.py's steps for one file; returns X (n, 1000, 3) in g, labels, window starts."""
-    d = np.loadtxt(path)[:, [0, 1, 4, 5, 6]]
+def _ssl_wearables(path, epoch_len=10, rate=100, overlap=5, cols=(0, 1, 4, 5, 6), unit=G,
+                   classes=KEEP):
+    """pamap.py's (oppo.py's) steps for one file; returns X (n, W, 3) in g, labels, starts."""
+    d = np.loadtxt(path)[:, list(cols)]
     d = d[~np.isnan(d).any(axis=1)]
     w = epoch_len * rate
     d = d[:len(d) // w * w]
@@ -46,8 +48,8 @@ def _ssl_wearables(path, epoch_len=10, rate=100, overlap=5):
         vals, counts = np.unique(row, return_counts=True)
         mode.append(vals[np.argmax(counts)])  # ties: the smallest, as scipy.stats.mode
     mode = np.array(mode)
-    X = np.clip(X / G, -3, 3)
-    keep = np.isin(mode, KEEP)
+    X = np.clip(X / unit, -3, 3)
+    keep = np.isin(mode, classes)
     return X[keep], mode[keep], starts[keep]
 
 
@@ -83,4 +85,46 @@ def test_pamap2_reader_equals_ssl_wearables_preparation(tmp_path):
     assert [d.meta["class_names"][i] for i in d.y] == want_y
     assert list(d.pid) == want_pid
     assert d.meta["subject_names"] == subjects
-    assert any("rows with NaN in the hand IMU" in n for n in d.meta["notes"])
+    assert any(n.startswith("PAMAP2: ") and "rows with NaN in the kept columns dropped" in n
+               for n in d.meta["notes"])
+
+
+def test_opportunity_reader_equals_ssl_wearables_preparation(tmp_path):
+    moca = pytest.importorskip("moca")
+    rng = np.random.default_rng(5)
+    folder = tmp_path / "OpportunityUCIDataset" / "dataset"
+    folder.mkdir(parents=True)
+    files = [("S1-ADL1.dat", 1, 3000), ("S1-Drill.dat", 1, 2100), ("S3-ADL2.dat", 3, 2600)]
+    for name, _, rows in files:
+        labels = []
+        while len(labels) < rows:
+            labels += [int(rng.choice([0, 1, 2, 4, 5]))] * int(rng.integers(60, 700))
+        data = rng.normal(0, 300, (rows, 250)).round(1)
+        data[:, 0] = np.arange(rows) * 33
+        data[:, 22:25] = rng.normal(0, 1500, (rows, 3)).round(0)  # milli g, some beyond 3 g
+        data[:, 243] = labels[:rows]
+        data[:, 244:] = 0
+        data[rng.random(rows) < 0.01, 23] = np.nan
+        data[rng.random(rows) < 0.03, 60] = np.nan  # another sensor's gap: not a dropped row
+        with open(folder / name, "w") as f:
+            for r in data:
+                f.write(" ".join("NaN" if np.isnan(v) else repr(float(v)) for v in r) + "\n")
+    d = moca.data.load(f"opportunity:{tmp_path}", rate=30, length=330)
+    names = {1: "stand", 2: "walk", 5: "lie", 4: "sit"}
+    want_x, want_y, want_pid, subjects = [], [], [], []
+    for name, s, _ in sorted(files, key=lambda f: f[1]):
+        X, y, starts = _ssl_wearables(folder / name, rate=33, cols=(0, 243, 22, 23, 24),
+                                      unit=1000, classes=(1, 2, 4, 5))
+        order = np.argsort(starts, kind="stable")
+        if f"S{s}" not in subjects:
+            subjects.append(f"S{s}")
+        want_x.append(X[order])
+        want_y += [names[v] for v in y[order]]
+        want_pid += [subjects.index(f"S{s}")] * len(y)
+    want = np.concatenate(want_x).transpose(0, 2, 1)
+    assert len(want) > 10
+    assert d.X.shape == want.shape
+    np.testing.assert_allclose(d.X, want, rtol=1e-6, atol=1e-6)
+    assert [d.meta["class_names"][i] for i in d.y] == want_y
+    assert list(d.pid) == want_pid
+    assert d.meta["subject_names"] == subjects

@@ -1,0 +1,289 @@
+#include "moca/data/raw_sets.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "moca/common/error_text.hpp"
+#include "moca/common/number_text.hpp"
+#include "moca/common/text_file.hpp"
+#include "moca/data/dataset.hpp"
+#include "moca/data/detail/text_parse.hpp"
+
+namespace moca::data {
+
+namespace raw_sets_detail {
+
+constexpr double kStandardG = 9.80665;  // scipy.constants.g
+constexpr double kClipG = 3.0;
+
+/// One set's layout and ssl-wearables' rules for it (raw_sets.hpp).
+struct SetSpec {
+  const char* name;
+  int fields;     ///< numbers per line
+  int label_col;  ///< 0-based
+  int acc_col;    ///< 0-based, x; y and z follow
+  int max_label;  ///< labels are integers 0..max_label
+  int window_rows;
+  double divisor;  ///< raw units per g
+  double rate_hz;
+  std::vector<std::pair<int, const char*>> classes;  ///< raw label -> class name, in class order
+  int excluded_subject = -1;
+};
+
+struct RawFile {
+  int subject;
+  std::string path;
+};
+
+SetSpec pamap2_spec() {
+  return {"PAMAP2",
+          54,
+          1,
+          4,
+          24,
+          kPamap2WindowRows,
+          kStandardG,
+          kPamap2RateHz,
+          {{1, "lying"},
+           {2, "sitting"},
+           {3, "standing"},
+           {4, "walking"},
+           {12, "ascending stairs"},
+           {13, "descending stairs"},
+           {16, "vacuum cleaning"},
+           {17, "ironing"}},
+          109};
+}
+
+SetSpec opportunity_spec() {
+  return {"OPPORTUNITY",
+          250,
+          243,
+          22,
+          5,
+          kOpportunityWindowRows,
+          1000.0,
+          kOpportunityRateHz,
+          {{1, "stand"}, {2, "walk"}, {5, "lie"}, {4, "sit"}}};  // lie is 5, relabelled 3
+}
+
+/// The subject number of `name` by `prefix` + digits + `end` (subject107.dat, S3-ADL2.dat),
+/// else -1.
+int subject_number(const std::string& name, const std::string& prefix, const std::string& end,
+                   const std::string& suffix) {
+  if (name.compare(0, prefix.size(), prefix) != 0 || name.size() < suffix.size() ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return -1;
+  }
+  size_t k = prefix.size();
+  while (k < name.size() && std::isdigit(static_cast<unsigned char>(name[k]))) ++k;
+  if (k == prefix.size() || name.compare(k, end.size(), end) != 0) return -1;
+  return std::stoi(name.substr(prefix.size(), k - prefix.size()));
+}
+
+std::vector<RawFile> pamap2_files(const std::string& folder) {
+  std::vector<RawFile> out;
+  if (!detail::is_directory(folder)) return out;
+  for (const std::string& f : detail::list_files(folder)) {
+    const int s = subject_number(f, "subject", ".dat", ".dat");
+    if (s >= 0) out.push_back({s, folder + "/" + f});
+  }
+  return out;
+}
+
+std::vector<RawFile> opportunity_files(const std::string& folder) {
+  std::vector<RawFile> out;
+  if (!detail::is_directory(folder)) return out;
+  for (const std::string& f : detail::list_files(folder)) {
+    const int s = subject_number(f, "S", "-", ".dat");
+    if (s >= 0) out.push_back({s, folder + "/" + f});
+  }
+  return out;
+}
+
+/// The folder holding `inner` (the download's root may hold `top`/).
+std::string set_root(const std::string& dir, const std::string& top, const std::string& inner) {
+  if (detail::is_directory(dir + "/" + top + "/" + inner)) return dir + "/" + top;
+  return dir;
+}
+
+/// Steps 1-4 of raw_sets.hpp for `files` (sorted by subject, stable).
+Windows grid_windows(const SetSpec& spec, std::vector<RawFile> files,
+                     const std::string& subject_prefix, RawSetCounts& n) {
+  std::stable_sort(files.begin(), files.end(),
+                   [](const RawFile& a, const RawFile& b) { return a.subject < b.subject; });
+  std::map<int, int> class_of;  // raw label -> class
+  Windows w;
+  for (const auto& [label, name] : spec.classes) {
+    class_of[label] = static_cast<int>(w.class_names.size());
+    w.class_names.emplace_back(name);
+  }
+  const int W = spec.window_rows, stride = spec.window_rows / 2;
+  w.channels = 3;
+  w.length = W;
+  w.sample_rate_hz = spec.rate_hz;
+  w.channel_names = {"acc_x", "acc_y", "acc_z"};
+  w.modalities = {{"acc", {0, 1, 2}}};
+  std::vector<float> xs;
+  std::vector<int> labels, subjects, subject_ids;
+  std::vector<double> v(static_cast<size_t>(spec.fields));
+  for (const RawFile& file : files) {
+    ++n.files;
+    TextFileReader in(file.path);
+    std::string line;
+    std::vector<float> acc;  // rows x 3, raw units
+    std::vector<int> act;
+    while (in.next_line(line)) {
+      if (detail::is_blank(line)) continue;
+      ++n.rows;
+      const std::string where = file.path + ":" + std::to_string(in.line_number()) + ": ";
+      const detail::ParsedLine p = detail::parse_doubles(line, v.data(), spec.fields);
+      if (p.bad_field >= 0) {
+        throw_invalid("", where + "field " + std::to_string(p.bad_field) + " holds '" + p.bad_text +
+                              "', not a number");
+      }
+      if (p.count != spec.fields) {
+        throw_invalid("", where + std::to_string(p.count) + " fields; " + spec.name +
+                              "'s lines have " + std::to_string(spec.fields));
+      }
+      const double label = v[static_cast<size_t>(spec.label_col)];
+      const double* a = &v[static_cast<size_t>(spec.acc_col)];
+      if (std::isnan(v[0]) || std::isnan(label) || std::isnan(a[0]) || std::isnan(a[1]) ||
+          std::isnan(a[2])) {
+        ++n.nan_rows;
+        continue;
+      }
+      if (label != std::floor(label) || label < 0 || label > spec.max_label) {
+        throw_invalid("", where + "label '" + format_number(label, 6) + "' is not one of " +
+                              spec.name + "'s (0-" + std::to_string(spec.max_label) + ")");
+      }
+      for (int c = 0; c < 3; ++c) acc.push_back(static_cast<float>(a[c]));
+      act.push_back(static_cast<int>(label));
+    }
+    const auto rows = static_cast<std::int64_t>(act.size());
+    const std::int64_t limit = rows / W * W;
+    for (std::int64_t s = 0; s + W <= limit; s += stride) {
+      std::map<int, int> count;
+      for (std::int64_t t = s; t < s + W; ++t) ++count[act[static_cast<size_t>(t)]];
+      if (2 * count[0] > W) {
+        ++n.null_windows;
+        continue;
+      }
+      int mode = -1, most = -1;
+      for (const auto& [id, c] : count) {  // ascending ids: ties keep the smaller
+        if (c > most) {
+          mode = id;
+          most = c;
+        }
+      }
+      const auto cls = class_of.find(mode);
+      if (cls == class_of.end()) {
+        ++n.other_windows;
+        continue;
+      }
+      if (file.subject == spec.excluded_subject) {
+        ++n.excluded_windows;
+        continue;
+      }
+      for (int c = 0; c < 3; ++c) {
+        for (std::int64_t t = s; t < s + W; ++t) {
+          const double g = acc[static_cast<size_t>(t * 3 + c)] / spec.divisor;
+          xs.push_back(static_cast<float>(std::clamp(g, -kClipG, kClipG)));
+        }
+      }
+      labels.push_back(cls->second);
+      if (subject_ids.empty() || subject_ids.back() != file.subject) {
+        subject_ids.push_back(file.subject);
+      }
+      subjects.push_back(static_cast<int>(subject_ids.size()) - 1);
+    }
+  }
+  for (int s : subject_ids) w.subject_names.push_back(subject_prefix + std::to_string(s));
+  const auto count = static_cast<Eigen::Index>(labels.size());
+  w.x = Eigen::Map<const RowMatrixXf>(xs.data(), count, 3 * static_cast<Eigen::Index>(W));
+  w.labels = Eigen::Map<const Eigen::VectorXi>(labels.data(), count);
+  w.subjects = Eigen::Map<const Eigen::VectorXi>(subjects.data(), count);
+  return w;
+}
+
+}  // namespace raw_sets_detail
+
+std::string RawSetCounts::summary() const {
+  return std::to_string(files) + " files, " + std::to_string(rows) + " rows; " +
+         std::to_string(nan_rows) + " rows with NaN in the kept columns dropped; " +
+         std::to_string(null_windows) + " windows mostly label 0, " +
+         std::to_string(other_windows) + " of other labels and " +
+         std::to_string(excluded_windows) + " of a left-out subject dropped (ssl-wearables' rules)";
+}
+
+bool is_pamap2_folder(const std::string& dir) {
+  using namespace raw_sets_detail;
+  return !pamap2_files(set_root(dir, "PAMAP2_Dataset", "Protocol") + "/Protocol").empty();
+}
+
+Windows load_pamap2_windows(const std::string& dir, RawSetCounts* counts) {
+  using namespace raw_sets_detail;
+  const std::string root = set_root(dir, "PAMAP2_Dataset", "Protocol");
+  std::vector<RawFile> files = pamap2_files(root + "/Protocol");
+  if (files.empty()) {
+    throw std::runtime_error(dir +
+                             ": no Protocol/subject1NN.dat files (PAMAP2: the download's "
+                             "PAMAP2_Dataset folder, or the folder above it)");
+  }
+  for (RawFile& f : pamap2_files(root + "/Optional")) files.push_back(std::move(f));
+  RawSetCounts n;
+  Windows w = grid_windows(pamap2_spec(), files, "subject", n);
+  w.description = "PAMAP2 " + root +
+                  ": hand IMU ±16 g acceleration in g (clipped to ±3), 10-s windows every 5 s "
+                  "at 100 Hz, 8 activities, subject 109 left out (ssl-wearables' preparation)";
+  w.validate("load_pamap2_windows()");
+  if (counts != nullptr) *counts = n;
+  return w;
+}
+
+bool is_opportunity_folder(const std::string& dir) {
+  using namespace raw_sets_detail;
+  return !opportunity_files(set_root(dir, "OpportunityUCIDataset", "dataset") + "/dataset").empty();
+}
+
+Windows load_opportunity_windows(const std::string& dir, RawSetCounts* counts) {
+  using namespace raw_sets_detail;
+  const std::string root = set_root(dir, "OpportunityUCIDataset", "dataset");
+  const std::vector<RawFile> files = opportunity_files(root + "/dataset");
+  if (files.empty()) {
+    throw std::runtime_error(dir +
+                             ": no dataset/S<n>-*.dat files (OPPORTUNITY: the download's "
+                             "OpportunityUCIDataset folder, or the folder above it)");
+  }
+  RawSetCounts n;
+  Windows w = grid_windows(opportunity_spec(), files, "S", n);
+  w.description = "OPPORTUNITY " + root +
+                  ": right-wrist accelerometer in g (clipped to ±3), 330-row windows every 165 "
+                  "at 30 Hz, 4 locomotion classes (ssl-wearables' preparation)";
+  w.validate("load_opportunity_windows()");
+  if (counts != nullptr) *counts = n;
+  return w;
+}
+
+// The registry's rows (dataset.hpp).
+Windows open_pamap2_source(Dataset& d, const DatasetOptions&) {
+  RawSetCounts n;
+  Windows w = load_pamap2_windows(d.spec.path, &n);
+  d.notes.push_back("PAMAP2: " + n.summary());
+  return w;
+}
+
+Windows open_opportunity_source(Dataset& d, const DatasetOptions&) {
+  RawSetCounts n;
+  Windows w = load_opportunity_windows(d.spec.path, &n);
+  d.notes.push_back("OPPORTUNITY: " + n.summary());
+  return w;
+}
+
+}  // namespace moca::data

@@ -1,0 +1,78 @@
+#pragma once
+/// \file raw_sets.hpp
+/// The paper's transfer sets read from their downloads, cut as ssl-wearables cuts them (the
+/// paper's appendix: the sets are "processed and released by [harnet]", i.e. ssl-wearables'
+/// data_parsing scripts; the appendix adds only a later 5-s re-segmentation at 50 Hz).
+///
+/// **PAMAP2** (UCI "PAMAP2 Physical Activity Monitoring", Reiss & Stricker 2012; readme.pdf):
+/// `PAMAP2_Dataset/Protocol/subject101.dat` ... `subject109.dat` and `Optional/subject1NN.dat`,
+/// each line 54 blank-separated numbers: 1 timestamp (s), 2 activityID (0 = transient), 3 heart
+/// rate (bpm, ~9 Hz: NaN on most rows), then three IMUs at 100 Hz, hand (4-20), chest (21-37)
+/// and ankle (38-54), each 17 columns: temperature, 3-D acceleration ±16 g (m/s²), 3-D
+/// acceleration ±6 g, gyroscope, magnetometer, 4 orientation values (invalid). Lost packets are
+/// NaN cells. ssl-wearables' data_parsing/pamap.py and README: the hand IMU's ±16 g acceleration
+/// (columns 5-7); m/s² -> g (/ 9.80665, scipy.constants.g); the 8 activities every subject
+/// performs (1 lying, 2 sitting, 3 standing, 4 walking, 12 ascending stairs, 13 descending
+/// stairs, 16 vacuum cleaning, 17 ironing); subject 109 left out; 10-s windows (1000 rows).
+///
+/// **OPPORTUNITY** (UCI "OPPORTUNITY Activity Recognition", Roggen et al. 2010; README and
+/// column_names.txt): `OpportunityUCIDataset/dataset/S1-ADL1.dat` ... `S4-Drill.dat`, each line
+/// 250 blank-separated numbers at 30 Hz: 1 MILLISEC, body-worn sensors (columns 23-25: the right
+/// wrist accelerometer RWR, milli g), ..., 244 Locomotion (0 null, 1 stand, 2 walk, 4 sit,
+/// 5 lie), 245-250 other label tracks. ssl-wearables' data_parsing/oppo.py: columns 23-25;
+/// milli g -> g (/ 1000); windows of 330 rows every 165 (the script's "10 s at 33 Hz": 11 s at
+/// the data's 30 Hz, kept so that the windows are the released ones); label 0 dropped after the
+/// vote and lie relabelled 5 -> 3: 4 classes stand, walk, lie, sit; subject = the digit after S.
+///
+/// **Steps**, both (the scripts' content2x_and_y and clean_up_label):
+///   1. per file, the three acceleration columns, timestamp and label; rows with NaN in any of
+///      them dropped (counted; the rows around them are joined, as the scripts join them);
+///   2. windows of W rows every W/2 over the file's first floor(R / W) * W rows (the scripts'
+///      two grids, the second shifted by half a window), in start order;
+///   3. a window with more than half of its rows labelled 0 is dropped; the others take the most
+///      frequent label (ties: the smaller id, as scipy.stats.mode);
+///   4. units to g, clipped to ±3 g; classes and subjects as above.
+/// Windows keep the data's rate; open_dataset resamples them to the model's.
+#include <cstdint>
+#include <string>
+
+#include "moca/data/windows.hpp"
+
+namespace moca::data {
+
+/// What a raw-set reader dropped, for the notes.
+struct RawSetCounts {
+  std::int64_t files = 0;
+  std::int64_t rows = 0;
+  std::int64_t nan_rows = 0;          ///< dropped for NaN in the kept columns
+  std::int64_t null_windows = 0;      ///< more than half label 0 (transient / null)
+  std::int64_t other_windows = 0;     ///< a label outside the set's classes
+  std::int64_t excluded_windows = 0;  ///< of a subject the preparation leaves out
+  std::string summary() const;        ///< one line for the notes
+};
+
+/// PAMAP2's rate and window rows.
+inline constexpr double kPamap2RateHz = 100.0;
+inline constexpr int kPamap2WindowRows = 1000;  ///< 10 s
+
+/// The windows of the PAMAP2 folder `dir` (the download's root, `PAMAP2_Dataset/`, or the folder
+/// holding `Protocol/`; rules above): 3 channels acc_x, acc_y, acc_z (g), L = 1000 at 100 Hz,
+/// subjects named subject101 ... in id order, class names in activity-id order.
+/// std::runtime_error for a folder without subject*.dat files; std::invalid_argument naming file
+/// and line for a line that is not 54 numbers or an activity id that is not PAMAP2's.
+Windows load_pamap2_windows(const std::string& dir, RawSetCounts* counts = nullptr);
+/// Whether `dir` holds PAMAP2 ([PAMAP2_Dataset/]Protocol/subject1NN.dat).
+bool is_pamap2_folder(const std::string& dir);
+
+/// OPPORTUNITY's rate (its README) and ssl-wearables' window rows.
+inline constexpr double kOpportunityRateHz = 30.0;
+inline constexpr int kOpportunityWindowRows = 330;
+
+/// The windows of the OPPORTUNITY folder `dir` (the download's root, `OpportunityUCIDataset/`, or
+/// the folder holding `dataset/`): 3 channels acc_x, acc_y, acc_z (g), L = 330 at 30 Hz, subjects
+/// S1 ... S4, classes stand, walk, lie, sit. Same errors as load_pamap2_windows (250 numbers).
+Windows load_opportunity_windows(const std::string& dir, RawSetCounts* counts = nullptr);
+/// Whether `dir` holds OPPORTUNITY ([OpportunityUCIDataset/]dataset/S<d>-*.dat).
+bool is_opportunity_folder(const std::string& dir);
+
+}  // namespace moca::data
