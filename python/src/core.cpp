@@ -68,6 +68,9 @@ py::dict windows_to_dict(const data::Windows& w) {
   meta["subject_names"] = w.subject_names;
   meta["sample_rate_hz"] = w.sample_rate_hz;
   meta["description"] = w.description;
+  py::dict groups;  // name -> channel list
+  for (const auto& g : w.modalities) groups[py::str(g.name)] = g.channels;
+  meta["modalities"] = groups;
   py::dict out;
   out["X"] = X;
   out["y"] = y;
@@ -360,9 +363,6 @@ void bind_data(py::module_& m) {
         }
         py::dict out = windows_to_dict(d.windows);
         py::dict meta = out["meta"];
-        py::dict groups;
-        for (const auto& g : d.windows.modalities) groups[py::str(g.name)] = g.channels;
-        meta["modalities"] = groups;
         meta["spec"] = d.spec.to_string();
         meta["origin"] = d.origin;
         meta["notes"] = d.notes;
@@ -407,9 +407,6 @@ void bind_data(py::module_& m) {
         }
         py::dict out = windows_to_dict(r.meta);
         py::dict meta = out["meta"];
-        py::dict groups;
-        for (const auto& g : r.meta.modalities) groups[py::str(g.name)] = g.channels;
-        meta["modalities"] = groups;
         meta["recordings"] = r.record.dump();  // JSON text: moca.data parses it
         return out;
       },

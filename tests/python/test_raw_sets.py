@@ -53,6 +53,26 @@ def _ssl_wearables(path, epoch_len=10, rate=100, overlap=5, cols=(0, 1, 4, 5, 6)
     return X[keep], mode[keep], starts[keep]
 
 
+def _check_against_script(d, parts, names, prefix):
+    """`parts`: (subject, (X, labels, starts)) per file in moca's file order; the script's windows
+    in moca's order (by start within a file) must be moca's: samples, class names, subjects."""
+    want_x, want_y, want_pid, subjects = [], [], [], []
+    for s, (X, y, starts) in parts:
+        order = np.argsort(starts, kind="stable")
+        if f"{prefix}{s}" not in subjects:
+            subjects.append(f"{prefix}{s}")
+        want_x.append(X[order])
+        want_y += [names[v] for v in y[order]]
+        want_pid += [subjects.index(f"{prefix}{s}")] * len(y)
+    want = np.concatenate(want_x).transpose(0, 2, 1)
+    assert len(want) > 10
+    assert d.X.shape == want.shape
+    np.testing.assert_allclose(d.X, want, rtol=1e-6, atol=1e-6)
+    assert [d.meta["class_names"][i] for i in d.y] == want_y
+    assert list(d.pid) == want_pid
+    assert d.meta["subject_names"] == subjects
+
+
 def test_pamap2_reader_equals_ssl_wearables_preparation(tmp_path):
     moca = pytest.importorskip("moca")
     rng = np.random.default_rng(3)
@@ -64,27 +84,12 @@ def test_pamap2_reader_equals_ssl_wearables_preparation(tmp_path):
     for folder, s, rows in files:
         _write_subject(root / folder / f"subject{s}.dat", rows, rng)
     d = moca.data.load(f"pamap2:{tmp_path}", rate=100, length=1000)
-    want_x, want_y, want_pid = [], [], []
-    names = ["lying", "sitting", "standing", "walking", "ascending stairs", "descending stairs",
-             "vacuum cleaning", "ironing"]
-    subjects = []
-    for folder, s, rows in sorted(files, key=lambda f: (f[1], f[0] != "Protocol")):
-        if s == 109:
-            continue
-        X, y, starts = _ssl_wearables(root / folder / f"subject{s}.dat")
-        order = np.argsort(starts, kind="stable")  # moca's order: by start
-        if f"subject{s}" not in subjects:
-            subjects.append(f"subject{s}")
-        want_x.append(X[order])
-        want_y += [names[KEEP.index(v)] for v in y[order]]
-        want_pid += [subjects.index(f"subject{s}")] * len(y)
-    want = np.concatenate(want_x).transpose(0, 2, 1)
-    assert len(want) > 10
-    assert d.X.shape == want.shape
-    np.testing.assert_allclose(d.X, want, rtol=1e-6, atol=1e-6)
-    assert [d.meta["class_names"][i] for i in d.y] == want_y
-    assert list(d.pid) == want_pid
-    assert d.meta["subject_names"] == subjects
+    names = dict(zip(KEEP, ["lying", "sitting", "standing", "walking", "ascending stairs",
+                            "descending stairs", "vacuum cleaning", "ironing"]))
+    parts = [(s, _ssl_wearables(root / folder / f"subject{s}.dat"))
+             for folder, s, _ in sorted(files, key=lambda f: (f[1], f[0] != "Protocol"))
+             if s != 109]
+    _check_against_script(d, parts, names, "subject")
     assert any(n.startswith("PAMAP2: ") and "rows with NaN in the kept columns dropped" in n
                for n in d.meta["notes"])
 
@@ -111,20 +116,7 @@ def test_opportunity_reader_equals_ssl_wearables_preparation(tmp_path):
                 f.write(" ".join("NaN" if np.isnan(v) else repr(float(v)) for v in r) + "\n")
     d = moca.data.load(f"opportunity:{tmp_path}", rate=30, length=330)
     names = {1: "stand", 2: "walk", 5: "lie", 4: "sit"}
-    want_x, want_y, want_pid, subjects = [], [], [], []
-    for name, s, _ in sorted(files, key=lambda f: f[1]):
-        X, y, starts = _ssl_wearables(folder / name, rate=33, cols=(0, 243, 22, 23, 24),
-                                      unit=1000, classes=(1, 2, 4, 5))
-        order = np.argsort(starts, kind="stable")
-        if f"S{s}" not in subjects:
-            subjects.append(f"S{s}")
-        want_x.append(X[order])
-        want_y += [names[v] for v in y[order]]
-        want_pid += [subjects.index(f"S{s}")] * len(y)
-    want = np.concatenate(want_x).transpose(0, 2, 1)
-    assert len(want) > 10
-    assert d.X.shape == want.shape
-    np.testing.assert_allclose(d.X, want, rtol=1e-6, atol=1e-6)
-    assert [d.meta["class_names"][i] for i in d.y] == want_y
-    assert list(d.pid) == want_pid
-    assert d.meta["subject_names"] == subjects
+    parts = [(s, _ssl_wearables(folder / name, rate=33, cols=(0, 243, 22, 23, 24), unit=1000,
+                                classes=(1, 2, 4, 5)))
+             for name, s, _ in sorted(files, key=lambda f: f[1])]
+    _check_against_script(d, parts, names, "S")

@@ -87,21 +87,14 @@ int subject_number(const std::string& name, const std::string& prefix, const std
   return std::stoi(name.substr(prefix.size(), k - prefix.size()));
 }
 
-std::vector<RawFile> pamap2_files(const std::string& folder) {
+/// The .dat files of `folder` named `prefix` + subject number + `end` (subject107.dat with
+/// ("subject", ".dat"); S3-ADL2.dat with ("S", "-")).
+std::vector<RawFile> set_files(const std::string& folder, const std::string& prefix,
+                               const std::string& end) {
   std::vector<RawFile> out;
   if (!detail::is_directory(folder)) return out;
   for (const std::string& f : detail::list_files(folder)) {
-    const int s = subject_number(f, "subject", ".dat", ".dat");
-    if (s >= 0) out.push_back({s, folder + "/" + f});
-  }
-  return out;
-}
-
-std::vector<RawFile> opportunity_files(const std::string& folder) {
-  std::vector<RawFile> out;
-  if (!detail::is_directory(folder)) return out;
-  for (const std::string& f : detail::list_files(folder)) {
-    const int s = subject_number(f, "S", "-", ".dat");
+    const int s = subject_number(f, prefix, end, ".dat");
     if (s >= 0) out.push_back({s, folder + "/" + f});
   }
   return out;
@@ -224,19 +217,20 @@ std::string RawSetCounts::summary() const {
 
 bool is_pamap2_folder(const std::string& dir) {
   using namespace raw_sets_detail;
-  return !pamap2_files(set_root(dir, "PAMAP2_Dataset", "Protocol") + "/Protocol").empty();
+  return !set_files(set_root(dir, "PAMAP2_Dataset", "Protocol") + "/Protocol", "subject", ".dat")
+              .empty();
 }
 
 Windows load_pamap2_windows(const std::string& dir, RawSetCounts* counts) {
   using namespace raw_sets_detail;
   const std::string root = set_root(dir, "PAMAP2_Dataset", "Protocol");
-  std::vector<RawFile> files = pamap2_files(root + "/Protocol");
+  std::vector<RawFile> files = set_files(root + "/Protocol", "subject", ".dat");
   if (files.empty()) {
     throw std::runtime_error(dir +
                              ": no Protocol/subject1NN.dat files (PAMAP2: the download's "
                              "PAMAP2_Dataset folder, or the folder above it)");
   }
-  for (RawFile& f : pamap2_files(root + "/Optional")) files.push_back(std::move(f));
+  for (RawFile& f : set_files(root + "/Optional", "subject", ".dat")) files.push_back(std::move(f));
   RawSetCounts n;
   Windows w = grid_windows(pamap2_spec(), files, "subject", n);
   w.description = "PAMAP2 " + root +
@@ -249,13 +243,14 @@ Windows load_pamap2_windows(const std::string& dir, RawSetCounts* counts) {
 
 bool is_opportunity_folder(const std::string& dir) {
   using namespace raw_sets_detail;
-  return !opportunity_files(set_root(dir, "OpportunityUCIDataset", "dataset") + "/dataset").empty();
+  return !set_files(set_root(dir, "OpportunityUCIDataset", "dataset") + "/dataset", "S", "-")
+              .empty();
 }
 
 Windows load_opportunity_windows(const std::string& dir, RawSetCounts* counts) {
   using namespace raw_sets_detail;
   const std::string root = set_root(dir, "OpportunityUCIDataset", "dataset");
-  const std::vector<RawFile> files = opportunity_files(root + "/dataset");
+  const std::vector<RawFile> files = set_files(root + "/dataset", "S", "-");
   if (files.empty()) {
     throw std::runtime_error(dir +
                              ": no dataset/S<n>-*.dat files (OPPORTUNITY: the download's "
