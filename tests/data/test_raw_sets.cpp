@@ -218,3 +218,67 @@ TEST_CASE("opportunity: ssl-wearables' windows of the download, worked out by ha
   CHECK(ds.windows.size() == 5);
   CHECK(ds.windows.sample_rate_hz == 50);  // resampled like any source
 }
+
+TEST_CASE("wisdm: the 20 Hz grid, 10-s windows resized to 30 Hz, worked out by hand") {
+  const std::string d = moca::data::test::scratch_dir("wisdm");
+  fs::remove_all(d);
+  const std::string p = d + "/wisdm-dataset/raw/watch/accel";
+  fs::create_directories(p);
+  const long long t0 = 90426708196641LL, P = 50000000LL;
+  std::ostringstream a;
+  a.precision(10);
+  // A: 400 samples, x = 9.81 k (k g), 10 ms late after the first; one repeated time stamp
+  for (int k = 0; k < 400; ++k) {
+    a << "1600,A," << t0 + k * P + (k > 0 ? 10000000LL : 0) << "," << 9.81 * k << ",9.81," << -19.62
+      << ";\n";
+    if (k == 7) a << "1600,A," << t0 + k * P + 10000000LL << ",999,999,999;\n";
+  }
+  // B: 400 samples without k = 150: grid point 150 is 50 ms from both neighbours (missing)
+  for (int k = 0; k < 400; ++k) {
+    if (k != 150) a << "1600,B," << t0 + k * P << "," << 9.81 << ",0,0;\n";
+  }
+  moca::data::test::write_text(p + "/data_1600_accel_watch.txt", a.str());
+  // subject 1601: C in reverse order (sorted by time); subject 1616 is left out
+  std::ostringstream c, e;
+  for (int k = 199; k >= 0; --k) c << "1601,C," << t0 + k * P << ",0," << 9.81 * 2 << ",0;\n";
+  for (int k = 0; k < 200; ++k) e << "1616,D," << t0 + k * P << ",1,1,1;\n";
+  moca::data::test::write_text(p + "/data_1601_accel_watch.txt", c.str());
+  moca::data::test::write_text(p + "/data_1616_accel_watch.txt", e.str());
+  CHECK(moca::data::detect_format(d) == moca::data::DataFormat::kWisdm);
+  moca::data::RawSetCounts n;
+  const Windows w = moca::data::load_wisdm_windows(d, &n);
+  // A: starts 0, 100, 200; B: starts 0 and 100 hold point 150, 200 does not; C: one window
+  REQUIRE(w.size() == 5);
+  CHECK(w.length == 300);
+  CHECK(w.sample_rate_hz == 30);
+  CHECK(w.subject_names == std::vector<std::string>{"1600", "1601"});
+  const auto cls = [&](int i) { return w.class_names[static_cast<size_t>(w.labels(i))]; };
+  CHECK(cls(0) == "walking");
+  CHECK(cls(2) == "walking");
+  CHECK(cls(3) == "jogging");
+  CHECK(cls(4) == "stairs");
+  CHECK(w.subjects(4) == 1);
+  // the resize: output t lies at grid position t * 199 / 299
+  for (int t : {0, 1, 150, 298, 299}) {
+    CHECK(w.window(1)(0, t) == doctest::Approx(100 + t * 199.0 / 299.0).epsilon(1e-6));
+  }
+  CHECK(w.window(0)(0, 7 * 299 / 199 + 1) < 20.0f);  // the repeated stamp's 999 is not used
+  CHECK(w.window(0)(1, 5) == doctest::Approx(1.0).epsilon(1e-6));
+  CHECK(w.window(0)(2, 5) == doctest::Approx(-2.0).epsilon(1e-6));
+  CHECK(w.window(4)(1, 100) == doctest::Approx(2.0).epsilon(1e-6));
+  CHECK(n.nan_rows == 1);
+  CHECK(n.null_windows == 2);
+  CHECK(n.excluded_windows == 1);
+  // bad lines name file and line
+  moca::data::test::write_text(p + "/data_1602_accel_watch.txt",
+                               "1602,A,1,1,2,3;\n1602,N,2,1,2,3;\n");
+  CHECK_THROWS_WITH_AS(moca::data::load_wisdm_windows(d),
+                       doctest::Contains("data_1602_accel_watch.txt:2: activity code 'N'"),
+                       std::invalid_argument);
+  moca::data::test::write_text(p + "/data_1602_accel_watch.txt", "1602,A,1x,1,2,3;\n");
+  CHECK_THROWS_WITH_AS(moca::data::load_wisdm_windows(d),
+                       doctest::Contains("'1x' is not an integer"), std::invalid_argument);
+  moca::data::test::write_text(p + "/data_1602_accel_watch.txt", "1602,A,1,2,3;\n");
+  CHECK_THROWS_WITH_AS(moca::data::load_wisdm_windows(d), doctest::Contains("5 fields"),
+                       std::invalid_argument);
+}

@@ -120,3 +120,56 @@ def test_opportunity_reader_equals_ssl_wearables_preparation(tmp_path):
                                 classes=(1, 2, 4, 5)))
              for name, s, _ in sorted(files, key=lambda f: f[1])]
     _check_against_script(d, parts, names, "S")
+
+
+def test_wisdm_reader_equals_its_stated_grid_rule(tmp_path):
+    """WISDM 2019's watch accelerometer: the 20 Hz grid (nearest sample within 25 ms, else
+    missing), 10-s windows every 5 s with no missing point, /9.81, linear resize to 300 — re-done
+    here with numpy (searchsorted, interp) on jittered streams with gaps."""
+    moca = pytest.importorskip("moca")
+    rng = np.random.default_rng(11)
+    folder = tmp_path / "wisdm-dataset" / "raw" / "watch" / "accel"
+    folder.mkdir(parents=True)
+    P = 50_000_000
+    codes = "ABCDEFGHIJKLMOPQRS"
+    expect = {}
+    for subject in (1600, 1603, 1616):
+        lines = []
+        for code in rng.choice(list(codes), 3, replace=False):
+            n = int(rng.integers(300, 900))
+            t = 10**13 + np.arange(n) * P + rng.integers(-20_000_000, 20_000_000, n)
+            t[0] = 10**13
+            keep = rng.random(n) > 0.004  # a few lost samples
+            keep[0] = True
+            t = np.sort(t[keep])
+            xyz = rng.normal(0, 5, (len(t), 3)).round(4)
+            lines += [f"{subject},{code},{ti},{x},{y},{z};" for ti, (x, y, z) in zip(t, xyz)]
+            expect[(subject, code)] = (t, xyz)
+        rng.shuffle(lines)  # any order: each activity's stream is sorted by time
+        (folder / f"data_{subject}_accel_watch.txt").write_text("\n".join(lines) + "\n")
+    d = moca.data.load(f"wisdm:{tmp_path}", rate=30, length=300)
+    want_x, want_y, want_pid, subjects = [], [], [], []
+    for subject in (1600, 1603):
+        for code in sorted(c for s, c in expect if s == subject):
+            t, xyz = expect[(subject, code)]
+            grid = t[0] + np.arange((t[-1] - t[0]) // P + 1) * P
+            j = np.clip(np.searchsorted(t, grid, side="right") - 1, 0, len(t) - 1)
+            right = np.minimum(j + 1, len(t) - 1)
+            pick = np.where((t[right] - grid < grid - t[j]) & (right > j), right, j)
+            ok = 2 * np.abs(t[pick] - grid) <= P
+            g = xyz[pick]
+            for s in range(0, len(grid) - 199, 100):
+                if not ok[s:s + 200].all():
+                    continue
+                pos = np.arange(300) * 199 / 299
+                want_x.append(np.stack([np.interp(pos, np.arange(200), g[s:s + 200, c])
+                                        for c in range(3)]) / 9.81)
+                want_y.append(codes.index(code))
+                if str(subject) not in subjects:
+                    subjects.append(str(subject))
+                want_pid.append(subjects.index(str(subject)))
+    assert len(want_x) > 10
+    assert d.X.shape == (len(want_x), 3, 300)
+    np.testing.assert_allclose(d.X, np.array(want_x), rtol=1e-5, atol=1e-5)
+    assert list(d.y) == want_y and list(d.pid) == want_pid
+    assert d.meta["subject_names"] == subjects  # 1616 left out

@@ -6,13 +6,13 @@
 /// accelerometer), `npy:DIR` (an ssl-wearables folder: X.npy, Y.npy or y.npy, pid.npy,
 /// meta.json; see npy_windows.hpp), `generator[:windows=N,coupling=C,noise=S,subjects=K,seed=S]`
 /// (the built-in synthetic IMU generator), `ucihar:DIR` (UCI-HAR's Inertial Signals; ucihar.hpp),
-/// `pamap2:DIR`, `opportunity:DIR` (PAMAP2, OPPORTUNITY as downloaded, ssl-wearables' windows;
-/// raw_sets.hpp),
+/// `pamap2:DIR`, `opportunity:DIR`, `wisdm:DIR` (PAMAP2, OPPORTUNITY, WISDM 2019 as downloaded,
+/// ssl-wearables' windows; raw_sets.hpp),
 /// or a bare DIR whose format is detected from its contents: X.npy -> npy; RawData/ or labels.txt
 /// with acc_exp*_user*.txt[.gz] -> hapt; [UCI HAR Dataset/]train/ or test/ with Inertial Signals/
 /// -> ucihar; HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp;
 /// [PAMAP2_Dataset/]Protocol/subject1NN.dat -> pamap2; [OpportunityUCIDataset/]dataset/S1-ADL1.dat
-/// -> opportunity. `--data-format`
+/// -> opportunity; [wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt -> wisdm. `--data-format`
 /// forces one.
 /// An empty spec is $MOCA_HAPT_DIR (as hapt) when set and allowed, else the generator. The
 /// resolved spec prints back (DataSpec::to_string) and parses to the same data.
@@ -51,9 +51,10 @@ enum class DataFormat {
   kHmp,
   kNpy,
   kGenerator,
-  kUciHar,      ///< UCI-HAR's Inertial Signals (ucihar.hpp)
-  kPamap2,      ///< PAMAP2 as downloaded (raw_sets.hpp)
-  kOpportunity  ///< OPPORTUNITY as downloaded (raw_sets.hpp)
+  kUciHar,       ///< UCI-HAR's Inertial Signals (ucihar.hpp)
+  kPamap2,       ///< PAMAP2 as downloaded (raw_sets.hpp)
+  kOpportunity,  ///< OPPORTUNITY as downloaded (raw_sets.hpp)
+  kWisdm         ///< WISDM 2019 as downloaded (raw_sets.hpp)
 };
 // clang-format off
 /// The names of the formats (`--data-format`, spec prefixes, results); "adl" is hmp.
@@ -68,9 +69,10 @@ inline constexpr EnumName<DataFormat> kDataFormatNames[] = {
     {DataFormat::kUciHar,    "uci-har"},
     {DataFormat::kPamap2,    "pamap2"},
     {DataFormat::kOpportunity, "opportunity"},
-    {DataFormat::kOpportunity, "oppo"}};
+    {DataFormat::kOpportunity, "oppo"},
+    {DataFormat::kWisdm,     "wisdm"}};
 // clang-format on
-/// "auto", "hapt", "hmp", "npy", "generator", "ucihar", "pamap2", "opportunity".
+/// "auto", "hapt", "hmp", "npy", "generator", "ucihar", "pamap2", "opportunity", "wisdm".
 std::string to_string(DataFormat format);
 /// JSON as the name (settings records), read back by name.
 void to_json(nlohmann::json& j, DataFormat format);
@@ -158,7 +160,8 @@ struct DatasetOptions {
     constexpr const char* kOwner = "DatasetOptions";
     v(o.format,
       Option{kOwner, "data_format", "--data-format",
-             "force the format of --data DIR: hapt | hmp | npy | ucihar | pamap2 | opportunity"},
+             "force the format of --data DIR: hapt | hmp | npy | ucihar | pamap2 | opportunity | "
+             "wisdm"},
       kDataFormatNames);
     v(o.modalities,
       Option{kOwner, "modalities", "--modalities",
@@ -262,6 +265,8 @@ bool is_pamap2_folder(const std::string& dir);
 Windows open_pamap2_source(Dataset& d, const DatasetOptions& o);
 bool is_opportunity_folder(const std::string& dir);
 Windows open_opportunity_source(Dataset& d, const DatasetOptions& o);
+bool is_wisdm_folder(const std::string& dir);
+Windows open_wisdm_source(Dataset& d, const DatasetOptions& o);
 Windows open_generator_source(Dataset& d, const DatasetOptions& o);
 
 /// The registry, in detection order: a format is its reader (in its own file) plus its
@@ -293,6 +298,10 @@ inline const std::vector<FormatEntry>& format_registry() {
                                ""},
       {DataFormat::kOpportunity, is_opportunity_folder, "[OpportunityUCIDataset/]dataset/S<n>-*.dat",
                                                                             open_opportunity_source,
+                               nullptr,         false,   false,    false,       nullptr,
+                               ""},
+      {DataFormat::kWisdm,     is_wisdm_folder, "[wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt",
+                                                                            open_wisdm_source,
                                nullptr,         false,   false,    false,       nullptr,
                                ""},
       {DataFormat::kGenerator, nullptr,        "",                          open_generator_source,

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -205,6 +209,82 @@ Windows grid_windows(const SetSpec& spec, std::vector<RawFile> files,
   return w;
 }
 
+/// WISDM's activity codes (A-S without N) and names, as make_wisdm.py's label_dict.
+constexpr const char* kWisdmCodes = "ABCDEFGHIJKLMOPQRS";
+constexpr std::array<const char*, 18> kWisdmNames = {
+    "walking", "jogging", "stairs",    "sitting", "standing", "typing",
+    "teeth",   "soup",    "chips",     "pasta",   "drinking", "sandwich",
+    "kicking", "catch",   "dribbling", "writing", "clapping", "folding"};
+constexpr std::array<int, 5> kWisdmExcluded = {1616, 1618, 1637, 1639, 1642};
+constexpr std::int64_t kWisdmPeriodNs = 50'000'000;  // 20 Hz
+constexpr double kWisdmG = 9.81;                     // make_wisdm.py's
+
+struct WisdmSample {
+  std::int64_t t;
+  float v[3];
+};
+
+/// The folder holding raw/watch/accel (the download's root may hold wisdm-dataset/).
+std::string wisdm_accel(const std::string& dir) {
+  return set_root(dir, "wisdm-dataset", "raw") + "/raw/watch/accel";
+}
+
+std::vector<RawFile> wisdm_files(const std::string& folder) {
+  std::vector<RawFile> out;
+  if (!detail::is_directory(folder)) return out;
+  for (const std::string& f : detail::list_files(folder)) {
+    const int s = subject_number(f, "data_", "_accel_watch", ".txt");
+    if (s >= 0) out.push_back({s, folder + "/" + f});
+  }
+  return out;
+}
+
+/// One line `id,code,time,x,y,z;` -> code and sample; false with `why` for a malformed line.
+bool parse_wisdm_line(const std::string& line, char& code, WisdmSample& out, std::string& why) {
+  std::vector<std::string_view> f;
+  size_t start = 0;
+  const std::string_view s(line);
+  while (true) {
+    const size_t comma = s.find(',', start);
+    f.push_back(s.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (f.size() != 6) {
+    why = std::to_string(f.size()) + " fields; WISDM's lines are id,code,time,x,y,z;";
+    return false;
+  }
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && (v.back() == ';' || v.back() == ' ' || v.back() == '\r'))
+      v.remove_suffix(1);
+    while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+    return v;
+  };
+  const std::string_view c = trim(f[1]);
+  if (c.size() != 1 || std::strchr(kWisdmCodes, c[0]) == nullptr) {
+    why = "activity code '" + std::string(c) + "' is not one of WISDM's (A-S, no N)";
+    return false;
+  }
+  code = c[0];
+  const std::string_view t = trim(f[2]);
+  const auto rt = std::from_chars(t.data(), t.data() + t.size(), out.t);
+  if (rt.ec != std::errc() || rt.ptr != t.data() + t.size()) {
+    why = "time stamp '" + std::string(t) + "' is not an integer";
+    return false;
+  }
+  for (int k = 0; k < 3; ++k) {
+    const std::string_view x = trim(f[static_cast<size_t>(3 + k)]);
+    double v = 0;
+    const auto r = std::from_chars(x.data(), x.data() + x.size(), v);
+    if (r.ec != std::errc() || r.ptr != x.data() + x.size() || !std::isfinite(v)) {
+      why = "value '" + std::string(x) + "' is not a finite number";
+      return false;
+    }
+    out.v[k] = static_cast<float>(v);
+  }
+  return true;
+}
+
 }  // namespace raw_sets_detail
 
 std::string RawSetCounts::summary() const {
@@ -266,11 +346,131 @@ Windows load_opportunity_windows(const std::string& dir, RawSetCounts* counts) {
   return w;
 }
 
+bool is_wisdm_folder(const std::string& dir) {
+  using namespace raw_sets_detail;
+  return !wisdm_files(wisdm_accel(dir)).empty();
+}
+
+Windows load_wisdm_windows(const std::string& dir, RawSetCounts* counts) {
+  using namespace raw_sets_detail;
+  const std::string folder = wisdm_accel(dir);
+  std::vector<RawFile> files = wisdm_files(folder);
+  if (files.empty()) {
+    throw std::runtime_error(dir +
+                             ": no raw/watch/accel/data_16NN_accel_watch.txt files (WISDM "
+                             "2019: the download's wisdm-dataset folder, or the folder "
+                             "above it)");
+  }
+  std::stable_sort(files.begin(), files.end(),
+                   [](const RawFile& a, const RawFile& b) { return a.subject < b.subject; });
+  RawSetCounts n;
+  Windows w;
+  w.channels = 3;
+  w.length = kWisdmLength;
+  w.sample_rate_hz = kWisdmLength / 10.0;
+  w.channel_names = {"acc_x", "acc_y", "acc_z"};
+  w.modalities = {{"acc", {0, 1, 2}}};
+  for (const char* name : kWisdmNames) w.class_names.emplace_back(name);
+  std::vector<float> xs;
+  std::vector<int> labels, subjects;
+  const int W = kWisdmWindowPoints, L = kWisdmLength;
+  for (const RawFile& file : files) {
+    ++n.files;
+    std::map<char, std::vector<WisdmSample>> streams;
+    TextFileReader in(file.path);
+    std::string line, why;
+    while (in.next_line(line)) {
+      if (detail::is_blank(line)) continue;
+      ++n.rows;
+      char code = 0;
+      WisdmSample smp{};
+      if (!parse_wisdm_line(line, code, smp, why)) {
+        throw_invalid("", file.path + ":" + std::to_string(in.line_number()) + ": " + why);
+      }
+      streams[code].push_back(smp);
+    }
+    const bool excluded = std::find(kWisdmExcluded.begin(), kWisdmExcluded.end(), file.subject) !=
+                          kWisdmExcluded.end();
+    bool any = false;
+    for (auto& [code, st] : streams) {
+      std::stable_sort(st.begin(), st.end(),
+                       [](const WisdmSample& a, const WisdmSample& b) { return a.t < b.t; });
+      const auto last = std::unique(st.begin(), st.end(), [](const auto& a, const auto& b) {
+        return a.t == b.t;  // the first sample of a time stamp stays
+      });
+      n.nan_rows += static_cast<std::int64_t>(st.end() - last);
+      st.erase(last, st.end());
+      // the grid: each point's nearest sample within half a period, else missing
+      const std::int64_t t0 = st.front().t;
+      const std::int64_t points = (st.back().t - t0) / kWisdmPeriodNs + 1;
+      std::vector<float> grid(static_cast<size_t>(points) * 3);
+      std::vector<unsigned char> ok(static_cast<size_t>(points), 0);
+      size_t j = 0;
+      for (std::int64_t k = 0; k < points; ++k) {
+        const std::int64_t g = t0 + k * kWisdmPeriodNs;
+        while (j + 1 < st.size() && st[j + 1].t <= g) ++j;
+        size_t best = j;
+        if (j + 1 < st.size() && st[j + 1].t - g < g - st[j].t) best = j + 1;
+        const std::int64_t dist = std::llabs(st[best].t - g);
+        if (2 * dist > kWisdmPeriodNs) continue;
+        ok[static_cast<size_t>(k)] = 1;
+        std::copy_n(st[best].v, 3, &grid[static_cast<size_t>(k) * 3]);
+      }
+      const int cls = static_cast<int>(std::strchr(kWisdmCodes, code) - kWisdmCodes);
+      for (std::int64_t s = 0; s + W <= points; s += W / 2) {
+        if (std::find(ok.begin() + s, ok.begin() + s + W, 0) != ok.begin() + s + W) {
+          ++n.null_windows;
+          continue;
+        }
+        if (excluded) {
+          ++n.excluded_windows;
+          continue;
+        }
+        for (int c = 0; c < 3; ++c) {
+          for (int t = 0; t < L; ++t) {  // linear resize, W -> L points over the same span
+            const double pos = static_cast<double>(t) * (W - 1) / (L - 1);
+            const auto k0 = std::min(static_cast<int>(pos), W - 2);
+            const double f = pos - k0;
+            const double a = grid[static_cast<size_t>((s + k0) * 3 + c)];
+            const double b = grid[static_cast<size_t>((s + k0 + 1) * 3 + c)];
+            xs.push_back(static_cast<float>(((1 - f) * a + f * b) / kWisdmG));
+          }
+        }
+        labels.push_back(cls);
+        subjects.push_back(static_cast<int>(w.subject_names.size()));
+        any = true;
+      }
+    }
+    if (any) w.subject_names.push_back(std::to_string(file.subject));
+  }
+  const auto count = static_cast<Eigen::Index>(labels.size());
+  w.x = Eigen::Map<const RowMatrixXf>(xs.data(), count, 3 * static_cast<Eigen::Index>(L));
+  w.labels = Eigen::Map<const Eigen::VectorXi>(labels.data(), count);
+  w.subjects = Eigen::Map<const Eigen::VectorXi>(subjects.data(), count);
+  w.description = "WISDM 2019 " + folder +
+                  ": watch accelerometer in g on a 20 Hz grid, 10-s windows every 5 s resized "
+                  "to 30 Hz, 18 activities, 5 subjects left out (ssl-wearables' preparation)";
+  w.validate("load_wisdm_windows()");
+  if (counts != nullptr) *counts = n;
+  return w;
+}
+
 // The registry's rows (dataset.hpp).
 Windows open_pamap2_source(Dataset& d, const DatasetOptions&) {
   RawSetCounts n;
   Windows w = load_pamap2_windows(d.spec.path, &n);
   d.notes.push_back("PAMAP2: " + n.summary());
+  return w;
+}
+
+Windows open_wisdm_source(Dataset& d, const DatasetOptions&) {
+  RawSetCounts n;
+  Windows w = load_wisdm_windows(d.spec.path, &n);
+  d.notes.push_back("WISDM: " + std::to_string(n.files) + " files, " + std::to_string(n.rows) +
+                    " rows; " + std::to_string(n.nan_rows) +
+                    " samples of a repeated time stamp dropped; " + std::to_string(n.null_windows) +
+                    " windows with a missing grid point and " + std::to_string(n.excluded_windows) +
+                    " of left-out subjects dropped (ssl-wearables' rules)");
   return w;
 }
 

@@ -24,7 +24,21 @@
 /// the data's 30 Hz, kept so that the windows are the released ones); label 0 dropped after the
 /// vote and lie relabelled 5 -> 3: 4 classes stand, walk, lie, sit; subject = the digit after S.
 ///
-/// **Steps**, both (the scripts' content2x_and_y and clean_up_label):
+/// **WISDM** (UCI "WISDM Smartphone and Smartwatch Activity and Biometrics", Weiss 2019;
+/// WISDM-dataset-description.pdf): `wisdm-dataset/raw/watch/accel/data_16NN_accel_watch.txt`,
+/// lines `subject,activity code,timestamp (ns),x,y,z;` at 20 Hz (m/s²), activity codes A-S (no N)
+/// for 18 activities. ssl-wearables' data_parsing/make_wisdm.py and README: the watch's
+/// accelerometer; each subject's activity stream put on a 20 Hz grid from its first time stamp
+/// (every 50 ms up to its last); 10-s windows (200 grid points) every 5 s with no missing point;
+/// m/s² -> g (/ 9.81, the script's); resized linearly to 300 samples (30 Hz, the script's
+/// utils.resize); subjects 1616, 1618, 1637, 1639 and 1642 left out (README): 46 subjects, 18
+/// classes. The grid rule: a grid point takes the sample nearest to it (ties: the earlier) if it
+/// lies within half a period (25 ms), else it is missing. (The script asks pandas for
+/// `resample().nearest(limit=1)`, which may also reach a sample up to a whole period away across
+/// a gap; on the regular 20 Hz streams the two agree.) Duplicate time stamps keep their first
+/// sample (the script drops duplicate rows of subject 1629).
+///
+/// **Steps**, PAMAP2 and OPPORTUNITY (the scripts' content2x_and_y and clean_up_label):
 ///   1. per file, the three acceleration columns, timestamp and label; rows with NaN in any of
 ///      them dropped (counted; the rows around them are joined, as the scripts join them);
 ///   2. windows of W rows every W/2 over the file's first floor(R / W) * W rows (the scripts'
@@ -74,5 +88,20 @@ inline constexpr int kOpportunityWindowRows = 330;
 Windows load_opportunity_windows(const std::string& dir, RawSetCounts* counts = nullptr);
 /// Whether `dir` holds OPPORTUNITY ([OpportunityUCIDataset/]dataset/S<d>-*.dat).
 bool is_opportunity_folder(const std::string& dir);
+
+/// WISDM's grid and ssl-wearables' windows of it.
+inline constexpr double kWisdmGridHz = 20.0;
+inline constexpr int kWisdmWindowPoints = 200;  ///< 10 s on the grid
+inline constexpr int kWisdmLength = 300;        ///< resized: 10 s at 30 Hz
+
+/// The windows of the WISDM folder `dir` (the download's root, `wisdm-dataset/`, or the folder
+/// holding `raw/`): 3 channels acc_x, acc_y, acc_z (g), L = 300 at 30 Hz, subjects named by their
+/// ids, the 18 activity names in code order. `counts` gets the files and rows read, duplicate
+/// time stamps (nan_rows), windows with a missing grid point (null_windows) and of left-out
+/// subjects. std::runtime_error for a folder without data_*_accel_watch.txt files;
+/// std::invalid_argument naming file and line for a line that is not `id,code,time,x,y,z;`.
+Windows load_wisdm_windows(const std::string& dir, RawSetCounts* counts = nullptr);
+/// Whether `dir` holds WISDM 2019 ([wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt).
+bool is_wisdm_folder(const std::string& dir);
 
 }  // namespace moca::data
