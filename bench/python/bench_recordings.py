@@ -3,7 +3,8 @@
 CSV file, in one run (issue 41: "the readers run at I/O speed").
 
     python3 bench/python/bench_recordings.py --moca build/bin/moca [--mb 128] [--rounds 3]
-    python3 bench/python/bench_recordings.py --moca build/bin/moca --set pamap2 [--mb 128]
+    python3 bench/python/bench_recordings.py --moca build/bin/moca --set pamap2|wisdm [--mb 128] \
+        [--moca-python /usr/bin/python3 --moca-pythonpath build/python]
 
 One subject's CSV (a time column, 27 channel columns of 4-decimal values from three IMUs, an
 activity label in runs of 30 s; at 20 Hz) of about --mb MB is written once; then, interleaved in
@@ -18,10 +19,18 @@ parsing, not the disk):
 
 With ``--set pamap2`` the file is one PAMAP2 subject as the download has it (54 blank-separated
 columns at 100 Hz, NaN heart rate on 10 of 11 rows) under ``PAMAP2_Dataset/Protocol/``, and moca's
-command is ``moca data inspect --data pamap2:DIR`` (the registry's reader: every line parsed,
-ssl-wearables' windows cut, then resampled to 50 Hz and described); pandas reads it with
+run is ``moca.data.load("pamap2:DIR", rate=100, length=1000)`` in ``--moca-python`` (the
+registry's reader: every line parsed, ssl-wearables' windows cut, nothing resampled; the
+interpreter's start and import, timed on a 1-line file, is reported); pandas reads it with
 ``sep=" ", header=None`` and numpy with ``loadtxt``, all 54 columns (as the preparation scripts
 read them).
+
+With ``--set wisdm`` the file is one WISDM 2019 subject's watch accelerometer as the download has
+it (``1600,A,<ns>,x,y,z;`` lines at 20 Hz, activities in turn), under
+``wisdm-dataset/raw/watch/accel/``; moca's run is ``moca.data.load("wisdm:DIR", rate=30,
+length=300)``; pandas
+reads it with ``read_csv(header=None)`` and strips the ';' of the last column, numpy with
+``loadtxt(delimiter=",", comments=";", usecols=(0, 2, 3, 4, 5))``.
 
 Prints one JSON line: the best round's MB/s of each, and the ratios moca / pandas and moca / numpy
 of the times (below 1: moca is faster). pandas is not one of Debian's packages here: run it with
@@ -73,6 +82,20 @@ def write_pamap2(path, mb, seed=0):
             t += block
 
 
+def write_wisdm(path, mb, seed=0):
+    rng = np.random.default_rng(seed)
+    block = 20000
+    codes = "ABCDEFGHIJKLMOPQRS"
+    with open(path, "w") as f:
+        t = 0
+        while f.tell() < mb * 1_000_000:
+            v = rng.standard_normal((block, 3)) * 4
+            lines = [f"1600,{codes[((t + k) // 3600) % 18]},{90426708196641 + (t + k) * 50_000_000},"
+                     f"{v[k, 0]:.7g},{v[k, 1]:.7g},{v[k, 2]:.7g};" for k in range(block)]
+            f.write("\n".join(lines) + "\n")
+            t += block
+
+
 def timed(fn):
     t0 = time.perf_counter()
     fn()
@@ -84,10 +107,13 @@ def main() -> int:
     p.add_argument("--moca", required=True, help="the moca program")
     p.add_argument("--mb", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--set", choices=("csv", "pamap2"), default="csv")
+    p.add_argument("--set", choices=("csv", "pamap2", "wisdm"), default="csv")
+    p.add_argument("--moca-python", default="/usr/bin/python3",
+                   help="--set pamap2|wisdm: a Python with the moca module")
+    p.add_argument("--moca-pythonpath", default="build/python")
     a = p.parse_args()
-    if a.set == "pamap2":
-        return bench_pamap2(a)
+    if a.set != "csv":
+        return bench_raw_set(a)
     import pandas as pd
     with tempfile.TemporaryDirectory() as tmp:
         rec = os.path.join(tmp, "rec")
@@ -138,35 +164,55 @@ def main() -> int:
     return 0
 
 
-def bench_pamap2(a) -> int:
+def bench_raw_set(a) -> int:
     import pandas as pd
+    inner, name = {"pamap2": (("PAMAP2_Dataset", "Protocol"), "subject101.dat"),
+                   "wisdm": (("wisdm-dataset", "raw", "watch", "accel"),
+                             "data_1600_accel_watch.txt")}[a.set]
     with tempfile.TemporaryDirectory() as tmp:
-        proto = os.path.join(tmp, "raw", "PAMAP2_Dataset", "Protocol")
+        proto = os.path.join(tmp, "raw", *inner)
         os.makedirs(proto)
-        path = os.path.join(proto, "subject101.dat")
-        write_pamap2(path, a.mb)
+        path = os.path.join(proto, name)
+        (write_pamap2 if a.set == "pamap2" else write_wisdm)(path, a.mb)
         size = os.path.getsize(path)
-        tiny = os.path.join(tmp, "tiny", "PAMAP2_Dataset", "Protocol")
+        tiny = os.path.join(tmp, "tiny", *inner)
         os.makedirs(tiny)
-        with open(path) as src, open(os.path.join(tiny, "subject101.dat"), "w") as dst:
+        with open(path) as src, open(os.path.join(tiny, name), "w") as dst:
             dst.write(src.readline())
 
+        rate, length = {"pamap2": (100, 1000), "wisdm": (30, 300)}[a.set]
+
         def run_moca(folder):
-            subprocess.run([a.moca, "data", "inspect", "--data", f"pamap2:{folder}"], check=True,
-                           capture_output=True)
+            # the reader alone: moca.data.load at the windows' own rate and length (no
+            # resampling), in a Python that has the moca module (--moca-python)
+            code = (f"import moca; moca.data.load({a.set + ':' + folder!r}, rate={rate}, "
+                    f"length={length})")
+            subprocess.run([a.moca_python, "-c", code], check=True, capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=a.moca_pythonpath))
+
+        def run_pandas():
+            if a.set == "pamap2":
+                return pd.read_csv(path, sep=" ", header=None).to_numpy(np.float64)
+            df = pd.read_csv(path, header=None)
+            df[5] = df[5].str.rstrip(";").astype(float)
+            return df[[2, 3, 4, 5]].to_numpy(np.float64)
+
+        def run_numpy():
+            if a.set == "pamap2":
+                return np.loadtxt(path)
+            return np.loadtxt(path, delimiter=",", comments=";", usecols=(0, 2, 3, 4, 5))
 
         best = {"moca": 1e9, "pandas": 1e9, "numpy": 1e9, "moca_start": 1e9}
         for _ in range(a.rounds):
             best["moca"] = min(best["moca"], timed(lambda: run_moca(os.path.join(tmp, "raw"))))
             best["moca_start"] = min(best["moca_start"],
                                      timed(lambda: run_moca(os.path.join(tmp, "tiny"))))
-            best["pandas"] = min(best["pandas"], timed(
-                lambda: pd.read_csv(path, sep=" ", header=None).to_numpy(np.float64)))
-            best["numpy"] = min(best["numpy"], timed(lambda: np.loadtxt(path)))
+            best["pandas"] = min(best["pandas"], timed(run_pandas))
+            best["numpy"] = min(best["numpy"], timed(run_numpy))
     mbs = {k: round(size / 1e6 / best[k], 1) for k in ("moca", "pandas", "numpy")}
     net = best["moca"] - best["moca_start"]
     print(json.dumps({
-        "set": "pamap2", "file_mb": round(size / 1e6, 1), "rounds": a.rounds,
+        "set": a.set, "file_mb": round(size / 1e6, 1), "rounds": a.rounds,
         "moca_mb_s": mbs["moca"], "moca_net_mb_s": round(size / 1e6 / net, 1),
         "pandas_mb_s": mbs["pandas"], "numpy_mb_s": mbs["numpy"],
         "moca_s": round(best["moca"], 3), "moca_start_s": round(best["moca_start"], 3),
