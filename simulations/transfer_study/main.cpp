@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
                  "NAME=CHECKPOINT, repeatable, in table order (scratch is the supervised "
                  "baseline's name)");
   app.add_option("--data", data,
-                 "NAME=SPEC, repeatable: a data set (npy:DIR, hmp:DIR, hapt:DIR, DIR, "
-                 "generator:...) in table order");
+                 "NAME=SPEC, repeatable: a data set (npy:DIR, hmp:DIR, hapt:DIR, pamap2:DIR, "
+                 "opportunity:DIR, wisdm:DIR, DIR, generator:...) in table order");
   app.add_option("--set", sets,
                  "NAME.KEY=VALUE, repeatable: a data set's option; KEY: format, modalities, "
                  "sample-rate, channel-names, segment, keep-classes, npy-layout, "

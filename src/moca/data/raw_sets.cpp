@@ -241,17 +241,20 @@ std::vector<RawFile> wisdm_files(const std::string& folder) {
 
 /// One line `id,code,time,x,y,z;` -> code and sample; false with `why` for a malformed line.
 bool parse_wisdm_line(const std::string& line, char& code, WisdmSample& out, std::string& why) {
-  std::vector<std::string_view> f;
-  size_t start = 0;
+  std::array<std::string_view, 6> f;  // (no allocation per line)
+  size_t fields = 0, start = 0;
   const std::string_view s(line);
   while (true) {
     const size_t comma = s.find(',', start);
-    f.push_back(s.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (fields < f.size()) {
+      f[fields] = s.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    }
+    ++fields;
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  if (f.size() != 6) {
-    why = std::to_string(f.size()) + " fields; WISDM's lines are id,code,time,x,y,z;";
+  if (fields != 6) {
+    why = std::to_string(fields) + " fields; WISDM's lines are id,code,time,x,y,z;";
     return false;
   }
   auto trim = [](std::string_view v) {
