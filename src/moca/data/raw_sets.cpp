@@ -91,14 +91,15 @@ int subject_number(const std::string& name, const std::string& prefix, const std
   return std::stoi(name.substr(prefix.size(), k - prefix.size()));
 }
 
-/// The .dat files of `folder` named `prefix` + subject number + `end` (subject107.dat with
-/// ("subject", ".dat"); S3-ADL2.dat with ("S", "-")).
+/// The files of `folder` named `prefix` + subject number + `end`, ending in `suffix`
+/// (subject107.dat: ("subject", ".dat"); S3-ADL2.dat: ("S", "-"); data_1600_accel_watch.txt:
+/// ("data_", "_accel_watch", ".txt")).
 std::vector<RawFile> set_files(const std::string& folder, const std::string& prefix,
-                               const std::string& end) {
+                               const std::string& end, const std::string& suffix = ".dat") {
   std::vector<RawFile> out;
   if (!detail::is_directory(folder)) return out;
   for (const std::string& f : detail::list_files(folder)) {
-    const int s = subject_number(f, prefix, end, ".dat");
+    const int s = subject_number(f, prefix, end, suffix);
     if (s >= 0) out.push_back({s, folder + "/" + f});
   }
   return out;
@@ -229,16 +230,6 @@ std::string wisdm_accel(const std::string& dir) {
   return set_root(dir, "wisdm-dataset", "raw") + "/raw/watch/accel";
 }
 
-std::vector<RawFile> wisdm_files(const std::string& folder) {
-  std::vector<RawFile> out;
-  if (!detail::is_directory(folder)) return out;
-  for (const std::string& f : detail::list_files(folder)) {
-    const int s = subject_number(f, "data_", "_accel_watch", ".txt");
-    if (s >= 0) out.push_back({s, folder + "/" + f});
-  }
-  return out;
-}
-
 /// One line `id,code,time,x,y,z;` -> code and sample; false with `why` for a malformed line.
 bool parse_wisdm_line(const std::string& line, char& code, WisdmSample& out, std::string& why) {
   std::array<std::string_view, 6> f;  // (no allocation per line)
@@ -351,13 +342,13 @@ Windows load_opportunity_windows(const std::string& dir, RawSetCounts* counts) {
 
 bool is_wisdm_folder(const std::string& dir) {
   using namespace raw_sets_detail;
-  return !wisdm_files(wisdm_accel(dir)).empty();
+  return !set_files(wisdm_accel(dir), "data_", "_accel_watch", ".txt").empty();
 }
 
 Windows load_wisdm_windows(const std::string& dir, RawSetCounts* counts) {
   using namespace raw_sets_detail;
   const std::string folder = wisdm_accel(dir);
-  std::vector<RawFile> files = wisdm_files(folder);
+  std::vector<RawFile> files = set_files(folder, "data_", "_accel_watch", ".txt");
   if (files.empty()) {
     throw std::runtime_error(dir +
                              ": no raw/watch/accel/data_16NN_accel_watch.txt files (WISDM "

@@ -630,7 +630,6 @@ RecordingWindows RecordingSource::windows(const std::function<void(const float* 
     in.next_line(line);  // the header
     std::vector<std::string_view> f;
     std::vector<float> v(C), prev(C);
-    std::vector<unsigned char> hole(C);
     bool have_prev = false, in_gap = false;
     std::int64_t gap_len = 0, file_gaps = 0, file_gap_rows = 0, file_unmapped = 0;
     std::vector<float> pending;  // the gap's rows (interpolate), NaN where missing
@@ -713,14 +712,12 @@ RecordingWindows RecordingSource::windows(const std::function<void(const float* 
         const std::string_view s = f[static_cast<size_t>(column[k])];
         double x = 0.0;
         const auto r = std::from_chars(s.data(), s.data() + s.size(), x);
-        hole[k] = 0;
         if (r.ec != std::errc() || r.ptr != s.data() + s.size() || std::isnan(x)) {
           if (!is_missing(s) && !std::isnan(x)) {
             throw_invalid("", file.path + ":" + std::to_string(in.line_number()) + ": column '" +
                                   w.channel_names[k] + "' holds '" + std::string(s) +
                                   "', not a number");
           }
-          hole[k] = 1;
           complete = false;
           if (first_gap.empty() && gap.rule == MissingRule::kError) {
             first_gap = file.path + ":" + std::to_string(in.line_number()) + ": column '" +
