@@ -391,27 +391,24 @@ void bind_data(py::module_& m) {
           return with_keyword_names<data::RecordingWindowOptions>(
               replace_all(message, "WindowExportOptions::from", "source"));
         };
-        data::RecordingWindows r;
-        std::vector<float> x;
+        data::Windows w;
+        nlohmann::json record;
         try {
           py::gil_scoped_release release;
-          data::RecordingSource src(source, o);
-          const auto row = static_cast<size_t>(src.channels()) * static_cast<size_t>(src.length());
-          r = src.windows([&](const float* v) { x.insert(x.end(), v, v + row); });
-          r.meta.x = Eigen::Map<const data::RowMatrixXf>(x.data(), r.meta.labels.size(),
-                                                         static_cast<Eigen::Index>(row));
+          w = data::window_recordings(source, o, nullptr, &record);
         } catch (const std::invalid_argument& e) {
           throw std::invalid_argument(keywords(e.what()));
         } catch (const std::runtime_error& e) {
           throw std::runtime_error(keywords(e.what()));
         }
-        py::dict out = windows_to_dict(r.meta);
+        py::dict out = windows_to_dict(w);
         py::dict meta = out["meta"];
-        meta["recordings"] = r.record.dump();  // JSON text: moca.data parses it
+        meta["recordings"] = record.dump();  // JSON text: moca.data parses it
         return out;
       },
       py::arg("source"), py::arg("options"),
-      "data::RecordingSource (moca data window) collected in memory: windows and metadata; "
+      "data::window_recordings (moca data window's RecordingSource, in memory): windows and "
+      "metadata; "
       "`options` are keywords of RecordingWindowOptions' schema (recording_options()).");
   m.def(
       "recording_options", [] { return schema_rows(data::RecordingWindowOptions{}); },

@@ -813,7 +813,7 @@ RecordingWindows RecordingSource::windows(const std::function<void(const float* 
 }
 
 Windows window_recordings(const std::string& from, const RecordingWindowOptions& o,
-                          RecordingStats* stats) {
+                          RecordingStats* stats, nlohmann::json* record) {
   RecordingSource source(from, o);
   const size_t row = static_cast<size_t>(source.channels()) * static_cast<size_t>(source.length());
   std::vector<float> x;
@@ -823,6 +823,7 @@ Windows window_recordings(const std::string& from, const RecordingWindowOptions&
       x.data(), w.labels.size(), static_cast<Eigen::Index>(row));
   w.validate("window_recordings()");
   if (stats != nullptr) *stats = r.stats;
+  if (record != nullptr) *record = r.record;
   return w;
 }
 

@@ -209,8 +209,9 @@ class RecordingSource {
   std::unique_ptr<Plan> plan_;
 };
 
-/// The same, collected in memory as Windows (`stats`, if not null, receives the counts).
+/// The same, collected in memory as Windows (`stats` and `record`, if not null, receive the
+/// counts and meta.json's "recordings").
 Windows window_recordings(const std::string& from, const RecordingWindowOptions& options,
-                          RecordingStats* stats = nullptr);
+                          RecordingStats* stats = nullptr, nlohmann::json* record = nullptr);
 
 }  // namespace moca::data
