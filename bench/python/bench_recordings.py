@@ -3,7 +3,7 @@
 CSV file, in one run (issue 41: "the readers run at I/O speed").
 
     python3 bench/python/bench_recordings.py --moca build/bin/moca [--mb 128] [--rounds 3]
-    python3 bench/python/bench_recordings.py --moca build/bin/moca --set pamap2|wisdm [--mb 128] \
+    python3 bench/python/bench_recordings.py --moca build/bin/moca --set pamap2|wisdm|ts [--mb 128] \
         [--moca-python /usr/bin/python3 --moca-pythonpath build/python]
 
 One subject's CSV (a time column, 27 channel columns of 4-decimal values from three IMUs, an
@@ -31,6 +31,14 @@ it (``1600,A,<ns>,x,y,z;`` lines at 20 Hz, activities in turn), under
 length=300)``; pandas
 reads it with ``read_csv(header=None)`` and strips the ';' of the last column, numpy with
 ``loadtxt(delimiter=",", comments=";", usecols=(0, 2, 3, 4, 5))``.
+
+With ``--set ts`` the files are a UEA/UCR archive pair (``Bench_TRAIN.ts`` of about --mb MB:
+a full header, then cases of 3 dimensions x 300 values of 7 significant digits and a label;
+``Bench_TEST.ts`` of 10 cases); moca's run is ``moca.data.load("ts:DIR")`` (the cases as
+stored). The peers read TRAIN's cases: pandas ``read_csv(header=None)`` and numpy ``loadtxt``
+of the data lines with ':' replaced by ',' (the replacement is timed with them), and, when the
+interpreter has it, sktime's ``load_from_tsfile_to_dataframe`` (the loader the format's users
+call; ``sktime_mb_s``).
 
 Prints one JSON line: the best round's MB/s of each, and the ratios moca / pandas and moca / numpy
 of the times (below 1: moca is faster). pandas is not one of Debian's packages here: run it with
@@ -96,6 +104,24 @@ def write_wisdm(path, mb, seed=0):
             t += block
 
 
+def write_ts(path, mb, seed=0, cases=None):
+    rng = np.random.default_rng(seed)
+    labels = ("walking", "sitting", "standing", "lying")
+    with open(path, "w") as f:
+        f.write("#Bench: a UEA/UCR-format pair\n@problemName Bench\n@timeStamps false\n"
+                "@missing false\n@univariate false\n@dimensions 3\n@equalLength true\n"
+                "@seriesLength 300\n@classLabel true " + " ".join(labels) + "\n@data\n")
+        k = 0
+        while (f.tell() < mb * 1_000_000) if cases is None else (k < cases):
+            v = rng.standard_normal((100, 3, 300))
+            for case in v:
+                f.write(":".join(",".join(f"{x:.7g}" for x in d) for d in case) + ":" +
+                        labels[k % 4] + "\n")
+                k += 1
+                if cases is not None and k >= cases:
+                    break
+
+
 def timed(fn):
     t0 = time.perf_counter()
     fn()
@@ -107,7 +133,7 @@ def main() -> int:
     p.add_argument("--moca", required=True, help="the moca program")
     p.add_argument("--mb", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--set", choices=("csv", "pamap2", "wisdm"), default="csv")
+    p.add_argument("--set", choices=("csv", "pamap2", "wisdm", "ts"), default="csv")
     p.add_argument("--moca-python", default="/usr/bin/python3",
                    help="--set pamap2|wisdm: a Python with the moca module")
     p.add_argument("--moca-pythonpath", default="build/python")
@@ -168,29 +194,46 @@ def bench_raw_set(a) -> int:
     import pandas as pd
     inner, name = {"pamap2": (("PAMAP2_Dataset", "Protocol"), "subject101.dat"),
                    "wisdm": (("wisdm-dataset", "raw", "watch", "accel"),
-                             "data_1600_accel_watch.txt")}[a.set]
+                             "data_1600_accel_watch.txt"),
+                   "ts": (("Bench",), "Bench_TRAIN.ts")}[a.set]
     with tempfile.TemporaryDirectory() as tmp:
         proto = os.path.join(tmp, "raw", *inner)
         os.makedirs(proto)
         path = os.path.join(proto, name)
-        (write_pamap2 if a.set == "pamap2" else write_wisdm)(path, a.mb)
+        {"pamap2": write_pamap2, "wisdm": write_wisdm, "ts": write_ts}[a.set](path, a.mb)
         size = os.path.getsize(path)
         tiny = os.path.join(tmp, "tiny", *inner)
         os.makedirs(tiny)
-        with open(path) as src, open(os.path.join(tiny, name), "w") as dst:
-            dst.write(src.readline())
+        if a.set == "ts":
+            write_ts(os.path.join(proto, "Bench_TEST.ts"), 0, seed=1, cases=10)
+            write_ts(os.path.join(tiny, "Bench_TRAIN.ts"), 0, seed=2, cases=1)
+            write_ts(os.path.join(tiny, "Bench_TEST.ts"), 0, seed=3, cases=1)
+        else:
+            with open(path) as src, open(os.path.join(tiny, name), "w") as dst:
+                dst.write(src.readline())
 
-        rate, length = {"pamap2": (100, 1000), "wisdm": (30, 300)}[a.set]
+        rate, length = {"pamap2": (100, 1000), "wisdm": (30, 300), "ts": (None, None)}[a.set]
 
         def run_moca(folder):
             # the reader alone: moca.data.load at the windows' own rate and length (no
             # resampling), in a Python that has the moca module (--moca-python)
+            if a.set == "ts":
+                folder = os.path.join(folder, "Bench")
             code = (f"import moca; moca.data.load({a.set + ':' + folder!r}, rate={rate}, "
                     f"length={length})")
             subprocess.run([a.moca_python, "-c", code], check=True, capture_output=True,
                            env=dict(os.environ, PYTHONPATH=a.moca_pythonpath))
 
+        def ts_lines():
+            with open(path) as f:
+                text = f.read()
+            return text[text.index("@data\n") + 6:].replace(":", ",")
+
         def run_pandas():
+            if a.set == "ts":
+                import io
+                return pd.read_csv(io.StringIO(ts_lines()), header=None).iloc[:, :900].to_numpy(
+                    np.float32)
             if a.set == "pamap2":
                 return pd.read_csv(path, sep=" ", header=None).to_numpy(np.float64)
             df = pd.read_csv(path, header=None)
@@ -198,12 +241,28 @@ def bench_raw_set(a) -> int:
             return df[[2, 3, 4, 5]].to_numpy(np.float64)
 
         def run_numpy():
+            if a.set == "ts":
+                return np.loadtxt(ts_lines().splitlines(), delimiter=",", usecols=range(900),
+                                  dtype=np.float32)
             if a.set == "pamap2":
                 return np.loadtxt(path)
             return np.loadtxt(path, delimiter=",", comments=";", usecols=(0, 2, 3, 4, 5))
 
-        best = {"moca": 1e9, "pandas": 1e9, "numpy": 1e9, "moca_start": 1e9}
+        try:
+            from sktime.datasets import load_from_tsfile_to_dataframe as sktime_load
+        except ImportError:
+            sktime_load = None
+        if a.set == "ts":  # the same values, read two ways (a check, outside the timing)
+            check = subprocess.run(
+                [a.moca_python, "-c", "import moca, sys; d = moca.data.load(sys.argv[1]); "
+                 "sys.stdout.buffer.write(d.X[:5].tobytes())", os.path.join(proto)],
+                check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=a.moca_pythonpath))
+            x = np.frombuffer(check.stdout, np.float32).reshape(5, 900)
+            assert np.array_equal(x, run_pandas()[:5]), "moca's first cases are not pandas'"
+        best = {"moca": 1e9, "pandas": 1e9, "numpy": 1e9, "moca_start": 1e9, "sktime": 1e9}
         for _ in range(a.rounds):
+            if a.set == "ts" and sktime_load is not None:
+                best["sktime"] = min(best["sktime"], timed(lambda: sktime_load(path)))
             best["moca"] = min(best["moca"], timed(lambda: run_moca(os.path.join(tmp, "raw"))))
             best["moca_start"] = min(best["moca_start"],
                                      timed(lambda: run_moca(os.path.join(tmp, "tiny"))))
@@ -218,6 +277,8 @@ def bench_raw_set(a) -> int:
         "moca_s": round(best["moca"], 3), "moca_start_s": round(best["moca_start"], 3),
         "pandas_s": round(best["pandas"], 3), "numpy_s": round(best["numpy"], 3),
         "moca_net_over_pandas": round(net / best["pandas"], 3),
+        **({"sktime_mb_s": round(size / 1e6 / best["sktime"], 1), "sktime_s":
+            round(best["sktime"], 3)} if best["sktime"] < 1e9 else {}),
         "pandas": pd.__version__, "numpy": np.__version__, "python": platform.python_version(),
     }))
     return 0

@@ -38,8 +38,9 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
     """Loads what the tools' ``--data`` takes, through the same library call they make
     (``moca::data::open_dataset``; rules in docs/data.md).
 
-    ``spec``: ``"hapt:DIR"``, ``"hmp:DIR"``, ``"npy:DIR"``, ``"ucihar:DIR"``,
-    ``"generator[:windows=N,...]"`` or a
+    ``spec``: ``"hapt:DIR"``, ``"hmp:DIR"``, ``"npy:DIR"``, ``"ucihar:DIR"``, ``"pamap2:DIR"``,
+    ``"opportunity:DIR"``, ``"wisdm:DIR"``, ``"ts:FILE.ts"`` or ``"ts:DIR"`` (a UEA/UCR
+    archive set's TRAIN/TEST pair), ``"generator[:windows=N,...]"`` or a
     bare folder whose format is detected from its contents (``data_format`` forces one);
     ``None`` is ``$MOCA_HAPT_DIR`` when set, else the generator (as the tools do).
 
@@ -62,7 +63,8 @@ def load(spec: Optional[Union[str, os.PathLike]] = None, *, rate: Optional[float
     ``rate``.
 
     ``meta`` holds channel/class/subject names, ``sample_rate_hz``, ``modalities`` (name →
-    channel list), the resolved ``spec``, ``notes`` (every step that changed the data) and a
+    channel list), ``split`` (the data's own split, N strings ``"train"``/``"test"``: a ``.ts``
+    pair's TRAIN and TEST files, a folder's split.npy; None when it states none), the resolved ``spec``, ``notes`` (every step that changed the data) and a
     one-line ``summary``. Raises ``ValueError`` for a malformed file or bad option (the
     library's messages, naming the keyword), ``TypeError`` for an unknown keyword or a value of
     the wrong type, and ``RuntimeError`` for a missing folder or file.

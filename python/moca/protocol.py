@@ -28,14 +28,18 @@ def _rows() -> Dict[str, List[Dict[str, Any]]]:
 def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
                  pid: Optional[Any] = None, *, channel_names: Sequence[str],
                  class_names: Optional[Sequence[str]] = None, mode: str = "linprobe",
-                 threads: int = 0, **options: Any) -> Dict[str, Any]:
+                 threads: int = 0, split: Optional[Any] = None,
+                 **options: Any) -> Dict[str, Any]:
     """Trains and tests one classifier per split of windows ``X`` (N, C, L) with labels ``y``
     (ids 0..K-1, -1 = unlabelled) and subject ids ``pid``.
 
     ``mode``: ``"linprobe"``, ``"finetune"`` or ``"scratch"`` (``checkpoint`` None). The windows
     must be at the checkpoint's rate and of a whole number of its patches
     (``moca.data.load(..., rate=, length=)`` brings them there); channels are matched to the
-    checkpoint's by ``channel_names``. ``threads``: CPU threads (0 = the hardware's).
+    checkpoint's by ``channel_names``. ``threads``: CPU threads (0 = the hardware's). ``split``:
+    the data's own split (N entries ``"train"``/``"test"``, or 0/1; ``meta["split"]`` of
+    ``moca.data.load`` for a ``.ts`` pair or a folder with split.npy), which
+    ``protocol="predefined"`` uses.
 
     The other keywords are those of ``moca linprobe`` / ``moca finetune`` (listed below, with
     the flag each stands for); one left out, or None, is the command's default for the mode. A
@@ -52,6 +56,7 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
     X = as_float_array(X, "X", 3, np.float32)
     y = as_int_vector(y, "y", X.shape[0])
     p = None if pid is None else as_int_vector(pid, "pid", X.shape[0])
+    parts = None if split is None else _split_ids(split, X.shape[0])
     if isinstance(channel_names, str):
         raise TypeError("channel_names must be a sequence of names, not a string")
     if "batch" in options:  # the keyword before the schema named it after the field
@@ -63,7 +68,24 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
     options["checkpoint"] = None if checkpoint is None else os.fspath(checkpoint)
     return _core.run_protocol(str(mode), X, y, p, [str(c) for c in channel_names],
                               [str(c) for c in (class_names or [])], 0.0,
-                              check_int(threads, "threads"), options)
+                              check_int(threads, "threads"), options, parts)
+
+
+def _split_ids(split: Any, n: int) -> np.ndarray:
+    """``split`` ("train"/"test" strings, or 0/1) as N int32 ids, 0 = training, 1 = test."""
+    a = np.asarray(split)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ValueError(f"split: must be a 1-d array of N ({n}) entries, got shape {a.shape}")
+    if a.dtype.kind in "US":
+        s = a.astype(str)
+        bad = sorted(set(s.tolist()) - {"train", "test"})
+        if bad:
+            raise ValueError(f"split: entries must be 'train' or 'test' (found {bad[:3]})")
+        return (s == "test").astype(np.int32)
+    ids = as_int_vector(a, "split", n)
+    if ids.size and (ids.min() < 0 or ids.max() > 1):
+        raise ValueError("split: entries must be 0 (train) or 1 (test)")
+    return ids
 
 
 def _document() -> None:

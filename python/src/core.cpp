@@ -71,6 +71,14 @@ py::dict windows_to_dict(const data::Windows& w) {
   py::dict groups;  // name -> channel list
   for (const auto& g : w.modalities) groups[py::str(g.name)] = g.channels;
   meta["modalities"] = groups;
+  if (w.parts.size() != 0) {  // the data's own split, as split.npy holds it
+    py::list split;
+    for (Eigen::Index i = 0; i < w.parts.size(); ++i)
+      split.append(w.parts(i) == data::Windows::kTrainPart ? "train" : "test");
+    meta["split"] = py::module_::import("numpy").attr("array")(split);
+  } else {
+    meta["split"] = py::none();
+  }
   py::dict out;
   out["X"] = X;
   out["y"] = y;
@@ -178,7 +186,8 @@ std::vector<masking::Mask> array_to_masks(const BoolArray& a, int channels, int 
 
 data::Windows make_windows(const FloatArray& X, const std::optional<IntArray>& y,
                            const std::optional<IntArray>& pid,
-                           const std::vector<std::string>& channel_names, double sample_rate_hz) {
+                           const std::vector<std::string>& channel_names, double sample_rate_hz,
+                           const std::optional<IntArray>& parts) {
   if (X.ndim() != 3) {
     throw std::invalid_argument("X: must be a 3-d array (N windows, C channels, L samples), got " +
                                 std::to_string(X.ndim()) + " dimensions");
@@ -201,6 +210,7 @@ data::Windows make_windows(const FloatArray& X, const std::optional<IntArray>& y
   };
   if (y) copy_ids(*y, w.labels, "y");
   if (pid) copy_ids(*pid, w.subjects, "pid");
+  if (parts) copy_ids(*parts, w.parts, "split");
   if (channel_names.empty()) {
     for (int c = 0; c < w.channels; ++c) w.channel_names.push_back("ch" + std::to_string(c));
   } else {

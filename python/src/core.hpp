@@ -19,15 +19,19 @@ namespace moca::python {
 
 /// Windows from an (N, C, L) float32 array (copied into the row-major store data::Windows
 /// owns), optional labels y and subject ids pid (N ints, else -1), channel names (empty:
-/// ch0..ch{C-1}) and sample rate (<= 0: the default). Throws std::invalid_argument for a wrong
-/// rank or length, or NaN/Inf (data::Windows::validate).
+/// ch0..ch{C-1}), sample rate (<= 0: the default) and the data's own split (`parts`: N ints,
+/// 0 = training, 1 = test; absent: none). Throws std::invalid_argument for a wrong rank or
+/// length, or NaN/Inf (data::Windows::validate).
 data::Windows make_windows(
     const pybind11::array_t<float, pybind11::array::c_style | pybind11::array::forcecast>& X,
     const std::optional<
         pybind11::array_t<int, pybind11::array::c_style | pybind11::array::forcecast>>& y,
     const std::optional<
         pybind11::array_t<int, pybind11::array::c_style | pybind11::array::forcecast>>& pid,
-    const std::vector<std::string>& channel_names, double sample_rate_hz);
+    const std::vector<std::string>& channel_names, double sample_rate_hz,
+    const std::optional<
+        pybind11::array_t<int, pybind11::array::c_style | pybind11::array::forcecast>>& parts =
+        std::nullopt);
 
 /// A C-ordered bool array (converted from other dtypes and layouts).
 using BoolArray = pybind11::array_t<bool, pybind11::array::c_style | pybind11::array::forcecast>;

@@ -186,8 +186,8 @@ void bind_protocol(py::module_& m) {
       "run_protocol",
       [](const std::string& mode, const Floats& X, const Ints& y, const std::optional<Ints>& pid,
          const std::vector<std::string>& channel_names, const std::vector<std::string>& class_names,
-         double rate, int threads, const py::dict& options) {
-        data::Windows w = make_windows(X, y, pid, channel_names, rate);
+         double rate, int threads, const py::dict& options, const std::optional<Ints>& split) {
+        data::Windows w = make_windows(X, y, pid, channel_names, rate, split);
         w.class_names = class_names;
         w.modalities = data::groups_from_names(w.channel_names);
         model::ProtocolOptions o;
@@ -237,6 +237,7 @@ void bind_protocol(py::module_& m) {
       },
       py::arg("mode"), py::arg("X"), py::arg("y"), py::arg("pid"), py::arg("channel_names"),
       py::arg("class_names"), py::arg("rate"), py::arg("threads"), py::arg("options"),
+      py::arg("split") = std::nullopt,
       "model::run_protocol: linprobe/finetune's protocol on windows (N, C, L); `options` holds "
       "ProtocolOptions' schema keywords.");
 }

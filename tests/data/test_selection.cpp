@@ -100,9 +100,9 @@ TEST_CASE("unused_options: the format's own options, the spec's keys and the spl
   DataOptions o = generator_options();
   // the generator: the format of a bare folder, the .npy folder's and HAPT's options take no
   // effect; split rows only when asked
-  const V generator = {"DatasetOptions::data_format", "DatasetOptions::sample_rate",
-                       "DatasetOptions::npy_layout", "DatasetOptions::labels",
-                       "DatasetOptions::hapt_windowing"};
+  const V generator = {"DatasetOptions::data_format",    "DatasetOptions::sample_rate",
+                       "DatasetOptions::npy_layout",     "DatasetOptions::labels",
+                       "DatasetOptions::hapt_windowing", "DatasetOptions::ts_unequal"};
   CHECK(unused_fields(o, false) == generator);
   V expected = generator;
   expected.insert(expected.end(), {"DataOptions::folds", "DataOptions::fold"});
@@ -118,21 +118,23 @@ TEST_CASE("unused_options: the format's own options, the spec's keys and the spl
   o = generator_options();
   o.data = "generator:coupling=0.5,seed=2";
   const auto u = moca::data::unused_options(o, false);
-  REQUIRE(u.size() == 7);
+  REQUIRE(u.size() == 8);
+  CHECK(u[1].why == "only npy and ts data uses it; the data is generator:coupling=0.5,seed=2");
   CHECK(u[4].field == "DatasetOptions::hapt_windowing");
   CHECK(u[4].why == "only hapt data uses it; the data is generator:coupling=0.5,seed=2");
-  CHECK(u[5].field == "DataOptions::coupling");
-  CHECK(u[5].why == "the data spec's coupling=0.5 sets it");
-  CHECK(u[6].field == "DataOptions::synthetic_seed");
+  CHECK(u[6].field == "DataOptions::coupling");
+  CHECK(u[6].why == "the data spec's coupling=0.5 sets it");
+  CHECK(u[7].field == "DataOptions::synthetic_seed");
   // a bare .npy folder: the generator's options take no effect, --data-format names its format
   const std::string dir = moca::data::test::scratch_dir("unused_options");
   moca::data::export_dataset(moca::data::select(generator_options()).windows, dir);
   o = DataOptions{};
   o.data = dir;
-  const V npy = {"DatasetOptions::hapt_windowing", "DataOptions::synthetic_windows",
-                 "DataOptions::coupling", "DataOptions::synthetic_seed"};
+  const V npy = {"DatasetOptions::hapt_windowing", "DatasetOptions::ts_unequal",
+                 "DataOptions::synthetic_windows", "DataOptions::coupling",
+                 "DataOptions::synthetic_seed"};
   CHECK(unused_fields(o, false) == npy);
-  CHECK(moca::data::unused_options(o, false)[2].why ==
+  CHECK(moca::data::unused_options(o, false)[3].why ==
         "only generator data uses it; the data is npy:" + dir);
   o.data = "npy:" + dir;  // the spec names the format itself
   CHECK(unused_fields(o, false).front() == "DatasetOptions::data_format");

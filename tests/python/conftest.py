@@ -55,9 +55,11 @@ def small_views():
 
 
 def pytest_collection_modifyitems(items):
-    """test_inspect.py, test_interop.py, test_protocol.py and test_torch_masks.py last: they
-    import PyTorch or train in-process, which changes the process's OpenMP thread count and so
-    the last bits of BLAS results that other tests compare with the tools' exactly."""
+    """test_inspect.py, test_interop.py, test_protocol.py, test_torch_masks.py and the .ts
+    predefined-protocol test last: they import PyTorch or train in-process, which changes the
+    process's OpenMP thread count and so the last bits of BLAS results that other tests compare
+    with the tools' exactly."""
     items.sort(key=lambda item: any(f in item.nodeid for f in
                                     ("test_interop.py", "test_inspect.py", "test_protocol.py",
-                                     "test_torch_masks.py")))
+                                     "test_torch_masks.py",
+                                     "test_ts_format.py::test_predefined_protocol")))

@@ -247,7 +247,7 @@ KCCA_SCORE_CHANGES = {
 KCCA_SCORE_REFUSED = {  # beside the base run (the generator, the cca estimator)
     "--kernel": "laplacian", "--gamma": "0.5", "--sigma": "2", "--data-format": "npy",
     "--sample-rate": "25", "--npy-layout": "NCL", "--split-seed": "5",
-    "--hapt-windowing": "uci-har", "--labels": "Y_walmsley.npy",
+    "--hapt-windowing": "uci-har", "--labels": "Y_walmsley.npy", "--ts-unequal": "pad",
 }
 KCCA_SCORE_EXEMPT = {
     "--threads": "the same scores on any thread count, by design (test_cli.py)",
@@ -348,7 +348,8 @@ INSPECT_CHANGES = {
 }
 # (no split flags: inspect describes each program's split at its defaults; they were ignored)
 INSPECT_REFUSED = {"--data-format": "npy", "--sample-rate": "25", "--npy-layout": "NCL",
-                   "--hapt-windowing": "uci-har", "--labels": "Y_walmsley.npy"}
+                   "--hapt-windowing": "uci-har", "--labels": "Y_walmsley.npy",
+                   "--ts-unequal": "pad"}
 INSPECT_EXEMPT = {
     "--checkpoint": "opens the data at a model's length and rate (test_inspect.py)",
     "--drop-nonfinite": "inspect counts NaN/Inf windows instead (test_data_masking.py)",

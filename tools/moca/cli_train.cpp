@@ -156,8 +156,9 @@ void add_classify_protocol(CLI::App* app, ClassifyCommand& c) {
              throw CLI::ValidationError("--protocol (" + text + ") must be one of: " + choices);
            }
          },
-         "random | subject-kfold | loso (on --data, any data set) | adl-loso (= --data hmp:HMP "
-         "--protocol loso, the paper's 5 classes)")
+         "random | subject-kfold | loso (on --data, any data set) | predefined (the data's own "
+         "training and test part: a .ts archive set's TRAIN and TEST files, split.npy) | adl-loso "
+         "(= --data hmp:HMP --protocol loso, the paper's 5 classes)")
       ->default_str(c.options.protocol_name());
 }
 

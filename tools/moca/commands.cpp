@@ -325,14 +325,20 @@ void print_program_uses(std::ostream& out, const data::Dataset& d) {
                      : "; --cross-modal, sensor and per-modality need >= 2 modality groups")
       << "\n";
   const auto rs = data::random_split(std::max(w.size(), 2), 0.7, 1004);
+  const auto own = (w.parts.array() == data::Windows::kTrainPart).count();
   out << "  moca pretrain / impute / embed / reconstruct: " << w.channels << " x " << w.length
       << " windows, random 7:3 split -> " << rs.train.size() << " train / " << rs.test.size()
-      << " test\n";
+      << " test"
+      << (w.parts.size() != 0 ? "; --split predefined -> " + std::to_string(own) + " train / " +
+                                    std::to_string(w.size() - own) + " test"
+                              : std::string())
+      << "\n";
   out << "  moca linprobe / finetune: ";
   if (classes.size() < 2) {
     out << "refused (needs labels of >= 2 classes; the data has " << classes.size() << ")\n";
   } else {
     out << classes.size() << " classes; --protocol random";
+    if (w.parts.size() != 0) out << ", predefined (the data's own split: one fold)";
     if (subjects.size() >= 2) {
       out << ", subject-kfold (--folds <= " << subjects.size() << "), loso (" << subjects.size()
           << " folds)";

@@ -77,6 +77,7 @@ Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
   Rng rng(seed);
   std::vector<int> first(static_cast<size_t>(n));
   Windows out = base.subset(first);  // metadata; rows filled below
+  out.parts.resize(0);               // spliced windows are in neither part of the data's split
   if (records) records->assign(static_cast<size_t>(n), SpliceRecord{});
   const int nb = base.size();
   for (int k = 0; k < n; ++k) {

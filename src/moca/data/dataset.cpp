@@ -114,6 +114,7 @@ Windows select_channels(const Windows& w, std::vector<ModalityGroup> groups) {
   Windows out = w.subset({});
   out.labels = w.labels;
   out.subjects = w.subjects;
+  out.parts = w.parts;
   out.channels = static_cast<int>(keep.size());
   out.channel_names.clear();
   for (int c : keep)
@@ -191,6 +192,7 @@ std::string DataSpec::to_string() const {
 }
 
 DataFormat detect_format(const std::string& dir) {
+  if (is_ts_source(dir) && !detail::is_directory(dir)) return DataFormat::kTs;  // a .ts file
   if (!detail::is_directory(dir)) {
     throw std::runtime_error("DataOptions::data: '" + dir +
                              "' is not a folder (and not generator[:...] or FORMAT:DIR)");
@@ -404,10 +406,11 @@ void settle_rate(Windows& w, Dataset& d, const DatasetOptions& o) {
   if (!(w.sample_rate_hz > 0)) {
     // Resampling or segmenting needs the rate: a guess would play a 30 Hz set 1.7x too fast.
     if (!o.keep_rate_and_length || !o.segment.empty()) {
-      throw_invalid("", d.spec.to_string() +
-                            ": sample rate unknown (no DatasetOptions::sample_rate, no "
-                            "sample_rate in meta.json); state it with "
-                            "DatasetOptions::sample_rate HZ");
+      throw_invalid(
+          "", d.spec.to_string() + ": sample rate unknown (no DatasetOptions::sample_rate, " +
+                  (d.spec.format == DataFormat::kTs ? std::string("and the .ts format states none")
+                                                    : std::string("no sample_rate in meta.json")) +
+                  "); state it with DatasetOptions::sample_rate HZ");
     }
     w.sample_rate_hz = o.target_rate_hz;
     d.notes.push_back(
@@ -622,6 +625,11 @@ std::string describe_dataset(const Dataset& d) {
     s << (k++ % 8 == 0 ? "\n  " : "  ") << name << " " << n;
   }
   s << "\n";
+  if (w.parts.size() != 0) {
+    const auto train = (w.parts.array() == Windows::kTrainPart).count();
+    s << "its own split: " << train << " training, " << w.size() - train
+      << " test windows (--split predefined, --protocol predefined)\n";
+  }
   return s.str();
 }
 

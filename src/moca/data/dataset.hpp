@@ -7,13 +7,14 @@
 /// meta.json; see npy_windows.hpp), `generator[:windows=N,coupling=C,noise=S,subjects=K,seed=S]`
 /// (the built-in synthetic IMU generator), `ucihar:DIR` (UCI-HAR's Inertial Signals; ucihar.hpp),
 /// `pamap2:DIR`, `opportunity:DIR`, `wisdm:DIR` (PAMAP2, OPPORTUNITY, WISDM 2019 as downloaded,
-/// ssl-wearables' windows; raw_sets.hpp),
+/// ssl-wearables' windows; raw_sets.hpp), `ts:FILE.ts` or `ts:DIR` (the UEA/UCR archive's
+/// format, a folder's NAME_TRAIN.ts/NAME_TEST.ts pair as its own split; ts.hpp),
 /// or a bare DIR whose format is detected from its contents: X.npy -> npy; RawData/ or labels.txt
 /// with acc_exp*_user*.txt[.gz] -> hapt; [UCI HAR Dataset/]train/ or test/ with Inertial Signals/
 /// -> ucihar; HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp;
 /// [PAMAP2_Dataset/]Protocol/subject1NN.dat -> pamap2; [OpportunityUCIDataset/]dataset/S1-ADL1.dat
-/// -> opportunity; [wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt -> wisdm. `--data-format`
-/// forces one.
+/// -> opportunity; [wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt -> wisdm; a .ts file, or
+/// a folder with NAME_TRAIN.ts or NAME_TEST.ts -> ts. `--data-format` forces one.
 /// An empty spec is $MOCA_HAPT_DIR (as hapt) when set and allowed, else the generator. The
 /// resolved spec prints back (DataSpec::to_string) and parses to the same data.
 ///
@@ -39,6 +40,7 @@
 #include "moca/common/option_schema.hpp"
 #include "moca/data/npy_windows.hpp"
 #include "moca/data/synthetic.hpp"
+#include "moca/data/ts.hpp"
 #include "moca/data/ucihar.hpp"
 #include "moca/data/windows.hpp"
 
@@ -54,7 +56,8 @@ enum class DataFormat {
   kUciHar,       ///< UCI-HAR's Inertial Signals (ucihar.hpp)
   kPamap2,       ///< PAMAP2 as downloaded (raw_sets.hpp)
   kOpportunity,  ///< OPPORTUNITY as downloaded (raw_sets.hpp)
-  kWisdm         ///< WISDM 2019 as downloaded (raw_sets.hpp)
+  kWisdm,        ///< WISDM 2019 as downloaded (raw_sets.hpp)
+  kTs            ///< the UEA/UCR archive's .ts files (ts.hpp)
 };
 // clang-format off
 /// The names of the formats (`--data-format`, spec prefixes, results); "adl" is hmp.
@@ -70,9 +73,10 @@ inline constexpr EnumName<DataFormat> kDataFormatNames[] = {
     {DataFormat::kPamap2,    "pamap2"},
     {DataFormat::kOpportunity, "opportunity"},
     {DataFormat::kOpportunity, "oppo"},
-    {DataFormat::kWisdm,     "wisdm"}};
+    {DataFormat::kWisdm,     "wisdm"},
+    {DataFormat::kTs,        "ts"}};
 // clang-format on
-/// "auto", "hapt", "hmp", "npy", "generator", "ucihar", "pamap2", "opportunity", "wisdm".
+/// "auto", "hapt", "hmp", "npy", "generator", "ucihar", "pamap2", "opportunity", "wisdm", "ts".
 std::string to_string(DataFormat format);
 /// JSON as the name (settings records), read back by name.
 void to_json(nlohmann::json& j, DataFormat format);
@@ -81,15 +85,16 @@ void from_json(const nlohmann::json& j, DataFormat& format);
 /// A parsed data spec.
 struct DataSpec {
   DataFormat format = DataFormat::kGenerator;
-  std::string path;  ///< the folder (empty for the generator)
+  std::string path;  ///< the folder (a .ts file for ts; empty for the generator)
   /// Generator keys as given (windows, coupling, noise, subjects, seed).
   std::vector<std::pair<std::string, std::string>> params;
   /// `hapt:DIR`, `generator:windows=...` etc.
   std::string to_string() const;
 };
 
-/// The format of the folder `dir` by its contents (rule above). std::runtime_error if the folder
-/// does not exist; std::invalid_argument naming what was looked for if nothing matches.
+/// The format of the folder `dir` by its contents (rule above; a file: a .ts file).
+/// std::runtime_error if nothing is there; std::invalid_argument naming what was looked for if
+/// nothing matches.
 DataFormat detect_format(const std::string& dir);
 
 /// Parses a spec (rule above); `format` is kAuto or a format that overrides a bare folder's
@@ -113,7 +118,7 @@ std::string format_modalities(const std::vector<ModalityGroup>& groups);
 
 /// Options of open_dataset (the shared `--data-*` flags, plus what the program fixes).
 struct DatasetOptions {
-  /// --data-format: auto | hapt | hmp | npy | ucihar | generator
+  /// --data-format: auto | hapt | hmp | npy | ucihar | pamap2 | opportunity | wisdm | ts
   DataFormat format = DataFormat::kAuto;
   std::string modalities;        ///< --modalities: e.g. acc=0-2,gyro=3-5 (empty: meta.json/names)
   double sample_rate_hz = 0.0;   ///< --sample-rate: the input's rate (0 = meta.json / format's)
@@ -140,6 +145,9 @@ struct DatasetOptions {
   /// the window's label and subject; samples after the last whole sub-window are dropped. Empty
   /// = whole windows.
   std::string segment;
+  /// --ts-unequal: .ts cases of different lengths are refused (error), padded with their last
+  /// sample to the longest (pad) or cut to the shortest (truncate).
+  TsUnequal ts_unequal = TsUnequal::kError;
   bool use_env = true;  ///< an empty spec reads $MOCA_HAPT_DIR when set
   /// Keep a .npy folder's windows at their own rate and length (no resampling, cropping or
   /// padding; an unknown rate stays the model's rate). The Python package's default: NumPy users
@@ -161,7 +169,7 @@ struct DatasetOptions {
     v(o.format,
       Option{kOwner, "data_format", "--data-format",
              "force the format of --data DIR: hapt | hmp | npy | ucihar | pamap2 | opportunity | "
-             "wisdm"},
+             "wisdm | ts"},
       kDataFormatNames);
     v(o.modalities,
       Option{kOwner, "modalities", "--modalities",
@@ -170,11 +178,13 @@ struct DatasetOptions {
              "else by channel-name prefix)"});
     v(o.sample_rate_hz,
       Option{kOwner, "sample_rate", "--sample-rate",
-             ".npy input rate in Hz (0 = meta.json's sample_rate); resampled to the model's rate",
+             ".npy or .ts input rate in Hz (0 = meta.json's sample_rate); resampled to the "
+             "model's rate",
              Range::at_least(0)});
     v(o.drop_nonfinite,
       Option{kOwner, "drop_nonfinite", "--drop-nonfinite",
-             "drop windows holding NaN/Inf (and say how many) instead of failing"});
+             "drop windows holding NaN/Inf, or a .ts case's missing values (and say how many) "
+             "instead of failing"});
     v(o.keep_classes,
       Option{kOwner, "keep_classes", "--keep-classes",
              "keep only these classes, comma-separated names, relabelled in that order"});
@@ -198,6 +208,11 @@ struct DatasetOptions {
              "1-6 stitched per subject in UCI-HAR's order, filtered, first 17600 samples, 88 "
              "windows per subject)"},
       kHaptWindowingNames);
+    v(o.ts_unequal,
+      Option{kOwner, "ts_unequal", "--ts-unequal",
+             ".ts cases of different lengths: error | pad (repeat each case's last sample to "
+             "the longest) | truncate (cut every case to the shortest)"},
+      kTsUnequalNames);
   }
 };
 
@@ -234,8 +249,9 @@ struct FormatEntry {
   /// An empty --data reads this format's folder from `env` when it is set (hapt), else the
   /// generator.
   bool default_source;
-  /// Windows stored as given (a .npy folder): the rate is the data's own (--sample-rate may
-  /// state it), unnamed channels are named from their groups, keep_rate_and_length applies.
+  /// Windows stored as given (a .npy folder, .ts files): the rate is the data's own
+  /// (--sample-rate may state it), unnamed channels are named from their groups,
+  /// keep_rate_and_length applies.
   bool windows_as_given;
   /// Cut from continuous recordings: kcca_score and the studies score Algorithm-1 synthetic
   /// transitions of its training split by default (HAPT, as the paper does).
@@ -243,9 +259,9 @@ struct FormatEntry {
   /// The key under which the studies' results record its window count (kept for readers of
   /// older results), or null.
   const char* study_windows_key;
-  /// The options only this format reads, as `Owner::key` fields of the data option schemas,
-  /// comma-separated: with data of another format they take no effect (unused_options in
-  /// selection.hpp).
+  /// The options only this format (and others that list them) reads, as `Owner::key` fields of
+  /// the data option schemas, comma-separated: with data of a format that does not list them
+  /// they take no effect (unused_options in selection.hpp).
   const char* own_options;
 };
 
@@ -267,6 +283,7 @@ bool is_opportunity_folder(const std::string& dir);
 Windows open_opportunity_source(Dataset& d, const DatasetOptions& o);
 bool is_wisdm_folder(const std::string& dir);
 Windows open_wisdm_source(Dataset& d, const DatasetOptions& o);
+Windows open_ts_source(Dataset& d, const DatasetOptions& o);
 Windows open_generator_source(Dataset& d, const DatasetOptions& o);
 
 /// The registry, in detection order: a format is its reader (in its own file) plus its
@@ -304,6 +321,10 @@ inline const std::vector<FormatEntry>& format_registry() {
                                                                             open_wisdm_source,
                                nullptr,         false,   false,    false,       nullptr,
                                ""},
+      {DataFormat::kTs,        is_ts_source,   "a .ts file, or NAME_TRAIN.ts / NAME_TEST.ts",
+                                                                            open_ts_source,
+                               nullptr,         false,   true,     false,       nullptr,
+                               "DatasetOptions::sample_rate,DatasetOptions::ts_unequal"},
       {DataFormat::kGenerator, nullptr,        "",                          open_generator_source,
                                nullptr,         false,   false,    false,       nullptr,
                                "DataOptions::synthetic_windows,DataOptions::coupling,"

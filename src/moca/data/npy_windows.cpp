@@ -258,9 +258,29 @@ Windows copy_windows(const NdArray& a, const XShape& s) {
   return w;
 }
 
-/// Channel names (options, meta.json or ch0, ch1, ...), sample rate, labels and subjects.
+/// split.npy: N entries "train"/"test" (or 0/1), the data's own split (Windows::parts).
+Eigen::VectorXi read_parts(const std::string& path, Eigen::Index n) {
+  static const std::vector<std::string> kParts = {"train", "test"};
+  std::vector<std::string> names;
+  Eigen::VectorXi ids = read_ids(path, n, "split entries", kParts, names, 0);
+  if (!names.empty() && names != kParts) {
+    std::string found;
+    for (const auto& s : names) found += (found.empty() ? "" : ", ") + s;
+    throw_invalid(path, "split entries must be 'train' or 'test' (found " + found + ")");
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (ids(i) > 1) {
+      throw_invalid(path, "split entry " + std::to_string(i) + " (" + std::to_string(ids(i)) +
+                              ") must be 0 (train) or 1 (test)");
+    }
+  }
+  return ids;
+}
+
+/// Channel names (options, meta.json or ch0, ch1, ...), sample rate, labels, subjects, split.
 void attach_metadata(Windows& w, const std::string& x_path, const std::string& y_path,
-                     const std::string& pid_path, const NpyReadOptions& o, const Meta& meta) {
+                     const std::string& pid_path, const std::string& split_path,
+                     const NpyReadOptions& o, const Meta& meta) {
   const std::int64_t n = w.size(), c = w.channels;
   if (!o.channel_names.empty()) {
     w.channel_names = o.channel_names;
@@ -290,11 +310,13 @@ void attach_metadata(Windows& w, const std::string& x_path, const std::string& y
   } else {
     w.subjects = Eigen::VectorXi::Constant(n, -1);
   }
+  if (!split_path.empty()) w.parts = read_parts(split_path, n);
   w.modalities = meta.modalities;
 }
 
 Windows read_impl(const std::string& x_path, const std::string& y_path, const std::string& pid_path,
-                  const NpyReadOptions& o, const Meta& meta, std::int64_t* dropped_windows) {
+                  const std::string& split_path, const NpyReadOptions& o, const Meta& meta,
+                  std::int64_t* dropped_windows) {
   o.validate();
   if (!file_exists(x_path)) throw std::runtime_error("cannot open '" + x_path + "'");
   const NdArray a = read_npy(x_path);
@@ -314,7 +336,7 @@ Windows read_impl(const std::string& x_path, const std::string& y_path, const st
   const NonFinite bad = scan_nonfinite(a, s, o.drop_nonfinite, x_path);
   if (dropped_windows != nullptr) *dropped_windows = bad.windows;
   Windows w = copy_windows(a, s);
-  attach_metadata(w, x_path, y_path, pid_path, o, meta);
+  attach_metadata(w, x_path, y_path, pid_path, split_path, o, meta);
   w.description = meta.description.empty()
                       ? "windows from " + x_path + " (" + to_string(s.layout) + ", " + a.dtype + ")"
                       : meta.description;
@@ -385,17 +407,18 @@ Windows read_windows_npy(const std::string& dir, const NpyReadOptions& options,
                     " (choose one with --labels)");
   }
   const std::string pid = file_exists(dir + "/pid.npy") ? dir + "/pid.npy" : "";
+  const std::string split = file_exists(dir + "/split.npy") ? dir + "/split.npy" : "";
   const Meta meta = read_meta(dir + "/meta.json");
   if (warnings != nullptr) {
     warnings->insert(warnings->end(), meta.warnings.begin(), meta.warnings.end());
     warnings->insert(warnings->end(), notes.begin(), notes.end());
   }
-  return read_impl(x, y, pid, options, meta, dropped_windows);
+  return read_impl(x, y, pid, split, options, meta, dropped_windows);
 }
 
 Windows read_windows_npy_files(const std::string& x_path, const std::string& y_path,
                                const std::string& pid_path, const NpyReadOptions& options) {
-  return read_impl(x_path, y_path, pid_path, options, Meta{}, nullptr);
+  return read_impl(x_path, y_path, pid_path, "", options, Meta{}, nullptr);
 }
 
 void write_windows_npy_meta(const Windows& w, const std::string& dir, const NpyWriteOptions& o,
@@ -425,6 +448,21 @@ void write_windows_npy_meta(const Windows& w, const std::string& dir, const NpyW
   }
   std::vector<std::int64_t> pid(w.subjects.data(), w.subjects.data() + n);
   write_npy_int(dir + "/pid.npy", {n}, pid.data());
+  if (w.parts.size() != 0) {
+    if (w.parts.size() != n) {
+      throw_invalid("write_windows_npy_meta()", std::to_string(n) + " labels but " +
+                                                    std::to_string(w.parts.size()) +
+                                                    " split entries (one each per window)");
+    }
+    std::vector<std::string> parts(static_cast<size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+      parts[static_cast<size_t>(i)] = w.parts(i) == Windows::kTrainPart ? "train" : "test";
+    write_npy_strings(dir + "/split.npy", parts);
+  } else {
+    // a split.npy of earlier windows in this folder would be read as these windows' split
+    std::error_code ec;
+    std::filesystem::remove(dir + "/split.npy", ec);
+  }
   nlohmann::json meta = {{"layout", to_string(o.layout)},
                          {"channel_names", w.channel_names},
                          {"class_names", w.class_names},

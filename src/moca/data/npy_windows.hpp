@@ -8,6 +8,8 @@
 ///   Y.npy    (or y.npy) labels, N integers (class ids, -1 = unknown) or N strings ('<U..' /
 ///            '|S..') mapped to class ids;
 ///   pid.npy  subject ids, N integers or N strings mapped to ids;
+///   split.npy (optional) the data's own split (Windows::parts): N strings 'train'/'test' (or
+///            integers 0/1), as a .ts archive set's TRAIN and TEST files give it;
 ///   meta.json (optional) modalities ({"acc": [0, 1, 2], "gyro": [3, 4, 5]}), sample_rate (or
 ///            sample_rate_hz), channel_names, class_names, subject_names, layout, description.
 /// Y.npy and pid.npy are optional (labels / subjects -1 when absent).
@@ -100,7 +102,8 @@ const std::vector<std::string>& npy_meta_keys();
 Windows read_windows_npy_files(const std::string& x_path, const std::string& y_path,
                                const std::string& pid_path, const NpyReadOptions& options = {});
 
-/// Writes X.npy, Y.npy (int64 ids or strings), pid.npy (int64) and meta.json into the existing
+/// Writes X.npy, Y.npy (int64 ids or strings), pid.npy (int64), split.npy (strings 'train' and
+/// 'test', when the windows state their own split) and meta.json into the existing
 /// folder `dir`, each atomically. std::invalid_argument for invalid windows or options (e.g. a
 /// label without a class name when labels_as_strings); std::runtime_error on I/O failure.
 void write_windows_npy(const Windows& windows, const std::string& dir,

@@ -129,6 +129,7 @@ Windows resample_windows(const Windows& w, double to_hz, int length) {
   out.sample_rate_hz = to_hz;
   out.labels = w.labels;
   out.subjects = w.subjects;
+  out.parts = w.parts;
   out.x.resize(w.size(), static_cast<Eigen::Index>(w.channels) * out_len);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < w.size(); ++i) {

@@ -42,12 +42,29 @@ std::vector<UnusedOption> unused_options(const DataOptions& o, bool split_used) 
           {"DatasetOptions::data_format",
            "it names the format of a bare folder given as the data; the data is " + data});
     }
+    // A field is unused when the data's row does not list it (rows may share one).
+    const auto fields_of = [](const FormatEntry& row) {
+      std::vector<std::string> fields;
+      std::istringstream list(row.own_options);
+      for (std::string field; std::getline(list, field, ',');) fields.push_back(field);
+      return fields;
+    };
+    const std::vector<std::string> own = fields_of(format_entry(spec->format));
+    std::vector<std::string> listed;
     for (const FormatEntry& row : format_registry()) {
       if (row.format == spec->format) continue;
-      std::istringstream fields(row.own_options);
-      for (std::string field; std::getline(fields, field, ',');) {
-        out.push_back(
-            {field, "only " + to_string(row.format) + " data uses it; the data is " + data});
+      for (const std::string& field : fields_of(row)) {
+        if (std::find(own.begin(), own.end(), field) != own.end() ||
+            std::find(listed.begin(), listed.end(), field) != listed.end())
+          continue;
+        listed.push_back(field);
+        std::string users;
+        for (const FormatEntry& r : format_registry()) {
+          const auto f = fields_of(r);
+          if (std::find(f.begin(), f.end(), field) != f.end())
+            users += (users.empty() ? "" : " and ") + to_string(r.format);
+        }
+        out.push_back({field, "only " + users + " data uses it; the data is " + data});
       }
     }
     // the generator spec's keys win over the options of the same name
@@ -72,8 +89,9 @@ std::vector<UnusedOption> unused_options(const DataOptions& o, bool split_used) 
       out.push_back({"DataOptions::folds", "only the subject-kfold split uses it; " + split_text});
       out.push_back({"DataOptions::fold", "only the subject-kfold split uses it; " + split_text});
     }
-    if (o.split == SplitKind::kAll) {
-      out.push_back({"DataOptions::split_seed", "the split all draws nothing"});
+    if (o.split == SplitKind::kAll || o.split == SplitKind::kPredefined) {
+      out.push_back(
+          {"DataOptions::split_seed", "the split " + to_string(o.split) + " draws nothing"});
     }
   }
   return out;
@@ -109,6 +127,10 @@ std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
       const Split s = random_split(all.size(), o.train_fraction, o.split_seed);
       return {all.subset(s.train), all.subset(s.test)};
     }
+    case SplitKind::kPredefined: {
+      const Split s = predefined_split(all.parts, "DataOptions::split predefined");
+      return {all.subset(s.train), all.subset(s.test)};
+    }
     case SplitKind::kSubjectKfold:
       break;
   }
@@ -118,7 +140,10 @@ std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
     throw_invalid(
         "",
         "DataOptions::split subject-kfold needs subject ids (pid.npy in a .npy folder); the data "
-        "has none");
+        "has none" +
+            std::string(all.parts.size() != 0
+                            ? " (it states its own training and test part: split predefined)"
+                            : ""));
   }
   const auto folds = subject_kfold(all.subjects, o.folds, o.split_seed);
   const Split& s = folds[static_cast<size_t>(o.fold)];

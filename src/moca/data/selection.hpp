@@ -24,11 +24,13 @@ enum class SplitKind {
   kRandom,        ///< a seeded window-level split (train_fraction, split_seed; upstream's 7:3)
   kSubjectKfold,  ///< fold `fold` of `folds` subject-wise folds is the test part (split_seed)
   kAll,           ///< training and test part are every window
+  kPredefined,    ///< the data's own split (Windows::parts: a .ts pair's TRAIN and TEST files)
 };
 inline constexpr EnumName<SplitKind> kSplitKindNames[] = {
     {SplitKind::kRandom, "random"},
     {SplitKind::kSubjectKfold, "subject-kfold"},
-    {SplitKind::kAll, "all"}};
+    {SplitKind::kAll, "all"},
+    {SplitKind::kPredefined, "predefined"}};
 inline std::string to_string(SplitKind k) {
   return enum_name(kSplitKindNames, k);
 }
@@ -115,7 +117,7 @@ std::optional<DataSpec> resolve_spec(const DataOptions& options);
 ///   (nothing of either when the spec cannot be resolved);
 /// - a generator option whose key the spec sets (`generator:coupling=0.5` beside coupling);
 /// - with `split_used`: train_fraction unless the split is random, folds and fold unless it is
-///   subject-kfold, split_seed when it is all.
+///   subject-kfold, split_seed when it is all or predefined.
 std::vector<UnusedOption> unused_options(const DataOptions& options, bool split_used);
 
 /// Opens the data of `options` (open_dataset) with windows of `length` samples at `rate_hz` (a
@@ -124,7 +126,7 @@ Dataset select(const DataOptions& options, int length = 0, double rate_hz = 0.0)
 
 /// The training and test windows of `all` under the options' split (fold options.fold of a
 /// subject-wise split). std::invalid_argument when a subject-wise split meets windows without
-/// subject ids.
+/// subject ids, or the predefined split windows without their own split.
 std::pair<Windows, Windows> split(const Windows& all, const DataOptions& options);
 
 /// select(), described on `log` as moca's commands describe their data: the summary, each note

@@ -117,4 +117,21 @@ std::vector<Split> leave_one_subject_out(const Eigen::VectorXi& subjects) {
   return by_folds(subjects, fold_of, static_cast<int>(ids.size()));
 }
 
+Split predefined_split(const Eigen::VectorXi& parts, const std::string& what) {
+  if (parts.size() == 0) {
+    throw_invalid("", what +
+                          " needs the data's own split (a .ts folder's NAME_TRAIN.ts and "
+                          "NAME_TEST.ts, or split.npy in a .npy folder); the data states none");
+  }
+  Split s;
+  for (Eigen::Index i = 0; i < parts.size(); ++i)
+    (parts(i) == 0 ? s.train : s.test).push_back(static_cast<int>(i));
+  if (s.train.empty() || s.test.empty()) {
+    throw_invalid("", what + ": the data's own split has " + std::to_string(s.train.size()) +
+                          " training and " + std::to_string(s.test.size()) +
+                          " test windows (both parts must hold windows)");
+  }
+  return s;
+}
+
 }  // namespace moca::data

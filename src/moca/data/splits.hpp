@@ -4,6 +4,7 @@
 /// (bit-compatible with the upstream numpy code), subject-wise k-fold and leave-one-subject-out.
 #include <Eigen/Core>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace moca::data {
@@ -42,5 +43,10 @@ std::vector<Split> subject_kfold(const Eigen::VectorXi& subjects, int k = 5,
 /// others the training part; rows ascending. std::invalid_argument if a subject id is < 0 or there
 /// are fewer than 2 distinct subjects.
 std::vector<Split> leave_one_subject_out(const Eigen::VectorXi& subjects);
+
+/// The data's own split (Windows::parts): rows of part 0 train, rows of part 1 test, ascending.
+/// std::invalid_argument naming `what` when `parts` is empty (the data states no split) or
+/// either part has no window.
+Split predefined_split(const Eigen::VectorXi& parts, const std::string& what);
 
 }  // namespace moca::data

@@ -183,6 +183,7 @@ Windows segment_windows(const Windows& w, int length, int stride) {
                static_cast<Eigen::Index>(w.channels) * length);
   out.labels.resize(out.x.rows());
   out.subjects.resize(out.x.rows());
+  if (w.parts.size() != 0) out.parts.resize(out.x.rows());
   for (int i = 0; i < w.size(); ++i) {
     for (int k = 0; k < per; ++k) {
       const Eigen::Index row = static_cast<Eigen::Index>(i) * per + k;
@@ -190,6 +191,7 @@ Windows segment_windows(const Windows& w, int length, int stride) {
           w.window(i).middleCols(static_cast<Eigen::Index>(k) * stride, length);
       out.labels[row] = w.labels[i];
       out.subjects[row] = w.subjects[i];
+      if (w.parts.size() != 0) out.parts[row] = w.parts[i];
     }
   }
   return out;

@@ -23,6 +23,7 @@ Windows Windows::subset(const std::vector<int>& rows) const {
   w.x.resize(static_cast<Eigen::Index>(rows.size()), x.cols());
   w.labels.resize(static_cast<Eigen::Index>(rows.size()));
   w.subjects.resize(static_cast<Eigen::Index>(rows.size()));
+  if (parts.size() != 0) w.parts.resize(static_cast<Eigen::Index>(rows.size()));
   for (size_t k = 0; k < rows.size(); ++k) {
     const int r = rows[k];
     if (r < 0 || r >= size()) {
@@ -32,6 +33,7 @@ Windows Windows::subset(const std::vector<int>& rows) const {
     w.x.row(static_cast<Eigen::Index>(k)) = x.row(r);
     w.labels(static_cast<Eigen::Index>(k)) = labels.size() ? labels(r) : -1;
     w.subjects(static_cast<Eigen::Index>(k)) = subjects.size() ? subjects(r) : -1;
+    if (parts.size() != 0) w.parts(static_cast<Eigen::Index>(k)) = parts(r);
   }
   return w;
 }
@@ -56,6 +58,18 @@ void Windows::validate(const std::string& what) const {
   if (subjects.size() != x.rows()) {
     throw_invalid(what, "subjects has " + std::to_string(subjects.size()) + " entries for " +
                             std::to_string(x.rows()) + " windows");
+  }
+  if (parts.size() != 0) {
+    if (parts.size() != x.rows()) {
+      throw_invalid(what, "parts (the data's own split) has " + std::to_string(parts.size()) +
+                              " entries for " + std::to_string(x.rows()) + " windows");
+    }
+    for (Eigen::Index i = 0; i < parts.size(); ++i) {
+      if (parts(i) != kTrainPart && parts(i) != kTestPart) {
+        throw_invalid(what, "parts entry " + std::to_string(i) + " is " + std::to_string(parts(i)) +
+                                " (0 = training, 1 = test)");
+      }
+    }
   }
   if (!channel_names.empty() && static_cast<int>(channel_names.size()) != channels) {
     throw_invalid(what, "channel_names has " + std::to_string(channel_names.size()) +

@@ -48,6 +48,12 @@ struct Windows {
   /// Modality groups (disjoint, in channel order); empty = not stated (callers then treat the
   /// two channel halves as the modalities, the pre-dataset behaviour).
   std::vector<ModalityGroup> modalities;
+  /// The data's own split into a training and a test part (a `.ts` archive set's TRAIN and TEST
+  /// files, a .npy folder's split.npy): empty = none stated; else n entries, kTrainPart or
+  /// kTestPart. `subset` carries it; the `predefined` split kind and protocol read it.
+  Eigen::VectorXi parts;
+  static constexpr int kTrainPart = 0;
+  static constexpr int kTestPart = 1;
 
   /// The channel lists of `modalities` (empty when none are stated).
   std::vector<std::vector<int>> modality_channels() const;
@@ -65,7 +71,8 @@ struct Windows {
   /// The windows with the given row indices (labels and subjects follow), same metadata.
   Windows subset(const std::vector<int>& rows) const;
   /// Throws std::invalid_argument if shapes disagree (x cols != C*L, labels/subjects length
-  /// != n, channel_names size != C) or if x holds NaN/Inf; `what` names the caller.
+  /// != n, channel_names size != C, parts neither empty nor n entries of 0/1) or if x holds
+  /// NaN/Inf; `what` names the caller.
   void validate(const std::string& what) const;
 };
 

@@ -108,6 +108,7 @@ data::Windows prepare_windows(const ClassifierSpec& spec, const data::Windows& w
   out.class_names = w.class_names;
   out.labels = w.labels;
   out.subjects = w.subjects;
+  out.parts = w.parts;
   out.subject_names = w.subject_names;
   out.description = w.description;
   out.x.resize(w.size(), static_cast<Eigen::Index>(out.channels) * w.length);

@@ -24,10 +24,12 @@ enum class Protocol {
   kRandom,        ///< one random split (train_fraction, split_seed)
   kSubjectKfold,  ///< subject-wise k folds (folds, split_seed): every fold, mean ± sd
   kLoso,          ///< leave one subject out: one fold per subject
+  kPredefined,    ///< the data's own split (Windows::parts, e.g. a .ts pair): one fold
 };
 inline constexpr EnumName<Protocol> kProtocolNames[] = {{Protocol::kRandom, "random"},
                                                         {Protocol::kSubjectKfold, "subject-kfold"},
-                                                        {Protocol::kLoso, "loso"}};
+                                                        {Protocol::kLoso, "loso"},
+                                                        {Protocol::kPredefined, "predefined"}};
 inline std::string to_string(Protocol p) {
   return enum_name(kProtocolNames, p);
 }
@@ -95,8 +97,10 @@ struct ProtocolOptions {
   static void schema(O& o, V&& v) {
     constexpr const char* P = "ProtocolOptions";
     v(o.protocol,
-      Option{P, "protocol", "--protocol", "random | subject-kfold | loso", Range::any(),
-             kEveryScope, nullptr, Surface::kPython},
+      Option{P, "protocol", "--protocol",
+             "random | subject-kfold | loso | predefined (the data's own training and "
+             "test part, e.g. a .ts archive set's)",
+             Range::any(), kEveryScope, nullptr, Surface::kPython},
       kProtocolNames);
     v(o.train_fraction, Option{P, "train_fraction", "--train-fraction",
                                "random: the training share", Range::between(0, 1, true, true)});
