@@ -29,11 +29,14 @@ int main(int argc, char** argv) {
                  "baseline's name)");
   app.add_option("--data", data,
                  "NAME=SPEC, repeatable: a data set (npy:DIR, hmp:DIR, hapt:DIR, pamap2:DIR, "
-                 "opportunity:DIR, wisdm:DIR, DIR, generator:...) in table order");
+                 "opportunity:DIR, wisdm:DIR, realworld:DIR, ts:DIR, DIR, generator:...) in table "
+                 "order");
   app.add_option("--set", sets,
                  "NAME.KEY=VALUE, repeatable: a data set's option; KEY: format, modalities, "
                  "sample-rate, channel-names, segment, keep-classes, npy-layout, "
-                 "drop-nonfinite, protocol (auto|random|subject-kfold|loso), folds, "
+                 "drop-nonfinite, protocol (auto|random|subject-kfold|loso|predefined; auto: "
+                 "predefined for data with its own split, else subject-kfold above 5 "
+                 "subjects, else loso), folds, "
                  "match-channels (name|position), input-seconds, paper (appendix column)");
   moca::tools::add_schema_options(&app, o, moca::kEveryScope);  // TransferStudyOptions::schema
   app.get_option("--out")->required();

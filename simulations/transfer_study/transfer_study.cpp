@@ -408,8 +408,10 @@ OpenedTransferData open_transfer_data(const TransferStudyOptions& o, const Trans
   }
   model::ProtocolOptions& p = out.protocol;
   const int n_subjects = static_cast<int>(subjects.size());
-  p.protocol =
-      d.protocol.value_or(n_subjects > 5 ? model::Protocol::kSubjectKfold : model::Protocol::kLoso);
+  // auto: the data's own split when it states one (a .ts archive set), else by subjects
+  p.protocol = d.protocol.value_or(w.parts.size() != 0 ? model::Protocol::kPredefined
+                                   : n_subjects > 5    ? model::Protocol::kSubjectKfold
+                                                       : model::Protocol::kLoso);
   p.folds = d.folds;
   p.split_seed = o.split_seed;
   p.match_channels = d.match_channels;

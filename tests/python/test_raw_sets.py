@@ -173,3 +173,118 @@ def test_wisdm_reader_equals_its_stated_grid_rule(tmp_path):
     np.testing.assert_allclose(d.X, np.array(want_x), rtol=1e-5, atol=1e-5)
     assert list(d.y) == want_y and list(d.pid) == want_pid
     assert d.meta["subject_names"] == subjects  # 1616 left out
+
+
+# RealWorld: the download's archives written with Python's zipfile (deflated; one activity an
+# archive of session archives; the script's five `_2_` file names), against
+# realworld_raw_preprocess.py + make_realworld.py re-done here with zipfile and numpy.
+RW_ACTIVITIES = ["climbingdown", "climbingup", "jumping", "lying", "running", "sitting",
+                 "standing", "walking"]
+RW_PARTS = ["chest", "forearm", "head", "shin", "thigh", "upperarm", "waist"]
+RW_SECOND = {(4, "walking"), (6, "sitting"), (7, "sitting"), (8, "standing"), (13, "walking")}
+
+
+def _rw_session(rng, label, prefix, drop_forearm=False):
+    """One session's archive bytes: the readMe stating a random length per position, and the
+    forearm's CSV (the only position either side reads)."""
+    import io
+    import zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        lines = []
+        for part in RW_PARTS:
+            rows = int(rng.integers(700, 2600))
+            lines.append(f"> entries: {rows}")
+            if part != "forearm" or drop_forearm:
+                continue
+            xyz = rng.normal(0, 6, (rows, 3)).round(6)
+            if rng.random() < 0.2:
+                xyz[rng.integers(0, rows), 0] = np.nan  # an empty cell
+            body = "id,attr_time,attr_x,attr_y,attr_z\n" + "".join(
+                f"{r + 1},{1435000000000 + 20 * r}," +
+                ",".join("" if np.isnan(v) else repr(float(v)) for v in xyz[r]) + "\n"
+                for r in range(rows))
+            z.writestr(f"{prefix}_{part}.csv", body)
+        z.writestr("readMe", "\n".join(lines) + "\n")
+    return buf.getvalue()
+
+
+def _write_realworld(root, rng):
+    import io
+    import zipfile
+    for p in (1, 4, 6):
+        data = root / "realworld2016_dataset" / f"proband{p}" / "data"
+        data.mkdir(parents=True)
+        for a in RW_ACTIVITIES:
+            path = data / f"acc_{a}_csv.zip"
+            if p == 6 and a in ("climbingup", "climbingdown"):
+                with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+                    for i in (1, 2, 3):
+                        z.writestr(f"acc_{a}_{i}_csv.zip",
+                                   _rw_session(rng, a, f"acc_{a}_{i}"))
+                continue
+            second = "_2" if (p, a) in RW_SECOND else ""
+            path.write_bytes(_rw_session(rng, a, f"acc_{a}{second}",
+                                         drop_forearm=(p == 1 and a == "jumping")))
+
+
+def _rw_script(root):
+    """The two scripts' steps: per session the forearm, cut to the readMe's shortest entries,
+    windows of 500 every 250 (whole, no NaN), / 9.81, resized to 300 (scipy's interp1d linear =
+    numpy's interp on linspace)."""
+    import io
+    import zipfile
+
+    def xyz_of(z, csv, n):
+        lines = z.read(csv).decode().splitlines()[1:]
+        rows = [[float(v) if v else np.nan for v in line.split(",")[2:5]] for line in lines]
+        return np.array(rows)[:n]
+
+    def min_len(z):
+        return min(int(line[11:16]) for line in z.read("readMe").decode().splitlines(True)
+                   if line.startswith("> entries"))
+
+    X, Y, P = [], [], []
+    for p in (1, 4, 6):
+        data = root / "realworld2016_dataset" / f"proband{p}" / "data"
+        for a in RW_ACTIVITIES:
+            z = zipfile.ZipFile(data / f"acc_{a}_csv.zip")
+            sessions = []
+            if z.namelist()[0].endswith("zip"):
+                for i in range(1, len(z.namelist()) + 1):
+                    inner = zipfile.ZipFile(io.BytesIO(z.read(f"acc_{a}_{i}_csv.zip")))
+                    sessions.append((inner, f"acc_{a}_{i}_forearm.csv"))
+            else:
+                second = "_2" if (p, a) in RW_SECOND else ""
+                sessions.append((z, f"acc_{a}{second}_forearm.csv"))
+            for s, csv in sessions:
+                n = min_len(s)
+                if csv not in s.namelist():
+                    continue  # the script's NaN position
+                d = xyz_of(s, csv, n)
+                for i in range(0, len(d), 250):
+                    w = d[i:i + 500]
+                    if len(w) != 500 or np.isnan(w).any():
+                        continue
+                    X.append(w)
+                    Y.append(a)
+                    P.append(p)
+    X = np.asarray(X) / 9.81
+    t0, t1 = np.linspace(0, 1, 500), np.linspace(0, 1, 300)
+    X = np.stack([np.stack([np.interp(t1, t0, w[:, c]) for c in range(3)]) for w in X])
+    return X.astype(np.float32), Y, P
+
+
+def test_realworld_reader_equals_ssl_wearables_preparation(tmp_path):
+    import moca
+    rng = np.random.default_rng(11)
+    _write_realworld(tmp_path, rng)
+    want, labels, probands = _rw_script(tmp_path)
+    assert len(want) > 50
+    d = moca.data.load(f"realworld:{tmp_path}", rate=30, length=300)
+    assert d.X.shape == want.shape
+    np.testing.assert_allclose(d.X, want, rtol=1e-6, atol=1e-6)
+    assert [d.meta["class_names"][k] for k in d.y] == labels
+    assert [int(d.meta["subject_names"][k]) for k in d.pid] == probands
+    # a bare folder is detected as RealWorld
+    assert moca.data.load(tmp_path, rate=30, length=300).X.shape == want.shape

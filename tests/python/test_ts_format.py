@@ -168,3 +168,12 @@ def test_predefined_protocol_trains_on_train_and_tests_on_test(toy, tmp_path):
     assert res.returncode == 0, res.stderr
     folds = json.loads(out.read_text())["folds"]
     assert folds[0]["train_windows"] == 7 and folds[0]["test_windows"] == 5
+
+
+def test_transfer_study_takes_the_archive_split_by_default(toy, tmp_path):
+    """transfer_study's auto protocol is the data's own split for a .ts pair (the set has no
+    subjects for the subject-wise ones)."""
+    r = run_tool("transfer_study", "--out", str(tmp_path / "st"), "--data", f"t=ts:{toy}",
+                 "--set", "t.sample-rate=25", "--settings", "ft", "--scratch-preset", "tiny",
+                 "--max-units", "0", "--threads", "1")
+    assert "protocol predefined" in r.stdout + r.stderr, r.stdout + r.stderr

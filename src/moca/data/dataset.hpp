@@ -6,14 +6,16 @@
 /// accelerometer), `npy:DIR` (an ssl-wearables folder: X.npy, Y.npy or y.npy, pid.npy,
 /// meta.json; see npy_windows.hpp), `generator[:windows=N,coupling=C,noise=S,subjects=K,seed=S]`
 /// (the built-in synthetic IMU generator), `ucihar:DIR` (UCI-HAR's Inertial Signals; ucihar.hpp),
-/// `pamap2:DIR`, `opportunity:DIR`, `wisdm:DIR` (PAMAP2, OPPORTUNITY, WISDM 2019 as downloaded,
-/// ssl-wearables' windows; raw_sets.hpp), `ts:FILE.ts` or `ts:DIR` (the UEA/UCR archive's
-/// format, a folder's NAME_TRAIN.ts/NAME_TEST.ts pair as its own split; ts.hpp),
-/// or a bare DIR whose format is detected from its contents: X.npy -> npy; RawData/ or labels.txt
-/// with acc_exp*_user*.txt[.gz] -> hapt; [UCI HAR Dataset/]train/ or test/ with Inertial Signals/
+/// `pamap2:DIR`, `opportunity:DIR`, `wisdm:DIR`, `realworld:DIR` (PAMAP2, OPPORTUNITY, WISDM
+/// 2019, RealWorld as downloaded, ssl-wearables' windows; raw_sets.hpp), `ts:FILE.ts` or `ts:DIR`
+/// (the UEA/UCR archive's format, a folder's NAME_TRAIN.ts/NAME_TEST.ts pair as its own split;
+/// ts.hpp), or a bare DIR whose format is detected from its contents: X.npy -> npy; RawData/ or
+/// labels.txt with acc_exp*_user*.txt[.gz] -> hapt; [UCI HAR Dataset/]train/ or test/ with Inertial
+/// Signals/
 /// -> ucihar; HMP_Dataset/ or activity folders of Accelerometer-*.txt -> hmp;
 /// [PAMAP2_Dataset/]Protocol/subject1NN.dat -> pamap2; [OpportunityUCIDataset/]dataset/S1-ADL1.dat
-/// -> opportunity; [wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt -> wisdm; a .ts file, or
+/// -> opportunity; [wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt -> wisdm;
+/// [realworld2016_dataset/]probandN/data/acc_*_csv.zip -> realworld; a .ts file, or
 /// a folder with NAME_TRAIN.ts or NAME_TEST.ts -> ts. `--data-format` forces one.
 /// An empty spec is $MOCA_HAPT_DIR (as hapt) when set and allowed, else the generator. The
 /// resolved spec prints back (DataSpec::to_string) and parses to the same data.
@@ -57,6 +59,7 @@ enum class DataFormat {
   kPamap2,       ///< PAMAP2 as downloaded (raw_sets.hpp)
   kOpportunity,  ///< OPPORTUNITY as downloaded (raw_sets.hpp)
   kWisdm,        ///< WISDM 2019 as downloaded (raw_sets.hpp)
+  kRealWorld,    ///< RealWorld (HAR) as downloaded (raw_sets.hpp)
   kTs            ///< the UEA/UCR archive's .ts files (ts.hpp)
 };
 // clang-format off
@@ -74,9 +77,11 @@ inline constexpr EnumName<DataFormat> kDataFormatNames[] = {
     {DataFormat::kOpportunity, "opportunity"},
     {DataFormat::kOpportunity, "oppo"},
     {DataFormat::kWisdm,     "wisdm"},
+    {DataFormat::kRealWorld, "realworld"},
     {DataFormat::kTs,        "ts"}};
 // clang-format on
-/// "auto", "hapt", "hmp", "npy", "generator", "ucihar", "pamap2", "opportunity", "wisdm", "ts".
+/// "auto", "hapt", "hmp", "npy", "generator", "ucihar", "pamap2", "opportunity", "wisdm",
+/// "realworld", "ts".
 std::string to_string(DataFormat format);
 /// JSON as the name (settings records), read back by name.
 void to_json(nlohmann::json& j, DataFormat format);
@@ -118,7 +123,8 @@ std::string format_modalities(const std::vector<ModalityGroup>& groups);
 
 /// Options of open_dataset (the shared `--data-*` flags, plus what the program fixes).
 struct DatasetOptions {
-  /// --data-format: auto | hapt | hmp | npy | ucihar | pamap2 | opportunity | wisdm | ts
+  /// --data-format: auto | hapt | hmp | npy | ucihar | pamap2 | opportunity | wisdm |
+  /// realworld | ts
   DataFormat format = DataFormat::kAuto;
   std::string modalities;        ///< --modalities: e.g. acc=0-2,gyro=3-5 (empty: meta.json/names)
   double sample_rate_hz = 0.0;   ///< --sample-rate: the input's rate (0 = meta.json / format's)
@@ -169,7 +175,7 @@ struct DatasetOptions {
     v(o.format,
       Option{kOwner, "data_format", "--data-format",
              "force the format of --data DIR: hapt | hmp | npy | ucihar | pamap2 | opportunity | "
-             "wisdm | ts"},
+             "wisdm | realworld | ts"},
       kDataFormatNames);
     v(o.modalities,
       Option{kOwner, "modalities", "--modalities",
@@ -283,6 +289,8 @@ bool is_opportunity_folder(const std::string& dir);
 Windows open_opportunity_source(Dataset& d, const DatasetOptions& o);
 bool is_wisdm_folder(const std::string& dir);
 Windows open_wisdm_source(Dataset& d, const DatasetOptions& o);
+bool is_realworld_folder(const std::string& dir);
+Windows open_realworld_source(Dataset& d, const DatasetOptions& o);
 Windows open_ts_source(Dataset& d, const DatasetOptions& o);
 Windows open_generator_source(Dataset& d, const DatasetOptions& o);
 
@@ -319,6 +327,10 @@ inline const std::vector<FormatEntry>& format_registry() {
                                ""},
       {DataFormat::kWisdm,     is_wisdm_folder, "[wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt",
                                                                             open_wisdm_source,
+                               nullptr,         false,   false,    false,       nullptr,
+                               ""},
+      {DataFormat::kRealWorld, is_realworld_folder, "[realworld2016_dataset/]probandN/data/acc_*_csv.zip",
+                                                                            open_realworld_source,
                                nullptr,         false,   false,    false,       nullptr,
                                ""},
       {DataFormat::kTs,        is_ts_source,   "a .ts file, or NAME_TRAIN.ts / NAME_TEST.ts",

@@ -17,6 +17,7 @@
 #include "moca/common/number_text.hpp"
 #include "moca/common/text_file.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/detail/raw_windows.hpp"
 #include "moca/data/detail/text_parse.hpp"
 
 namespace moca::data {
@@ -117,17 +118,12 @@ Windows grid_windows(const SetSpec& spec, std::vector<RawFile> files,
   std::stable_sort(files.begin(), files.end(),
                    [](const RawFile& a, const RawFile& b) { return a.subject < b.subject; });
   std::map<int, int> class_of;  // raw label -> class
-  Windows w;
+  Windows w = detail::acc_windows(spec.window_rows, spec.rate_hz);
   for (const auto& [label, name] : spec.classes) {
     class_of[label] = static_cast<int>(w.class_names.size());
     w.class_names.emplace_back(name);
   }
   const int W = spec.window_rows, stride = spec.window_rows / 2;
-  w.channels = 3;
-  w.length = W;
-  w.sample_rate_hz = spec.rate_hz;
-  w.channel_names = {"acc_x", "acc_y", "acc_z"};
-  w.modalities = {{"acc", {0, 1, 2}}};
   std::vector<float> xs;
   std::vector<int> labels, subjects, subject_ids;
   std::vector<double> v(static_cast<size_t>(spec.fields));
@@ -203,10 +199,7 @@ Windows grid_windows(const SetSpec& spec, std::vector<RawFile> files,
     }
   }
   for (int s : subject_ids) w.subject_names.push_back(subject_prefix + std::to_string(s));
-  const auto count = static_cast<Eigen::Index>(labels.size());
-  w.x = Eigen::Map<const RowMatrixXf>(xs.data(), count, 3 * static_cast<Eigen::Index>(W));
-  w.labels = Eigen::Map<const Eigen::VectorXi>(labels.data(), count);
-  w.subjects = Eigen::Map<const Eigen::VectorXi>(subjects.data(), count);
+  detail::set_acc_windows(w, xs, labels, subjects);
   return w;
 }
 
@@ -358,12 +351,7 @@ Windows load_wisdm_windows(const std::string& dir, RawSetCounts* counts) {
   std::stable_sort(files.begin(), files.end(),
                    [](const RawFile& a, const RawFile& b) { return a.subject < b.subject; });
   RawSetCounts n;
-  Windows w;
-  w.channels = 3;
-  w.length = kWisdmLength;
-  w.sample_rate_hz = kWisdmLength / 10.0;
-  w.channel_names = {"acc_x", "acc_y", "acc_z"};
-  w.modalities = {{"acc", {0, 1, 2}}};
+  Windows w = detail::acc_windows(kWisdmLength, kWisdmLength / 10.0);
   for (const char* name : kWisdmNames) w.class_names.emplace_back(name);
   std::vector<float> xs;
   std::vector<int> labels, subjects;
@@ -420,16 +408,8 @@ Windows load_wisdm_windows(const std::string& dir, RawSetCounts* counts) {
           ++n.excluded_windows;
           continue;
         }
-        for (int c = 0; c < 3; ++c) {
-          for (int t = 0; t < L; ++t) {  // linear resize, W -> L points over the same span
-            const double pos = static_cast<double>(t) * (W - 1) / (L - 1);
-            const auto k0 = std::min(static_cast<int>(pos), W - 2);
-            const double f = pos - k0;
-            const double a = grid[static_cast<size_t>((s + k0) * 3 + c)];
-            const double b = grid[static_cast<size_t>((s + k0 + 1) * 3 + c)];
-            xs.push_back(static_cast<float>(((1 - f) * a + f * b) / kWisdmG));
-          }
-        }
+        // linear resize, W -> L points over the same span, then /9.81
+        detail::push_resized(xs, grid.data() + 3 * s, W, L, kWisdmG);
         labels.push_back(cls);
         subjects.push_back(static_cast<int>(w.subject_names.size()));
         any = true;
@@ -437,10 +417,7 @@ Windows load_wisdm_windows(const std::string& dir, RawSetCounts* counts) {
     }
     if (any) w.subject_names.push_back(std::to_string(file.subject));
   }
-  const auto count = static_cast<Eigen::Index>(labels.size());
-  w.x = Eigen::Map<const RowMatrixXf>(xs.data(), count, 3 * static_cast<Eigen::Index>(L));
-  w.labels = Eigen::Map<const Eigen::VectorXi>(labels.data(), count);
-  w.subjects = Eigen::Map<const Eigen::VectorXi>(subjects.data(), count);
+  detail::set_acc_windows(w, xs, labels, subjects);
   w.description = "WISDM 2019 " + folder +
                   ": watch accelerometer in g on a 20 Hz grid, 10-s windows every 5 s resized "
                   "to 30 Hz, 18 activities, 5 subjects left out (ssl-wearables' preparation)";

@@ -38,6 +38,22 @@
 /// a gap; on the regular 20 Hz streams the two agree.) Duplicate time stamps keep their first
 /// sample (the script drops duplicate rows of subject 1629).
 ///
+/// **RealWorld** (HAR; Sztyler & Stuckenschmidt 2016, the data set's website): the download
+/// unpacks to `realworld2016_dataset/proband1` ... `proband15`, each with `data/acc_<activity>_
+/// csv.zip` for 8 activities (climbingdown, climbingup, jumping, lying, running, sitting,
+/// standing, walking): an archive of one CSV per body position (`acc_walking_forearm.csv`:
+/// id,attr_time,attr_x,attr_y,attr_z, m/s² at 50 Hz) and a `readMe` whose `> entries: N` lines
+/// state each file's rows. An activity recorded in several sessions is an archive of archives
+/// (`acc_climbingup_1_csv.zip`, ... one per entry, each with its own files and readMe). moca
+/// reads the archives as they are (zip_archive.hpp; nothing is unpacked). ssl-wearables'
+/// realworld_raw_preprocess.py and make_realworld.py: per session, the forearm's x, y, z cut to
+/// the readMe's shortest entry count; five sessions name their files `acc_<activity>_2_<position>
+/// .csv` (probands 4 and 13 walking, 6 and 7 sitting, 8 standing), as the script knows; a session
+/// without a forearm file gives no window (the script's NaN); windows of 500 samples (10 s)
+/// every 250 from the session's start, whole and without an empty cell; m/s² -> g (/ 9.81, the
+/// script's); resized linearly to 300 samples (30 Hz, utils.resize). Classes in the activity
+/// order above (also their sorted order), subjects named by proband number.
+///
 /// **Steps**, PAMAP2 and OPPORTUNITY (the scripts' content2x_and_y and clean_up_label):
 ///   1. per file, the three acceleration columns, timestamp and label; rows with NaN in any of
 ///      them dropped (counted; the rows around them are joined, as the scripts join them);
@@ -103,5 +119,20 @@ inline constexpr int kWisdmLength = 300;        ///< resized: 10 s at 30 Hz
 Windows load_wisdm_windows(const std::string& dir, RawSetCounts* counts = nullptr);
 /// Whether `dir` holds WISDM 2019 ([wisdm-dataset/]raw/watch/accel/data_*_accel_watch.txt).
 bool is_wisdm_folder(const std::string& dir);
+
+/// RealWorld's session windows and their resized length.
+inline constexpr int kRealWorldWindowRows = 500;  ///< 10 s at 50 Hz
+inline constexpr int kRealWorldLength = 300;      ///< resized: 10 s at 30 Hz
+
+/// The windows of the RealWorld folder `dir` (the download's `realworld2016_dataset/`, or the
+/// folder above it; rules above): 3 channels acc_x, acc_y, acc_z (g), L = 300 at 30 Hz. `counts`
+/// gets the archives read (files), the forearm rows kept (rows), sessions without a forearm file
+/// (null_windows) and windows dropped for an empty cell (nan_rows). std::runtime_error for a
+/// folder without probandN/data or a proband without one of the 8 archives; std::invalid_argument
+/// naming the archive (and entry, line) for a damaged archive, a missing readMe or a malformed
+/// CSV.
+Windows load_realworld_windows(const std::string& dir, RawSetCounts* counts = nullptr);
+/// Whether `dir` holds RealWorld ([realworld2016_dataset/]probandN/data/acc_*_csv.zip).
+bool is_realworld_folder(const std::string& dir);
 
 }  // namespace moca::data
