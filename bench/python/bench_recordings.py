@@ -3,7 +3,7 @@
 CSV file, in one run (issue 41: "the readers run at I/O speed").
 
     python3 bench/python/bench_recordings.py --moca build/bin/moca [--mb 128] [--rounds 3]
-    python3 bench/python/bench_recordings.py --moca build/bin/moca --set pamap2|wisdm|ts [--mb 128] \
+    python3 bench/python/bench_recordings.py --moca build/bin/moca --set pamap2|wisdm|ts|realworld \
         [--moca-python /usr/bin/python3 --moca-pythonpath build/python]
 
 One subject's CSV (a time column, 27 channel columns of 4-decimal values from three IMUs, an
@@ -31,6 +31,13 @@ it (``1600,A,<ns>,x,y,z;`` lines at 20 Hz, activities in turn), under
 length=300)``; pandas
 reads it with ``read_csv(header=None)`` and strips the ';' of the last column, numpy with
 ``loadtxt(delimiter=",", comments=";", usecols=(0, 2, 3, 4, 5))``.
+
+With ``--set realworld`` the files are a RealWorld download's archives (2 probands x 8
+activities, ``acc_<activity>_csv.zip`` deflated, each a forearm CSV of ``id,attr_time,attr_x,
+attr_y,attr_z`` lines at 50 Hz and a readMe) holding about --mb MB of CSV text in all (the
+figures are MB of CSV text per second); moca's run is ``moca.data.load("realworld:DIR",
+rate=30, length=300)``; pandas (``read_csv``) and numpy (``loadtxt``) read every archive's
+forearm CSV through Python's ``zipfile`` (inflating, as moca does).
 
 With ``--set ts`` the files are a UEA/UCR archive pair (``Bench_TRAIN.ts`` of about --mb MB:
 a full header, then cases of 3 dimensions x 300 values of 7 significant digits and a label;
@@ -122,6 +129,81 @@ def write_ts(path, mb, seed=0, cases=None):
                     break
 
 
+RW_ACTIVITIES = ("climbingdown", "climbingup", "jumping", "lying", "running", "sitting",
+                 "standing", "walking")
+
+
+def write_realworld(root, mb, seed=0):
+    """2 probands x 8 archives; returns the CSV bytes written and the archives' paths."""
+    import zipfile
+    rng = np.random.default_rng(seed)
+    rows = int(mb * 1_000_000 / 16 / 42)  # ~42 bytes a line
+    total, paths = 0, []
+    for p in (1, 2):
+        data = os.path.join(root, "realworld2016_dataset", f"proband{p}", "data")
+        os.makedirs(data)
+        for a in RW_ACTIVITIES:
+            v = rng.standard_normal((rows, 3)) * 4
+            text = "id,attr_time,attr_x,attr_y,attr_z\n" + "".join(
+                f"{r + 1},{1435000000000 + 20 * r},{v[r, 0]:.6f},{v[r, 1]:.6f},{v[r, 2]:.6f}\n"
+                for r in range(rows))
+            total += len(text)
+            path = os.path.join(data, f"acc_{a}_csv.zip")
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr(f"acc_{a}_forearm.csv", text)
+                z.writestr("readMe", f"> entries: {rows}\n")
+            paths.append((path, f"acc_{a}_forearm.csv"))
+    return total, paths
+
+
+def bench_realworld(a) -> int:
+    import zipfile
+    import pandas as pd
+    with tempfile.TemporaryDirectory() as tmp:
+        size, paths = write_realworld(os.path.join(tmp, "raw"), a.mb)
+        write_realworld(os.path.join(tmp, "tiny"), 0.02, seed=1)
+
+        def run_moca(folder):
+            code = f"import moca; moca.data.load({'realworld:' + folder!r}, rate=30, length=300)"
+            subprocess.run([a.moca_python, "-c", code], check=True, capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=a.moca_pythonpath))
+
+        def run_pandas():
+            out = []
+            for path, csv in paths:
+                with zipfile.ZipFile(path) as z, z.open(csv) as f:
+                    out.append(pd.read_csv(f)[["attr_x", "attr_y", "attr_z"]].to_numpy())
+            return out
+
+        def run_numpy():
+            out = []
+            for path, csv in paths:
+                with zipfile.ZipFile(path) as z, z.open(csv) as f:
+                    out.append(np.loadtxt(f, delimiter=",", skiprows=1, usecols=(2, 3, 4)))
+            return out
+
+        best = {"moca": 1e9, "pandas": 1e9, "numpy": 1e9, "moca_start": 1e9}
+        for _ in range(a.rounds):
+            best["moca"] = min(best["moca"], timed(lambda: run_moca(os.path.join(tmp, "raw"))))
+            best["moca_start"] = min(best["moca_start"],
+                                     timed(lambda: run_moca(os.path.join(tmp, "tiny"))))
+            best["pandas"] = min(best["pandas"], timed(run_pandas))
+            best["numpy"] = min(best["numpy"], timed(run_numpy))
+    net = best["moca"] - best["moca_start"]
+    print(json.dumps({
+        "set": "realworld", "csv_mb": round(size / 1e6, 1), "rounds": a.rounds,
+        "moca_mb_s": round(size / 1e6 / best["moca"], 1),
+        "moca_net_mb_s": round(size / 1e6 / net, 1),
+        "pandas_mb_s": round(size / 1e6 / best["pandas"], 1),
+        "numpy_mb_s": round(size / 1e6 / best["numpy"], 1),
+        "moca_s": round(best["moca"], 3), "moca_start_s": round(best["moca_start"], 3),
+        "pandas_s": round(best["pandas"], 3), "numpy_s": round(best["numpy"], 3),
+        "moca_net_over_pandas": round(net / best["pandas"], 3),
+        "pandas": pd.__version__, "numpy": np.__version__, "python": platform.python_version(),
+    }))
+    return 0
+
+
 def timed(fn):
     t0 = time.perf_counter()
     fn()
@@ -133,11 +215,13 @@ def main() -> int:
     p.add_argument("--moca", required=True, help="the moca program")
     p.add_argument("--mb", type=int, default=128)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--set", choices=("csv", "pamap2", "wisdm", "ts"), default="csv")
+    p.add_argument("--set", choices=("csv", "pamap2", "wisdm", "ts", "realworld"), default="csv")
     p.add_argument("--moca-python", default="/usr/bin/python3",
                    help="--set pamap2|wisdm: a Python with the moca module")
     p.add_argument("--moca-pythonpath", default="build/python")
     a = p.parse_args()
+    if a.set == "realworld":
+        return bench_realworld(a)
     if a.set != "csv":
         return bench_raw_set(a)
     import pandas as pd

@@ -188,6 +188,13 @@ TEST_CASE("zip: stored and deflated entries, an archive inside an archive, damag
   far[far.size() - 6] = '\x7f';
   CHECK_THROWS_WITH_AS(ZipArchive::from_bytes(far, "f.zip"),
                        doctest::Contains("points outside the archive"), std::invalid_argument);
+  // a deflated entry stating more than deflate can give (a fuzz finding: it was allocated)
+  std::string bomb = zip_of({{"a.txt", text}});
+  const size_t central = bomb.find(std::string("PK\x01\x02", 4));
+  REQUIRE(central != std::string::npos);
+  bomb.replace(central + 24, 4, std::string("\xff\xff\xff\x7f", 4));
+  CHECK_THROWS_WITH_AS(ZipArchive::from_bytes(bomb, "b.zip").read("a.txt"),
+                       doctest::Contains("more than deflate can produce"), std::invalid_argument);
   // ZIP64 markers are refused by name
   std::string z64 = zip_of({{"x.txt", "hello"}}, true);
   for (int k = 0; k < 4; ++k) z64[z64.size() - 6 + static_cast<size_t>(k)] = '\xff';

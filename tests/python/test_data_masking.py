@@ -298,7 +298,7 @@ def test_load_refuses_bad_keywords_naming_them(tmp_path):
     _own_folder(tmp_path)
     with pytest.raises(ValueError, match=r"^sample_rate \(-1\) must be >= 0$"):
         moca.data.load(str(tmp_path), sample_rate=-1)
-    with pytest.raises(ValueError, match=r"^sample_rate \(30\) takes no effect: only npy data uses it"):
+    with pytest.raises(ValueError, match=r"^sample_rate \(30\) takes no effect: only npy and ts data uses it"):
         moca.data.load("generator:windows=20", sample_rate=30)
     with pytest.raises(TypeError, match="did you mean sample_rate"):
         moca.data.load(str(tmp_path), sample_rate_hz=30)

@@ -132,6 +132,12 @@ std::string ZipArchive::read(const std::string& entry) const {
     if (e.compressed != e.size) bad(where, "stored with different sizes");
     out = b.substr(static_cast<size_t>(data), e.size);
   } else if (e.method == 8) {
+    // deflate expands at most 1032:1; a larger stated size is a damaged (or hostile) header
+    if (static_cast<std::uint64_t>(e.size) > 1032ull * e.compressed + 64) {
+      bad(where, "states " + std::to_string(e.size) + " bytes from " +
+                     std::to_string(e.compressed) +
+                     " compressed, more than deflate can produce (damaged header)");
+    }
     out.resize(e.size);
     z_stream s{};
     if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
