@@ -57,6 +57,10 @@ def run_protocol(checkpoint: Union[str, os.PathLike, None], X: Any, y: Any,
     y = as_int_vector(y, "y", X.shape[0])
     p = None if pid is None else as_int_vector(pid, "pid", X.shape[0])
     parts = None if split is None else _split_ids(split, X.shape[0])
+    if parts is not None and options.get("protocol") != "predefined":
+        # as the programs refuse a flag that takes no effect
+        raise ValueError(f"split takes no effect: only protocol='predefined' uses it; the "
+                         f"protocol is {options.get('protocol') or 'random'}")
     if isinstance(channel_names, str):
         raise TypeError("channel_names must be a sequence of names, not a string")
     if "batch" in options:  # the keyword before the schema named it after the field

@@ -156,6 +156,8 @@ def test_predefined_protocol_trains_on_train_and_tests_on_test(toy, tmp_path):
     assert r["folds"][0]["truth"] == d.y[7:].tolist()
     with pytest.raises(ValueError, match="needs the data's own split"):
         moca.run_protocol(None, d.X, d.y, **kw)
+    with pytest.raises(ValueError, match="split takes no effect: only protocol='predefined'"):
+        moca.run_protocol(None, d.X, d.y, split=d.meta["split"], **dict(kw, protocol="random"))
     # the shuffled-label control keeps the parts and the test truth
     ctl = moca.run_protocol(None, d.X, d.y, split=d.meta["split"], shuffle_labels=True, **kw)
     assert ctl["folds"][0]["truth"] == r["folds"][0]["truth"]
