@@ -42,30 +42,26 @@ std::vector<UnusedOption> unused_options(const DataOptions& o, bool split_used) 
           {"DatasetOptions::data_format",
            "it names the format of a bare folder given as the data; the data is " + data});
     }
-    // A field is unused when the data's row does not list it (rows may share one).
-    const auto fields_of = [](const FormatEntry& row) {
-      std::vector<std::string> fields;
-      std::istringstream list(row.own_options);
-      for (std::string field; std::getline(list, field, ',');) fields.push_back(field);
-      return fields;
+    // Each format's own field with the formats that list it (rows may share one); a field is
+    // unused when the data's row does not list it.
+    struct Own {
+      std::string field, users;
+      bool the_data = false;
     };
-    const std::vector<std::string> own = fields_of(format_entry(spec->format));
-    std::vector<std::string> listed;
+    std::vector<Own> owns;
     for (const FormatEntry& row : format_registry()) {
-      if (row.format == spec->format) continue;
-      for (const std::string& field : fields_of(row)) {
-        if (std::find(own.begin(), own.end(), field) != own.end() ||
-            std::find(listed.begin(), listed.end(), field) != listed.end())
-          continue;
-        listed.push_back(field);
-        std::string users;
-        for (const FormatEntry& r : format_registry()) {
-          const auto f = fields_of(r);
-          if (std::find(f.begin(), f.end(), field) != f.end())
-            users += (users.empty() ? "" : " and ") + to_string(r.format);
-        }
-        out.push_back({field, "only " + users + " data uses it; the data is " + data});
+      std::istringstream list(row.own_options);
+      for (std::string field; std::getline(list, field, ',');) {
+        auto it =
+            std::find_if(owns.begin(), owns.end(), [&](const Own& o) { return o.field == field; });
+        if (it == owns.end()) it = owns.insert(owns.end(), Own{field, "", false});
+        it->users += (it->users.empty() ? "" : " and ") + to_string(row.format);
+        it->the_data = it->the_data || row.format == spec->format;
       }
+    }
+    for (const Own& o : owns) {
+      if (!o.the_data)
+        out.push_back({o.field, "only " + o.users + " data uses it; the data is " + data});
     }
     // the generator spec's keys win over the options of the same name
     const std::pair<const char*, const char*> keys[] = {
@@ -134,17 +130,8 @@ std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
     case SplitKind::kSubjectKfold:
       break;
   }
-  bool any = false;
-  for (int i = 0; i < all.size() && !any; ++i) any = all.subjects(i) >= 0;
-  if (!any) {
-    throw_invalid(
-        "",
-        "DataOptions::split subject-kfold needs subject ids (pid.npy in a .npy folder); the data "
-        "has none" +
-            std::string(all.parts.size() != 0
-                            ? " (it states its own training and test part: split predefined)"
-                            : ""));
-  }
+  require_subject_ids(all.subjects, all.parts, "DataOptions::split subject-kfold",
+                      "split predefined");
   const auto folds = subject_kfold(all.subjects, o.folds, o.split_seed);
   const Split& s = folds[static_cast<size_t>(o.fold)];
   return {all.subset(s.train), all.subset(s.test)};

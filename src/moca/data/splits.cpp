@@ -117,6 +117,15 @@ std::vector<Split> leave_one_subject_out(const Eigen::VectorXi& subjects) {
   return by_folds(subjects, fold_of, static_cast<int>(ids.size()));
 }
 
+void require_subject_ids(const Eigen::VectorXi& subjects, const Eigen::VectorXi& parts,
+                         const std::string& what, const std::string& own_split) {
+  if ((subjects.array() >= 0).any()) return;
+  throw_invalid(
+      "", what + " needs subject ids (pid.npy in a .npy folder); the data has none" +
+              (parts.size() != 0 ? " (it states its own training and test part: " + own_split + ")"
+                                 : std::string()));
+}
+
 Split predefined_split(const Eigen::VectorXi& parts, const std::string& what) {
   if (parts.size() == 0) {
     throw_invalid("", what +

@@ -49,4 +49,10 @@ std::vector<Split> leave_one_subject_out(const Eigen::VectorXi& subjects);
 /// either part has no window.
 Split predefined_split(const Eigen::VectorXi& parts, const std::string& what);
 
+/// The check before a subject-wise split: std::invalid_argument "`what` needs subject ids
+/// (pid.npy in a .npy folder); the data has none" when no id of `subjects` is >= 0, adding
+/// "(it states its own training and test part: `own_split`)" when `parts` is not empty.
+void require_subject_ids(const Eigen::VectorXi& subjects, const Eigen::VectorXi& parts,
+                         const std::string& what, const std::string& own_split);
+
 }  // namespace moca::data

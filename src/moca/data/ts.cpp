@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -121,7 +122,7 @@ TsCases read_ts_cases(const std::string& path) {
   TextFileReader file(path);
   TsCases c;
   TsHeader& h = c.header;
-  bool data = false, dimensions_stated = false;
+  bool data = false;
   std::string line;
   std::vector<float> values;
   while (file.next_line(line)) {
@@ -147,30 +148,27 @@ TsCases read_ts_cases(const std::string& path) {
         if (h.target_label) {
           fail(path, no, "@targetLabel true: a regression problem; moca reads class labels");
         }
-        if (h.univariate_stated && h.univariate && dimensions_stated && h.dimensions != 1) {
+        if (h.univariate && h.dimensions > 1) {
           fail(path, no,
                "@univariate true and @dimensions " + std::to_string(h.dimensions) + " disagree");
         }
-        c.dimensions = dimensions_stated ? h.dimensions : (h.univariate ? 1 : 0);
+        c.dimensions = h.dimensions > 0 ? h.dimensions : (h.univariate ? 1 : 0);
         continue;
       }
-      if (key == "problemname") {
+      const std::pair<const char*, bool*> flags[] = {{"timestamps", &h.timestamps},
+                                                     {"missing", &h.missing},
+                                                     {"univariate", &h.univariate},
+                                                     {"equallength", &h.equal_length},
+                                                     {"targetlabel", &h.target_label}};
+      const auto flag = std::find_if(std::begin(flags), std::end(flags),
+                                     [&](const auto& f) { return key == f.first; });
+      if (flag != std::end(flags)) {
+        *flag->second = parse_bool(w, path, no);
+      } else if (key == "problemname") {
         if (w.size() < 2) fail(path, no, "@problemName takes a name");
         h.problem_name = w[1];
-      } else if (key == "timestamps") {
-        h.timestamps = parse_bool(w, path, no);
-      } else if (key == "missing") {
-        h.missing = parse_bool(w, path, no);
-      } else if (key == "univariate") {
-        h.univariate = parse_bool(w, path, no);
-        h.univariate_stated = true;
-      } else if (key == "equallength") {
-        h.equal_length = parse_bool(w, path, no);
-      } else if (key == "targetlabel") {
-        h.target_label = parse_bool(w, path, no);
       } else if (key == "dimensions") {
         h.dimensions = parse_count(w, path, no);
-        dimensions_stated = true;
       } else if (key == "serieslength") {
         h.series_length = parse_count(w, path, no);
       } else if (key == "classlabel") {
@@ -216,9 +214,9 @@ TsCases read_ts_cases(const std::string& path) {
       fail(path, no,
            "the case has " + std::to_string(dims) + " dimension" + (dims == 1 ? "" : "s") +
                (h.class_label ? " and a label" : "") + ", the " +
-               (dimensions_stated ? "header's @dimensions"
-                : h.univariate    ? "header's @univariate"
-                                  : "first case's") +
+               (h.dimensions > 0 ? "header's @dimensions"
+                : h.univariate   ? "header's @univariate"
+                                 : "first case's") +
                " " + std::to_string(c.dimensions) + " (dimensions are separated by ':')");
     }
     values.clear();

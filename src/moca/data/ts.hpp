@@ -46,9 +46,9 @@ inline constexpr EnumName<TsUnequal> kTsUnequalNames[] = {
 /// A `.ts` file's header.
 struct TsHeader {
   std::string problem_name;
+  /// The format's defaults; `univariate` is true only where the header states it.
   bool timestamps = false, missing = false, univariate = false, equal_length = true;
   bool class_label = false, target_label = false;
-  bool univariate_stated = false;
   int dimensions = 0;                     ///< 0 = not stated
   int series_length = 0;                  ///< 0 = not stated
   std::vector<std::string> class_values;  ///< declared labels, in order

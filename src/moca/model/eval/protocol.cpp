@@ -240,16 +240,8 @@ std::vector<data::Split> protocol_splits(const ProtocolOptions& o, const std::st
   if (o.protocol == Protocol::kPredefined) {
     return {data::predefined_split(all.parts, "protocol " + name)};
   }
-  bool subjects = false;
-  for (int i = 0; i < all.size() && !subjects; ++i) subjects = all.subjects(i) >= 0;
-  if (!subjects) {
-    throw_invalid("", "protocol " + name +
-                          " needs subject ids (pid.npy in a .npy folder); the data has none" +
-                          (all.parts.size() != 0
-                               ? std::string(" (it states its own training and test part: protocol "
-                                             "predefined, or random)")
-                               : std::string()));
-  }
+  data::require_subject_ids(all.subjects, all.parts, "protocol " + name,
+                            "protocol predefined, or random");
   return o.protocol == Protocol::kLoso ? data::leave_one_subject_out(all.subjects)
                                        : data::subject_kfold(all.subjects, o.folds, o.split_seed);
 }
