@@ -13,7 +13,8 @@ from . import _core
 from ._checks import (as_float_array, as_int_vector, check_float, check_int, check_seed,
                       document_keywords)
 
-__all__ = ["Dataset", "load", "window_recordings", "synthetic_transitions", "GENERATOR"]
+__all__ = ["Dataset", "load", "window_recordings", "synthetic_transitions", "GENERATOR",
+           "MappedFolder", "open_stream", "write_shards"]
 
 #: The spec of the built-in synthetic IMU generator (what the tools use without --data).
 GENERATOR = "generator"
@@ -144,3 +145,38 @@ def synthetic_transitions(X: Any, y: Any, n: int, seed: int = 0,
     p = None if pid is None else as_int_vector(pid, "pid", X.shape[0])
     return _dataset(_core.synthetic_transitions(X, y, p, check_int(n, "n"),
                                                 check_seed(seed, "seed")))
+
+
+#: A .npy folder read through memory maps a batch at a time (moca.data.open_stream).
+MappedFolder = _core.MappedFolder
+
+
+def open_stream(path: Union[str, os.PathLike], *, npy_layout: str = "auto") -> MappedFolder:
+    """A .npy folder (one ``X.npy``, or shards ``X_000.npy``, ... with ``Y_k.npy`` and
+    ``pid_k.npy``; float32 or float16, C order) opened through memory maps, as ``moca pretrain
+    --stream`` reads it: nothing is read until asked. ``len(f)`` windows of ``f.channels`` x
+    ``f.length``; ``f.read(rows)`` gives those windows as float32 (len(rows), C, L), widened from
+    float16 where stored so; ``f.labels()`` the ``y``, ``pid`` and ``meta`` of every window;
+    ``f.block_order(seed, block=64, pool=1024)`` one epoch's order under the block shuffle
+    (docs/model.md); ``f.shards`` (path, windows, bytes) per file; ``f.check_unchanged()``
+    raises when a file changed since opening. ``ValueError`` for a folder that disagrees with
+    itself (shapes, dtypes, label counts, a truncated or Fortran-order file), naming the file;
+    reading a window with NaN or Inf raises, naming its shard and row."""
+    return _core.MappedFolder(os.fspath(path), npy_layout)
+
+
+def write_shards(X: Any, y: Optional[Any] = None, pid: Optional[Any] = None, *,
+                 out: Union[str, os.PathLike], shard_mb: float = 1024.0, float16: bool = False,
+                 rate: float = 50.0) -> int:
+    """Writes windows ``X`` (N, C, L) into the existing folder ``out`` as shards ``X_000.npy``,
+    ... of at most ``shard_mb`` MiB (float16 when asked), with ``Y_k.npy`` and ``pid_k.npy``
+    (``y``/``pid`` default to -1) and ``meta.json`` (sample rate ``rate``), each file atomically;
+    a failure removes the shards written and names the file. Returns the number of shards."""
+    if check_float(shard_mb, "shard_mb") <= 0:
+        raise ValueError(f"shard_mb ({shard_mb}) must be > 0")
+    X = as_float_array(X, "X", 3, np.float32)
+    n = X.shape[0]
+    y = np.full(n, -1, dtype=np.int32) if y is None else as_int_vector(y, "y", n)
+    p = np.full(n, -1, dtype=np.int32) if pid is None else as_int_vector(pid, "pid", n)
+    return _core.write_shards(X, y, p, os.fspath(out), check_float(shard_mb, "shard_mb"),
+                              bool(float16), check_float(rate, "rate"))

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -22,9 +23,11 @@
 #include "moca/common/text_replace.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/mapped_npy.hpp"
 #include "moca/data/recordings.hpp"
 #include "moca/data/selection.hpp"
 #include "moca/data/synthetic.hpp"
+#include "moca/data/window_source.hpp"
 #include "moca/kcca/analysis.hpp"
 #include "moca/kcca/centering.hpp"
 #include "moca/kcca/kernels.hpp"
@@ -54,11 +57,9 @@ kcca::Kernel make_kernel(const std::string& type, double sigma, int degree, doub
   return k;
 }
 
-py::dict windows_to_dict(const data::Windows& w) {
-  const auto n = static_cast<py::ssize_t>(w.size());
-  py::array_t<float> X(
-      {n, static_cast<py::ssize_t>(w.channels), static_cast<py::ssize_t>(w.length)});
-  std::copy(w.x.data(), w.x.data() + w.x.size(), X.mutable_data());
+namespace {
+/// y, pid and meta of n windows (labels, subjects, parts of `w` have n entries).
+py::dict metadata_to_dict(const data::Windows& w, py::ssize_t n) {
   py::array_t<int> y(n), pid(n);
   std::copy(w.labels.data(), w.labels.data() + n, y.mutable_data());
   std::copy(w.subjects.data(), w.subjects.data() + n, pid.mutable_data());
@@ -80,10 +81,20 @@ py::dict windows_to_dict(const data::Windows& w) {
     meta["split"] = py::none();
   }
   py::dict out;
-  out["X"] = X;
   out["y"] = y;
   out["pid"] = pid;
   out["meta"] = meta;
+  return out;
+}
+}  // namespace
+
+py::dict windows_to_dict(const data::Windows& w) {
+  const auto n = static_cast<py::ssize_t>(w.size());
+  py::array_t<float> X(
+      {n, static_cast<py::ssize_t>(w.channels), static_cast<py::ssize_t>(w.length)});
+  std::copy(w.x.data(), w.x.data() + w.x.size(), X.mutable_data());
+  py::dict out = metadata_to_dict(w, n);
+  out["X"] = X;
   return out;
 }
 
@@ -344,6 +355,84 @@ void refuse_unused_keywords(const std::string& spec, const data::DatasetOptions&
 
 // open_dataset, synthetic_transitions: the programs' data on the Python side.
 void bind_data(py::module_& m) {
+  // A .npy folder (one X.npy or shards) read through memory maps, a batch at a time.
+  py::class_<data::MappedNpySource>(m, "MappedFolder")
+      .def(py::init([](const std::string& path, const std::string& layout) {
+             data::MappedNpyOptions o;
+             o.layout = parse_enum(data::kNpyLayoutNames, layout, "npy_layout");
+             return std::make_unique<data::MappedNpySource>(path, o);
+           }),
+           py::arg("path"), py::arg("npy_layout") = "auto")
+      .def("__len__", [](const data::MappedNpySource& s) { return s.size(); })
+      .def_property_readonly("channels",
+                             [](const data::MappedNpySource& s) { return s.meta().channels; })
+      .def_property_readonly("length",
+                             [](const data::MappedNpySource& s) { return s.meta().length; })
+      .def_property_readonly("dtype", &data::MappedNpySource::dtype)
+      .def_property_readonly("storage", &data::MappedNpySource::storage_text)
+      .def_property_readonly("identity", &data::MappedNpySource::identity)
+      .def_property_readonly("shards",
+                             [](const data::MappedNpySource& s) {
+                               py::list out;
+                               for (const auto& sh : s.shards())
+                                 out.append(py::make_tuple(sh.path, sh.windows, sh.bytes));
+                               return out;
+                             })
+      .def("labels",
+           [](const data::MappedNpySource& s) {
+             return metadata_to_dict(s.meta(), static_cast<py::ssize_t>(s.size()));
+           })
+      .def(
+          "read",
+          [](const data::MappedNpySource& s, const std::vector<int>& rows) {
+            py::array_t<float> X({static_cast<py::ssize_t>(rows.size()),
+                                  static_cast<py::ssize_t>(s.meta().channels),
+                                  static_cast<py::ssize_t>(s.meta().length)});
+            float* out = X.mutable_data();
+            {
+              py::gil_scoped_release release;
+              s.read(rows.data(), static_cast<int>(rows.size()), out);
+            }
+            return X;
+          },
+          py::arg("rows"))
+      .def(
+          "block_order",
+          [](const data::MappedNpySource& s, std::uint64_t seed, int block, int pool) {
+            return data::block_shuffle_order(s.storage(), block, pool, seed);
+          },
+          py::arg("seed"), py::arg("block") = 64, py::arg("pool") = 1024)
+      .def("check_unchanged", &data::MappedNpySource::check_unchanged)
+      .def_property_readonly("windows_read",
+                             [](const data::MappedNpySource& s) { return s.counters().windows; });
+  m.def(
+      "write_shards",
+      [](const py::array_t<float, py::array::c_style | py::array::forcecast>& X,
+         const py::array_t<int, py::array::c_style | py::array::forcecast>& y,
+         const py::array_t<int, py::array::c_style | py::array::forcecast>& pid,
+         const std::string& out, double shard_mb, bool float16, double rate) {
+        if (X.ndim() != 3 || y.size() != X.shape(0) || pid.size() != X.shape(0)) {
+          throw std::invalid_argument(
+              "write_shards(): X must be N x C x L with N labels and N subject ids");
+        }
+        data::Windows w;
+        w.channels = static_cast<int>(X.shape(1));
+        w.length = static_cast<int>(X.shape(2));
+        w.sample_rate_hz = rate;
+        w.x = Eigen::Map<const data::RowMatrixXf>(X.data(), X.shape(0), X.shape(1) * X.shape(2));
+        w.labels = Eigen::Map<const Eigen::VectorXi>(y.data(), y.size());
+        w.subjects = Eigen::Map<const Eigen::VectorXi>(pid.data(), pid.size());
+        for (int c = 0; c < w.channels; ++c) w.channel_names.push_back("ch" + std::to_string(c));
+        w.validate("moca.data.write_shards");
+        data::ShardWriteOptions so;
+        so.shard_bytes = std::max<std::int64_t>(1, static_cast<std::int64_t>(shard_mb * 1048576.0));
+        so.float16 = float16;
+        py::gil_scoped_release release;
+        const data::InMemorySource source(w);
+        return data::write_npy_shards(source, out, so).size();
+      },
+      py::arg("X"), py::arg("y"), py::arg("pid"), py::arg("out"), py::arg("shard_mb"),
+      py::arg("float16"), py::arg("rate"));
   m.def(
       "open_dataset",
       [](const std::string& spec, const py::dict& options, double rate, int length,

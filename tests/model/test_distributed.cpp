@@ -17,6 +17,9 @@
 #include <thread>
 
 #include "moca/common/random.hpp"
+#include "moca/data/mapped_npy.hpp"
+#include "moca/data/synthetic.hpp"
+#include "moca/data/window_source.hpp"
 #include "moca/model/dist/distributed.hpp"
 #include "moca/model/dist/run_context.hpp"
 #include "torch_test.hpp"
@@ -417,6 +420,53 @@ TEST_CASE("2 ranks follow 1 rank; resume 2 -> 1 and 1 -> 2 follows the uninterru
   }
   CHECK(max_relative_difference(d + "/one.pt", d + "/ref.pt") > 1e-3);  // 3 more steps moved it
   fs::remove_all(d);
+}
+
+TEST_CASE("streamed: 2 ranks read disjoint halves of every batch and follow 1 rank") {
+  const std::string d = tmp_dir("stream");
+  const std::string data = d + "/data";
+  std::filesystem::create_directories(data);
+  moca::data::SyntheticOptions gen;
+  gen.windows = 64;
+  gen.length = 40;
+  gen.seed = 2;
+  const auto w = moca::data::generate_synthetic(gen);
+  const moca::data::InMemorySource mem(w);
+  moca::data::ShardWriteOptions so;
+  so.shard_bytes = 32 * static_cast<std::int64_t>(w.channels) * w.length * 4;
+  REQUIRE(moca::data::write_npy_shards(mem, data, so).size() == 2);
+  auto args = [&](const std::string& name) {
+    return std::vector<std::string>{"pretrain",        "--no-progress",
+                                    "--data",          "npy:" + data,
+                                    "--split",         "all",
+                                    "--preset",        "cpu-small",
+                                    "--epochs",        "2",
+                                    "--warmup-epochs", "1",
+                                    "--batch",         "16",
+                                    "--threads",       "1",
+                                    "--seed",          "5",
+                                    "--dist-timeout",  "20",
+                                    "--shuffle-block", "8",
+                                    "--shuffle-pool",  "2",
+                                    "--checkpoint",    d + "/" + name + ".pt",
+                                    "--json",          d + "/" + name + ".json"};
+  };
+  std::string out;
+  // A sharded folder is streamed without --stream.
+  REQUIRE_MESSAGE(run_moca(args("one"), out) == 0, out);
+  CHECK(out.find("streamed from disk: 2 shards") != std::string::npos);
+  REQUIRE_MESSAGE(run_moca(launch(2, args("two")), out) == 0, out);
+  const double rel = max_relative_difference(d + "/two.pt", d + "/one.pt");
+  MESSAGE("streamed, 2 ranks vs 1 rank: max relative parameter difference " << rel);
+  CHECK(rel < 1e-5);
+  const auto one = nlohmann::json::parse(slurp(d + "/one.json"));
+  const auto two = nlohmann::json::parse(slurp(d + "/two.json"));
+  // 2 epochs of 4 batches of 16: one rank reads all 128, rank 0 of two its 8 a batch.
+  CHECK(one.at("windows_read") == 128);
+  CHECK(two.at("windows_read") == 64);
+  CHECK(two.at("bytes_read") == 64 * w.channels * w.length * 4);
+  CHECK(one.at("storage").get<std::string>().find("2 shards") != std::string::npos);
+  std::filesystem::remove_all(d);
 }
 
 TEST_CASE("a rank killed or hung mid-epoch ends the other with an error naming it") {

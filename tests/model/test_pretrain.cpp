@@ -1,11 +1,16 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include <fstream>
 #include <sstream>
 
+#include "moca/data/mapped_npy.hpp"
+#include "moca/data/npy_windows.hpp"
 #include "moca/model/io/checkpoint.hpp"
 #include "moca/model/train/pretrain.hpp"
 #include "test_support.hpp"
@@ -230,3 +235,94 @@ const std::string& shared_checkpoint() {
 }
 
 }  // namespace moca_test
+
+TEST_CASE("streamed from a mapped folder: the whole set as one block is the in-memory run") {
+  const auto w = moca_test::small_windows(40, 3);
+  const std::string dir = moca_test::temp_path("stream_same");
+  std::filesystem::create_directories(dir);
+  moca::data::write_windows_npy(w, dir, {});
+  const moca::data::MappedNpySource map(dir);
+  std::ostringstream log;
+  auto mem = quick("stream_mem.pt");
+  mem.augment = true;  // splice partners are read from the source too
+  auto disk = quick("stream_disk.pt");
+  disk.augment = true;
+  disk.shuffle_block = 1000;  // one block: the full shuffle
+  const auto a = pretrain(mem, w, log);
+  const auto b = pretrain(disk, map, log);
+  REQUIRE(b.finished);
+  for (size_t e = 0; e < a.history.size(); ++e) CHECK(b.history[e].loss == a.history[e].loss);
+  std::string why;
+  CHECK_MESSAGE(moca_test::same_model_parameters(mem.checkpoint, disk.checkpoint, why), why);
+  // Every step read its 8 windows plus one splice partner each.
+  CHECK(b.windows_read == 3 * 5 * (8 + 8));
+  CHECK(b.bytes_read == b.windows_read * w.channels * w.length * 4);
+  CHECK(b.history[0].read_windows == 5 * 16);
+  CHECK(b.storage.find("memory-mapped") != std::string::npos);
+  // Control: the auto block (256 > 40 windows: still one block) with another pool is the same;
+  // a block of 4 is another order, other numbers.
+  auto blocks = quick("stream_blocks.pt");
+  blocks.augment = true;
+  blocks.shuffle_block = 4;
+  pretrain(blocks, map, log);
+  CHECK_FALSE(moca_test::same_model_parameters(mem.checkpoint, blocks.checkpoint, why));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a streamed run with a block shuffle resumes mid-epoch bit for bit") {
+  const auto w = moca_test::small_windows(60, 4);
+  const std::string dir = moca_test::temp_path("stream_resume");
+  std::filesystem::create_directories(dir);
+  const moca::data::InMemorySource mem(w);
+  moca::data::ShardWriteOptions so;
+  so.shard_bytes = 25 * static_cast<std::int64_t>(w.channels) * w.length * 2;
+  so.float16 = true;  // three shards of float16
+  REQUIRE(moca::data::write_npy_shards(mem, dir, so).size() == 3);
+  const moca::data::MappedNpySource map(dir);
+  std::ostringstream log;
+  auto full = quick("stream_full.pt");
+  full.shuffle_block = 5;
+  full.shuffle_pool = 2;
+  full.augment = true;
+  const auto a = pretrain(full, map, log);
+  REQUIRE(a.finished);
+  auto part = full;
+  part.checkpoint = moca_test::temp_path("stream_part.pt");
+  part.stop_after_iterations = 9;  // mid-epoch 2 (7 iterations per epoch)
+  CHECK(pretrain(part, map, log).interrupted);
+  part.stop_after_iterations = -1;
+  part.resume = true;
+  const auto b = pretrain(part, map, log);
+  CHECK(b.finished);
+  for (size_t e = 0; e < a.history.size(); ++e) CHECK(b.history[e].loss == a.history[e].loss);
+  std::string why;
+  CHECK_MESSAGE(moca_test::same_model_parameters(full.checkpoint, part.checkpoint, why), why);
+  // The checkpoint records the shuffle; resuming on a changed folder is refused.
+  const auto meta = moca::model::read_checkpoint_info(part.checkpoint).meta;
+  CHECK(meta.at("training").at("shuffle").at("block") == 5);
+  struct timespec later[2] = {{0, UTIME_OMIT}, {4000000000, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, (dir + "/X_001.npy").c_str(), later, 0) == 0);
+  const moca::data::MappedNpySource changed(dir);
+  CHECK_THROWS_WITH_AS(pretrain(part, changed, log), doctest::Contains("different data"),
+                       std::invalid_argument);
+  // ... and the storage is checked at every epoch's start: a change stops the run there.
+  struct ChangesAfterEpoch1 final : moca::data::WindowSource {
+    const moca::data::WindowSource& base;
+    mutable int checks = 0;
+    explicit ChangesAfterEpoch1(const moca::data::WindowSource& b) : base(b) {}
+    const moca::data::Windows& meta() const override { return base.meta(); }
+    void read(const int* rows, int count, float* out) const override {
+      base.read(rows, count, out);
+    }
+    std::string identity() const override { return base.identity(); }
+    std::string storage_text() const override { return "test"; }
+    void check_unchanged() const override {
+      if (++checks == 2) throw std::runtime_error("X_001.npy changed while it was read");
+    }
+  } changing(changed);
+  auto during = quick("stream_during.pt");
+  CHECK_THROWS_WITH_AS(pretrain(during, changing, log), doctest::Contains("X_001.npy changed"),
+                       std::runtime_error);
+  CHECK(changing.checks == 2);
+  std::filesystem::remove_all(dir);
+}

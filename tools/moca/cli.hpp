@@ -14,8 +14,9 @@ namespace moca::tools {
 
 // Flag groups several subcommands share (cli_flags.cpp).
 /// --data and --data-*, --split*, --train-fraction, --folds, --fold (without `split`: none of
-/// these five, for a command on every window), --window-length and the generator's flags.
-void add_data_options(CLI::App* app, DataOptions& d, bool split = true);
+/// these five, for a command on every window), --window-length and the generator's flags;
+/// `extra`: the rows of more scopes (moca pretrain: data::kStreamScope, --stream).
+void add_data_options(CLI::App* app, DataOptions& d, bool split = true, Scope extra = 0);
 /// The rows of model::RuntimeOptions::schema in `scope` (--device, --threads, --tf32; training:
 /// --precision, --cuda-graphs; pre-training: --batch-shards), and the refusal of the CUDA-only
 /// switches beside --device cpu.

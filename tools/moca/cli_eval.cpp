@@ -153,7 +153,7 @@ Subcommand add_data_cli(CLI::App& app) {
   di->add_option("--checkpoint", ins->checkpoint, "open at this model's length and rate");
   di->add_option("--json", ins->json, "result JSON file");
   auto* de = dat->add_subcommand("export", "write any source as an ssl-wearables .npy folder");
-  add_data_options(de, exp->data);
+  add_data_options(de, exp->data, true, data::kStreamScope);
   add_schema_options(de, *exp, kEveryScope);  // data::ExportOptions::schema
   auto win = std::make_shared<DataWindowCommand>();
   auto* dw = dat->add_subcommand(

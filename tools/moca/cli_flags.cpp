@@ -7,9 +7,9 @@
 
 namespace moca::tools {
 
-void add_data_options(CLI::App* app, DataOptions& d, bool split) {
+void add_data_options(CLI::App* app, DataOptions& d, bool split, Scope extra) {
   // a command on every window (predict) has no split flags to ignore
-  add_data_flags(app, d, data::command_data_scope(split));
+  add_data_flags(app, d, data::command_data_scope(split) | extra);
 }
 
 void add_runtime_options(CLI::App* app, model::RuntimeOptions& r, Scope scope) {

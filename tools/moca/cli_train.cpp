@@ -103,7 +103,7 @@ Subcommand add_pretrain_cli(CLI::App& app) {
   auto no_progress = std::make_shared<bool>(false);
   model::PretrainOptions& t = pre->train;
   auto* p = app.add_subcommand("pretrain", "pre-train a MoCA MAE with a masking policy");
-  add_data_options(p, pre->data);
+  add_data_options(p, pre->data, true, data::kStreamScope);
   add_runtime_options(p, t.runtime, model::RuntimeOptions::kPretrainRuntimeScope);
   add_schema_options(p, t, kEveryScope);
   p->add_option("--json", pre->json, "summary JSON file");

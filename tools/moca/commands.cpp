@@ -55,11 +55,27 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
   if (const std::string note = cmd.train.warmup_note(); !note.empty()) {
     context.log() << "moca pretrain: note: " << with_flag_names(note) << "\n";
   }
-  const data::SplitSelection d = data::select_and_split(cmd.data, context.log());
-  const auto r = model::pretrain(cmd.train, d.train, context, stop);
+  // A .npy folder is streamed with --stream (a sharded one always): read a batch at a time.
+  model::PretrainResult r;
+  nlohmann::json data_json;
+  std::string source;
+  int train_windows = 0;
+  if (data::wants_stream(cmd.data)) {
+    const data::StreamSelection d = data::select_stream(cmd.data, context.log());
+    r = model::pretrain(cmd.train, *d.train, context, stop);
+    data_json = d.to_json();
+    source = d.source;
+    train_windows = d.train->size();
+  } else {
+    const data::SplitSelection d = data::select_and_split(cmd.data, context.log());
+    r = model::pretrain(cmd.train, d.train, context, stop);
+    data_json = d.to_json();
+    source = d.source;
+    train_windows = d.train.size();
+  }
   nlohmann::json j;
   j["command"] = "pretrain";
-  j["data"] = d.to_json();
+  j["data"] = data_json;
   j["settings"] = cmd.train.training_json();
   j["settings"]["checkpoint"] = cmd.train.checkpoint;
   j["settings"]["metrics"] = cmd.train.metrics_path();
@@ -80,10 +96,17 @@ nlohmann::json run_pretrain(const PretrainCommand& cmd, std::ostream& out,
   j["windows_per_s"] = r.loop_seconds > 0 ? static_cast<double>(r.loop_iterations) *
                                                 cmd.train.batch_size / r.loop_seconds
                                           : 0.0;
+  // This rank's reads (rank 0's: each rank reads its own share).
+  j["storage"] = r.storage;
+  j["windows_read"] = r.windows_read;
+  j["bytes_read"] = r.bytes_read;
+  j["read_seconds"] = r.read_seconds;
+  j["read_wait_seconds"] = r.read_wait_seconds;
+  j["read_windows_per_s"] = r.read_seconds > 0 ? r.windows_read / r.read_seconds : 0.0;
   if (r.rank != 0) return j;  // data-parallel: rank 0 alone reports
   write_json(cmd.json, j);
   out << "pretrain: " << r.history.size() << "/" << cmd.train.epochs << " epochs, " << r.iterations
-      << " iterations on " << d.train.size() << " windows (" << d.source << "), "
+      << " iterations on " << train_windows << " windows (" << source << "), "
       << model::to_string(r.device) << " x" << r.threads << " threads"
       << (r.world_size > 1 ? " x " + std::to_string(r.world_size) + " ranks (" +
                                  enum_name(model::kDistBackendNames, r.backend) + ")"
@@ -268,7 +291,8 @@ namespace {
 
 // moca data inspect, the data: shape, channels, modality groups, non-finite windows (counted:
 // `refuse_nonfinite` says whether the programs would refuse them), notes, classes, subjects.
-void print_data_overview(std::ostream& out, const data::Dataset& d, bool refuse_nonfinite) {
+void print_data_overview(std::ostream& out, const data::Dataset& d, bool refuse_nonfinite,
+                         bool scanned = true) {
   const data::Windows& w = d.windows;
   out << "data: " << d.summary() << "\n";
   out << "windows: N = " << w.size() << ", C = " << w.channels << " channels (";
@@ -286,7 +310,10 @@ void print_data_overview(std::ostream& out, const data::Dataset& d, bool refuse_
   }
   out << "\n";
   out << "non-finite values: ";
-  if (d.dropped_nonfinite == 0) {
+  if (!scanned) {
+    out << "not scanned (a streamed folder is not read here; a window holding NaN/Inf stops the "
+           "run that reads it, naming its shard and row)\n";
+  } else if (d.dropped_nonfinite == 0) {
     out << "none\n";
   } else {
     out << d.dropped_nonfinite << " windows hold NaN/Inf; "
@@ -387,6 +414,21 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
   if (!cmd.checkpoint.empty()) geometry = checkpoint_geometry(cmd.checkpoint);
   DataOptions o = cmd.data;
   const bool refuse_nonfinite = !o.dataset.drop_nonfinite;
+  if (data::wants_stream(o)) {  // a sharded folder: described from its headers and labels
+    o.split = data::SplitKind::kAll;
+    std::ostringstream quiet;
+    const data::StreamSelection s =
+        data::select_stream(o, quiet, geometry.length, geometry.sample_rate_hz);
+    (void)log;
+    print_data_overview(out, s.described, refuse_nonfinite, /*scanned=*/false);
+    print_program_uses(out, s.described);
+    nlohmann::json j = inspect_json(s.described);
+    j["nonfinite_windows"] = nullptr;  // not scanned
+    j["storage"] = s.all->storage_text();
+    j["shards"] = s.all->shards().size();
+    write_json(cmd.json, j);
+    return j;
+  }
   o.dataset.drop_nonfinite = true;  // inspect counts them instead of failing
   std::ostringstream quiet;
   const data::Dataset d =

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
+#include "moca/common/npy_header.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/common/text_file.hpp"
 
@@ -441,6 +442,52 @@ std::vector<double> decode_numbers(const std::vector<char>& raw, const std::stri
 
 }  // namespace
 
+NpyHeader read_npy_header(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open '" + path + "'");
+  const NdArray a = read_npy_header(in, path);
+  NpyHeader h;
+  h.shape = a.shape;
+  h.dtype = a.dtype;
+  h.fortran_order = a.fortran_order;
+  h.data_offset = static_cast<std::int64_t>(in.tellg());
+  in.seekg(0, std::ios::end);
+  h.file_size = static_cast<std::int64_t>(in.tellg());
+  return h;
+}
+
+std::int64_t NpyHeader::count(const std::string& path) const {
+  std::int64_t n = 1;
+  for (const auto s : shape) {
+    if (s != 0 && n > std::numeric_limits<std::int64_t>::max() / s) {
+      throw_invalid(path, ".npy shape too large");
+    }
+    n *= s;
+  }
+  return n;
+}
+
+int npy_numeric_width(const std::string& d) {
+  if (d.size() != 3 || (d[0] != '<' && d[0] != '|')) return 0;
+  const std::string kind = d.substr(1);
+  if (kind == "f2") return 2;
+  if (kind == "f4" || kind == "i4") return 4;
+  if (kind == "f8" || kind == "i8") return 8;
+  if (kind == "u1" || kind == "b1" || kind == "i1") return 1;
+  return 0;
+}
+
+void require_npy_complete(const NpyHeader& h, int width, const std::string& path) {
+  const std::int64_t n = h.count(path);
+  const std::int64_t left = h.file_size - h.data_offset;
+  if (width < 1 || n > std::numeric_limits<std::int64_t>::max() / width || left < n * width) {
+    throw_invalid(path, "truncated data (the header states " + std::to_string(n) + " elements of " +
+                            std::to_string(width) + " bytes, " + std::to_string(n * width) +
+                            " bytes; the file holds " +
+                            std::to_string(std::max<std::int64_t>(left, 0)) + " after its header)");
+  }
+}
+
 NdArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open '" + path + "'");
@@ -538,21 +585,23 @@ void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, 
   }
 }
 
-std::int64_t write_npy_rows(
-    const std::string& path, const std::vector<std::int64_t>& row_shape,
-    const std::function<void(const std::function<void(const float*)>& put)>& producer) {
+std::int64_t write_npy_byte_rows(
+    const std::string& path, const std::vector<std::int64_t>& row_shape, const std::string& dtype,
+    const std::function<void(const std::function<void(const char*)>& put)>& producer) {
+  const int width = npy_numeric_width(dtype);
+  if (width == 0) throw_invalid("write_npy_byte_rows()", "dtype", dtype, "must be numeric");
   std::vector<std::int64_t> shape = row_shape;
   shape.insert(shape.begin(), std::numeric_limits<std::int64_t>::max());  // the widest N
-  const size_t reserved = npy_preamble(shape, "<f4").size();
-  const auto row = static_cast<std::streamsize>(product(row_shape)) * 4;
+  const size_t reserved = npy_preamble(shape, dtype).size();
+  const auto row = static_cast<std::streamsize>(product(row_shape)) * width;
   std::int64_t n = 0;
   std::exception_ptr producer_error;  // rethrown as it was, not as a write error
   try {
     write_output_file(path, [&](std::ostream& o) {
       o.write(std::string(reserved, ' ').data(), static_cast<std::streamsize>(reserved));
       try {
-        producer([&](const float* values) {
-          o.write(reinterpret_cast<const char*>(values), row);
+        producer([&](const char* bytes) {
+          o.write(bytes, row);
           ++n;
         });
       } catch (...) {
@@ -560,7 +609,7 @@ std::int64_t write_npy_rows(
         throw;
       }
       shape[0] = n;
-      const std::string preamble = npy_preamble(shape, "<f4", reserved);
+      const std::string preamble = npy_preamble(shape, dtype, reserved);
       if (!o.seekp(0)) throw std::runtime_error("the output cannot seek (a pipe?)");
       o.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
     });
@@ -569,6 +618,14 @@ std::int64_t write_npy_rows(
     throw;
   }
   return n;
+}
+
+std::int64_t write_npy_rows(
+    const std::string& path, const std::vector<std::int64_t>& row_shape,
+    const std::function<void(const std::function<void(const float*)>& put)>& producer) {
+  return write_npy_byte_rows(path, row_shape, "<f4", [&](const auto& put_bytes) {
+    producer([&](const float* values) { put_bytes(reinterpret_cast<const char*>(values)); });
+  });
 }
 
 void write_npy_int(const std::string& path, const std::vector<std::int64_t>& shape,

@@ -1,5 +1,6 @@
 #include "moca/data/augment.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
@@ -96,6 +97,24 @@ Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
   return out;
 }
 
+std::vector<BatchSplice> draw_batch_splices(int rows, int pool_size, int length, Rng& rng,
+                                            double probability) {
+  const std::string who = "augment_batch(): ";
+  if (pool_size < 1) throw_invalid("", who + "the base set is empty");
+  splice_length_range(length);
+  if (!(probability >= 0.0 && probability <= 1.0)) {
+    throw_invalid("", who + "probability (" + std::to_string(probability) + ") must be in [0, 1]");
+  }
+  std::vector<BatchSplice> out(static_cast<size_t>(std::max(rows, 0)));
+  for (auto& d : out) {
+    if (probability < 1.0 && !(uniform01(rng) < probability)) continue;
+    d.spliced = true;
+    d.second = static_cast<int>(uniform_int(rng, 0, pool_size - 1));
+    d.draw = draw_splice(length, rng);
+  }
+  return out;
+}
+
 int augment_batch(Eigen::Ref<RowMatrixXf> batch, const Windows& pool, Rng& rng,
                   double probability) {
   const std::string who = "augment_batch(): ";
@@ -105,15 +124,14 @@ int augment_batch(Eigen::Ref<RowMatrixXf> batch, const Windows& pool, Rng& rng,
                   who + "batch has " + std::to_string(batch.cols()) +
                       " columns, the pool's windows have C*L = " + std::to_string(pool.x.cols()));
   }
-  if (!(probability >= 0.0 && probability <= 1.0)) {
-    throw_invalid("", who + "probability (" + std::to_string(probability) + ") must be in [0, 1]");
-  }
+  const auto draws = draw_batch_splices(static_cast<int>(batch.rows()), pool.size(), pool.length,
+                                        rng, probability);
   int spliced = 0;
   for (Eigen::Index i = 0; i < batch.rows(); ++i) {
-    if (probability < 1.0 && !(uniform01(rng) < probability)) continue;
-    const int second = static_cast<int>(uniform_int(rng, 0, pool.size() - 1));
+    const BatchSplice& d = draws[static_cast<size_t>(i)];
+    if (!d.spliced) continue;
     Eigen::Map<RowMatrixXf> x1(batch.row(i).data(), pool.channels, pool.length);
-    splice(x1, pool.window(second), rng);
+    splice(x1, pool.window(d.second), d.draw);
     ++spliced;
   }
   return spliced;

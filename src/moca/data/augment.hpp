@@ -68,6 +68,21 @@ struct SpliceRecord {
 Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
                               std::vector<SpliceRecord>* records = nullptr);
 
+/// One row's draws in augment_batch: whether it is spliced, the pool row x2 and the splice.
+struct BatchSplice {
+  bool spliced = false;
+  int second = 0;  ///< pool row of x2
+  SpliceDraw draw;
+};
+
+/// The draws of augment_batch for a batch of `rows` rows and a pool of `pool_size` windows of
+/// length L, in augment_batch's order, without reading a window: a trainer that holds part of
+/// the batch, or reads x2 from disk, draws with this and splices what it holds. The same
+/// std::invalid_argument as augment_batch for an empty pool, L < 2 or a probability outside
+/// [0, 1].
+std::vector<BatchSplice> draw_batch_splices(int rows, int pool_size, int length, Rng& rng,
+                                            double probability = 1.0);
+
 /// On-the-fly form for a trainer: each row of `batch` (B x C*L, a window per row as in
 /// Windows::x) is, with probability `probability`, replaced by Algorithm 1 with x1 = that row and
 /// x2 = a uniformly drawn row of `pool`. Draws per row, in order: the Bernoulli (uniform01 <

@@ -1,5 +1,7 @@
 #include "moca/data/dataset.hpp"
 
+#include "moca/data/detail/dataset_settle.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -554,6 +556,12 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   }
   d.spec = parse_data_spec(text, text == spec_text ? o.format : DataFormat::kAuto);
   Windows w = format_entry(d.spec.format).read(d, o);
+  settle_dataset(w, d, o);
+  d.windows = std::move(w);
+  return d;
+}
+
+void settle_dataset(Windows& w, Dataset& d, const DatasetOptions& o) {
   d.source_channels = w.channels;
   d.source_length = w.length;
   settle_channel_names(w, d, o);
@@ -566,8 +574,6 @@ Dataset open_dataset(const std::string& spec_text, const DatasetOptions& o) {
   if (!o.keep_classes.empty()) w = keep_classes(w, o.keep_classes, d.notes);
   fit_to_model(w, d, o);
   w.validate("open_dataset(" + d.spec.to_string() + ")");
-  d.windows = std::move(w);
-  return d;
 }
 
 std::string Dataset::summary() const {

@@ -1,5 +1,6 @@
 #include "moca/data/export.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <sstream>
@@ -11,6 +12,9 @@
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/detail/text_parse.hpp"
+#include "moca/data/mapped_npy.hpp"
+#include "moca/data/selection.hpp"
+#include "moca/data/window_source.hpp"
 #include "moca/data/windowing.hpp"
 
 namespace moca::data {
@@ -22,11 +26,15 @@ void ExportOptions::validate() const {
 }
 
 std::vector<UnusedOption> unused_options(const ExportOptions& o) {
-  if (o.transitions != 0) return {};
+  std::vector<UnusedOption> unused;
+  if (o.shard_mb == 0) {
+    unused.push_back(
+        {"ExportOptions::float16", "only shards (ExportOptions::shard_mb) hold float16"});
+  }
+  if (o.transitions != 0) return unused;
   const std::string why =
       "it chooses the ExportOptions::transitions spliced, and without ExportOptions::transitions "
       "every window is exported as it is";
-  std::vector<UnusedOption> unused;
   for (const Option& row : option_rows<DataOptions>()) {
     if (row.scope == kSplitScope || row.scope == kSplitSeedScope) {
       unused.push_back({row.field(), why});
@@ -42,9 +50,47 @@ void WindowExportOptions::validate() const {
   windowing.validate();
 }
 
+namespace {
+/// Shards of `source` into o.out_dir; the summary's file list.
+std::string write_shards(const WindowSource& source, const ExportOptions& o) {
+  ShardWriteOptions so;
+  so.shard_bytes = std::max<std::int64_t>(1, static_cast<std::int64_t>(o.shard_mb * 1048576.0));
+  so.float16 = o.float16;
+  create_output_folder(o.out_dir);
+  const auto shards = write_npy_shards(source, o.out_dir, so);
+  return std::to_string(shards.size()) + " shards X_000.npy, ... (" +
+         (o.float16 ? "float16" : "float32") + "), Y_k, pid_k, meta.json";
+}
+}  // namespace
+
 ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
   o.validate();
   check_writable_folder(o.out_dir, "ExportOptions::out_dir");
+  if (wants_stream(o.data)) {
+    // Read and written a chunk at a time: memory does not grow with the data.
+    if (o.shard_mb == 0) {
+      throw_invalid("", "ExportOptions::shard_mb", "0",
+                    "must be > 0 to export a streamed folder (it is written as shards, a chunk "
+                    "at a time)");
+    }
+    if (o.transitions > 0) {
+      throw_invalid("", "ExportOptions::transitions", std::to_string(o.transitions),
+                    "needs the windows in memory; drop DataOptions::stream");
+    }
+    DataOptions all = o.data;
+    all.split = SplitKind::kAll;
+    const StreamSelection sel = select_stream(all, log);
+    const std::string files = write_shards(*sel.train, o);
+    ExportResult r;
+    r.json = sel.to_json();
+    r.json["command"] = "data export";
+    r.json["exported"] = "windows";
+    r.json["exported_windows"] = sel.train->size();
+    r.json["out"] = o.out_dir;
+    r.summary = "export: " + std::to_string(sel.train->size()) + " windows of " + sel.source +
+                " (streamed) -> " + o.out_dir + "/" + files + "\n";
+    return r;
+  }
   const Dataset d = select_described(o.data, log);
   Windows w = d.windows;
   std::string what = "windows";
@@ -53,7 +99,12 @@ ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
     what = "Algorithm-1 transitions (seed " + std::to_string(o.seed) + ")";
     w.modalities = d.windows.modalities;
   }
-  export_dataset(w, o.out_dir);
+  std::string files = "X.npy, Y.npy, pid.npy, meta.json";
+  if (o.shard_mb > 0) {
+    files = write_shards(InMemorySource(w), o);
+  } else {
+    export_dataset(w, o.out_dir);
+  }
   ExportResult r;
   r.json = d.to_json();
   r.json["command"] = "data export";
@@ -63,8 +114,7 @@ ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
   std::ostringstream s;
   s << "export: " << w.size() << " " << what << " of " << d.spec.to_string() << " (" << w.channels
     << " x " << w.length << " at " << w.sample_rate_hz << " Hz, modalities "
-    << format_modalities(w.modalities) << ") -> " << o.out_dir
-    << "/X.npy, Y.npy, pid.npy, meta.json\n";
+    << format_modalities(w.modalities) << ") -> " << o.out_dir << "/" << files << "\n";
   r.summary = s.str();
   return r;
 }

@@ -23,6 +23,12 @@ struct ExportOptions {
   /// `data` selects (by default the random 7:3 split) instead of the windows.
   int transitions = 0;
   std::uint64_t seed = 0;  ///< seed of the transitions
+  /// > 0: X as shards X_000.npy, ... of at most this many MiB each, with Y_k.npy, pid_k.npy and
+  /// split_k.npy (write_npy_shards), written a chunk at a time; a streamed input (DataOptions::
+  /// stream, or a sharded folder) is then read a chunk at a time too, so memory does not grow
+  /// with the data. 0: one X.npy (and a streamed input is refused).
+  double shard_mb = 0.0;
+  bool float16 = false;  ///< shards' X as float16 (needs shard_mb)
   /// std::invalid_argument naming the field (`ExportOptions::transitions`), its value and the
   /// rule.
   void validate() const;
@@ -37,11 +43,15 @@ struct ExportOptions {
                             "split (--split, default random 7:3) instead",
                             Range::at_least(0)});
     v(o.seed, Option{E, "seed", "--seed", "seed of the transitions"});
+    v(o.shard_mb, Option{E, "shard_mb", "--shard-mb",
+                         "write X as shards X_000.npy, ... of at most this many MiB (0: one X.npy)",
+                         Range::at_least(0)});
+    v(o.float16, Option{E, "float16", "--float16", "shards hold X as float16"});
   }
 };
 
 /// Without transitions, the split's options and the seed take no effect (every window is
-/// exported as it is).
+/// exported as it is); without shard_mb, float16.
 std::vector<UnusedOption> unused_options(const ExportOptions& options);
 
 /// What `moca data window` cuts and where it writes it.

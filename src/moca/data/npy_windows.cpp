@@ -14,7 +14,9 @@
 #include "moca/common/matrix_io.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/detail/npy_meta.hpp"
 #include "moca/data/detail/text_parse.hpp"
+#include "moca/data/mapped_npy.hpp"
 
 namespace moca::data {
 
@@ -44,23 +46,7 @@ void NpyWriteOptions::validate() const {
   }
 }
 
-namespace {
-
-bool file_exists(const std::string& p) {
-  return static_cast<bool>(std::ifstream(p));
-}
-
-struct Meta {
-  bool present = false;
-  std::vector<std::string> warnings;  ///< unknown keys, with the nearest known one
-  NpyLayout layout = NpyLayout::kAuto;
-  std::vector<std::string> channel_names, class_names, subject_names;
-  double sample_rate_hz = 0.0;
-  std::string description;
-  std::vector<ModalityGroup> modalities;
-  /// "windows", "channels", "length" as export_dataset writes them (-1: not stated); X must agree.
-  std::int64_t windows = -1, channels = -1, length = -1;
-};
+namespace npy_detail {
 
 Meta read_meta(const std::string& path) {
   Meta m;
@@ -111,12 +97,9 @@ Meta read_meta(const std::string& path) {
   return m;
 }
 
-// Maps integral numbers or strings of a 1-D array of length n to ids; names receives the names
-// of string ids (index = id). `known` are names to use first (from meta.json) if they cover all.
-Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::string& what,
-                         const std::vector<std::string>& known, std::vector<std::string>& names,
-                         int min_id) {
-  const NdArray a = read_npy(path);
+Eigen::VectorXi ids_from_array(const NdArray& a, const std::string& path, Eigen::Index n,
+                               const std::string& what, const std::vector<std::string>& known,
+                               std::vector<std::string>& names, int min_id) {
   if (a.shape.size() != 1 && !(a.shape.size() == 2 && a.shape[1] == 1)) {
     throw_invalid(path, what + " must be a 1-D array of length N (" + std::to_string(n) +
                             "), got " + std::to_string(a.shape.size()) + " dimensions");
@@ -152,6 +135,72 @@ Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::str
     ids(i) = static_cast<int>(v);
   }
   return ids;
+}
+
+const std::vector<std::string>& part_names() {
+  static const std::vector<std::string> kParts = {"train", "test"};
+  return kParts;
+}
+
+void check_parts(const Eigen::VectorXi& ids, const std::vector<std::string>& names,
+                 const std::string& path) {
+  if (!names.empty() && names != part_names()) {
+    std::string found;
+    for (const auto& s : names) found += (found.empty() ? "" : ", ") + s;
+    throw_invalid(path, "split entries must be 'train' or 'test' (found " + found + ")");
+  }
+  for (Eigen::Index i = 0; i < ids.size(); ++i) {
+    if (ids(i) > 1) {
+      throw_invalid(path, "split entry " + std::to_string(i) + " (" + std::to_string(ids(i)) +
+                              ") must be 0 (train) or 1 (test)");
+    }
+  }
+}
+
+void write_meta_json(const Windows& w, std::int64_t n, const std::string& dir, NpyLayout layout,
+                     const std::string& x_dtype, const nlohmann::json& extra) {
+  const std::int64_t c = w.channels, len = w.length;
+  nlohmann::json meta = {{"layout", to_string(layout)},
+                         {"channel_names", w.channel_names},
+                         {"class_names", w.class_names},
+                         {"subject_names", w.subject_names},
+                         {"sample_rate_hz", w.sample_rate_hz},
+                         {"sample_rate", w.sample_rate_hz},
+                         {"description", w.description},
+                         {"windows", n},
+                         {"channels", c},
+                         {"length", len},
+                         {"x_dtype", x_dtype}};
+  if (!w.modalities.empty()) {
+    meta["modalities"] = nlohmann::json::object();
+    for (const auto& g : w.modalities) meta["modalities"][g.name] = g.channels;
+  }
+  const auto& known = npy_meta_keys();
+  for (const auto& item : extra.items()) {
+    if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
+      throw std::logic_error("write_meta_json(): meta.json key '" + item.key() +
+                             "' is not one of npy_meta_keys()");
+    }
+    meta[item.key()] = item.value();
+  }
+  write_output_text(dir + "/meta.json", meta.dump(2) + "\n");
+}
+
+}  // namespace npy_detail
+
+namespace {
+
+bool file_exists(const std::string& p) {
+  return static_cast<bool>(std::ifstream(p));
+}
+
+using npy_detail::Meta;
+using npy_detail::read_meta;
+
+Eigen::VectorXi read_ids(const std::string& path, Eigen::Index n, const std::string& what,
+                         const std::vector<std::string>& known, std::vector<std::string>& names,
+                         int min_id) {
+  return npy_detail::ids_from_array(read_npy(path), path, n, what, known, names, min_id);
 }
 
 /// X's window count, channels, length and the layout they were read with.
@@ -260,20 +309,9 @@ Windows copy_windows(const NdArray& a, const XShape& s) {
 
 /// split.npy: N entries "train"/"test" (or 0/1), the data's own split (Windows::parts).
 Eigen::VectorXi read_parts(const std::string& path, Eigen::Index n) {
-  static const std::vector<std::string> kParts = {"train", "test"};
   std::vector<std::string> names;
-  Eigen::VectorXi ids = read_ids(path, n, "split entries", kParts, names, 0);
-  if (!names.empty() && names != kParts) {
-    std::string found;
-    for (const auto& s : names) found += (found.empty() ? "" : ", ") + s;
-    throw_invalid(path, "split entries must be 'train' or 'test' (found " + found + ")");
-  }
-  for (Eigen::Index i = 0; i < n; ++i) {
-    if (ids(i) > 1) {
-      throw_invalid(path, "split entry " + std::to_string(i) + " (" + std::to_string(ids(i)) +
-                              ") must be 0 (train) or 1 (test)");
-    }
-  }
+  Eigen::VectorXi ids = read_ids(path, n, "split entries", npy_detail::part_names(), names, 0);
+  npy_detail::check_parts(ids, names, path);
   return ids;
 }
 
@@ -424,7 +462,7 @@ Windows read_windows_npy_files(const std::string& x_path, const std::string& y_p
 void write_windows_npy_meta(const Windows& w, const std::string& dir, const NpyWriteOptions& o,
                             const nlohmann::json& extra) {
   o.validate();
-  const std::int64_t n = w.labels.size(), c = w.channels, len = w.length;
+  const std::int64_t n = w.labels.size();
   if (w.subjects.size() != n) {
     throw_invalid("write_windows_npy_meta()", std::to_string(n) + " labels but " +
                                                   std::to_string(w.subjects.size()) +
@@ -463,30 +501,7 @@ void write_windows_npy_meta(const Windows& w, const std::string& dir, const NpyW
     std::error_code ec;
     std::filesystem::remove(dir + "/split.npy", ec);
   }
-  nlohmann::json meta = {{"layout", to_string(o.layout)},
-                         {"channel_names", w.channel_names},
-                         {"class_names", w.class_names},
-                         {"subject_names", w.subject_names},
-                         {"sample_rate_hz", w.sample_rate_hz},
-                         {"sample_rate", w.sample_rate_hz},
-                         {"description", w.description},
-                         {"windows", n},
-                         {"channels", c},
-                         {"length", len},
-                         {"x_dtype", o.float64 ? "<f8" : "<f4"}};
-  if (!w.modalities.empty()) {
-    meta["modalities"] = nlohmann::json::object();
-    for (const auto& g : w.modalities) meta["modalities"][g.name] = g.channels;
-  }
-  const auto& known = npy_meta_keys();
-  for (const auto& item : extra.items()) {
-    if (std::find(known.begin(), known.end(), item.key()) == known.end()) {
-      throw std::logic_error("write_windows_npy_meta(): meta.json key '" + item.key() +
-                             "' is not one of npy_meta_keys()");
-    }
-    meta[item.key()] = item.value();
-  }
-  write_output_text(dir + "/meta.json", meta.dump(2) + "\n");
+  npy_detail::write_meta_json(w, n, dir, o.layout, o.float64 ? "<f8" : "<f4", extra);
 }
 
 void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteOptions& o) {
@@ -513,10 +528,27 @@ void write_windows_npy(const Windows& w, const std::string& dir, const NpyWriteO
 // The registry's row (dataset.hpp): detection and the reader as open_dataset calls it.
 
 bool is_npy_folder(const std::string& dir) {
-  return detail::path_exists(dir + "/X.npy");
+  return detail::path_exists(dir + "/X.npy") || is_sharded_npy_folder(dir);
 }
 
 Windows open_npy_source(Dataset& d, const DatasetOptions& o) {
+  if (is_sharded_npy_folder(d.spec.path)) {
+    // A sharded folder read into memory: through its maps, every window (mapped_npy.hpp).
+    if (o.drop_nonfinite || !o.labels.empty()) {
+      throw_invalid("",
+                    o.drop_nonfinite ? "DatasetOptions::drop_nonfinite" : "DatasetOptions::labels",
+                    o.drop_nonfinite ? "true" : o.labels,
+                    "is for a folder with one X.npy; a sharded folder (" + d.spec.path +
+                        ") is read as written (its Y_k.npy labels, all windows finite)");
+    }
+    MappedNpyOptions mo;
+    mo.layout = o.npy_layout;
+    std::vector<std::string> warnings;
+    const MappedNpySource source(d.spec.path, mo, &warnings);
+    for (const std::string& line : warnings) d.notes.push_back("warning: " + line);
+    d.notes.push_back("read from " + source.storage_text());
+    return materialize(source);
+  }
   NpyReadOptions no;
   no.layout = o.npy_layout;
   no.drop_nonfinite = o.drop_nonfinite;

@@ -1,6 +1,7 @@
 #include "moca/data/selection.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/data/augment.hpp"
+#include "moca/data/detail/dataset_settle.hpp"
 #include "moca/data/splits.hpp"
 #include "moca/data/windowing.hpp"
 
@@ -75,6 +77,10 @@ std::vector<UnusedOption> unused_options(const DataOptions& o, bool split_used) 
       }
     }
   }
+  if (o.stream) {
+    out.push_back({"DataOptions::window_length",
+                   "a stream trains on the windows as stored, at their own length"});
+  }
   if (split_used) {
     const std::string split_text = "the split is " + to_string(o.split);
     if (o.split != SplitKind::kRandom) {
@@ -115,25 +121,35 @@ Dataset select(const DataOptions& o, int length, double rate_hz) {
   return open_dataset(o.data, dopt);
 }
 
-std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
+namespace {
+/// The rows of the options' split of n windows with these subjects and parts (kAll: every row
+/// on both sides, in order).
+Split split_rows(int n, const Eigen::VectorXi& subjects, const Eigen::VectorXi& parts,
+                 const DataOptions& o) {
   switch (o.split) {
-    case SplitKind::kAll:
-      return {all, all};
-    case SplitKind::kRandom: {
-      const Split s = random_split(all.size(), o.train_fraction, o.split_seed);
-      return {all.subset(s.train), all.subset(s.test)};
+    case SplitKind::kAll: {
+      Split s;
+      s.train.resize(static_cast<size_t>(n));
+      std::iota(s.train.begin(), s.train.end(), 0);
+      s.test = s.train;
+      return s;
     }
-    case SplitKind::kPredefined: {
-      const Split s = predefined_split(all.parts, "DataOptions::split predefined");
-      return {all.subset(s.train), all.subset(s.test)};
-    }
+    case SplitKind::kRandom:
+      return random_split(n, o.train_fraction, o.split_seed);
+    case SplitKind::kPredefined:
+      return predefined_split(parts, "DataOptions::split predefined");
     case SplitKind::kSubjectKfold:
       break;
   }
-  require_subject_ids(all.subjects, all.parts, "DataOptions::split subject-kfold",
-                      "split predefined");
-  const auto folds = subject_kfold(all.subjects, o.folds, o.split_seed);
-  const Split& s = folds[static_cast<size_t>(o.fold)];
+  require_subject_ids(subjects, parts, "DataOptions::split subject-kfold", "split predefined");
+  const auto folds = subject_kfold(subjects, o.folds, o.split_seed);
+  return folds[static_cast<size_t>(o.fold)];
+}
+}  // namespace
+
+std::pair<Windows, Windows> split(const Windows& all, const DataOptions& o) {
+  if (o.split == SplitKind::kAll) return {all, all};
+  const Split s = split_rows(all.size(), all.subjects, all.parts, o);
   return {all.subset(s.train), all.subset(s.test)};
 }
 
@@ -193,6 +209,110 @@ SplitSelection select_and_split(const DataOptions& options, std::ostream& log, i
   std::tie(out.train, out.test) = split(d.windows, options);
   log << "split: " << to_string(options.split) << " -> " << out.train.size() << " train, "
       << out.test.size() << " test windows\n";
+  return out;
+}
+
+nlohmann::json StreamSelection::to_json() const {
+  nlohmann::json j = dataset;
+  j["source"] = source;
+  j["train_windows"] = train->size();
+  j["test_windows"] = test->size();
+  j["storage"] = all->storage_text();
+  return j;
+}
+
+bool wants_stream(const DataOptions& options) {
+  if (options.stream) return true;
+  const std::optional<DataSpec> spec = resolve_spec(options);
+  return spec && spec->format == DataFormat::kNpy && is_sharded_npy_folder(spec->path);
+}
+
+StreamSelection select_stream(const DataOptions& options, std::ostream& log, int length,
+                              double rate_hz) {
+  options.validate();
+  const DataSpec spec = parse_data_spec(
+      options.data.empty() ? default_data_spec(options.dataset.use_env) : options.data,
+      options.data.empty() ? DataFormat::kAuto : options.dataset.format);
+  if (spec.format != DataFormat::kNpy) {
+    throw_invalid("", "DataOptions::stream", "true",
+                  "reads a .npy folder (npy:DIR: X.npy, or shards X_000.npy, ...); " +
+                      spec.to_string() + " is " + to_string(spec.format) +
+                      " data, which is read into memory (drop DataOptions::stream)");
+  }
+  const DatasetOptions& o = options.dataset;
+  const std::string why =
+      "changes the windows, which a stream does not do (it trains on them as stored); read the "
+      "folder into memory (without DataOptions::stream) or write the changed windows with moca "
+      "data export";
+  if (!o.segment.empty()) throw_invalid("", "DatasetOptions::segment", o.segment, why);
+  if (!o.keep_classes.empty()) {
+    throw_invalid("", "DatasetOptions::keep_classes", o.keep_classes, why);
+  }
+  if (o.drop_nonfinite) throw_invalid("", "DatasetOptions::drop_nonfinite", "true", why);
+  if (!o.labels.empty()) {
+    throw_invalid("", "DatasetOptions::labels", o.labels,
+                  "is not read by a stream, which takes Y.npy (Y_000.npy, ... for shards)");
+  }
+  StreamSelection out;
+  out.source = spec.to_string();
+  MappedNpyOptions mo;
+  mo.layout = o.npy_layout;
+  std::vector<std::string> warnings;
+  out.all = std::make_unique<MappedNpySource>(spec.path, mo, &warnings);
+  const MappedNpySource& all = *out.all;
+  // The program's steps after reading, on the first window: they may name channels, state the
+  // rate and the groups; one that would change the window's numbers or shape is refused.
+  Dataset d;
+  d.spec = spec;
+  d.origin = options.data.empty() ? "default" : "given";
+  DatasetOptions so = o;
+  so.keep_rate_and_length = true;
+  so.length = length > 0 ? length : options.window_length;
+  so.target_rate_hz = rate_hz > 0 ? rate_hz : 50.0;
+  Windows probe = materialize(SubsetSource(all, {0}));
+  const RowMatrixXf first = probe.x;
+  for (const std::string& line : warnings) d.notes.push_back("warning: " + line);
+  settle_dataset(probe, d, so);
+  if (probe.channels != all.meta().channels || probe.length != all.meta().length ||
+      probe.x != first) {
+    throw_invalid("", "DatasetOptions::modalities", o.modalities,
+                  "selects or reorders channels (" + std::to_string(all.meta().channels) + " -> " +
+                      std::to_string(probe.channels) + "), " + why);
+  }
+  // (By value, as select() does: the field's default is "not set".)
+  if (options.window_length != DataOptions{}.window_length &&
+      options.window_length != probe.length) {
+    throw_invalid("", "DataOptions::window_length", std::to_string(options.window_length),
+                  "differs from the streamed windows' own length (" + std::to_string(probe.length) +
+                      " samples): a stream does not resample");
+  }
+  if (length > 0 && length != probe.length) {
+    throw_invalid(spec.to_string(), "its windows have " + std::to_string(probe.length) +
+                                        " samples, the model takes " + std::to_string(length) +
+                                        " (a stream does not resample or crop)");
+  }
+  if (rate_hz > 0 && rate_hz != probe.sample_rate_hz) {
+    throw_invalid(spec.to_string(), "its windows are at " + format_number(probe.sample_rate_hz, 6) +
+                                        " Hz, the model's at " + format_number(rate_hz, 6) +
+                                        " Hz (a stream does not resample)");
+  }
+  const Split rows = split_rows(all.size(), all.meta().subjects, all.meta().parts, options);
+  out.train = std::make_unique<SubsetSource>(all, rows.train, &probe);
+  out.test = std::make_unique<SubsetSource>(all, rows.test, &probe);
+  // The description of the whole folder, as Dataset::to_json gives one (x with no columns: the
+  // counts and the labels, not the numbers).
+  d.windows = out.train->meta();
+  d.windows.labels = all.meta().labels;
+  d.windows.subjects = all.meta().subjects;
+  d.windows.x.resize(all.size(), 0);
+  d.notes.push_back("streamed from disk: " + all.storage_text());
+  out.dataset = d.to_json();
+  out.described = d;
+  log << "data: " << d.summary() << "\n";
+  for (const auto& note : d.notes) log << "data: " << note << "\n";
+  log << class_count_table(d.windows);
+  log << "split: " << to_string(options.split) << " -> " << out.train->size() << " train, "
+      << out.test->size() << " test windows\n";
   return out;
 }
 

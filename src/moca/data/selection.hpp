@@ -6,6 +6,7 @@
 /// into a training and a test part (a seeded random split, subject-wise k folds, or all windows
 /// on both sides).
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -15,6 +16,8 @@
 
 #include "moca/common/enum_names.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/mapped_npy.hpp"
+#include "moca/data/window_source.hpp"
 #include "moca/data/windows.hpp"
 
 namespace moca::data {
@@ -42,6 +45,7 @@ inline constexpr Scope kCommandDataScope = 1u
                                            << 2;   ///< moca's: window length, generator size, seed
 inline constexpr Scope kSplitSeedScope = 1u << 3;  ///< --split-seed
 inline constexpr Scope kSplitScope = 1u << 4;      ///< --split, --train-fraction, --folds, --fold
+inline constexpr Scope kStreamScope = 1u << 5;     ///< --stream (the commands that stream)
 /// The rows of moca's data commands (with `split`: those that split the windows themselves).
 inline constexpr Scope command_data_scope(bool split) {
   return kDataSourceScope | kGeneratorScope | kCommandDataScope |
@@ -65,6 +69,10 @@ struct DataOptions {
   std::uint64_t split_seed = 1004;  ///< kRandom (upstream 1004) and the subject folds
   int folds = 5;                    ///< kSubjectKfold: k
   int fold = 0;                     ///< kSubjectKfold: the test fold, in [0, folds)
+  /// Read a .npy folder from disk through memory maps, a batch at a time (mapped_npy.hpp), and
+  /// split it without reading a window (select_stream); a sharded folder (X_000.npy, ...) is
+  /// always read so.
+  bool stream = false;
   /// Throws std::invalid_argument naming the option (`DataOptions::coupling`), its value and the
   /// rule.
   void validate() const;
@@ -101,6 +109,10 @@ struct DataOptions {
       Option{kOwner, "folds", "--folds", "subject-kfold: k", Range::at_least(2), kSplitScope});
     v(o.fold, Option{kOwner, "fold", "--fold", "subject-kfold: the test fold", Range::at_least(0),
                      kSplitScope, "in [0, folds)"});
+    v(o.stream, Option{kOwner, "stream", "--stream",
+                       "read the .npy folder from disk a batch at a time (memory-mapped, float32 "
+                       "or float16, as stored) instead of loading it; sharded folders always are",
+                       Range::any(), kStreamScope});
   }
 };
 
@@ -150,6 +162,33 @@ Windows first_windows(const Windows& w, int n);
 /// select_described(), then split(); the split's sizes on `log` ("split: ...").
 SplitSelection select_and_split(const DataOptions& options, std::ostream& log, int length = 0,
                                 double rate_hz = 0.0);
+
+/// A .npy folder opened for streaming, split without reading a window.
+struct StreamSelection {
+  std::unique_ptr<MappedNpySource> all;       ///< the folder
+  std::unique_ptr<SubsetSource> train, test;  ///< the split's parts (rows of `all`)
+  std::string source;                         ///< the resolved spec
+  nlohmann::json dataset;                     ///< the folder's description (as Dataset's)
+  /// The folder as a Dataset whose windows hold the metadata and every window's label, subject
+  /// and part, but no values (x has n rows and no columns): for descriptions.
+  Dataset described;
+  /// `dataset` with the source and the parts' sizes: a results file's "data".
+  nlohmann::json to_json() const;
+};
+
+/// True when `options` asks for a streamed run: --stream, or a sharded .npy folder.
+bool wants_stream(const DataOptions& options);
+
+/// The streamed form of select_and_split for a .npy folder (npy:DIR or a folder): the windows
+/// as stored (their own length, rate, channels and dtype), split by options.split as split()
+/// splits windows in memory (the same rows in the same order), described on `log`.
+/// std::invalid_argument for data that is not a .npy folder, and for the options that change
+/// windows, which a stream does not do (--segment, --keep-classes, --modalities that drop
+/// channels, --drop-nonfinite, --labels, --npy-layout beside a sharded folder's own...),
+/// naming the option; a `length` or `rate_hz` (a checkpoint's) that the folder's windows do not
+/// have is refused too.
+StreamSelection select_stream(const DataOptions& options, std::ostream& log, int length = 0,
+                              double rate_hz = 0.0);
 
 /// The windows a masking score or a simulation study draws from the selected ones (the paper's
 /// simulation data; kcca_score and the studies in simulations/).

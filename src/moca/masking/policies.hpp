@@ -198,6 +198,7 @@ class FunctionPolicy : public MaskPolicy {
   std::string spec() const override { return name_; }
   const Grid& grid() const override { return grid_; }
   Mask sample(Rng& rng, const WindowRef& window) const override;
+  bool reads_window() const override { return true; }
 
  private:
   std::string name_;

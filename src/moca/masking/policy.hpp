@@ -31,6 +31,10 @@ class MaskPolicy {
   /// Draws one mask. `window` is the C x L window the mask is for; data-independent policies
   /// ignore it (an empty 0 x 0 ref is allowed for them).
   virtual Mask sample(Rng& rng, const WindowRef& window) const = 0;
+  /// Whether sample() reads the window's values (a user's function); false for the policies
+  /// that draw from the grid alone, which may then be given an empty window (a data-parallel
+  /// rank draws the masks of the whole global batch but reads only its own slice).
+  virtual bool reads_window() const { return false; }
 };
 
 /// The mask of window `index` of a set, as the inspection paths draw it (`moca embed`, `moca

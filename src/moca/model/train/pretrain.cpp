@@ -60,8 +60,16 @@ nlohmann::json PretrainOptions::training_json() const {
 
 nlohmann::json to_json(const EpochRecord& r) {
   return nlohmann::json{
-      {"epoch", r.epoch}, {"iteration", r.iteration},         {"loss", r.loss},
-      {"lr", r.lr},       {"samples_per_s", r.samples_per_s}, {"seconds", r.seconds}};
+      {"epoch", r.epoch},
+      {"iteration", r.iteration},
+      {"loss", r.loss},
+      {"lr", r.lr},
+      {"samples_per_s", r.samples_per_s},
+      {"seconds", r.seconds},
+      {"read_windows", r.read_windows},
+      {"read_seconds", r.read_seconds},
+      {"read_wait_seconds", r.read_wait_seconds},
+      {"read_windows_per_s", r.read_seconds > 0 ? r.read_windows / r.read_seconds : 0.0}};
 }
 
 EpochRecord epoch_record_from_json(const nlohmann::json& j) {
@@ -72,6 +80,9 @@ EpochRecord epoch_record_from_json(const nlohmann::json& j) {
   r.lr = j.at("lr").get<double>();
   r.samples_per_s = j.at("samples_per_s").get<double>();
   r.seconds = j.at("seconds").get<double>();
+  r.read_windows = j.value("read_windows", 0L);
+  r.read_seconds = j.value("read_seconds", 0.0);
+  r.read_wait_seconds = j.value("read_wait_seconds", 0.0);
   return r;
 }
 

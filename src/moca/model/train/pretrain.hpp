@@ -7,6 +7,14 @@
 /// bias (cls and mask tokens included, as upstream), per-iteration linear warm-up and cosine decay
 /// (LrSchedule), shuffled mini-batches without replacement, the last incomplete batch dropped.
 ///
+/// Data: a data::WindowSource, held in memory or read from disk a batch at a time
+/// (window_source.hpp). Each epoch's order is data::block_shuffle_order over the source's storage
+/// with shuffle_block and shuffle_pool; block 0 is the full shuffle, the in-memory default, so a
+/// set in memory keeps the numbers it had before sources existed. A source read from disk is
+/// read by a prefetch thread one batch ahead of the step, and each rank reads only its own
+/// slice of every global batch (and the x2 windows of its own rows' splices), unless the
+/// masking policy reads window values (a user's function), when it reads the whole batch.
+///
 /// Determinism: every random choice of global iteration t (masks, on-the-fly augmentation) is
 /// drawn from Rng(derive_seed(derive_seed(seed, 2), t)), and the batch order of epoch e from
 /// Rng(derive_seed(derive_seed(seed, 1), e)); the weights start from torch::manual_seed(seed).
@@ -30,6 +38,7 @@
 #include <vector>
 
 #include "moca/common/option_schema.hpp"
+#include "moca/data/window_source.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/model/dist/distributed.hpp"
 #include "moca/model/dist/run_context.hpp"
@@ -54,9 +63,13 @@ struct PretrainOptions {
   /// Linear warm-up in epochs, in [0, epochs) when set. Unset: kDefaultWarmupEpochs, capped at
   /// epochs - 1 (effective_warmup_epochs(); warmup_note() says so).
   std::optional<double> warmup_epochs;
-  double weight_decay = 0.05;        ///< >= 0
-  double beta1 = 0.9;                ///< in [0, 1)
-  double beta2 = 0.95;               ///< in [0, 1)
+  double weight_decay = 0.05;  ///< >= 0
+  double beta1 = 0.9;          ///< in [0, 1)
+  double beta2 = 0.95;         ///< in [0, 1)
+  /// Windows per block of the block shuffle (data::block_shuffle_order); 0 = auto: the full
+  /// shuffle for windows in memory, kStreamBlock for windows read from disk.
+  int shuffle_block = 0;
+  int shuffle_pool = 1024;           ///< blocks whose windows are shuffled together, >= 1
   bool augment = false;              ///< on-the-fly Algorithm 1 splices (data::augment_batch)
   double augment_probability = 1.0;  ///< per window, in [0, 1], when augment is on
   std::string checkpoint = "moca_pretrain.pt";  ///< checkpoint path (written atomically)
@@ -72,6 +85,12 @@ struct PretrainOptions {
   long stop_after_iterations = -1;
 
   static constexpr double kDefaultWarmupEpochs = 10.0;
+  /// The block of the auto shuffle for windows read from disk.
+  static constexpr int kStreamBlock = 64;
+  /// The block a run on `source` uses (shuffle_block, or auto's choice); 0 = the full shuffle.
+  int effective_shuffle_block(bool in_memory) const {
+    return shuffle_block != 0 ? shuffle_block : in_memory ? 0 : kStreamBlock;
+  }
 
   /// Throws std::invalid_argument naming the field, its value and the rule.
   void validate() const;
@@ -106,6 +125,13 @@ struct PretrainOptions {
     v(o.norm_pix_loss,
       Option{P, "norm_pix_loss", "--norm-pix-loss", "per-patch normalised targets", any, C});
     v(o.policy, Option{P, "policy", "--policy", "masking policy spec", any, C});
+    v(o.shuffle_block,
+      Option{P, "shuffle_block", "--shuffle-block",
+             "windows per block of the block shuffle (0: the full shuffle in memory, 64 streamed)",
+             Range::at_least(0), C});
+    v(o.shuffle_pool,
+      Option{P, "shuffle_pool", "--shuffle-pool", "blocks whose windows the block shuffle mixes",
+             Range::at_least(1), C});
     schedule_schema(P, o, v,
                     "linear warm-up in epochs; default 10, at most --epochs - 1 unless given");
     v(o.beta1, Option{P, "beta1", "--beta1", "AdamW beta1", Range::between(0, 1, false, true), C});
@@ -137,6 +163,13 @@ struct EpochRecord {
   double lr = 0.0;             ///< learning rate of the epoch's last iteration
   double samples_per_s = 0.0;  ///< throughput
   double seconds = 0.0;        ///< wall time of the epoch
+  /// Windows this rank read in the epoch (its slices and splice partners), the seconds its
+  /// reads took (on the prefetch thread for windows on disk) and the seconds the steps waited
+  /// for them: read_windows / read_seconds is the read throughput. Absent in records written
+  /// before sources existed (then 0).
+  long read_windows = 0;
+  double read_seconds = 0.0;
+  double read_wait_seconds = 0.0;
 };
 nlohmann::json to_json(const EpochRecord& r);
 EpochRecord epoch_record_from_json(const nlohmann::json& j);
@@ -159,6 +192,11 @@ struct PretrainResult {
   double allreduce_seconds = 0.0;            ///< time in the gradient all-reduce during this call
   double loop_seconds = 0.0;                 ///< time in the training loop during this call
   long loop_iterations = 0;                  ///< iterations done during this call
+  long windows_read = 0;                     ///< windows this rank read during this call
+  std::int64_t bytes_read = 0;     ///< bytes this rank read from the source during this call
+  double read_seconds = 0.0;       ///< seconds spent reading (prefetch thread included)
+  double read_wait_seconds = 0.0;  ///< seconds the steps waited for reads
+  std::string storage;             ///< the source's storage_text()
 };
 
 /// The options `o` leaves without effect: augment_probability without augment (`moca pretrain`
@@ -173,10 +211,15 @@ std::vector<UnusedOption> unused_options(const PretrainOptions& o);
 /// interrupted = true. Throws std::invalid_argument for invalid options or data (and, on
 /// resume, a checkpoint made with different training options or data), std::runtime_error for
 /// I/O and non-finite losses (the message names the iteration).
+PretrainResult pretrain(const PretrainOptions& options, const data::WindowSource& train,
+                        RunContext& context, const std::atomic<bool>* stop = nullptr);
+/// pretrain() on windows in memory (data::InMemorySource).
 PretrainResult pretrain(const PretrainOptions& options, const data::Windows& train,
                         RunContext& context, const std::atomic<bool>* stop = nullptr);
 /// pretrain() in one process (a local RunContext on `log`), whatever the environment says.
 PretrainResult pretrain(const PretrainOptions& options, const data::Windows& train,
+                        std::ostream& log, const std::atomic<bool>* stop = nullptr);
+PretrainResult pretrain(const PretrainOptions& options, const data::WindowSource& train,
                         std::ostream& log, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace moca::model

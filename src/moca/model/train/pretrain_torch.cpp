@@ -1,6 +1,7 @@
 // The torch side of pretrain.hpp: the pre-training loop (see pretrain.hpp for the contract).
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -189,10 +190,18 @@ namespace {
 /// What a run fixes before its first step: options, data, device, ranks, architecture, policy,
 /// the JSON that checkpoints record and resume checks compare.
 struct PretrainRun {
-  PretrainRun(const PretrainOptions& options, const data::Windows& windows, RunContext& context);
+  PretrainRun(const PretrainOptions& options, const data::WindowSource& source,
+              RunContext& context);
 
   const PretrainOptions& o;
-  const data::Windows& train;
+  const data::WindowSource& source;
+  /// The source's metadata: no windows (meta.size() is 0; source.size() is n).
+  const data::Windows& meta;
+  bool in_memory = true;  ///< the source holds its windows in memory
+  int shuffle_block = 0;  ///< the block shuffle's block (0: the full shuffle)
+  /// Whether this rank reads the whole global batch (one rank, or a policy that reads window
+  /// values) or only its slice.
+  bool reads_whole_batch = true;
   torch::Device device{torch::kCPU};
   Collective& comm;
   int rank = 0, world = 1;
@@ -207,10 +216,16 @@ struct PretrainRun {
   nlohmann::json training, data_json;
 };
 
-PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& windows,
+/// The pilot windows of a data-dependent policy when the source is on disk: at most this many
+/// of the first windows are read (AdaptiveOptions::pilot, 256 by default, takes the first ones).
+constexpr int kMaxStreamPilot = 4096;
+
+PretrainRun::PretrainRun(const PretrainOptions& options, const data::WindowSource& src,
                          RunContext& run_context)
-    : o(options), train(windows), comm(run_context.collective()) {
-  const int n = train.size();
+    : o(options), source(src), meta(src.meta()), comm(run_context.collective()) {
+  const int n = src.size();
+  in_memory = src.in_memory() != nullptr;
+  shuffle_block = o.effective_shuffle_block(in_memory);
   device = detail::setup_runtime(o.runtime);
   // Data-parallel when the context's collective is a world of several ranks (run_context.hpp).
   check_global_batch("pretrain()", "PretrainOptions::batch_size", o.batch_size, comm.world_size());
@@ -229,7 +244,7 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
     lock =
         std::make_unique<FileLock>(lock_path_for_file(o.checkpoint), "checkpoint " + o.checkpoint);
   }
-  mo = preset(o.preset, train.channels, train.length, o.patch_length);
+  mo = preset(o.preset, meta.channels, meta.length, o.patch_length);
   mo.layout = o.layout;
   mo.pos_embed = o.pos_embed;
   mo.loss_scope = o.loss;
@@ -248,21 +263,34 @@ PretrainRun::PretrainRun(const PretrainOptions& options, const data::Windows& wi
     require_memory(activations, detail::cuda_memory_info().first, what,
                    "use a smaller PretrainOptions::batch_size");
   }
-  const masking::Grid grid = masking::make_grid(train.channels, train.length, o.patch_length);
+  const masking::Grid grid = masking::make_grid(meta.channels, meta.length, o.patch_length);
   masking::PolicyContext context;
-  context.pilot = &train;
+  data::Windows pilot;
+  if (in_memory) {
+    context.pilot = src.in_memory();
+  } else {
+    std::vector<int> first(static_cast<size_t>(std::min(n, kMaxStreamPilot)));
+    std::iota(first.begin(), first.end(), 0);
+    data::SubsetSource head(src, first);
+    pilot = data::materialize(head);
+    context.pilot = &pilot;
+  }
   policy = masking::make_policy(o.policy, grid, context);
+  reads_whole_batch = comm.world_size() == 1 || policy->reads_window();
   shards = o.runtime.effective_batch_shards(device.is_cuda(), local_batch);
   ipe = n / o.batch_size;
   training = o.training_json();
+  // Recorded when it is not the full shuffle, so that in-memory runs keep their records.
+  if (shuffle_block != 0)
+    training["shuffle"] = {{"block", shuffle_block}, {"pool", o.shuffle_pool}};
   data_json = {{"n", n},
-               {"channels", train.channels},
-               {"length", train.length},
-               {"sample_rate_hz", train.sample_rate_hz},
+               {"channels", meta.channels},
+               {"length", meta.length},
+               {"sample_rate_hz", meta.sample_rate_hz},
                {"modalities", nlohmann::json::object()},
-               {"description", train.description},
-               {"fingerprint", data::fingerprint(train)}};
-  for (const auto& g : train.modalities) data_json["modalities"][g.name] = g.channels;
+               {"description", meta.description},
+               {"fingerprint", src.identity()}};
+  for (const auto& g : meta.modalities) data_json["modalities"][g.name] = g.channels;
 }
 
 /// What training changes: model, optimiser, counters. The random state is a function of
@@ -341,8 +369,8 @@ void save_checkpoint(const PretrainRun& run, const TrainState& s, bool finished)
   nlohmann::json meta;
   meta["kind"] = "mae";
   meta["model"] = to_json(run.mo);
-  meta["channel_names"] = channel_names_of(run.train);
-  meta["class_names"] = run.train.class_names;
+  meta["channel_names"] = channel_names_of(run.meta);
+  meta["class_names"] = run.meta.class_names;
   meta["training"] = run.training;
   meta["policy_spec"] = run.policy->spec();
   meta["data"] = run.data_json;
@@ -374,15 +402,25 @@ struct GradientSync {
 /// The loop's buffers and clocks (one per pretrain() call).
 struct Loop {
   Loop(const PretrainRun& run, long first)
-      : batch(run.o.batch_size, static_cast<Eigen::Index>(run.train.channels) * run.train.length),
+      : batch(run.reads_whole_batch ? run.o.batch_size : run.local_batch,
+              static_cast<Eigen::Index>(run.meta.channels) * run.meta.length),
+        next(batch.rows(), batch.cols()),
+        partner(1, batch.cols()),
         masks(static_cast<size_t>(run.o.batch_size)),
-        rows(static_cast<size_t>(run.o.batch_size)),
+        rows(static_cast<size_t>(batch.rows())),
+        next_rows(rows.size()),
         bar(std::cerr, run.o.progress && run.root, ProgressBar::stderr_is_terminal()),
         total(run.ipe * run.o.epochs),
         first_iteration(first) {}
-  data::RowMatrixXf batch;
+  data::RowMatrixXf batch;    ///< the windows this rank holds of the current global batch
+  data::RowMatrixXf next;     ///< the prefetch thread's batch (a source on disk)
+  data::RowMatrixXf partner;  ///< one splice partner x2
   std::vector<masking::Mask> masks;
-  std::vector<int> rows;
+  std::vector<int> rows, next_rows;
+  std::future<double> pending;  ///< the read of `next`: its seconds
+  long pending_j = -1;          ///< the batch `pending` reads
+  double read_seconds = 0.0;    ///< reads this call (prefetch thread included)
+  double read_wait_seconds = 0.0;
   ProgressBar bar;
   long total;
   long first_iteration;
@@ -393,22 +431,94 @@ struct Loop {
 /// Steps between reads of the CUDA step's summed loss (each read waits for the device).
 constexpr long kLossReadEvery = 50;
 
-/// One optimiser step on batch j of `epoch` (global batch, this rank's slice); returns the
-/// global batch's loss, or NaN through the CUDA step, whose losses are read later
-/// (read_cuda_losses). Throws std::runtime_error for a non-finite loss.
-double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& loop, int epoch,
-                  long j, const std::vector<int>& order, double lr, const std::atomic<bool>* stop) {
-  const PretrainOptions& o = run.o;
-  const int C = run.train.channels, L = run.train.length, B = o.batch_size;
-  for (int b = 0; b < B; ++b) {
-    loop.rows[static_cast<size_t>(b)] = order[static_cast<size_t>(j * B + b)];
-    loop.batch.row(b) = run.train.x.row(loop.rows[static_cast<size_t>(b)]);
+/// The first global-batch position this rank holds in Loop::batch (0 when it reads the whole
+/// batch, else its slice's first).
+int first_held(const PretrainRun& run) {
+  return run.reads_whole_batch ? 0 : run.rank * run.local_batch;
+}
+
+/// Reads the windows this rank holds of batch j of `order` into `out` (rows: their source
+/// rows); returns the seconds it took.
+double read_batch(const PretrainRun& run, const std::vector<int>& order, long j,
+                  data::RowMatrixXf& out, std::vector<int>& rows) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const long first = j * run.o.batch_size + first_held(run);
+  for (size_t b = 0; b < rows.size(); ++b) rows[b] = order[static_cast<size_t>(first) + b];
+  run.source.read(rows.data(), static_cast<int>(rows.size()), out.data());
+  return seconds_since(t0);
+}
+
+/// Makes Loop::batch hold batch j: read now (windows in memory), or taken from the prefetch
+/// thread, which then starts on batch j + 1 (windows on disk).
+void fetch_batch(const PretrainRun& run, Loop& loop, const std::vector<int>& order, long j) {
+  if (run.in_memory) {
+    const double t = read_batch(run, order, j, loop.batch, loop.rows);
+    loop.read_seconds += t;
+    loop.read_wait_seconds += t;
+    return;
   }
+  const auto t0 = std::chrono::steady_clock::now();
+  if (loop.pending_j != j) {  // the first batch of a call or an epoch: nothing prefetched
+    if (loop.pending.valid()) loop.pending.get();
+    loop.read_seconds += read_batch(run, order, j, loop.next, loop.next_rows);
+  } else {
+    loop.read_seconds += loop.pending.get();
+  }
+  loop.pending_j = -1;
+  std::swap(loop.batch, loop.next);
+  std::swap(loop.rows, loop.next_rows);
+  loop.read_wait_seconds += seconds_since(t0);
+  if (j + 1 < run.ipe) {
+    loop.pending_j = j + 1;
+    loop.pending = std::async(std::launch::async, [&run, &loop, &order, j] {
+      return read_batch(run, order, j + 1, loop.next, loop.next_rows);
+    });
+  }
+}
+
+/// Waits for a prefetch in flight (its errors are dropped: the batch it read is not used).
+void drop_prefetch(Loop& loop) {
+  if (!loop.pending.valid()) return;
+  try {
+    loop.pending.get();
+  } catch (...) {
+  }
+  loop.pending_j = -1;
+}
+
+/// One optimiser step on batch j of `epoch` (global batch, this rank's slice), whose windows
+/// Loop::batch holds (fetch_batch); returns the global batch's loss, or NaN through the CUDA
+/// step, whose losses are read later (read_cuda_losses). Throws std::runtime_error for a
+/// non-finite loss.
+double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& loop, int epoch,
+                  double lr, const std::atomic<bool>* stop) {
+  const PretrainOptions& o = run.o;
+  const int C = run.meta.channels, L = run.meta.length, B = o.batch_size;
+  const int held0 = first_held(run), held = static_cast<int>(loop.batch.rows());
   Rng rng(derive_seed(s.step_seed, static_cast<std::uint64_t>(s.iteration)));
-  if (o.augment) data::augment_batch(loop.batch, run.train, rng, o.augment_probability);
+  // Algorithm 1 splices: drawn for the whole global batch, applied to the rows held here.
+  if (o.augment) {
+    const auto draws =
+        data::draw_batch_splices(B, run.source.size(), L, rng, o.augment_probability);
+    for (int b = 0; b < held; ++b) {
+      const data::BatchSplice& d = draws[static_cast<size_t>(held0 + b)];
+      if (!d.spliced) continue;
+      run.source.read(&d.second, 1, loop.partner.data());
+      Eigen::Map<data::RowMatrixXf> x1(loop.batch.row(b).data(), C, L);
+      Eigen::Map<const data::RowMatrixXf> x2(loop.partner.data(), C, L);
+      data::splice(x1, x2, d.draw);
+    }
+  }
+  // The masks of the whole global batch, in order; a row not held here is drawn without its
+  // window (the policy does not read it: reads_whole_batch is false only then).
+  const data::RowMatrixXf none(0, 0);
   for (int b = 0; b < B; ++b) {
-    Eigen::Map<const data::RowMatrixXf> window(loop.batch.row(b).data(), C, L);
-    loop.masks[static_cast<size_t>(b)] = run.policy->sample(rng, window);
+    if (b >= held0 && b < held0 + held) {
+      Eigen::Map<const data::RowMatrixXf> window(loop.batch.row(b - held0).data(), C, L);
+      loop.masks[static_cast<size_t>(b)] = run.policy->sample(rng, window);
+    } else {
+      loop.masks[static_cast<size_t>(b)] = run.policy->sample(rng, none);
+    }
   }
   set_lr(*s.optimizer, lr);
   if (s.cuda) {
@@ -426,8 +536,12 @@ double train_step(const PretrainRun& run, TrainState& s, GradientSync& sync, Loo
     x = detail::batch_tensor(loop.batch, C, L, run.device);
   } else {
     const int b0 = run.rank * run.local_batch, b1 = b0 + run.local_batch;
-    const data::RowMatrixXf mine = loop.batch.middleRows(b0, run.local_batch);
-    x = detail::batch_tensor(mine, C, L, run.device);
+    if (run.reads_whole_batch) {
+      const data::RowMatrixXf mine = loop.batch.middleRows(b0, run.local_batch);
+      x = detail::batch_tensor(mine, C, L, run.device);
+    } else {
+      x = detail::batch_tensor(loop.batch, C, L, run.device);
+    }
     weight = run.mo.loss_scope == LossScope::kMasked
                  ? mt.mask.slice(0, b0, b1).sum().item<double>() / mt.mask.sum().item<double>()
                  : static_cast<double>(run.local_batch) / B;
@@ -483,9 +597,18 @@ bool run_epoch(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& 
                const LrSchedule& schedule, const std::atomic<bool>* stop) {
   const PretrainOptions& o = run.o;
   const long ipe = run.ipe;
+  run.source.check_unchanged();
   const std::vector<int> order =
-      epoch_order(run.train.size(), derive_seed(s.order_seed, static_cast<std::uint64_t>(epoch)));
+      data::block_shuffle_order(run.source.storage(), run.shuffle_block, run.o.shuffle_pool,
+                                derive_seed(s.order_seed, static_cast<std::uint64_t>(epoch)));
+  // The prefetch thread reads `order`: it is done before this function returns or throws.
+  struct PrefetchGuard {
+    Loop& loop;
+    ~PrefetchGuard() { drop_prefetch(loop); }
+  } guard{loop};
   const auto epoch_start = std::chrono::steady_clock::now();
+  const std::int64_t read_at_start = run.source.counters().windows;
+  const double read_s_at_start = loop.read_seconds, wait_at_start = loop.read_wait_seconds;
   const double B = o.batch_size;
   auto eta = [&](double elapsed) {
     return elapsed / static_cast<double>(s.iteration - loop.first_iteration) *
@@ -494,7 +617,8 @@ bool run_epoch(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& 
   double lr = 0.0;
   for (long j = s.iteration - static_cast<long>(epoch) * ipe; j < ipe; ++j) {
     lr = schedule.at(epoch + static_cast<double>(j) / static_cast<double>(ipe));
-    const double loss = train_step(run, s, sync, loop, epoch, j, order, lr, stop);
+    fetch_batch(run, loop, order, j);
+    const double loss = train_step(run, s, sync, loop, epoch, lr, stop);
     if (!s.cuda) {
       s.partial_sum += loss;
       ++s.partial_count;
@@ -505,6 +629,10 @@ bool run_epoch(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& 
     }
     const double elapsed = seconds_since(loop.start);
     const double sps = static_cast<double>(s.iteration - loop.first_iteration) * B / elapsed;
+    if (const double dt = loop.read_seconds - read_s_at_start; !run.in_memory && dt > 0) {
+      loop.bar.set_read_rate(static_cast<double>(run.source.counters().windows - read_at_start) /
+                             dt);
+    }
     loop.bar.update(epoch, o.epochs, j + 1, ipe, s.partial_sum / s.partial_count, sps,
                     eta(elapsed));
     if (j + 1 < ipe && stop_due(o, s, loop)) {
@@ -519,6 +647,9 @@ bool run_epoch(const PretrainRun& run, TrainState& s, GradientSync& sync, Loop& 
   rec.lr = lr;
   rec.seconds = s.partial_seconds + seconds_since(epoch_start);
   rec.samples_per_s = static_cast<double>(s.partial_count) * B / rec.seconds;
+  rec.read_windows = static_cast<long>(run.source.counters().windows - read_at_start);
+  rec.read_seconds = loop.read_seconds - read_s_at_start;
+  rec.read_wait_seconds = loop.read_wait_seconds - wait_at_start;
   s.history.push_back(rec);
   s.partial_sum = 0.0;
   s.partial_count = 0;
@@ -536,10 +667,22 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, st
   return pretrain(o, train, local, stop);
 }
 
+PretrainResult pretrain(const PretrainOptions& o, const data::WindowSource& train,
+                        std::ostream& log, const std::atomic<bool>* stop) {
+  RunContext local(log);
+  return pretrain(o, train, local, stop);
+}
+
 PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, RunContext& context,
                         const std::atomic<bool>* stop) {
-  o.validate();
   train.validate("pretrain(): training windows");
+  const data::InMemorySource source(train);
+  return pretrain(o, source, context, stop);
+}
+
+PretrainResult pretrain(const PretrainOptions& o, const data::WindowSource& train,
+                        RunContext& context, const std::atomic<bool>* stop) {
+  o.validate();
   if (train.size() < o.batch_size) {
     throw_invalid("pretrain()", "PretrainOptions::batch_size (" + std::to_string(o.batch_size) +
                                     ") exceeds the number of training windows (" +
@@ -548,6 +691,7 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
   }
   const auto t_start = std::chrono::steady_clock::now();
   PretrainRun run(o, train, context);
+  const data::ReadCounters read_start = train.counters();  // after the pilot
   std::ostream& log = *run.log;
   TrainState s = initial_state(run);
   if (o.resume) resume_from(s, run);
@@ -622,6 +766,12 @@ PretrainResult pretrain(const PretrainOptions& o, const data::Windows& train, Ru
   result.allreduce_seconds = sync.reducer.seconds();
   result.loop_seconds = seconds_since(loop.start);
   result.loop_iterations = s.iteration - loop.first_iteration;
+  const data::ReadCounters read_end = train.counters();
+  result.windows_read = static_cast<long>(read_end.windows - read_start.windows);
+  result.bytes_read = read_end.bytes - read_start.bytes;
+  result.read_seconds = loop.read_seconds;
+  result.read_wait_seconds = loop.read_wait_seconds;
+  result.storage = train.storage_text();
   return result;
 }
 

@@ -38,7 +38,12 @@ std::string ProgressBar::line(int epoch, int epochs, long step, long steps, doub
      << std::string(kWidth - filled, '-') << "] " << step << "/" << steps << " loss ";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.5f %.0f samples/s", loss, sps);
-  os << buf << " ETA " << format_duration(eta);
+  os << buf;
+  if (read_rate_ > 0) {
+    std::snprintf(buf, sizeof buf, " read %.0f windows/s", read_rate_);
+    os << buf;
+  }
+  os << " ETA " << format_duration(eta);
   return os.str();
 }
 

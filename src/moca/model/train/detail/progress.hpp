@@ -20,6 +20,8 @@ class ProgressBar {
   /// Reports iteration `step` (1-based) of `steps` in epoch `epoch` (0-based) of `epochs`.
   void update(int epoch, int epochs, long step, long steps, double loss, double samples_per_s,
               double eta_seconds);
+  /// From now on the line also shows "read N windows/s" (a trainer reading from disk; 0 hides it).
+  void set_read_rate(double windows_per_s) { read_rate_ = windows_per_s; }
   /// Ends an epoch (a newline, or the epoch's line when not interactive).
   void end_epoch(int epoch, int epochs, long steps, double loss, double samples_per_s,
                  double eta_seconds);
@@ -29,6 +31,7 @@ class ProgressBar {
                    double eta) const;
   std::ostream& os_;
   bool enabled_, interactive_, drawn_ = false;
+  double read_rate_ = 0.0;
   std::chrono::steady_clock::time_point last_;
 };
 

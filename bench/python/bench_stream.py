@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""Pre-training beyond memory (issue 42): windows streamed from a memory-mapped, sharded .npy
+folder, measured in one run on this machine.
+
+    python3 bench/python/bench_stream.py --moca build/bin/moca [--gb 8] [--dir /tmp/moca_stream]
+        [--iterations 400] [--fit-windows 20000] [--rounds 3]
+
+1. A sharded folder of --gb GB is written with numpy (``open_memmap``, a chunk at a time): float32
+   windows of 6 channels x 200 samples (the synthetic IMU's shape; smooth random walks), shards
+   of 512 MiB with ``Y_k.npy`` and ``pid_k.npy``, and a ``meta.json``.
+2. ``moca data inspect`` of it (headers and labels only).
+3. ``moca pretrain --preset cpu-small`` on it, streamed (the default block shuffle), for
+   --iterations iterations of batch 50: the peak anonymous memory (``RssAnon`` of
+   ``/proc/PID/status``, sampled every 20 ms; the mapped file pages are not anonymous) and the
+   windows per second trained and read (the run's ``--json``).
+4. On a set that fits (--fit-windows windows of the folder written as one X.npy), the same
+   pre-training in memory and streamed, alternately, --rounds times: the step time's ratio.
+5. The fitting set streamed on 2 ranks (``moca launch --nproc 2``, 1 thread each) against 1 rank
+   with 2 threads: each rank's windows and bytes read (disjoint halves of every batch) and the
+   windows per second.
+6. ``moca data export --shard-mb 512 --float16`` of the whole folder (read and written a chunk at a
+   time): peak ``RssAnon`` and MB/s.
+
+Pause other jobs while it runs. Prints one JSON object (and the table of docs/benchmarks.md).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+C, L = 6, 200
+SHARD_BYTES = 512 << 20
+
+
+def write_folder(path, gb, seed=0):
+    """A sharded folder of about `gb` GB: smooth random walks, 7 classes, 100 subjects."""
+    os.makedirs(path, exist_ok=True)
+    per_shard = SHARD_BYTES // (C * L * 4)
+    total = int(gb * (1 << 30)) // (C * L * 4)
+    rng = np.random.default_rng(seed)
+    shards = (total + per_shard - 1) // per_shard
+    for k in range(shards):
+        n = min(per_shard, total - k * per_shard)
+        x = np.lib.format.open_memmap(f"{path}/X_{k:03d}.npy", mode="w+", dtype="<f4",
+                                      shape=(n, C, L))
+        for a in range(0, n, 8192):
+            m = min(8192, n - a)
+            steps = rng.standard_normal((m, C, L), dtype=np.float32) * 0.05
+            x[a:a + m] = np.cumsum(steps, axis=2)
+        x.flush()
+        del x
+        first = k * per_shard
+        np.save(f"{path}/Y_{k:03d}.npy", ((np.arange(n) + first) // 5000 % 7).astype(np.int64))
+        np.save(f"{path}/pid_{k:03d}.npy", ((np.arange(n) + first) // 17000).astype(np.int64))
+    meta = {"sample_rate": 50.0, "modalities": {"acc": [0, 1, 2], "gyro": [3, 4, 5]},
+            "channel_names": ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z"],
+            "class_names": [f"c{i}" for i in range(7)], "windows": total}
+    with open(f"{path}/meta.json", "w") as f:
+        json.dump(meta, f)
+    return total, shards
+
+
+def rss_anon_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def descendants(pid):
+    kids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+        except OSError:
+            continue
+    out = list(kids)
+    for k in kids:
+        out += descendants(k)
+    return out
+
+
+def run(cmd, env):
+    """Runs cmd; returns (seconds, peak RssAnon in MiB of the largest process of its tree)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    peak = [0]
+
+    def sample():
+        while p.poll() is None:
+            procs = [p.pid] + descendants(p.pid)
+            peak[0] = max([peak[0]] + [rss_anon_kb(q) for q in procs])
+            time.sleep(0.02)
+
+    t = threading.Thread(target=sample)
+    t.start()
+    out, _ = p.communicate()
+    t.join()
+    dt = time.monotonic() - t0
+    if p.returncode != 0:
+        sys.exit(f"bench_stream: {' '.join(cmd)} failed ({p.returncode}):\n{out}")
+    return dt, peak[0] / 1024.0
+
+
+def pretrain_cmd(moca, data, out, iterations, threads, stream, extra=()):
+    cmd = [moca, "pretrain", "--data", f"npy:{data}", "--preset", "cpu-small", "--batch", "50",
+           "--epochs", "1", "--warmup-epochs", "0", "--split", "all", "--threads", str(threads),
+           "--stop-after", str(iterations), "--no-progress", "--checkpoint", f"{out}.pt",
+           "--json", f"{out}.json", "--seed", "1"]
+    if stream:
+        cmd.append("--stream")
+    return cmd + list(extra)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--moca", default="build/bin/moca")
+    ap.add_argument("--gb", type=float, default=8.0)
+    ap.add_argument("--dir", default="/tmp/moca_stream_bench")
+    ap.add_argument("--iterations", type=int, default=400)
+    ap.add_argument("--fit-windows", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--keep", action="store_true", help="keep the generated folders")
+    a = ap.parse_args()
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    big, fit, work = f"{a.dir}/big", f"{a.dir}/fit", f"{a.dir}/runs"
+    for d in (fit, work):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+    result = {"gb": a.gb, "iterations": a.iterations, "batch": 50, "preset": "cpu-small"}
+    if not os.path.exists(f"{big}/meta.json"):
+        t0 = time.monotonic()
+        n, shards = write_folder(big, a.gb)
+        result["generate_s"] = time.monotonic() - t0
+    meta = json.load(open(f"{big}/meta.json"))
+    n = meta["windows"]
+    result["windows"] = n
+    result["folder_bytes"] = sum(os.path.getsize(f"{big}/{f}") for f in os.listdir(big))
+
+    dt, peak = run([a.moca, "data", "inspect", "--data", f"npy:{big}", "--json",
+                    f"{work}/inspect.json"], env)
+    result["inspect"] = {"seconds": dt, "peak_rss_anon_mib": peak}
+
+    dt, peak = run(pretrain_cmd(a.moca, big, f"{work}/big", a.iterations, 2, True), env)
+    j = json.load(open(f"{work}/big.json"))
+    result["big_pretrain"] = {"seconds": dt, "peak_rss_anon_mib": peak,
+                              "windows_per_s": j["windows_per_s"],
+                              "read_windows_per_s": j["read_windows_per_s"],
+                              "read_wait_seconds": j["read_wait_seconds"],
+                              "windows_read": j["windows_read"], "storage": j["storage"]}
+
+    # The fitting set: the folder's first windows as one X.npy.
+    x0 = np.load(f"{big}/X_000.npy", mmap_mode="r")
+    m = min(a.fit_windows, x0.shape[0])
+    np.save(f"{fit}/X.npy", np.ascontiguousarray(x0[:m]))
+    np.save(f"{fit}/Y.npy", np.load(f"{big}/Y_000.npy")[:m])
+    np.save(f"{fit}/pid.npy", np.load(f"{big}/pid_000.npy")[:m])
+    shutil.copy(f"{big}/meta.json", f"{fit}/meta.json")
+    with open(f"{fit}/meta.json", "w") as f:
+        json.dump(dict(meta, windows=m), f)
+    it = min(a.iterations, m // 50)
+    mem_s, str_s = [], []
+    for r in range(a.rounds):
+        for stream, acc in ((False, mem_s), (True, str_s)):
+            run(pretrain_cmd(a.moca, fit, f"{work}/fit{int(stream)}", it, 2, stream), env)
+            j = json.load(open(f"{work}/fit{int(stream)}.json"))
+            acc.append(j["loop_seconds"] / it)
+    result["fit"] = {"windows": m, "iterations": it, "step_s_in_memory": min(mem_s),
+                     "step_s_streamed": min(str_s), "ratio": min(str_s) / min(mem_s)}
+
+    # 2 ranks against 1 on the fitting set, streamed.
+    run(pretrain_cmd(a.moca, fit, f"{work}/one", it, 2, True), env)
+    one = json.load(open(f"{work}/one.json"))
+    launch = [a.moca, "launch", "--nproc", "2", "--"] + pretrain_cmd(
+        a.moca, fit, f"{work}/two", it, 1, True)[1:]
+    run(launch, env)
+    two = json.load(open(f"{work}/two.json"))
+    result["ranks"] = {
+        "one": {"windows_read": one["windows_read"], "bytes_read": one["bytes_read"],
+                "windows_per_s": one["windows_per_s"]},
+        "two_rank0": {"windows_read": two["windows_read"], "bytes_read": two["bytes_read"],
+                      "windows_per_s": two["windows_per_s"]}}
+
+    # The whole folder rewritten as float16 shards, a chunk at a time.
+    dt, peak = run([a.moca, "data", "export", "--data", f"npy:{big}", "--out", f"{work}/f16",
+                    "--shard-mb", "512", "--float16", "--no-progress"], env)
+    result["export_f16"] = {"seconds": dt, "peak_rss_anon_mib": peak,
+                            "mb_per_s": result["folder_bytes"] / dt / 1e6}
+    shutil.rmtree(f"{work}/f16", ignore_errors=True)
+    if not a.keep:
+        shutil.rmtree(fit, ignore_errors=True)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
