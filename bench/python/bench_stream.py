@@ -18,7 +18,7 @@ folder, measured in one run on this machine.
 5. The fitting set streamed on 2 ranks (``moca launch --nproc 2``, 1 thread each) against 1 rank
    with 2 threads: each rank's windows and bytes read (disjoint halves of every batch) and the
    windows per second.
-6. ``moca data export --shard-mb 512 --float16`` of the whole folder (read and written a chunk at a
+6. ``moca data export --stream --shard-mb 512 --float16`` of the whole folder (read and written a chunk at a
    time): peak ``RssAnon`` and MB/s.
 
 Pause other jobs while it runs. Prints one JSON object (and the table of docs/benchmarks.md).
@@ -197,8 +197,8 @@ def main():
                       "windows_per_s": two["windows_per_s"]}}
 
     # The whole folder rewritten as float16 shards, a chunk at a time.
-    dt, peak = run([a.moca, "data", "export", "--data", f"npy:{big}", "--out", f"{work}/f16",
-                    "--shard-mb", "512", "--float16", "--no-progress"], env)
+    dt, peak = run([a.moca, "data", "export", "--stream", "--data", f"npy:{big}", "--out",
+                    f"{work}/f16", "--shard-mb", "512", "--float16", "--no-progress"], env)
     result["export_f16"] = {"seconds": dt, "peak_rss_anon_mib": peak,
                             "mb_per_s": result["folder_bytes"] / dt / 1e6}
     shutil.rmtree(f"{work}/f16", ignore_errors=True)

@@ -1,7 +1,5 @@
 #include "moca/data/dataset.hpp"
 
-#include "moca/data/detail/dataset_settle.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +13,7 @@
 #include "moca/common/error_text.hpp"
 #include "moca/common/number_text.hpp"
 #include "moca/common/output_file.hpp"
+#include "moca/data/detail/dataset_settle.hpp"
 #include "moca/data/detail/text_parse.hpp"
 #include "moca/data/hmp.hpp"
 #include "moca/data/npy_windows.hpp"

@@ -66,7 +66,7 @@ std::string write_shards(const WindowSource& source, const ExportOptions& o) {
 ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
   o.validate();
   check_writable_folder(o.out_dir, "ExportOptions::out_dir");
-  if (wants_stream(o.data)) {
+  if (o.data.stream) {
     // Read and written a chunk at a time: memory does not grow with the data.
     if (o.shard_mb == 0) {
       throw_invalid("", "ExportOptions::shard_mb", "0",

@@ -24,9 +24,10 @@ struct ExportOptions {
   int transitions = 0;
   std::uint64_t seed = 0;  ///< seed of the transitions
   /// > 0: X as shards X_000.npy, ... of at most this many MiB each, with Y_k.npy, pid_k.npy and
-  /// split_k.npy (write_npy_shards), written a chunk at a time; a streamed input (DataOptions::
-  /// stream, or a sharded folder) is then read a chunk at a time too, so memory does not grow
-  /// with the data. 0: one X.npy (and a streamed input is refused).
+  /// split_k.npy (write_npy_shards), written a chunk at a time; with DataOptions::stream the
+  /// input .npy folder is read a chunk at a time too, so memory does not grow with the data
+  /// (without it, any input, a sharded folder too, is read into memory first). 0: one X.npy
+  /// (and DataOptions::stream is refused).
   double shard_mb = 0.0;
   bool float16 = false;  ///< shards' X as float16 (needs shard_mb)
   /// std::invalid_argument naming the field (`ExportOptions::transitions`), its value and the

@@ -235,15 +235,15 @@ StreamSelection select_stream(const DataOptions& options, std::ostream& log, int
       options.data.empty() ? DataFormat::kAuto : options.dataset.format);
   if (spec.format != DataFormat::kNpy) {
     throw_invalid("", "DataOptions::stream", "true",
-                  "reads a .npy folder (npy:DIR: X.npy, or shards X_000.npy, ...); " +
-                      spec.to_string() + " is " + to_string(spec.format) +
+                  "reads a .npy folder (npy:DIR: X.npy, or shards X_000.npy, ...); the data (" +
+                      spec.to_string() + ") is " + to_string(spec.format) +
                       " data, which is read into memory (drop DataOptions::stream)");
   }
   const DatasetOptions& o = options.dataset;
   const std::string why =
-      "changes the windows, which a stream does not do (it trains on them as stored); read the "
-      "folder into memory (without DataOptions::stream) or write the changed windows with moca "
-      "data export";
+      "changes the windows, which a stream does not do (it reads them as stored); write the "
+      "changed windows first with moca data export, which reads a folder into memory unless "
+      "given DataOptions::stream";
   if (!o.segment.empty()) throw_invalid("", "DatasetOptions::segment", o.segment, why);
   if (!o.keep_classes.empty()) {
     throw_invalid("", "DatasetOptions::keep_classes", o.keep_classes, why);

@@ -1,0 +1,157 @@
+"""Memory-mapped and sharded .npy folders (moca.data.open_stream, moca.data.write_shards,
+`moca pretrain --stream`, `moca data export --shard-mb`, `moca data inspect`) against the same
+arrays written and read by numpy: float16 widening and rounding as numpy does them, shards in
+order, string labels across shards, the block shuffle's order, and each refusal of a folder that
+disagrees with itself."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import moca
+from conftest import run_tool
+
+
+def _folder(path, shards, C=3, L=20, dtype=np.float32, layout="NCL", seed=0, strings=False):
+    """Shards X_000.npy, ... written by numpy, with Y_k (ints or strings) and pid_k."""
+    rng = np.random.default_rng(seed)
+    os.makedirs(path, exist_ok=True)
+    X, y, pid = [], [], []
+    for k, n in enumerate(shards):
+        x = rng.standard_normal((n, C, L)).astype(np.float32)
+        X.append(x)
+        stored = x if layout == "NCL" else np.ascontiguousarray(x.transpose(0, 2, 1))
+        np.save(os.path.join(path, f"X_{k:03d}.npy"), stored.astype(dtype))
+        labels = rng.integers(0, 3, n)
+        y.append(labels)
+        np.save(os.path.join(path, f"Y_{k:03d}.npy"),
+                np.array(["sit", "stand", "walk"])[labels] if strings else labels)
+        p = rng.integers(0, 5, n)
+        pid.append(p)
+        np.save(os.path.join(path, f"pid_{k:03d}.npy"), p)
+    with open(os.path.join(path, "meta.json"), "w") as f:
+        json.dump({"sample_rate": 50.0, "layout": layout}, f)
+    return np.concatenate(X), np.concatenate(y), np.concatenate(pid)
+
+
+@pytest.mark.parametrize("dtype,layout", [(np.float32, "NCL"), (np.float16, "NLC")])
+def test_mapped_reads_what_numpy_wrote(tmp_path, dtype, layout):
+    X, y, pid = _folder(tmp_path / "d", [7, 5, 9], dtype=dtype, layout=layout, strings=True)
+    f = moca.data.open_stream(tmp_path / "d")
+    assert len(f) == 21 and (f.channels, f.length) == (3, 20)
+    assert f.dtype == ("<f2" if dtype == np.float16 else "<f4")
+    assert [s[1] for s in f.shards] == [7, 5, 9]
+    # numpy's own widening of its float16 values is the known answer
+    want = X.astype(dtype).astype(np.float32)
+    rows = [20, 0, 7, 12, 6]
+    np.testing.assert_array_equal(f.read(rows), want[rows])
+    # control: other rows are other windows
+    assert not np.array_equal(f.read([1]), want[[0]])
+    meta = f.labels()
+    assert meta["meta"]["class_names"] == ["sit", "stand", "walk"]  # one mapping for all shards
+    np.testing.assert_array_equal(meta["y"], y)
+    np.testing.assert_array_equal(meta["pid"], pid)
+    # the whole folder through moca.data.load (every command but pretrain reads it into memory)
+    d = moca.data.load(f"npy:{tmp_path / 'd'}")
+    np.testing.assert_array_equal(d.X, want)
+
+
+def test_write_shards_rounds_as_numpy(tmp_path):
+    rng = np.random.default_rng(4)
+    X = (rng.standard_normal((50, 2, 30)) * 1000).astype(np.float32)
+    X[0, 0, :4] = [65519.0, 65520.0, 1e-8, -3e-6]  # below and at the overflow, subnormals
+    y = rng.integers(0, 4, 50)
+    pid = rng.integers(0, 3, 50)
+    out = tmp_path / "s"
+    os.makedirs(out)
+    n = moca.data.write_shards(X, y, pid, out=out, shard_mb=20 * 2 * 30 * 2 / 2**20, float16=True)
+    assert n == 3
+    back = np.concatenate([np.load(out / f"X_{k:03d}.npy") for k in range(3)])
+    assert back.dtype == np.float16
+    with np.errstate(over="ignore"):  # 65520 overflows to inf, as intended
+        want = X.astype(np.float16)
+    np.testing.assert_array_equal(back.view(np.uint16), want.view(np.uint16))
+    np.testing.assert_array_equal(np.concatenate([np.load(out / f"Y_{k:03d}.npy")
+                                                  for k in range(3)]), y)
+    np.testing.assert_array_equal(np.concatenate([np.load(out / f"pid_{k:03d}.npy")
+                                                  for k in range(3)]), pid)
+    with pytest.raises(ValueError, match="shard_mb"):
+        moca.data.write_shards(X, out=out, shard_mb=0)
+
+
+def test_block_order_is_a_seeded_permutation(tmp_path):
+    _folder(tmp_path / "d", [40, 40, 24])
+    f = moca.data.open_stream(tmp_path / "d")
+    a = f.block_order(3, block=8, pool=2)
+    assert sorted(a) == list(range(104))
+    assert a == f.block_order(3, block=8, pool=2)
+    assert a != f.block_order(4, block=8, pool=2)
+    # pools of 2 whole blocks of 8 stored rows: each 16 of the order are two blocks, complete
+    for start in range(0, 104, 16):
+        chunk = a[start:start + 16]
+        blocks = {r // 8 for r in chunk}
+        assert len(blocks) == len(chunk) // 8
+        assert sorted(chunk) == sorted(r for b in blocks for r in range(8 * b, 8 * b + 8))
+    # control: the full shuffle (block 0) mixes rows of many blocks in any 16
+    full = f.block_order(3, block=0)
+    assert max(len({r // 8 for r in full[s:s + 16]}) for s in range(0, 96, 16)) > 4
+
+
+def test_refusals_name_the_file(tmp_path):
+    d = tmp_path / "d"
+    _folder(d, [4, 4])
+    np.save(d / "X_001.npy", np.asfortranarray(np.ones((4, 3, 20), np.float32)))
+    with pytest.raises(ValueError, match="X_001.npy.*Fortran"):
+        moca.data.open_stream(d)
+    np.save(d / "X_001.npy", np.ones((4, 3, 20), np.float64))
+    with pytest.raises(ValueError, match="X_001.npy.*float64|X_001.npy.*'<f8'"):
+        moca.data.open_stream(d)
+    np.save(d / "X_001.npy", np.ones((4, 3, 20), np.float32))
+    raw = (d / "X_001.npy").read_bytes()
+    (d / "X_001.npy").write_bytes(raw[:-8])
+    with pytest.raises(ValueError, match="X_001.npy: truncated data"):
+        moca.data.open_stream(d)
+    np.save(d / "X_001.npy", np.ones((4, 3, 20), np.float32))
+    np.save(d / "Y_001.npy", np.zeros(5, np.int64))
+    with pytest.raises(ValueError, match="Y_001.npy.*one entry per window"):
+        moca.data.open_stream(d)
+    np.save(d / "Y_001.npy", np.zeros(4, np.int64))
+    f = moca.data.open_stream(d)
+    bad = np.ones((4, 3, 20), np.float32)
+    bad[2, 1, 5] = np.nan
+    np.save(d / "X_001.npy", bad)  # same size: the change shows in the modification time
+    os.utime(d / "X_001.npy", ns=(0, 4_000_000_000_000_000_000))
+    with pytest.raises(RuntimeError, match="X_001.npy changed while it was read"):
+        f.check_unchanged()
+    g = moca.data.open_stream(d)
+    with pytest.raises(RuntimeError, match="X_001.npy: window 2 .row 6 of the folder."):
+        g.read([6])
+
+
+def test_tools_stream_a_sharded_folder(tmp_path):
+    d = tmp_path / "d"
+    _folder(d, [30, 30, 20], C=6, L=20)
+    r = run_tool("moca", "data", "inspect", "--data", str(d), "--json", str(tmp_path / "i.json"))
+    j = json.loads((tmp_path / "i.json").read_text())
+    assert j["shards"] == 3 and j["windows"] == 80 and j["nonfinite_windows"] is None
+    assert "not scanned" in r.stdout
+    run_tool("moca", "pretrain", "--data", str(d), "--preset", "cpu-small", "--patch-length", "10",
+             "--epochs", "1", "--batch", "16", "--split", "all", "--threads", "1",
+             "--no-progress", "--checkpoint", str(tmp_path / "m.pt"), "--json",
+             str(tmp_path / "p.json"))
+    p = json.loads((tmp_path / "p.json").read_text())
+    assert p["iterations"] == 5 and p["windows_read"] == 80
+    assert p["bytes_read"] == 80 * 6 * 20 * 4
+    assert "3 shards" in p["storage"]
+    metrics = [json.loads(line) for line in open(str(tmp_path / "m.pt") + ".metrics.jsonl")]
+    assert metrics[0]["read_windows"] == 80 and metrics[0]["read_windows_per_s"] > 0
+    # re-sharded as float16 in constant memory, read back as numpy rounds it
+    run_tool("moca", "data", "export", "--stream", "--data", str(d), "--shard-mb", "0.01",
+             "--float16", "--out", str(tmp_path / "h"))
+    h = moca.data.open_stream(tmp_path / "h")
+    src = moca.data.open_stream(d)
+    rows = list(range(80))
+    np.testing.assert_array_equal(h.read(rows),
+                                  src.read(rows).astype(np.float16).astype(np.float32))
+    assert len(h.shards) == 80 * 6 * 20 * 2 // int(0.01 * 2**20) + 1
