@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "moca/common/random.hpp"
+#include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
 #include "moca/data/mapped_npy.hpp"
 #include "moca/data/npy_windows.hpp"
@@ -466,5 +467,46 @@ TEST_CASE("select_stream splits a folder as split() splits it in memory, without
   o.data = "generator";
   CHECK_THROWS_WITH_AS(select_stream(o, log), doctest::Contains("reads a .npy folder"),
                        std::invalid_argument);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("sample_windows of a mapped folder reads only its sample, the same windows") {
+  const Windows w = small_set(120);
+  const std::string dir = scratch_dir("sample");
+  write_windows_npy(w, dir, {});
+  const Windows stored = read_windows_npy(dir);
+  const MappedNpySource map(dir);
+  DataOptions o;
+  for (const int transitions : {0, 25}) {
+    for (const int cap : {50, 500}) {
+      CAPTURE(transitions);
+      CAPTURE(cap);
+      const auto before = map.counters().windows;
+      const WindowSample a = sample_windows(stored, o, transitions, cap, 9);
+      const WindowSample b = sample_windows(map, o, transitions, cap, 9);
+      CHECK(a.windows.x == b.windows.x);
+      CHECK(a.windows.labels == b.windows.labels);
+      CHECK(a.windows.subjects == b.windows.subjects);
+      CHECK(a.subset == b.subset);
+      CHECK(a.train_windows == b.train_windows);
+      const auto read = map.counters().windows - before;
+      if (transitions > 0) {
+        CHECK(read <= 2 * transitions);  // the rows the splices name, no more
+      } else {
+        CHECK(read == std::min(cap, 120));
+      }
+    }
+  }
+  // The draws alone are synthetic_transitions' draws.
+  std::vector<SpliceRecord> rec;
+  synthetic_transitions(stored, 30, 4, &rec);
+  const auto drawn = draw_transitions(stored.size(), stored.length, 30, 4);
+  REQUIRE(drawn.size() == rec.size());
+  for (size_t k = 0; k < rec.size(); ++k) {
+    CHECK(drawn[k].first == rec[k].first);
+    CHECK(drawn[k].second == rec[k].second);
+    CHECK(drawn[k].draw.lambda == rec[k].draw.lambda);
+    CHECK(drawn[k].draw.s1 == rec[k].draw.s1);
+  }
   fs::remove_all(dir);
 }

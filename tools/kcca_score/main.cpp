@@ -51,9 +51,9 @@ int main(int argc, char** argv) {
       "kcca_score: score masking schemes by the canonical correlation between the "
       "unmasked and the masked views (PCA + sigma_1(Gamma) or KCCA), with CIs and paired "
       "comparisons"};
-  moca::tools::add_data_flags(
-      &app, o.data,
-      moca::data::kDataSourceScope | moca::data::kGeneratorScope | moca::data::kSplitSeedScope);
+  moca::tools::add_data_flags(&app, o.data,
+                              moca::data::kDataSourceScope | moca::data::kGeneratorScope |
+                                  moca::data::kSplitSeedScope | moca::data::kStreamScope);
   app.add_option_function<std::string>(
          "--scheme",
          [&o](const std::string& text) {

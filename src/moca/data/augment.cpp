@@ -65,33 +65,42 @@ void check_base(const Windows& base, const std::string& who) {
 }
 }  // namespace
 
+std::vector<SpliceRecord> draw_transitions(int base_size, int length, int n, std::uint64_t seed) {
+  const std::string who = "synthetic_transitions(): ";
+  if (n < 1) throw_invalid("", who + "n (" + std::to_string(n) + ") must be >= 1");
+  splice_length_range(length);
+  // One window would only be spliced with itself: no transition at all.
+  if (base_size < 2) {
+    throw_invalid("", who + "the base set has " + std::to_string(base_size) +
+                          " window, a transition splices two (needs >= 2 windows)");
+  }
+  Rng rng(seed);
+  std::vector<SpliceRecord> out(static_cast<size_t>(n));
+  for (auto& r : out) {
+    r.first = static_cast<int>(uniform_int(rng, 0, base_size - 1));
+    r.second = static_cast<int>(uniform_int(rng, 0, base_size - 1));
+    r.draw = draw_splice(length, rng);
+  }
+  return out;
+}
+
 Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
                               std::vector<SpliceRecord>* records) {
   const std::string who = "synthetic_transitions(): ";
   if (n < 1) throw_invalid("", who + "n (" + std::to_string(n) + ") must be >= 1");
   check_base(base, who);
-  // One window would only be spliced with itself: no transition at all.
-  if (base.size() < 2) {
-    throw_invalid("", who + "the base set has " + std::to_string(base.size()) +
-                          " window, a transition splices two (needs >= 2 windows)");
-  }
-  Rng rng(seed);
+  const std::vector<SpliceRecord> rec = draw_transitions(base.size(), base.length, n, seed);
   std::vector<int> first(static_cast<size_t>(n));
   Windows out = base.subset(first);  // metadata; rows filled below
   out.parts.resize(0);               // spliced windows are in neither part of the data's split
-  if (records) records->assign(static_cast<size_t>(n), SpliceRecord{});
-  const int nb = base.size();
   for (int k = 0; k < n; ++k) {
-    SpliceRecord r;
-    r.first = static_cast<int>(uniform_int(rng, 0, nb - 1));
-    r.second = static_cast<int>(uniform_int(rng, 0, nb - 1));
-    r.draw = draw_splice(base.length, rng);
+    const SpliceRecord& r = rec[static_cast<size_t>(k)];
     out.x.row(k) = base.x.row(r.first);
     splice(out.window(k), base.window(r.second), r.draw);
     out.labels(k) = base.labels.size() ? base.labels(r.first) : -1;
     out.subjects(k) = base.subjects.size() ? base.subjects(r.first) : -1;
-    if (records) (*records)[static_cast<size_t>(k)] = r;
   }
+  if (records) *records = rec;
   out.description = "synthetic transitions (Algorithm 1 splices, n=" + std::to_string(n) +
                     ", seed=" + std::to_string(seed) + ", labels of x1) from: " + base.description;
   return out;

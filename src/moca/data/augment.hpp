@@ -68,6 +68,11 @@ struct SpliceRecord {
 Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
                               std::vector<SpliceRecord>* records = nullptr);
 
+/// The draws of synthetic_transitions(base, n, seed) for a base of `base_size` windows of length
+/// L, without reading a window (a base read from disk reads only the rows they name). The same
+/// std::invalid_argument as synthetic_transitions for n < 1, a base of < 2 windows or L < 2.
+std::vector<SpliceRecord> draw_transitions(int base_size, int length, int n, std::uint64_t seed);
+
 /// One row's draws in augment_batch: whether it is spliced, the pool row x2 and the splice.
 struct BatchSplice {
   bool spliced = false;

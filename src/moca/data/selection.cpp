@@ -212,6 +212,60 @@ SplitSelection select_and_split(const DataOptions& options, std::ostream& log, i
   return out;
 }
 
+WindowSample sample_windows(const WindowSource& all, const DataOptions& options, int transitions,
+                            int cap, std::uint64_t seed) {
+  if (const Windows* w = all.in_memory())
+    return sample_windows(*w, options, transitions, cap, seed);
+  WindowSample out;
+  const Windows& meta = all.meta();
+  if (transitions > 0) {
+    // The draws first; then only the rows they name are read.
+    const Split parts = split_rows(all.size(), meta.subjects, meta.parts, options);
+    const std::vector<int>& train = parts.train;
+    const std::vector<SpliceRecord> rec =
+        draw_transitions(static_cast<int>(train.size()), meta.length, transitions, seed);
+    std::vector<int> needed;
+    for (const auto& r : rec) {
+      needed.push_back(train[static_cast<size_t>(r.first)]);
+      needed.push_back(train[static_cast<size_t>(r.second)]);
+    }
+    std::sort(needed.begin(), needed.end());
+    needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+    const Windows held = materialize(SubsetSource(all, needed));
+    auto held_row = [&](int base_row) {
+      return static_cast<int>(std::lower_bound(needed.begin(), needed.end(), base_row) -
+                              needed.begin());
+    };
+    out.windows = held.subset(std::vector<int>(static_cast<size_t>(transitions)));
+    out.windows.parts.resize(0);
+    for (int k = 0; k < transitions; ++k) {
+      const SpliceRecord& r = rec[static_cast<size_t>(k)];
+      const int a = held_row(train[static_cast<size_t>(r.first)]);
+      const int b = held_row(train[static_cast<size_t>(r.second)]);
+      out.windows.x.row(k) = held.x.row(a);
+      splice(out.windows.window(k), held.window(b), r.draw);
+      out.windows.labels(k) = held.labels(a);
+      out.windows.subjects(k) = held.subjects(a);
+    }
+    out.windows.description =
+        "synthetic transitions (Algorithm 1 splices, n=" + std::to_string(transitions) +
+        ", seed=" + std::to_string(seed) + ", labels of x1) from: " + meta.description;
+    out.train_windows = static_cast<int>(train.size());
+    return out;
+  }
+  if (cap < 1) throw_invalid("sample_windows()", "cap", std::to_string(cap), "must be >= 1");
+  std::vector<int> rows(static_cast<size_t>(all.size()));
+  std::iota(rows.begin(), rows.end(), 0);
+  if (all.size() > cap) {
+    rows = numpy_legacy_permutation(all.size(), static_cast<std::uint32_t>(seed & 0xffffffffULL));
+    rows.resize(static_cast<size_t>(cap));
+    std::sort(rows.begin(), rows.end());
+    out.subset = true;
+  }
+  out.windows = materialize(SubsetSource(all, rows));
+  return out;
+}
+
 nlohmann::json StreamSelection::to_json() const {
   nlohmann::json j = dataset;
   j["source"] = source;

@@ -207,5 +207,9 @@ struct WindowSample {
 /// when there are more.
 WindowSample sample_windows(const Windows& all, const DataOptions& options, int transitions,
                             int cap, std::uint64_t seed);
+/// The same sample of a source (the same windows, bit for bit): a source on disk reads only
+/// the windows sampled, or with transitions only the rows the splices name.
+WindowSample sample_windows(const WindowSource& all, const DataOptions& options, int transitions,
+                            int cap, std::uint64_t seed);
 
 }  // namespace moca::data

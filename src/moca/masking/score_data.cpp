@@ -2,12 +2,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <utility>
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/selection.hpp"
 
 namespace moca::masking {
 
@@ -40,7 +43,18 @@ LoadedWindows load_windows(const DataScoreOptions& options, std::ostream& log) {
   data::DataOptions selection = options.data;
   selection.synthetic_windows = options.samples;
   selection.synthetic_seed = data_seed;
-  const data::Dataset ds = data::select(selection);
+  // A .npy folder streamed (--stream, or a sharded one): only the windows sampled are read.
+  data::Dataset ds;
+  std::unique_ptr<data::StreamSelection> stream;
+  if (data::wants_stream(selection)) {
+    data::DataOptions whole = selection;
+    whole.split = data::SplitKind::kAll;
+    std::ostringstream quiet;
+    stream = std::make_unique<data::StreamSelection>(data::select_stream(whole, quiet));
+    ds = stream->described;
+  } else {
+    ds = data::select(selection);
+  }
   log << "kcca_score: data: " << ds.summary() << "\n";
   for (const auto& note : ds.notes) log << "kcca_score: data: " << note << "\n";
   const int transitions = options.transitions >= 0 ? options.transitions
@@ -48,8 +62,10 @@ LoadedWindows load_windows(const DataScoreOptions& options, std::ostream& log) {
                               ? options.samples
                               : 0;
   data::WindowSample sample =
-      data::sample_windows(ds.windows, selection, transitions, options.samples, data_seed);
-  LoadedWindows out{std::move(sample.windows), ds.to_json()};
+      stream
+          ? data::sample_windows(*stream->train, selection, transitions, options.samples, data_seed)
+          : data::sample_windows(ds.windows, selection, transitions, options.samples, data_seed);
+  LoadedWindows out{std::move(sample.windows), stream ? stream->to_json() : ds.to_json()};
   if (transitions > 0) {
     log << "kcca_score: scoring " << out.windows.size()
         << " synthetic transitions (Algorithm 1) from the training split of "
