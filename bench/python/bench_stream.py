@@ -135,7 +135,12 @@ def main():
     ap.add_argument("--iterations", type=int, default=400)
     ap.add_argument("--fit-windows", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--keep", action="store_true", help="keep the generated folders")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the generated folder (a later run reuses it)")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless the issue's bounds hold: peak RssAnon <= 1.5 GiB while "
+                         "pre-training and exporting, and 2 ranks reading half each (CI's "
+                         "stand-in on a small folder; step times are reported, not checked)")
     a = ap.parse_args()
     env = dict(os.environ, OMP_WAIT_POLICY="passive")
     big, fit, work = f"{a.dir}/big", f"{a.dir}/fit", f"{a.dir}/runs"
@@ -202,9 +207,24 @@ def main():
     result["export_f16"] = {"seconds": dt, "peak_rss_anon_mib": peak,
                             "mb_per_s": result["folder_bytes"] / dt / 1e6}
     shutil.rmtree(f"{work}/f16", ignore_errors=True)
+    shutil.rmtree(fit, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
     if not a.keep:
-        shutil.rmtree(fit, ignore_errors=True)
+        shutil.rmtree(big, ignore_errors=True)
     print(json.dumps(result, indent=2))
+    if a.check:
+        failed = []
+        for what in ("big_pretrain", "export_f16"):
+            if result[what]["peak_rss_anon_mib"] > 1536:
+                failed.append(f"{what}: peak RssAnon {result[what]['peak_rss_anon_mib']:.0f} MiB "
+                              "> 1536")
+        one, two = result["ranks"]["one"], result["ranks"]["two_rank0"]
+        if 2 * two["windows_read"] != one["windows_read"]:
+            failed.append(f"rank 0 of 2 read {two['windows_read']} windows, 1 rank "
+                          f"{one['windows_read']}: not half")
+        if failed:
+            sys.exit("bench_stream: " + "; ".join(failed))
+        print("bench_stream: bounds hold (RssAnon <= 1.5 GiB, 2 ranks read half each)")
 
 
 if __name__ == "__main__":
