@@ -342,36 +342,36 @@ MappedNpySource::MappedNpySource(const std::string& dir, const MappedNpyOptions&
     }
   }
   std::vector<std::string> used = xs;
-  const auto ys = companions({"Y", "y"});
-  if (!ys.empty()) {
-    const std::string where = sharded ? dir + "/Y_*.npy" : ys.front();
-    std::vector<std::string> names;
-    meta_.labels = npy_detail::ids_from_array(read_concat(ys, "labels"), where, n, "labels",
-                                              meta.class_names, names, -1);
-    if (!names.empty()) meta_.class_names = names;
-  } else {
-    meta_.labels = Eigen::VectorXi::Constant(n, -1);
+  // Labels, subject ids and split entries as ids: one file per shard (or X.npy's one).
+  struct Ids {
+    bool present = false;
+    Eigen::VectorXi ids;
+    std::vector<std::string> names;  ///< of string ids
+    std::string where;               ///< what messages name
+  };
+  auto ids_of = [&](const std::vector<std::string>& stems, const std::string& what,
+                    const std::vector<std::string>& known, int min_id) {
+    Ids r;
+    const std::vector<std::string> paths = companions(stems);
+    if (paths.empty()) return r;
+    r.present = true;
+    r.where = sharded ? dir + "/" + stems.front() + "_*.npy" : paths.front();
+    r.ids = npy_detail::ids_from_array(read_concat(paths, what), r.where, n, what, known, r.names,
+                                       min_id);
+    used.insert(used.end(), paths.begin(), paths.end());
+    return r;
+  };
+  const Ids y = ids_of({"Y", "y"}, "labels", meta.class_names, -1);
+  meta_.labels = y.present ? y.ids : Eigen::VectorXi::Constant(n, -1);
+  if (!y.names.empty()) meta_.class_names = y.names;
+  const Ids pid = ids_of({"pid"}, "subject ids", meta.subject_names, -1);
+  meta_.subjects = pid.present ? pid.ids : Eigen::VectorXi::Constant(n, -1);
+  if (!pid.names.empty()) meta_.subject_names = pid.names;
+  const Ids split = ids_of({"split"}, "split entries", npy_detail::part_names(), 0);
+  if (split.present) {
+    npy_detail::check_parts(split.ids, split.names, split.where);
+    meta_.parts = split.ids;
   }
-  const auto pids = companions({"pid"});
-  if (!pids.empty()) {
-    const std::string where = sharded ? dir + "/pid_*.npy" : pids.front();
-    std::vector<std::string> names;
-    meta_.subjects = npy_detail::ids_from_array(read_concat(pids, "subject ids"), where, n,
-                                                "subject ids", meta.subject_names, names, -1);
-    if (!names.empty()) meta_.subject_names = names;
-  } else {
-    meta_.subjects = Eigen::VectorXi::Constant(n, -1);
-  }
-  const auto splits = companions({"split"});
-  if (!splits.empty()) {
-    const std::string where = sharded ? dir + "/split_*.npy" : splits.front();
-    std::vector<std::string> names;
-    meta_.parts = npy_detail::ids_from_array(read_concat(splits, "split entries"), where, n,
-                                             "split entries", npy_detail::part_names(), names, 0);
-    npy_detail::check_parts(meta_.parts, names, where);
-  }
-  for (const auto* list : {&ys, &pids, &splits})
-    used.insert(used.end(), list->begin(), list->end());
   if (meta.present) used.push_back(dir + "/meta.json");
   meta_.description = meta.description.empty()
                           ? "windows mapped from " + dir + " (" + std::to_string(xs.size()) +
