@@ -256,6 +256,8 @@ KCCA_SCORE_EXEMPT = {
     "--drop-nonfinite": "drops windows holding NaN/Inf, which the generator has none of "
                         "(test_data_masking.py)",
     "--json": "the output", "--config": "the input", "--print-config": "",
+    "--stream": "reads a .npy folder from disk, the same windows and scores by design; refused "
+                "beside other data (test_stream.py)",
 }
 
 

@@ -155,3 +155,31 @@ def test_tools_stream_a_sharded_folder(tmp_path):
     np.testing.assert_array_equal(h.read(rows),
                                   src.read(rows).astype(np.float16).astype(np.float32))
     assert len(h.shards) == 80 * 6 * 20 * 2 // int(0.01 * 2**20) + 1
+
+
+def test_kcca_score_streams_the_same_scores(tmp_path):
+    d = tmp_path / "d"
+    _folder(d, [90, 90, 60], C=6, L=200)  # 50 Hz x 200: in memory too, read as stored
+    single = tmp_path / "one"
+    os.makedirs(single)
+    X = np.concatenate([np.load(d / f"X_{k:03d}.npy") for k in range(3)])
+    np.save(single / "X.npy", X)
+    np.save(single / "Y.npy", np.concatenate([np.load(d / f"Y_{k:03d}.npy") for k in range(3)]))
+    np.save(single / "pid.npy", np.concatenate([np.load(d / f"pid_{k:03d}.npy")
+                                                for k in range(3)]))
+    (single / "meta.json").write_text((d / "meta.json").read_text())
+    base = ["--scheme", "cross", "--draws", "2", "--samples", "100", "--threads", "1"]
+    scores = []
+    for data, extra in ((d, []), (single, ["--stream"]), (single, [])):
+        out = tmp_path / f"k{len(scores)}.json"
+        run_tool("kcca_score", *base, "--data", str(data), *extra, "--json", str(out))
+        j = json.loads(out.read_text())
+        scores.append([s["ci"] for s in j["schemes"]])
+    assert scores[0] == scores[1] == scores[2]  # a sample of 100 of 240, read alike
+    # control: another sample size scores other windows
+    run_tool("kcca_score", "--scheme", "cross", "--draws", "2", "--samples", "90", "--threads",
+             "1", "--data", str(d), "--json", str(tmp_path / "k90.json"))
+    assert [s["ci"] for s in json.loads((tmp_path / "k90.json").read_text())["schemes"]] \
+        != scores[0]
+    p = run_tool("kcca_score", *base, "--stream", rc=2)
+    assert "--stream (true) takes no effect: only a .npy folder is streamed" in p.stderr

@@ -65,6 +65,9 @@ std::vector<UnusedOption> unused_options(const DataOptions& o, bool split_used) 
       if (!o.the_data)
         out.push_back({o.field, "only " + o.users + " data uses it; the data is " + data});
     }
+    if (o.stream && spec->format != DataFormat::kNpy) {
+      out.push_back({"DataOptions::stream", "only a .npy folder is streamed; the data is " + data});
+    }
     // the generator spec's keys win over the options of the same name
     const std::pair<const char*, const char*> keys[] = {
         {"windows", "DataOptions::synthetic_windows"},
