@@ -183,3 +183,61 @@ def test_kcca_score_streams_the_same_scores(tmp_path):
         != scores[0]
     p = run_tool("kcca_score", *base, "--stream", rc=2)
     assert "--stream (true) takes no effect: only a .npy folder is streamed" in p.stderr
+
+
+def test_predict_streams_the_same_predictions(tmp_path):
+    """A kept classifier on a sharded folder (read 1024 windows at a time) and on the same
+    windows in memory: the same predictions. The folder is at 25 Hz x 100, so each chunk is resampled
+    to the classifier's 50 Hz x 200 as open_dataset resamples in memory."""
+    run_tool("moca", "pretrain", "--preset", "tiny", "--synthetic-windows", "120", "--epochs", "1",
+             "--batch", "20", "--threads", "1", "--no-progress",
+             "--checkpoint", str(tmp_path / "m.pt"))
+    run_tool("moca", "linprobe", "--synthetic-windows", "120", "--checkpoint", str(tmp_path / "m.pt"),
+             "--epochs", "1", "--threads", "1", "--no-progress", "--save-model",
+             str(tmp_path / "clf.pt"))
+    rng = np.random.default_rng(8)
+    n = 1100
+    X = np.cumsum(rng.standard_normal((n, 6, 100)).astype(np.float32) * 0.05, axis=2)
+    y = rng.integers(0, 7, n)
+    pid = rng.integers(0, 4, n)
+    meta = {"sample_rate": 25.0, "channel_names": ["acc_x", "acc_y", "acc_z", "gyro_x",
+                                                   "gyro_y", "gyro_z"],
+            "class_names": ["transition", "walking", "upstairs", "downstairs", "sitting",
+                            "standing", "laying"]}
+    one = tmp_path / "one"
+    os.makedirs(one)
+    np.save(one / "X.npy", X)
+    np.save(one / "Y.npy", y)
+    np.save(one / "pid.npy", pid)
+    (one / "meta.json").write_text(json.dumps(meta))
+    shards = tmp_path / "shards"
+    os.makedirs(shards)
+    assert moca.data.write_shards(X, y, pid, out=shards, shard_mb=1.0, rate=25.0) == 3
+    (shards / "meta.json").write_text(json.dumps(dict(meta, windows=n)))
+    out = {}
+    for name, data in (("memory", one), ("stream", shards)):
+        run_tool("moca", "predict", "--model", str(tmp_path / "clf.pt"), "--data", str(data),
+                 "--proba", "--threads", "1", "--out", str(tmp_path / f"{name}.csv"))
+        out[name] = (tmp_path / f"{name}.csv").read_text()
+    # The probe's head runs on 1024 windows' features at a time instead of all 1100: float32
+    # sums in another blocking, so the probabilities agree to a stated 1e-6, the classes exactly.
+    rows = {k: [line.split(",") for line in v.splitlines()[1:]] for k, v in out.items()}
+    assert len(rows["memory"]) == len(rows["stream"]) == n
+    assert [r[:4] for r in rows["stream"]] == [r[:4] for r in rows["memory"]]
+    pm = np.array([[float(x) for x in r[4:]] for r in rows["memory"]])
+    ps = np.array([[float(x) for x in r[4:]] for r in rows["stream"]])
+    assert np.abs(pm - ps).max() < 1e-6
+    # control: other windows, other predictions
+    np.save(one / "X.npy", X[::-1].copy())
+    run_tool("moca", "predict", "--model", str(tmp_path / "clf.pt"), "--data", str(one),
+             "--proba", "--threads", "1", "--out", str(tmp_path / "reversed.csv"))
+    assert (tmp_path / "reversed.csv").read_text() != out["memory"]
+
+
+def test_shuffle_pool_beside_the_full_shuffle_is_refused(tmp_path):
+    args = ["pretrain", "--synthetic-windows", "40", "--epochs", "1", "--batch", "10",
+            "--preset", "tiny", "--threads", "1", "--no-progress",
+            "--checkpoint", str(tmp_path / "m.pt")]
+    p = run_tool("moca", *args, "--shuffle-pool", "8", rc=2)
+    assert "--shuffle-pool (8) takes no effect: the full shuffle" in p.stderr
+    run_tool("moca", *args, "--shuffle-pool", "8", "--shuffle-block", "4")  # the control

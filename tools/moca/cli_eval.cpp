@@ -30,7 +30,7 @@ Subcommand add_predict_cli(CLI::App& app) {
   auto no_progress = std::make_shared<bool>(false);
   auto* p = app.add_subcommand(
       "predict", "apply a kept classifier (linprobe/finetune --save-model) to every window");
-  add_data_options(p, c->options.data, /*split=*/false);
+  add_data_options(p, c->options.data, /*split=*/false, data::kStreamScope);
   add_runtime_options(p, c->options.runtime);
   add_schema_options(p, c->options, kEveryScope);  // model::PredictOptions::schema
   p->add_option("--out", c->out_csv,

@@ -1,15 +1,23 @@
 #include "moca/model/eval/predict.hpp"
 
+#include <algorithm>
 #include <iomanip>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
+#include "moca/data/mapped_npy.hpp"
+#include "moca/data/resample.hpp"
+#include "moca/data/window_source.hpp"
 #include "moca/model/eval/metrics.hpp"
 
 namespace moca::model {
 
 namespace {
+
+/// Windows a streamed prediction reads, prepares and predicts at a time.
+constexpr int kPredictChunk = 1024;
 
 // A subject's printable name: its pid string, its id, or empty when unknown.
 std::string subject_text(const data::Windows& w, int i) {
@@ -42,19 +50,55 @@ Prediction predict_data(const PredictOptions& o, std::ostream& log) {
   o.validate();
   const Classifier clf(o.model, o.runtime);
   const ClassifierSpec& spec = clf.spec();
-  const data::Dataset ds = data::select_described(o.data, log, spec.length, spec.sample_rate_hz);
   std::vector<std::string> notes;
   const bool by_position = o.match_channels == ChannelMatch::kPosition;
-  const data::Windows w = prepare_windows(
-      spec,
-      by_position ? channels_by_position(ds.windows, spec.input_channels, &notes) : ds.windows,
-      &notes);
+  auto prepare = [&](const data::Windows& windows, std::vector<std::string>* n) {
+    return prepare_windows(
+        spec, by_position ? channels_by_position(windows, spec.input_channels, n) : windows, n);
+  };
+  data::Dataset ds;
+  data::Windows w;  // the prepared windows; streamed: their labels and subjects alone
+  Eigen::MatrixXd proba;
+  std::vector<int> pred;
+  if (data::wants_stream(o.data)) {
+    // A .npy folder read a chunk at a time (--stream, or a sharded one): each chunk fitted to
+    // the classifier's rate and length as open_dataset fits windows in memory, then prepared.
+    data::DataOptions whole = o.data;
+    whole.split = data::SplitKind::kAll;
+    const data::StreamSelection s = data::select_stream(whole, log);
+    ds = s.described;
+    const int n = s.train->size();
+    for (int a = 0; a < n; a += kPredictChunk) {
+      std::vector<int> rows(static_cast<size_t>(std::min(kPredictChunk, n - a)));
+      std::iota(rows.begin(), rows.end(), a);
+      data::Windows c = data::materialize(data::SubsetSource(*s.train, rows));
+      if (c.sample_rate_hz != spec.sample_rate_hz || c.length != spec.length) {
+        c = data::resample_windows(c, spec.sample_rate_hz, spec.length);
+      }
+      std::vector<std::string> chunk_notes;
+      c = prepare(c, &chunk_notes);
+      if (a == 0) notes = chunk_notes;
+      Eigen::MatrixXd p;
+      const std::vector<int> cp = clf.predict(c, o.proba ? &p : nullptr);
+      pred.insert(pred.end(), cp.begin(), cp.end());
+      if (o.proba) {
+        proba.conservativeResize(static_cast<Eigen::Index>(pred.size()), p.cols());
+        proba.bottomRows(p.rows()) = p;
+      }
+      if (a == 0) w = c.subset({});  // the prepared metadata; labels and subjects below
+    }
+    w.labels = s.train->meta().labels;
+    w.subjects = s.train->meta().subjects;
+    w.x.resize(n, 0);  // (no values: the rows count the windows)
+  } else {
+    ds = data::select_described(o.data, log, spec.length, spec.sample_rate_hz);
+    w = prepare(ds.windows, &notes);
+    pred = clf.predict(w, o.proba ? &proba : nullptr);
+  }
   for (const auto& n : notes) log << "predict: " << n << "\n";
   bool labelled = false;
   for (int i = 0; i < w.size(); ++i) labelled = labelled || w.labels(i) >= 0;
   const std::vector<int> truth = labelled ? labels_as_classifier_ids(spec, w) : std::vector<int>{};
-  Eigen::MatrixXd proba;
-  const std::vector<int> pred = clf.predict(w, o.proba ? &proba : nullptr);
   Prediction p;
   std::ostringstream csv;
   csv << "window,subject,predicted" << (labelled ? ",truth" : "");

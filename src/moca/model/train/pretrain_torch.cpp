@@ -689,6 +689,13 @@ PretrainResult pretrain(const PretrainOptions& o, const data::WindowSource& trai
                                     std::to_string(train.size()) +
                                     "): a smaller batch, or more training windows");
   }
+  // (By value: the field's default is "not set".)
+  if (o.effective_shuffle_block(train.in_memory() != nullptr) == 0 &&
+      o.shuffle_pool != PretrainOptions{}.shuffle_pool) {
+    throw_invalid("pretrain()", "PretrainOptions::shuffle_pool (" + std::to_string(o.shuffle_pool) +
+                                    ") takes no effect: the full shuffle (PretrainOptions::"
+                                    "shuffle_block 0, windows in memory) mixes every window");
+  }
   const auto t_start = std::chrono::steady_clock::now();
   PretrainRun run(o, train, context);
   const data::ReadCounters read_start = train.counters();  // after the pilot
