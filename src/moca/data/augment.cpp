@@ -84,26 +84,31 @@ std::vector<SpliceRecord> draw_transitions(int base_size, int length, int n, std
   return out;
 }
 
+Windows apply_transitions(const Windows& base, const std::vector<SpliceRecord>& records,
+                          std::uint64_t seed) {
+  const int n = static_cast<int>(records.size());
+  Windows out = base.subset(std::vector<int>(records.size()));  // metadata; rows filled below
+  out.parts.resize(0);  // spliced windows are in neither part of the data's split
+  for (int k = 0; k < n; ++k) {
+    const SpliceRecord& r = records[static_cast<size_t>(k)];
+    out.x.row(k) = base.x.row(r.first);
+    splice(out.window(k), base.window(r.second), r.draw);
+    out.labels(k) = base.labels.size() ? base.labels(r.first) : -1;
+    out.subjects(k) = base.subjects.size() ? base.subjects(r.first) : -1;
+  }
+  out.description = "synthetic transitions (Algorithm 1 splices, n=" + std::to_string(n) +
+                    ", seed=" + std::to_string(seed) + ", labels of x1) from: " + base.description;
+  return out;
+}
+
 Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
                               std::vector<SpliceRecord>* records) {
   const std::string who = "synthetic_transitions(): ";
   if (n < 1) throw_invalid("", who + "n (" + std::to_string(n) + ") must be >= 1");
   check_base(base, who);
   const std::vector<SpliceRecord> rec = draw_transitions(base.size(), base.length, n, seed);
-  std::vector<int> first(static_cast<size_t>(n));
-  Windows out = base.subset(first);  // metadata; rows filled below
-  out.parts.resize(0);               // spliced windows are in neither part of the data's split
-  for (int k = 0; k < n; ++k) {
-    const SpliceRecord& r = rec[static_cast<size_t>(k)];
-    out.x.row(k) = base.x.row(r.first);
-    splice(out.window(k), base.window(r.second), r.draw);
-    out.labels(k) = base.labels.size() ? base.labels(r.first) : -1;
-    out.subjects(k) = base.subjects.size() ? base.subjects(r.first) : -1;
-  }
   if (records) *records = rec;
-  out.description = "synthetic transitions (Algorithm 1 splices, n=" + std::to_string(n) +
-                    ", seed=" + std::to_string(seed) + ", labels of x1) from: " + base.description;
-  return out;
+  return apply_transitions(base, rec, seed);
 }
 
 std::vector<BatchSplice> draw_batch_splices(int rows, int pool_size, int length, Rng& rng,

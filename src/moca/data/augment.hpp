@@ -68,6 +68,11 @@ struct SpliceRecord {
 Windows synthetic_transitions(const Windows& base, int n, std::uint64_t seed,
                               std::vector<SpliceRecord>* records = nullptr);
 
+/// synthetic_transitions' windows from its draws `records` (rows of `base`): x1 spliced with
+/// x2, x1's label and subject, no part of a split, the description naming n and `seed`.
+Windows apply_transitions(const Windows& base, const std::vector<SpliceRecord>& records,
+                          std::uint64_t seed);
+
 /// The draws of synthetic_transitions(base, n, seed) for a base of `base_size` windows of length
 /// L, without reading a window (a base read from disk reads only the rows they name). The same
 /// std::invalid_argument as synthetic_transitions for n < 1, a base of < 2 windows or L < 2.

@@ -234,25 +234,16 @@ WindowSample sample_windows(const WindowSource& all, const DataOptions& options,
     }
     std::sort(needed.begin(), needed.end());
     needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
-    const Windows held = materialize(SubsetSource(all, needed));
-    auto held_row = [&](int base_row) {
-      return static_cast<int>(std::lower_bound(needed.begin(), needed.end(), base_row) -
-                              needed.begin());
-    };
-    out.windows = held.subset(std::vector<int>(static_cast<size_t>(transitions)));
-    out.windows.parts.resize(0);
-    for (int k = 0; k < transitions; ++k) {
-      const SpliceRecord& r = rec[static_cast<size_t>(k)];
-      const int a = held_row(train[static_cast<size_t>(r.first)]);
-      const int b = held_row(train[static_cast<size_t>(r.second)]);
-      out.windows.x.row(k) = held.x.row(a);
-      splice(out.windows.window(k), held.window(b), r.draw);
-      out.windows.labels(k) = held.labels(a);
-      out.windows.subjects(k) = held.subjects(a);
+    // The draws as rows of the windows read.
+    std::vector<SpliceRecord> held_rec = rec;
+    for (auto& r : held_rec) {
+      for (int* row : {&r.first, &r.second}) {
+        *row = static_cast<int>(
+            std::lower_bound(needed.begin(), needed.end(), train[static_cast<size_t>(*row)]) -
+            needed.begin());
+      }
     }
-    out.windows.description =
-        "synthetic transitions (Algorithm 1 splices, n=" + std::to_string(transitions) +
-        ", seed=" + std::to_string(seed) + ", labels of x1) from: " + meta.description;
+    out.windows = apply_transitions(materialize(SubsetSource(all, needed)), held_rec, seed);
     out.train_windows = static_cast<int>(train.size());
     return out;
   }

@@ -20,19 +20,10 @@ StorageLayout WindowSource::storage() const {
 }
 
 Windows metadata_of(const Windows& w) {
-  Windows m;
-  m.channels = w.channels;
-  m.length = w.length;
-  m.sample_rate_hz = w.sample_rate_hz;
-  m.channel_names = w.channel_names;
-  m.class_names = w.class_names;
-  m.x.resize(0, static_cast<Eigen::Index>(w.channels) * w.length);
-  m.labels = w.labels.size() == w.x.rows() ? w.labels : Eigen::VectorXi::Constant(w.x.rows(), -1);
-  m.subjects =
-      w.subjects.size() == w.x.rows() ? w.subjects : Eigen::VectorXi::Constant(w.x.rows(), -1);
-  m.subject_names = w.subject_names;
-  m.description = w.description;
-  m.modalities = w.modalities;
+  Windows m = w.subset({});  // every field but the windows
+  const Eigen::Index n = w.x.rows();
+  m.labels = w.labels.size() == n ? w.labels : Eigen::VectorXi::Constant(n, -1);
+  m.subjects = w.subjects.size() == n ? w.subjects : Eigen::VectorXi::Constant(n, -1);
   m.parts = w.parts;
   return m;
 }
