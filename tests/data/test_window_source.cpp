@@ -181,6 +181,33 @@ TEST_CASE("in-memory and subset sources read what Windows holds") {
   CHECK_THROWS_AS(SubsetSource(mem, {50}), std::invalid_argument);
 }
 
+TEST_CASE("for_each_chunk: a source on disk in chunks, in row order; memory in one call") {
+  const Windows w = small_set(50);
+  const InMemorySource mem(w);
+  int calls = 0;
+  for_each_chunk(mem, 7, [&](int first, const Windows& c) {
+    ++calls;
+    CHECK(first == 0);
+    CHECK(&c == &w);  // not copied
+  });
+  CHECK(calls == 1);
+  // A subset is not in memory: read 7 at a time, each chunk its rows' windows and labels.
+  const std::vector<int> rows = {49, 3, 8, 8, 0, 12, 30, 31, 1, 2, 5, 6, 7, 9, 10, 11, 44};
+  const SubsetSource sub(mem, rows);
+  std::vector<int> firsts, sizes;
+  for_each_chunk(sub, 7, [&](int first, const Windows& c) {
+    firsts.push_back(first);
+    sizes.push_back(c.size());
+    std::vector<int> want(rows.begin() + first, rows.begin() + first + c.size());
+    CHECK(c.x == w.subset(want).x);
+    CHECK(c.labels == w.subset(want).labels);
+  });
+  CHECK(firsts == std::vector<int>{0, 7, 14});
+  CHECK(sizes == std::vector<int>{7, 7, 3});
+  CHECK(sub.counters().windows == 17);  // each window read once
+  CHECK_THROWS_AS(for_each_chunk(sub, 0, [](int, const Windows&) {}), std::invalid_argument);
+}
+
 TEST_CASE("a mapped .npy folder reads what read_windows_npy reads (NCL and NLC)") {
   const Windows w = small_set(30);
   for (const NpyLayout layout : {NpyLayout::kChannelsFirst, NpyLayout::kChannelsLast}) {

@@ -262,3 +262,52 @@ TEST_CASE("MiceOptions validation names the field") {
   o.ridge = -1;
   CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("ridge"), std::invalid_argument);
 }
+
+TEST_CASE("chunked sums: pooled moments and observed channel means add over chunks") {
+  std::mt19937_64 gen(11);
+  std::normal_distribution<double> normal(3.0, 2.0);
+  const Windows w = make_windows(9, 2, 6, [&](int, int c, int) { return normal(gen) + 10 * c; });
+  // The unbiased variance of all 108 values, two-pass in long double: the independent answer.
+  long double mean = 0, ss = 0;
+  for (Eigen::Index k = 0; k < w.x.size(); ++k) mean += w.x.data()[k];
+  mean /= w.x.size();
+  for (Eigen::Index k = 0; k < w.x.size(); ++k)
+    ss += (w.x.data()[k] - mean) * (w.x.data()[k] - mean);
+  const double want = static_cast<double>(ss / (w.x.size() - 1));
+  moca::model::PooledMoments whole, parts;
+  whole.add(w.x);
+  CHECK(whole.variance() == moca::model::pooled_variance(w.x));
+  CHECK(whole.variance() == doctest::Approx(want).epsilon(1e-13));
+  for (const auto& rows :
+       {std::vector<int>{0, 1, 2, 3}, std::vector<int>{4}, std::vector<int>{5, 6, 7, 8}})
+    parts.add(w.subset(rows).x);
+  CHECK(parts.variance() == doctest::Approx(want).epsilon(1e-12));
+  CHECK(parts.n == 108.0);
+  // Observed channel means: chunk by chunk in order, bit for bit the whole set's, and the
+  // fallback of a channel hidden whole.
+  const Grid grid{2, 3, 2};
+  std::vector<Mask> masks;
+  for (int i = 0; i < 9; ++i) masks.push_back(mask_from(i % 3 == 0 ? "111\n000" : "010\n001"));
+  moca::model::ObservedChannels all, chunked;
+  all.add(w, masks, grid);
+  chunked.add(w.subset({0, 1, 2, 3, 4}), {masks.begin(), masks.begin() + 5}, grid);
+  chunked.add(w.subset({5, 6, 7, 8}), {masks.begin() + 5, masks.end()}, grid);
+  CHECK(chunked.means() == all.means());
+  double s0 = 0;
+  int n0 = 0;
+  for (int i = 0; i < 9; ++i)
+    for (int t = 0; t < 6; ++t)
+      if (i % 3 != 0 && t / 2 != 1) {
+        s0 += w.x(i, t);
+        ++n0;
+      }
+  CHECK(all.means()(0) == doctest::Approx(s0 / n0).epsilon(1e-14));
+  // Window 0 hides channel 0 whole: linear interpolation fills it with the fallback given.
+  const Eigen::VectorXd fallback = Eigen::Vector2d(-7.0, 5.0);
+  const auto imp = moca::model::impute_linear(w, masks, grid, &fallback);
+  CHECK(imp(0, 0) == -7.0f);
+  const auto own = moca::model::impute_linear(w, masks, grid);  // the control: its own means
+  CHECK(own(0, 0) == static_cast<float>(all.means()(0)));
+  const Eigen::VectorXd wrong = Eigen::Vector3d(0, 0, 0);
+  CHECK_THROWS_AS(moca::model::impute_linear(w, masks, grid, &wrong), std::invalid_argument);
+}

@@ -241,3 +241,84 @@ def test_shuffle_pool_beside_the_full_shuffle_is_refused(tmp_path):
     p = run_tool("moca", *args, "--shuffle-pool", "8", rc=2)
     assert "--shuffle-pool (8) takes no effect: the full shuffle" in p.stderr
     run_tool("moca", *args, "--shuffle-pool", "8", "--shuffle-block", "4")  # the control
+
+
+def _hapt_like(path, X, y, pid, shard_mb=None):
+    """X (n, 6, L) at 50 Hz as one X.npy (numpy) or as shards (moca.data.write_shards), with the
+    HAPT channel and class names, so that the modality groups are acc and gyro."""
+    meta = {"sample_rate": 50.0, "channel_names": ["acc_x", "acc_y", "acc_z", "gyro_x",
+                                                   "gyro_y", "gyro_z"],
+            "class_names": ["transition", "walking", "upstairs", "downstairs", "sitting",
+                            "standing", "laying"]}
+    os.makedirs(path)
+    if shard_mb is None:
+        np.save(path / "X.npy", X)
+        np.save(path / "Y.npy", y)
+        np.save(path / "pid.npy", pid)
+    else:
+        assert moca.data.write_shards(X, y, pid, out=path, shard_mb=shard_mb, rate=50.0) > 1
+        meta["windows"] = len(X)
+    (path / "meta.json").write_text(json.dumps(meta))
+
+
+def test_embed_and_impute_stream_as_in_memory(tmp_path):
+    """moca embed and moca impute on 1100 windows read 1024 at a time from shards, against the
+    same windows in memory: the same masks, features, labels and error sums (the features to a
+    stated 1e-5: the encoder runs on other batches), and the target variance of numpy's
+    np.var(ddof=1). MICE is fitted per chunk streamed (documented): it must differ, and only
+    it."""
+    run_tool("moca", "pretrain", "--preset", "tiny", "--synthetic-windows", "120", "--epochs", "1",
+             "--batch", "20", "--threads", "1", "--no-progress",
+             "--checkpoint", str(tmp_path / "m.pt"))
+    rng = np.random.default_rng(9)
+    n = 1100
+    X = np.cumsum(rng.standard_normal((n, 6, 200)).astype(np.float32) * 0.05, axis=2)
+    y = rng.integers(0, 7, n)
+    pid = rng.integers(0, 4, n)
+    _hapt_like(tmp_path / "one", X, y, pid)
+    _hapt_like(tmp_path / "shards", X, y, pid, shard_mb=2.0)
+    common = ["--checkpoint", str(tmp_path / "m.pt"), "--split", "all", "--threads", "1",
+              "--no-progress"]
+    emb = {}
+    for name in ("one", "shards"):
+        run_tool("moca", "embed", *common, "--data", str(tmp_path / name), "--policy",
+                 "random:ratio=0.5", "--out", str(tmp_path / f"e_{name}"))
+        run_tool("moca", "embed", *common, "--data", str(tmp_path / name), "--pool", "mean",
+                 "--out", str(tmp_path / f"p_{name}"))
+        emb[name] = {f: np.load(tmp_path / f"e_{name}" / f) for f in ("Z_U.npy", "Z_M.npy",
+                                                                      "labels.npy")}
+        emb[name]["masks"] = (tmp_path / f"e_{name}" / "masks.txt").read_text()
+        emb[name]["pooled"] = np.load(tmp_path / f"p_{name}" / "embedding_m.npy")
+    one, sh = emb["one"], emb["shards"]
+    assert one["Z_U.npy"].shape == (n, one["Z_U.npy"].shape[1])
+    assert sh["masks"] == one["masks"] and len(one["masks"].splitlines()) == n
+    np.testing.assert_array_equal(sh["labels.npy"], y)
+    for key in ("Z_U.npy", "Z_M.npy", "pooled"):
+        np.testing.assert_allclose(sh[key], one[key], rtol=0, atol=1e-5)
+    # control: another seed draws other masks, and so other masked-view features
+    run_tool("moca", "embed", *common, "--data", str(tmp_path / "shards"), "--policy",
+             "random:ratio=0.5", "--seed", "1", "--out", str(tmp_path / "e_seed1"))
+    assert (tmp_path / "e_seed1" / "masks.txt").read_text() != one["masks"]
+    assert np.abs(np.load(tmp_path / "e_seed1" / "Z_M.npy") - one["Z_M.npy"]).max() > 1e-3
+
+    imp = {}
+    for name in ("one", "shards"):
+        run_tool("moca", "impute", *common, "--data", str(tmp_path / name), "--task",
+                 "random:ratio=0.5", "sensor:keep=1", "--mice-draws", "1", "--mice-iterations",
+                 "2", "--json", str(tmp_path / f"i_{name}.json"))
+        j = json.loads((tmp_path / f"i_{name}.json").read_text())
+        imp[name] = {(c["method"], c["task"]): c for c in j["table"]["cells"]}
+        assert j["data"]["evaluated_windows"] == n
+        assert j["table"]["target_variance"] == pytest.approx(
+            np.var(X.astype(np.float64), ddof=1), rel=1e-12)
+    assert imp["one"].keys() == imp["shards"].keys() and len(imp["one"]) == 8
+    for key, c in imp["one"].items():
+        s = imp["shards"][key]
+        assert s["count"] == c["count"] > 0
+        if key[0] == "MICE":
+            assert s["mse"] != c["mse"] and np.isfinite(s["mse"])  # fitted per chunk
+        elif key[0] == "m.pt":  # the model's reconstructions: other batches, float32
+            assert s["mse"] == pytest.approx(c["mse"], rel=1e-5)
+        else:
+            assert s["mae"] == pytest.approx(c["mae"], rel=1e-12)
+            assert s["mse"] == pytest.approx(c["mse"], rel=1e-12)

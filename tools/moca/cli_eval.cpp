@@ -89,7 +89,7 @@ Subcommand add_impute_cli(CLI::App& app) {
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, baselines
   model::ImputeDataOptions& o = imp->options;
   auto* i = app.add_subcommand("impute", "the four imputation tasks: models and baselines");
-  add_data_options(i, o.data);
+  add_data_options(i, o.data, true, data::kStreamScope);
   add_runtime_options(i, o.impute.inference.runtime);
   add_schema_options(i, o, kEveryScope);  // model::ImputeDataOptions::schema
   i->add_flag("--no-baselines", flags->second, "skip linear, nearest and MICE");
@@ -107,7 +107,7 @@ Subcommand add_embed_cli(CLI::App& app) {
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);  // no-progress, no-png
   auto* e = app.add_subcommand(
       "embed", "encoder features of both views (for CCA scoring), or pooled embeddings and maps");
-  add_data_options(e, emb->options.data);
+  add_data_options(e, emb->options.data, true, data::kStreamScope);
   add_runtime_options(e, emb->options.inference.runtime);
   add_schema_options(e, emb->options, kEveryScope);  // model::EmbedOptions::schema
   e->add_flag("--no-png", flags->second, "maps: CSV, NPY and the gnuplot script only");

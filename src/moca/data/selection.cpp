@@ -215,6 +215,28 @@ SplitSelection select_and_split(const DataOptions& options, std::ostream& log, i
   return out;
 }
 
+std::unique_ptr<TestSelection> select_test(const DataOptions& options, std::ostream& log,
+                                           int length, double rate_hz, int max_windows) {
+  auto t = std::make_unique<TestSelection>();
+  if (wants_stream(options)) {
+    t->stream = std::make_unique<StreamSelection>(select_stream(options, log, length, rate_hz));
+    const WindowSource& test = *t->stream->test;
+    const int n = max_windows > 0 ? std::min(max_windows, test.size()) : test.size();
+    std::vector<int> rows(static_cast<size_t>(n));
+    std::iota(rows.begin(), rows.end(), 0);
+    t->windows = std::make_unique<SubsetSource>(test, rows);
+    t->source = t->stream->source;
+    t->data = t->stream->to_json();
+  } else {
+    SplitSelection d = select_and_split(options, log, length, rate_hz);
+    t->held = first_windows(d.test, max_windows);
+    t->windows = std::make_unique<InMemorySource>(t->held);
+    t->source = d.source;
+    t->data = d.to_json();
+  }
+  return t;
+}
+
 WindowSample sample_windows(const WindowSource& all, const DataOptions& options, int transitions,
                             int cap, std::uint64_t seed) {
   if (const Windows* w = all.in_memory())

@@ -190,6 +190,28 @@ bool wants_stream(const DataOptions& options);
 StreamSelection select_stream(const DataOptions& options, std::ostream& log, int length = 0,
                               double rate_hz = 0.0);
 
+/// The windows an evaluation command reads (moca embed, moca impute): the first `max_windows` of
+/// the test part of a selection (0 = all), held in memory, or rows of a streamed .npy folder read
+/// a chunk at a time (for_each_chunk). Not copyable or movable: `windows` refers to the members.
+struct TestSelection {
+  TestSelection() = default;
+  TestSelection(const TestSelection&) = delete;
+  TestSelection& operator=(const TestSelection&) = delete;
+
+  Windows held;                             ///< in memory: the evaluated windows
+  std::unique_ptr<StreamSelection> stream;  ///< streamed: the folder and its split
+  std::unique_ptr<WindowSource> windows;    ///< the evaluated windows, either way
+  std::string source;                       ///< the resolved spec
+  nlohmann::json data;                      ///< a results file's "data" (SplitSelection's)
+  bool streamed() const { return stream != nullptr; }
+};
+
+/// select_and_split() (or select_stream() when wants_stream(options)), then the first
+/// `max_windows` test windows. Streamed, nothing is read yet, and a folder whose windows do not
+/// have `length` and `rate_hz` (a checkpoint's) is refused.
+std::unique_ptr<TestSelection> select_test(const DataOptions& options, std::ostream& log,
+                                           int length, double rate_hz, int max_windows);
+
 /// The windows a masking score or a simulation study draws from the selected ones (the paper's
 /// simulation data; kcca_score and the studies in simulations/).
 struct WindowSample {

@@ -145,6 +145,21 @@ Windows materialize(const WindowSource& source) {
   return w;
 }
 
+void for_each_chunk(const WindowSource& source, int chunk,
+                    const std::function<void(int first, const Windows& windows)>& fn) {
+  if (chunk < 1) throw_invalid("for_each_chunk()", "chunk", std::to_string(chunk), ">= 1");
+  if (const Windows* w = source.in_memory()) {
+    fn(0, *w);
+    return;
+  }
+  const int n = source.size();
+  for (int first = 0; first < n; first += chunk) {
+    std::vector<int> rows(static_cast<size_t>(std::min(chunk, n - first)));
+    std::iota(rows.begin(), rows.end(), first);
+    fn(first, materialize(SubsetSource(source, rows)));
+  }
+}
+
 std::vector<int> block_shuffle_order(const StorageLayout& layout, int block, int pool,
                                      std::uint64_t seed) {
   if (block < 0) throw_invalid("block_shuffle_order()", "block", std::to_string(block), ">= 0");

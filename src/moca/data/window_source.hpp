@@ -9,6 +9,7 @@
 /// into a caller's buffer, from any thread.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -127,6 +128,16 @@ Windows metadata_of(const Windows& w);
 /// Reads every window of `source` into memory (Windows with x filled): for the small sets and
 /// the paths that need the whole matrix.
 Windows materialize(const WindowSource& source);
+
+/// Windows an evaluation on a source on disk reads at a time (embed, impute, predict).
+constexpr int kEvalChunk = 1024;
+
+/// Visits the windows of `source` in row order, a chunk at a time: fn(first, windows) for rows
+/// [first, first + windows.size()). A source held in memory is one call with its windows, not
+/// copied (so a whole-set computation keeps its numbers); a source on disk is read `chunk`
+/// windows at a time, and only one chunk is held. std::invalid_argument for chunk < 1.
+void for_each_chunk(const WindowSource& source, int chunk,
+                    const std::function<void(int first, const Windows& windows)>& fn);
 
 /// The order of one epoch's windows under the block shuffle, from one Rng(seed):
 /// 1. the rows in storage order (layout.order) are cut into blocks of `block` consecutive rows,

@@ -25,10 +25,18 @@ void save_matrix(const std::string& path, const Eigen::MatrixXd& m) {
   write_npy(path, {r.rows(), r.cols()}, r.data());
 }
 
-// labels.npy: the windows' label ids (both modes write it).
-void save_labels(const std::string& dir, const data::Windows& w) {
-  const std::vector<std::int64_t> labels(w.labels.data(), w.labels.data() + w.size());
+// labels.npy: the windows' label ids (both modes write it). `meta` may hold no values, so the
+// count is the labels'.
+void save_labels(const std::string& dir, const data::Windows& meta) {
+  const std::vector<std::int64_t> labels(meta.labels.data(),
+                                         meta.labels.data() + meta.labels.size());
   write_npy_int(dir + "/labels.npy", {static_cast<std::int64_t>(labels.size())}, labels.data());
+}
+
+// Rows [first, first + part.rows()) of `whole`, which is sized on the first part (n rows).
+void put_rows(Eigen::MatrixXd& whole, Eigen::Index n, int first, const Eigen::MatrixXd& part) {
+  if (whole.rows() != n || whole.cols() != part.cols()) whole.resize(n, part.cols());
+  whole.middleRows(first, part.rows()) = part;
 }
 
 // Every checkpoint must take the windows of the first (one data selection serves them all).
@@ -103,35 +111,50 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   if (o.pooled()) throw std::invalid_argument("embed_views(): the options ask for embed_maps()");
   const std::string& checkpoint = o.checkpoints.front();
   const ModelGeometry geometry = checkpoint_geometry(checkpoint);
-  const data::SplitSelection d =
-      data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
-  const data::Windows test = data::first_windows(d.test, o.max_windows);
+  const auto d =
+      data::select_test(o.data, log, geometry.length, geometry.sample_rate_hz, o.max_windows);
+  const data::WindowSource& test = *d->windows;
+  const Eigen::Index n = test.size();
   EncoderFeatures enc(checkpoint, o.inference);
   const masking::Grid grid =
-      masking::make_grid(test.channels, test.length, enc.info().model.patch_length);
-  masking::PolicyContext context;
-  context.pilot = &test;
-  const auto policy = masking::make_policy(o.policy, grid, context);
-  const std::vector<masking::Mask> masks = masking::window_masks(*policy, test, o.seed);
+      masking::make_grid(test.meta().channels, test.meta().length, enc.info().model.patch_length);
+  // A chunk at a time (the whole set in memory): a window's mask is drawn from its index in the
+  // evaluated set, so the masks and features do not depend on the chunks. The policy's pilot is
+  // the first chunk (in memory: every window).
+  std::unique_ptr<masking::MaskPolicy> policy;
   std::ostringstream mask_text;
-  for (const masking::Mask& m : masks) {
-    std::string cells = m.to_string();  // one line per window: rows joined
-    cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
-    mask_text << cells << "\n";
-  }
-  const ViewFeatures f = enc.view_features(test, masks);
+  ViewFeatures f;
+  data::for_each_chunk(test, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
+    if (!policy) {
+      masking::PolicyContext context;
+      context.pilot = &chunk;
+      policy = masking::make_policy(o.policy, grid, context);
+    }
+    std::vector<masking::Mask> masks;
+    for (int i = 0; i < chunk.size(); ++i)
+      masks.push_back(masking::window_mask(*policy, o.seed, first + i, chunk.window(i)));
+    for (const masking::Mask& m : masks) {
+      std::string cells = m.to_string();  // one line per window: rows joined
+      cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
+      mask_text << cells << "\n";
+    }
+    const ViewFeatures part = enc.view_features(chunk, masks);
+    put_rows(f.unmasked, n, first, part.unmasked);
+    put_rows(f.masked, n, first, part.masked);
+  });
+  if (!policy) throw_invalid("", "EmbedOptions::data", d->source, "has no test windows");
   create_output_folder(o.out_dir);
   save_matrix(o.out_dir + "/Z_U.npy", f.unmasked);
   save_matrix(o.out_dir + "/Z_M.npy", f.masked);
-  save_labels(o.out_dir, test);
+  save_labels(o.out_dir, test.meta());
   write_output_text(o.out_dir + "/masks.txt", mask_text.str());
   nlohmann::json j;
   j["command"] = "embed";
-  j["data"] = d.to_json();
+  j["data"] = d->data;
   j["checkpoint"] = checkpoint;
   j["policy"] = policy->spec();
   j["seed"] = o.seed;
-  j["windows"] = test.size();
+  j["windows"] = n;
   j["dim"] = enc.dim();
   j["files"] = {"Z_U.npy", "Z_M.npy", "labels.npy", "masks.txt"};
   j["features"] =
@@ -148,20 +171,22 @@ nlohmann::json embed_maps(const EmbedOptions& o, std::ostream& out, std::ostream
   embed::UmapOptions umap = o.umap;
   umap.threads = o.inference.runtime.threads;
   const ModelGeometry geometry = common_geometry(o.checkpoints);
-  const data::SplitSelection d =
-      data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
-  const data::Windows test = data::first_windows(d.test, o.max_windows);
+  const auto d =
+      data::select_test(o.data, log, geometry.length, geometry.sample_rate_hz, o.max_windows);
+  const data::WindowSource& source = *d->windows;
+  const data::Windows& test = source.meta();  // labels and subjects; no values
+  const int n = source.size();
   create_output_folder(o.out_dir);
   std::vector<std::string> classes;
-  for (int i = 0; i < test.size(); ++i) classes.push_back(class_label(test, i));
+  for (int i = 0; i < n; ++i) classes.push_back(class_label(test, i));
   save_labels(o.out_dir, test);
   write_npy_strings(o.out_dir + "/classes.npy", classes);
   const std::string map_name = o.map ? enum_name(kEmbedMapNames, *o.map) : "";
   nlohmann::json j;
   j["command"] = "embed";
-  j["data"] = d.to_json();
+  j["data"] = d->data;
   j["pool"] = pool_name(pool);
-  j["windows"] = test.size();
+  j["windows"] = n;
   j["map"] = o.map ? nlohmann::json(map_name) : nlohmann::json(nullptr);
   if (o.map == EmbedMap::kUmap) j["umap"] = umap_json(umap);
   j["models"] = nlohmann::json::array();
@@ -171,15 +196,18 @@ nlohmann::json embed_maps(const EmbedOptions& o, std::ostream& out, std::ostream
     const std::string name =
         o.labels.empty() ? std::filesystem::path(checkpoint).stem().string() : o.labels[m];
     EncoderInspector inspector(checkpoint, o.inference);
-    const Eigen::MatrixXd z = inspector.embed(test, pool);
+    Eigen::MatrixXd z;  // a chunk at a time (the whole set in memory)
+    data::for_each_chunk(source, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
+      put_rows(z, n, first, inspector.embed(chunk, pool));
+    });
     save_matrix(o.out_dir + "/embedding_" + name + ".npy", z);
     nlohmann::json mj = {{"label", name},
                          {"checkpoint", checkpoint},
                          {"kind", inspector.info().kind},
                          {"dim", z.cols()},
                          {"embedding", "embedding_" + name + ".npy"}};
-    out << "embed: " << name << ": " << test.size() << " windows x " << z.cols() << " ("
-        << pool_name(pool) << " pooling)";
+    out << "embed: " << name << ": " << n << " windows x " << z.cols() << " (" << pool_name(pool)
+        << " pooling)";
     if (o.map) {
       const auto t0 = std::chrono::steady_clock::now();
       const Eigen::MatrixXd y =
@@ -190,7 +218,7 @@ nlohmann::json embed_maps(const EmbedOptions& o, std::ostream& out, std::ostream
       std::ostringstream csv;
       csv.precision(17);
       csv << "window,subject,label,class,x,y\n";
-      for (int i = 0; i < test.size(); ++i) {
+      for (int i = 0; i < n; ++i) {
         csv << i << "," << test.subjects(i) << "," << test.labels(i) << ","
             << classes[static_cast<size_t>(i)] << "," << y(i, 0) << "," << y(i, 1) << "\n";
       }
@@ -205,7 +233,7 @@ nlohmann::json embed_maps(const EmbedOptions& o, std::ostream& out, std::ostream
   }
   if (!panels.empty()) {
     const std::string title = map_name + " of " + pool_name(pool) + "-pooled encoder embeddings (" +
-                              std::to_string(test.size()) + " test windows)";
+                              std::to_string(n) + " test windows)";
     const auto f = embed::write_map_figure(panels, o.out_dir + "/map", title, o.png);
     j["figure"] = {{"dat", f.dat}, {"script", f.script}, {"png", f.png}};
     if (!f.png.empty()) out << "embed: " << f.png << "\n";

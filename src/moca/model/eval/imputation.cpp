@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/random.hpp"
 #include "moca/masking/make_policy.hpp"
+#include "moca/masking/policy.hpp"
 #include "moca/model/io/checkpoint.hpp"
 #include "moca/model/model_options.hpp"
 
@@ -108,9 +110,16 @@ std::string ImputeTable::to_text() const {
 
 ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Windows& windows,
                                 std::ostream& log) {
+  return evaluate_imputation(options, data::InMemorySource(windows), log);
+}
+
+ImputeTable evaluate_imputation(const ImputeOptions& options, const data::WindowSource& windows,
+                                std::ostream& log) {
   options.validate();
-  windows.validate("evaluate_imputation(): windows");
+  if (const data::Windows* held = windows.in_memory())
+    held->validate("evaluate_imputation(): windows");
   const auto t0 = std::chrono::steady_clock::now();
+  const data::Windows& meta = windows.meta();
   int patch_length = options.patch_length;
   std::vector<std::string> labels = options.labels;
   std::vector<bool> stacked;
@@ -118,7 +127,7 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
     const CheckpointInfo info = read_checkpoint_info(options.checkpoints[k]);
     if (k == 0) patch_length = info.model.patch_length;
     stacked.push_back(info.model.layout == TokenLayout::kStacked);
-    if (info.model.patch_length != patch_length || info.model.length != windows.length) {
+    if (info.model.patch_length != patch_length || info.model.length != meta.length) {
       throw_invalid("evaluate_imputation()",
                     "checkpoint " + options.checkpoints[k] + " has patch length " +
                         std::to_string(info.model.patch_length) + " and length " +
@@ -131,49 +140,102 @@ ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Window
           p.substr(p.find_last_of('/') == std::string::npos ? 0 : p.find_last_of('/') + 1));
     }
   }
-  const masking::Grid grid = masking::make_grid(windows.channels, windows.length, patch_length);
+  const masking::Grid grid = masking::make_grid(meta.channels, meta.length, patch_length);
   ImputeTable table;
-  table.target_variance = pooled_variance(windows.x);
   if (options.baselines) table.methods = {"linear interpolation", "nearest neighbour", "MICE"};
   for (const auto& l : labels) table.methods.push_back(l);
-  for (size_t k = 0; k < options.tasks.size(); ++k) {
+  const size_t n_methods = table.methods.size(), n_base = n_methods - labels.size();
+  // [task][method]: the error sums over the chunks, and whether the method can run the task.
+  std::vector<std::vector<ImputationSums>> sums(options.tasks.size(),
+                                                std::vector<ImputationSums>(n_methods));
+  std::vector<std::vector<bool>> applicable(options.tasks.size(),
+                                            std::vector<bool>(n_methods, true));
+  std::vector<std::unique_ptr<masking::MaskPolicy>> policies;
+  // The policies on the first chunk (the whole set in memory): the data's modality groups
+  // (sensor needs >= 2) and an adaptive policy's pilot.
+  auto make_policies = [&](const data::Windows& pilot) {
+    if (!policies.empty()) return;
     masking::PolicyContext context;
-    context.pilot = &windows;  // the data's modality groups (sensor needs >= 2)
-    const auto policy = masking::make_policy(options.tasks[k], grid, context);
-    table.tasks.push_back(policy->spec());
+    context.pilot = &pilot;
+    for (const auto& task : options.tasks) {
+      policies.push_back(masking::make_policy(task, grid, context));
+      table.tasks.push_back(policies.back()->spec());
+    }
+  };
+  // Window first + i's mask of task k: from its index in the set, whatever the chunks.
+  auto task_masks = [&](size_t k, int first, const data::Windows& w) {
     std::vector<masking::Mask> masks;
-    masks.reserve(static_cast<size_t>(windows.size()));
+    masks.reserve(static_cast<size_t>(w.size()));
     const std::uint64_t task_seed = derive_seed(options.seed, k);
-    for (int i = 0; i < windows.size(); ++i) {
-      Rng rng(derive_seed(task_seed, static_cast<std::uint64_t>(i)));
-      masks.push_back(policy->sample(rng, windows.window(i)));
+    for (int i = 0; i < w.size(); ++i)
+      masks.push_back(masking::window_mask(*policies[k], task_seed, first + i, w.window(i)));
+    return masks;
+  };
+  // Read from disk, a first pass sums each task's observed samples per channel: the fallback
+  // of linear and nearest for a channel a window hides whole is then the whole set's observed
+  // mean, as in memory, not a chunk's.
+  std::vector<Eigen::VectorXd> fallback;
+  if (!windows.in_memory() && options.baselines) {
+    std::vector<ObservedChannels> observed(options.tasks.size());
+    data::for_each_chunk(windows, data::kEvalChunk, [&](int first, const data::Windows& w) {
+      make_policies(w);
+      for (size_t k = 0; k < options.tasks.size(); ++k)
+        observed[k].add(w, task_masks(k, first, w), grid);
+    });
+    for (const auto& o : observed) fallback.push_back(o.means());
+  }
+  PooledMoments moments;
+  std::uint64_t chunk_index = 0;
+  data::for_each_chunk(windows, data::kEvalChunk, [&](int first, const data::Windows& w) {
+    make_policies(w);
+    moments.add(w.x);
+    for (size_t k = 0; k < options.tasks.size(); ++k) {
+      const std::uint64_t task_seed = derive_seed(options.seed, k);
+      const std::vector<masking::Mask> masks = task_masks(k, first, w);
+      std::vector<ImputationSums>& cell = sums[k];
+      if (options.baselines) {
+        const Eigen::VectorXd* f = fallback.empty() ? nullptr : &fallback[k];
+        cell[0] += imputation_sums(w, impute_linear(w, masks, grid, f), masks, grid);
+        cell[1] += imputation_sums(w, impute_nearest(w, masks, grid, f), masks, grid);
+        MiceOptions mice = options.mice;
+        mice.seed = derive_seed(task_seed, 0xC0FFEE);
+        if (chunk_index > 0) mice.seed = derive_seed(mice.seed, chunk_index);
+        cell[2] += imputation_sums(w, impute_mice(w, masks, grid, mice), masks, grid);
+      }
+      bool whole_columns = true;
+      for (const auto& m : masks)
+        for (int p = 0; p < m.patches(); ++p)
+          for (int c = 1; c < m.channels(); ++c)
+            whole_columns = whole_columns && m.masked(c, p) == m.masked(0, p);
+      for (size_t m = 0; m < options.checkpoints.size(); ++m) {
+        // A stacked-layout model can only hide whole time columns: n/a once any mask splits one.
+        if (stacked[m] && !whole_columns) applicable[k][n_base + m] = false;
+        if (!applicable[k][n_base + m]) continue;
+        cell[n_base + m] += imputation_sums(
+            w, impute_with_model(options.checkpoints[m], w, masks, options.inference), masks, grid);
+      }
     }
-    auto add = [&](const std::string& method, const data::RowMatrixXf& imputed) {
-      const auto e = imputation_error(windows, imputed, masks, grid);
-      table.cells.push_back({method, policy->spec(), e.mae, e.mse, e.nmse, e.count, true});
-      log << "  " << std::left << std::setw(24) << method << " " << policy->spec() << ": MAE "
-          << e.mae << " MSE " << e.mse << " nMSE " << e.nmse << "\n";
-    };
-    if (options.baselines) {
-      add("linear interpolation", impute_linear(windows, masks, grid));
-      add("nearest neighbour", impute_nearest(windows, masks, grid));
-      MiceOptions mice = options.mice;
-      mice.seed = derive_seed(task_seed, 0xC0FFEE);
-      add("MICE", impute_mice(windows, masks, grid, mice));
+    ++chunk_index;
+    if (!windows.in_memory()) {
+      log << "impute: " << first + w.size() << " of " << windows.size() << " windows\n";
     }
-    bool whole_columns = true;
-    for (const auto& m : masks)
-      for (int p = 0; p < m.patches(); ++p)
-        for (int c = 1; c < m.channels(); ++c)
-          whole_columns = whole_columns && m.masked(c, p) == m.masked(0, p);
-    for (size_t m = 0; m < options.checkpoints.size(); ++m) {
-      if (stacked[m] && !whole_columns) {
-        table.cells.push_back({labels[m], policy->spec(), 0.0, 0.0, 0.0, 0, false});
-        log << "  " << labels[m] << " " << policy->spec()
+  });
+  if (policies.empty()) throw_invalid("evaluate_imputation()", "no windows to evaluate");
+  table.target_variance = moments.variance();
+  for (size_t k = 0; k < options.tasks.size(); ++k) {
+    const std::string& task = table.tasks[k];
+    for (size_t m = 0; m < n_methods; ++m) {
+      const std::string& method = table.methods[m];
+      if (!applicable[k][m]) {
+        table.cells.push_back({method, task, 0.0, 0.0, 0.0, 0, false});
+        log << "  " << method << " " << task
             << ": n/a (a stacked-layout model can only hide whole time columns)\n";
         continue;
       }
-      add(labels[m], impute_with_model(options.checkpoints[m], windows, masks, options.inference));
+      const ImputationError e = sums[k][m].error(table.target_variance);
+      table.cells.push_back({method, task, e.mae, e.mse, e.nmse, e.count, true});
+      log << "  " << std::left << std::setw(24) << method << " " << task << ": MAE " << e.mae
+          << " MSE " << e.mse << " nMSE " << e.nmse << "\n";
     }
   }
   table.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

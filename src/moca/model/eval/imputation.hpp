@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "moca/common/option_schema.hpp"
+#include "moca/data/window_source.hpp"
 #include "moca/data/windows.hpp"
 #include "moca/masking/mask.hpp"
 #include "moca/model/eval/imputation_baselines.hpp"
@@ -119,7 +120,7 @@ struct ImputeCell {
 struct ImputeTable {
   std::vector<std::string> methods;
   std::vector<std::string> tasks;
-  std::vector<ImputeCell> cells;  ///< method-major
+  std::vector<ImputeCell> cells;  ///< task-major: every method of the first task, then the next
   /// Unbiased variance of all values of the windows evaluated (every cell's nMSE denominator).
   double target_variance = 0.0;
   double seconds = 0.0;
@@ -131,6 +132,17 @@ struct ImputeTable {
 /// Runs every method on every task over `windows` (the test split). Models with a patch length
 /// or window length other than the grid's are rejected (std::invalid_argument).
 ImputeTable evaluate_imputation(const ImputeOptions& options, const data::Windows& windows,
+                                std::ostream& log);
+
+/// The same over a source, read data::kEvalChunk windows at a time when it is on disk (held in
+/// memory: one chunk, the numbers above). Window i's task mask is drawn from its index i in the
+/// source, so the masks do not depend on the chunks, and the errors and the target variance are
+/// summed over the chunks; a first pass over the source sums each task's observed channel means
+/// (the fallback of linear and nearest for a channel a window hides whole), so those two
+/// baselines equal the in-memory ones. Two things are per chunk: MICE is fitted on each
+/// chunk's samples (chunk k > 0 seeded derive_seed(MICE's seed, k)), and the policies' pilot
+/// is the first chunk.
+ImputeTable evaluate_imputation(const ImputeOptions& options, const data::WindowSource& windows,
                                 std::ostream& log);
 
 }  // namespace moca::model

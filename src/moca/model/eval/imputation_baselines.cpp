@@ -14,10 +14,9 @@ namespace {
 
 using MissingMatrix = Eigen::Matrix<std::uint8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// Mean of the observed samples of each channel over the whole set (0 when never observed).
-Eigen::VectorXd observed_channel_means(const data::Windows& w, const MissingMatrix& miss) {
-  Eigen::VectorXd sum = Eigen::VectorXd::Zero(w.channels);
-  Eigen::VectorXd cnt = Eigen::VectorXd::Zero(w.channels);
+// Adds the observed samples of `w` to per-channel sums and counts, window by window.
+void add_observed(const data::Windows& w, const MissingMatrix& miss, Eigen::VectorXd& sum,
+                  Eigen::VectorXd& cnt) {
   for (int i = 0; i < w.size(); ++i) {
     for (int c = 0; c < w.channels; ++c) {
       for (int t = 0; t < w.length; ++t) {
@@ -29,16 +28,29 @@ Eigen::VectorXd observed_channel_means(const data::Windows& w, const MissingMatr
       }
     }
   }
-  for (int c = 0; c < w.channels; ++c) sum(c) = cnt(c) > 0 ? sum(c) / cnt(c) : 0.0;
-  return sum;
+}
+
+/// Mean of the observed samples of each channel over the whole set (0 when never observed).
+Eigen::VectorXd observed_channel_means(const data::Windows& w, const MissingMatrix& miss) {
+  ObservedChannels o;
+  o.sum = Eigen::VectorXd::Zero(w.channels);
+  o.count = Eigen::VectorXd::Zero(w.channels);
+  add_observed(w, miss, o.sum, o.count);
+  return o.means();
 }
 
 enum class OneDim { kLinear, kNearest };
 
 data::RowMatrixXf impute_1d(const data::Windows& w, const std::vector<masking::Mask>& masks,
-                            const masking::Grid& grid, OneDim kind) {
+                            const masking::Grid& grid, OneDim kind,
+                            const Eigen::VectorXd* given_fallback) {
   const MissingMatrix miss = missing_samples(w, masks, grid);
-  const Eigen::VectorXd fallback = observed_channel_means(w, miss);
+  if (given_fallback && given_fallback->size() != w.channels) {
+    throw_invalid("impute_linear()", "fallback has " + std::to_string(given_fallback->size()) +
+                                         " values for " + std::to_string(w.channels) + " channels");
+  }
+  const Eigen::VectorXd fallback =
+      given_fallback ? *given_fallback : observed_channel_means(w, miss);
   data::RowMatrixXf out = w.x;
   const int L = w.length;
   std::vector<int> obs;
@@ -129,13 +141,32 @@ MissingMatrix missing_samples(const data::Windows& w, const std::vector<masking:
 }
 
 data::RowMatrixXf impute_linear(const data::Windows& w, const std::vector<masking::Mask>& masks,
-                                const masking::Grid& grid) {
-  return impute_1d(w, masks, grid, OneDim::kLinear);
+                                const masking::Grid& grid, const Eigen::VectorXd* fallback) {
+  return impute_1d(w, masks, grid, OneDim::kLinear, fallback);
 }
 
 data::RowMatrixXf impute_nearest(const data::Windows& w, const std::vector<masking::Mask>& masks,
-                                 const masking::Grid& grid) {
-  return impute_1d(w, masks, grid, OneDim::kNearest);
+                                 const masking::Grid& grid, const Eigen::VectorXd* fallback) {
+  return impute_1d(w, masks, grid, OneDim::kNearest, fallback);
+}
+
+void ObservedChannels::add(const data::Windows& w, const std::vector<masking::Mask>& masks,
+                           const masking::Grid& grid) {
+  if (sum.size() == 0) {
+    sum = Eigen::VectorXd::Zero(w.channels);
+    count = Eigen::VectorXd::Zero(w.channels);
+  }
+  if (sum.size() != w.channels) {
+    throw_invalid("ObservedChannels::add()", std::to_string(w.channels) + " channels, " +
+                                                 std::to_string(sum.size()) + " before");
+  }
+  add_observed(w, missing_samples(w, masks, grid), sum, count);
+}
+
+Eigen::VectorXd ObservedChannels::means() const {
+  Eigen::VectorXd m = sum;
+  for (Eigen::Index c = 0; c < m.size(); ++c) m(c) = count(c) > 0 ? sum(c) / count(c) : 0.0;
+  return m;
 }
 
 void MiceOptions::validate() const {
@@ -272,9 +303,8 @@ data::RowMatrixXf impute_mice(const data::Windows& w, const std::vector<masking:
   return out;
 }
 
-ImputationError imputation_error(const data::Windows& truth, const data::RowMatrixXf& imputed,
-                                 const std::vector<masking::Mask>& masks,
-                                 const masking::Grid& grid) {
+ImputationSums imputation_sums(const data::Windows& truth, const data::RowMatrixXf& imputed,
+                               const std::vector<masking::Mask>& masks, const masking::Grid& grid) {
   if (imputed.rows() != truth.x.rows() || imputed.cols() != truth.x.cols()) {
     throw_invalid("imputation_error()", "imputed is " + std::to_string(imputed.rows()) + " x " +
                                             std::to_string(imputed.cols()) + ", the windows " +
@@ -282,30 +312,59 @@ ImputationError imputation_error(const data::Windows& truth, const data::RowMatr
                                             std::to_string(truth.x.cols()));
   }
   const MissingMatrix miss = missing_samples(truth, masks, grid);
-  ImputationError e;
-  double abs_sum = 0.0, sq_sum = 0.0;
+  ImputationSums s;
   for (Eigen::Index i = 0; i < imputed.rows(); ++i)
     for (Eigen::Index j = 0; j < imputed.cols(); ++j)
       if (miss(i, j)) {
         const double d = static_cast<double>(imputed(i, j)) - truth.x(i, j);
-        abs_sum += std::abs(d);
-        sq_sum += d * d;
-        ++e.count;
+        s.abs_sum += std::abs(d);
+        s.sq_sum += d * d;
+        ++s.count;
       }
-  if (e.count > 0) {
-    e.mae = abs_sum / static_cast<double>(e.count);
-    e.mse = sq_sum / static_cast<double>(e.count);
-    e.target_var = pooled_variance(truth.x);
-    e.nmse = e.target_var > 0.0 ? e.mse / e.target_var : std::numeric_limits<double>::quiet_NaN();
+  return s;
+}
+
+ImputationError ImputationSums::error(double target_var) const {
+  ImputationError e;
+  e.count = count;
+  if (count > 0) {
+    e.mae = abs_sum / static_cast<double>(count);
+    e.mse = sq_sum / static_cast<double>(count);
+    e.target_var = target_var;
+    e.nmse = target_var > 0.0 ? e.mse / target_var : std::numeric_limits<double>::quiet_NaN();
   }
   return e;
 }
 
+ImputationError imputation_error(const data::Windows& truth, const data::RowMatrixXf& imputed,
+                                 const std::vector<masking::Mask>& masks,
+                                 const masking::Grid& grid) {
+  const ImputationSums s = imputation_sums(truth, imputed, masks, grid);
+  return s.error(s.count > 0 ? pooled_variance(truth.x) : 0.0);
+}
+
+void PooledMoments::add(const data::RowMatrixXf& x) {
+  if (x.size() == 0) return;
+  const double nb = static_cast<double>(x.size());
+  const double mean_b = x.cast<double>().sum() / nb;
+  const double m2_b = (x.cast<double>().array() - mean_b).square().sum();
+  if (n == 0.0) {
+    n = nb;
+    mean = mean_b;
+    m2 = m2_b;
+    return;
+  }
+  const double total = n + nb, delta = mean_b - mean;
+  mean += delta * nb / total;
+  m2 += m2_b + delta * delta * n * nb / total;
+  n = total;
+}
+
 double pooled_variance(const data::RowMatrixXf& x) {
-  const double n = static_cast<double>(x.size());
   if (x.size() < 2) return 0.0;
-  const double mean = x.cast<double>().sum() / n;
-  return (x.cast<double>().array() - mean).square().sum() / (n - 1.0);
+  PooledMoments m;
+  m.add(x);
+  return m.variance();
 }
 
 }  // namespace moca::model

@@ -25,18 +25,31 @@ Eigen::Matrix<std::uint8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> mis
     const data::Windows& windows, const std::vector<masking::Mask>& masks,
     const masking::Grid& grid);
 
+/// The samples `masks` leave observed, summed and counted per channel: added over the chunks of
+/// a set (in order), the set's observed channel means, bit for bit as over the whole set.
+struct ObservedChannels {
+  Eigen::VectorXd sum, count;
+  void add(const data::Windows& windows, const std::vector<masking::Mask>& masks,
+           const masking::Grid& grid);
+  /// sum / count per channel; 0 for a channel never observed.
+  Eigen::VectorXd means() const;
+};
+
 /// Linear interpolation in time, per window and channel, between the nearest observed samples
 /// before and after; before the first (after the last) observed sample the first (last)
-/// observed value is repeated (numpy.interp's rule). Returns n x (C*L) with observed samples
-/// copied unchanged.
+/// observed value is repeated (numpy.interp's rule). A channel a window hides whole takes
+/// `fallback` (one value per channel; default: the observed means of `windows`, as above).
+/// Returns n x (C*L) with observed samples copied unchanged.
 data::RowMatrixXf impute_linear(const data::Windows& windows,
-                                const std::vector<masking::Mask>& masks, const masking::Grid& grid);
+                                const std::vector<masking::Mask>& masks, const masking::Grid& grid,
+                                const Eigen::VectorXd* fallback = nullptr);
 
 /// Nearest observed sample in time, per window and channel; at equal distance the earlier
-/// sample wins. Returns n x (C*L) with observed samples copied unchanged.
+/// sample wins; `fallback` as impute_linear's. Returns n x (C*L) with observed samples copied
+/// unchanged.
 data::RowMatrixXf impute_nearest(const data::Windows& windows,
-                                 const std::vector<masking::Mask>& masks,
-                                 const masking::Grid& grid);
+                                 const std::vector<masking::Mask>& masks, const masking::Grid& grid,
+                                 const Eigen::VectorXd* fallback = nullptr);
 
 /// Options of MICE (van Buuren & Groothuis-Oudshoorn 2011, method "norm").
 struct MiceOptions {
@@ -84,6 +97,36 @@ struct ImputationError {
 
 /// Unbiased variance of every value of `x` (two passes in double); 0 for fewer than 2 values.
 double pooled_variance(const data::RowMatrixXf& x);
+
+/// The pooled moments of values seen a matrix at a time: each matrix in two passes in double, the
+/// matrices merged by Chan, Golub and LeVeque's pairwise rule. One matrix gives pooled_variance()
+/// exactly; several, the variance of all their values to rounding.
+struct PooledMoments {
+  double n = 0.0, mean = 0.0, m2 = 0.0;  ///< count, mean, sum of squared deviations
+  void add(const data::RowMatrixXf& x);
+  /// Unbiased variance (divisor n - 1); 0 for fewer than 2 values.
+  double variance() const { return n < 2.0 ? 0.0 : m2 / (n - 1.0); }
+};
+
+/// The sums behind ImputationError, which add over sets of windows (chunks of one set).
+struct ImputationSums {
+  double abs_sum = 0.0;  ///< sum of |imputed - truth| over missing samples
+  double sq_sum = 0.0;   ///< sum of (imputed - truth)^2
+  long count = 0;        ///< number of missing samples
+  ImputationSums& operator+=(const ImputationSums& o) {
+    abs_sum += o.abs_sum;
+    sq_sum += o.sq_sum;
+    count += o.count;
+    return *this;
+  }
+  /// mae and mse from the sums, nmse against `target_var` (NaN when it is 0); all 0 when count
+  /// is 0.
+  ImputationError error(double target_var) const;
+};
+
+/// The sums of imputation_error (same rules and errors).
+ImputationSums imputation_sums(const data::Windows& truth, const data::RowMatrixXf& imputed,
+                               const std::vector<masking::Mask>& masks, const masking::Grid& grid);
 
 /// Compares `imputed` (n x C*L) with the windows on the entries the masks hide. Throws
 /// std::invalid_argument on shape mismatch; count = 0 gives mae = mse = nmse = 0.

@@ -17,25 +17,28 @@ ImputeResult impute_data(const ImputeDataOptions& o, std::ostream& log) {
   o.validate();
   ModelGeometry geometry{0, 0.0, 0};  // (no checkpoint: the selection's length at 50 Hz)
   if (!o.impute.checkpoints.empty()) geometry = checkpoint_geometry(o.impute.checkpoints[0]);
-  const data::SplitSelection d =
-      data::select_and_split(o.data, log, geometry.length, geometry.sample_rate_hz);
-  const data::Windows test = data::first_windows(d.test, o.max_windows);
-  log << "impute: " << test.size() << " test windows\n";
+  const auto d =
+      data::select_test(o.data, log, geometry.length, geometry.sample_rate_hz, o.max_windows);
+  const data::WindowSource& test = *d->windows;
+  const data::Windows& meta = test.meta();
+  log << "impute: " << test.size() << " test windows"
+      << (d->streamed() ? " (read " + std::to_string(data::kEvalChunk) + " at a time)" : "")
+      << "\n";
   ImputeOptions options = o.impute;
-  if (test.modalities.size() == 1 && options.tasks == ImputeOptions{}.tasks) {
+  if (meta.modalities.size() == 1 && options.tasks == ImputeOptions{}.tasks) {
     // The default task list's sensor task masks one modality against the others.
     options.tasks.erase(
         std::remove_if(options.tasks.begin(), options.tasks.end(),
                        [](const std::string& t) { return t.rfind("sensor", 0) == 0; }),
         options.tasks.end());
-    log << "impute: the data has one modality group (" << test.modalities[0].name
+    log << "impute: the data has one modality group (" << meta.modalities[0].name
         << "): the sensor task (one modality kept) is left out\n";
   }
   const auto table = evaluate_imputation(options, test, log);
   ImputeResult r;
   nlohmann::json& j = r.json;
   j["command"] = "impute";
-  j["data"] = d.to_json();
+  j["data"] = d->data;
   j["data"]["evaluated_windows"] = test.size();
   j["seed"] = o.impute.seed;
   j["mice"] = {{"iterations", o.impute.mice.iterations},
@@ -44,7 +47,7 @@ ImputeResult impute_data(const ImputeDataOptions& o, std::ostream& log) {
                {"posterior", o.impute.mice.posterior}};
   j["table"] = table.to_json();
   std::ostringstream text;
-  text << "imputation error on masked samples (" << test.size() << " test windows, " << d.source
+  text << "imputation error on masked samples (" << test.size() << " test windows, " << d->source
        << ")\n"
        << table.to_text();
   r.text = text.str();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iomanip>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -15,9 +14,6 @@
 namespace moca::model {
 
 namespace {
-
-/// Windows a streamed prediction reads, prepares and predicts at a time.
-constexpr int kPredictChunk = 1024;
 
 // A subject's printable name: its pid string, its id, or empty when unknown.
 std::string subject_text(const data::Windows& w, int i) {
@@ -68,16 +64,14 @@ Prediction predict_data(const PredictOptions& o, std::ostream& log) {
     const data::StreamSelection s = data::select_stream(whole, log);
     ds = s.described;
     const int n = s.train->size();
-    for (int a = 0; a < n; a += kPredictChunk) {
-      std::vector<int> rows(static_cast<size_t>(std::min(kPredictChunk, n - a)));
-      std::iota(rows.begin(), rows.end(), a);
-      data::Windows c = data::materialize(data::SubsetSource(*s.train, rows));
+    data::for_each_chunk(*s.train, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
+      data::Windows c = chunk;
       if (c.sample_rate_hz != spec.sample_rate_hz || c.length != spec.length) {
         c = data::resample_windows(c, spec.sample_rate_hz, spec.length);
       }
       std::vector<std::string> chunk_notes;
       c = prepare(c, &chunk_notes);
-      if (a == 0) notes = chunk_notes;
+      if (first == 0) notes = chunk_notes;
       Eigen::MatrixXd p;
       const std::vector<int> cp = clf.predict(c, o.proba ? &p : nullptr);
       pred.insert(pred.end(), cp.begin(), cp.end());
@@ -85,8 +79,8 @@ Prediction predict_data(const PredictOptions& o, std::ostream& log) {
         proba.conservativeResize(static_cast<Eigen::Index>(pred.size()), p.cols());
         proba.bottomRows(p.rows()) = p;
       }
-      if (a == 0) w = c.subset({});  // the prepared metadata; labels and subjects below
-    }
+      if (first == 0) w = c.subset({});  // the prepared metadata; labels and subjects below
+    });
     w.labels = s.train->meta().labels;
     w.subjects = s.train->meta().subjects;
     w.x.resize(n, 0);  // (no values: the rows count the windows)
