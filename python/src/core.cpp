@@ -23,6 +23,7 @@
 #include "moca/common/text_replace.hpp"
 #include "moca/data/augment.hpp"
 #include "moca/data/dataset.hpp"
+#include "moca/data/export.hpp"
 #include "moca/data/mapped_npy.hpp"
 #include "moca/data/recordings.hpp"
 #include "moca/data/selection.hpp"
@@ -424,9 +425,7 @@ void bind_data(py::module_& m) {
         w.subjects = Eigen::Map<const Eigen::VectorXi>(pid.data(), pid.size());
         for (int c = 0; c < w.channels; ++c) w.channel_names.push_back("ch" + std::to_string(c));
         w.validate("moca.data.write_shards");
-        data::ShardWriteOptions so;
-        so.shard_bytes = std::max<std::int64_t>(1, static_cast<std::int64_t>(shard_mb * 1048576.0));
-        so.float16 = float16;
+        const data::ShardWriteOptions so = data::ShardOptions{shard_mb, float16}.write_options();
         py::gil_scoped_release release;
         const data::InMemorySource source(w);
         return data::write_npy_shards(source, out, so).size();

@@ -59,15 +59,14 @@ TEST_CASE("export_selection: every window, or N transitions from the training pa
 TEST_CASE("export options: the split and the seed take effect only with transitions") {
   ExportOptions o = generator_export("unused");
   CHECK(fields(moca::data::unused_options(o)) ==
-        std::vector<std::string>{"ExportOptions::float16", "DataOptions::split",
+        std::vector<std::string>{"ShardOptions::float16", "DataOptions::split",
                                  "DataOptions::split_seed", "DataOptions::train_fraction",
                                  "DataOptions::folds", "DataOptions::fold", "ExportOptions::seed"});
   o.transitions = 3;
-  CHECK(fields(moca::data::unused_options(o)) ==
-        std::vector<std::string>{"ExportOptions::float16"});
-  o.shard_mb = 1;  // the control: float16 takes effect in shards
+  CHECK(fields(moca::data::unused_options(o)) == std::vector<std::string>{"ShardOptions::float16"});
+  o.shards.shard_mb = 1;  // the control: float16 takes effect in shards
   CHECK(moca::data::unused_options(o).empty());
-  o.shard_mb = 0;
+  o.shards.shard_mb = 0;
   o.transitions = -1;
   CHECK_THROWS_WITH_AS(o.validate(), "ExportOptions::transitions (-1) must be >= 0",
                        std::invalid_argument);

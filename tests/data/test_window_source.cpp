@@ -428,7 +428,8 @@ TEST_CASE("a shard write that fails leaves nothing and names the shard") {
   CHECK(message.find("writing " + dir + "/X_000.npy failed") != std::string::npos);
   MESSAGE(message);
   CHECK(fs::is_empty(dir));
-  // A source that fails at row 25: shards 0 and 1 were written, and go with the failed one.
+  // A source that fails at row 25: shards 0 and 1 were written (their companions come after
+  // the last shard), and go with the failed one.
   struct Failing final : WindowSource {
     const InMemorySource& base;
     explicit Failing(const InMemorySource& b) : base(b) {}
@@ -442,12 +443,64 @@ TEST_CASE("a shard write that fails leaves nothing and names the shard") {
     std::string storage_text() const override { return "failing"; }
   } failing(mem);
   const std::string want = "writing " + dir +
-                           "/X_002.npy failed, and the 8 files already written were removed: "
+                           "/X_002.npy failed, and the 2 files already written were removed: "
                            "read error at row 25";
   CHECK_THROWS_WITH_AS(write_npy_shards(failing, dir, so), doctest::Contains(want.c_str()),
                        std::runtime_error);
   CHECK(fs::is_empty(dir));
   fs::remove_all(dir);
+}
+
+TEST_CASE("a shard sink: windows pushed one at a time, as write_npy_shards writes them") {
+  const Windows w = small_set(23);
+  const std::string a = scratch_dir("sink_a"), b = scratch_dir("sink_b");
+  for (const auto& d : {a, b}) {
+    fs::remove_all(d);
+    fs::create_directories(d);
+  }
+  ShardWriteOptions so;
+  so.shard_bytes = 5 * 6 * 40 * 2 + 7;  // float16: 5 windows a shard, the last of 3
+  so.float16 = true;
+  so.layout = NpyLayout::kChannelsLast;
+  const InMemorySource mem(w);
+  write_npy_shards(mem, a, so);
+  {
+    NpyShardSink sink(b, w.channels, w.length, so);
+    CHECK(sink.windows_per_shard() == 5);
+    for (int i = 0; i < w.size(); ++i) sink.put(w.x.row(i).data());
+    const auto shards = sink.finish(metadata_of(w));
+    REQUIRE(shards.size() == 5);
+    CHECK(shards.back().windows == 3);
+  }
+  auto file = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (const std::string stem : {"X_000", "X_004", "Y_002", "pid_004"}) {
+    CHECK(!file(a + "/" + stem + ".npy").empty());
+    CHECK(file(a + "/" + stem + ".npy") == file(b + "/" + stem + ".npy"));
+  }
+  const MappedNpySource back(b);
+  CHECK(read_all(back) == read_all(MappedNpySource(a)));
+  // Metadata of another count is refused; a sink dropped before finish() removes its shards,
+  // and the folder's other files stay.
+  const std::string c = scratch_dir("sink_c");
+  fs::remove_all(c);
+  fs::create_directories(c);
+  std::ofstream(c + "/keep.txt") << "x";
+  {
+    NpyShardSink sink(c, w.channels, w.length, so);
+    for (int i = 0; i < 12; ++i) sink.put(w.x.row(i).data());
+    CHECK(fs::exists(c + "/X_001.npy"));
+    CHECK_THROWS_WITH_AS(sink.finish(metadata_of(w)),
+                         doctest::Contains("the metadata describes 23 windows of 6 x 40; 12 of "
+                                           "6 x 40 were written"),
+                         std::invalid_argument);
+  }
+  CHECK(!fs::exists(c + "/X_000.npy"));
+  CHECK(!fs::exists(c + "/X_002.npy"));
+  CHECK(fs::exists(c + "/keep.txt"));
+  for (const auto& d : {a, b, c}) fs::remove_all(d);
 }
 
 TEST_CASE("select_stream splits a folder as split() splits it in memory, without reading it") {

@@ -223,3 +223,57 @@ def test_window_recordings_from_python_matches_the_tool_and_names_keywords(tmp_p
         moca.data.window_recordings(f"{rec}/Q*", **kw)
     with pytest.raises(TypeError):
         moca.data.window_recordings(rec, **kw, sample_rate=10)
+
+
+def test_data_window_writes_shards_as_it_cuts(tmp_path):
+    """--shard-mb: the windows of the one-X.npy run, in shards of the stated size written as
+    they are cut (float16 as numpy rounds it), with the string labels as ids into meta.json's
+    class names and the recordings' record kept; a producer that fails after some shards were
+    written leaves nothing."""
+    import moca
+    rng = np.random.default_rng(3)
+    raw = tmp_path / "raw"
+    subjects = [f"subject{k}" for k in range(1, 4)]
+    for k, s in enumerate(subjects):
+        (raw / s).mkdir(parents=True)
+        _write(raw / s / "imu.csv", *_table(s, 200 + 37 * k, rng))
+    args = ["moca", "data", "window", "--from", raw, "--sample-rate", RATE, "--window-seconds",
+            "2", "--stride-seconds", "1", "--label-column", "activity_label", "--channels",
+            "ax1,ay1,az1,gx1,gy1,gz1", "--groups", "acc=ax1,ay1,az1;gyro=gx1,gy1,gz1"]
+    run_tool(*args, "--out", tmp_path / "one")
+    X = np.load(tmp_path / "one" / "X.npy")
+    Y = np.load(tmp_path / "one" / "Y.npy")
+    n = len(X)
+    per_shard = int(0.004 * 2**20) // (6 * 40 * 4)  # 4 windows of 960 bytes in 4194 bytes
+    p = run_tool(*args, "--shard-mb", "0.004", "--out", tmp_path / "sh")
+    shards = -(-n // per_shard)
+    assert f"{shards} shards X_000.npy" in p.stdout
+    f = moca.data.open_stream(tmp_path / "sh")
+    assert len(f.shards) == shards and [s[1] for s in f.shards][:-1] == [per_shard] * (shards - 1)
+    np.testing.assert_array_equal(f.read(list(range(n))), X)
+    lab = f.labels()
+    assert [lab["meta"]["class_names"][i] for i in lab["y"]] == list(Y)
+    np.testing.assert_array_equal(lab["pid"], np.load(tmp_path / "one" / "pid.npy"))
+    meta = json.loads((tmp_path / "sh" / "meta.json").read_text())
+    assert meta["recordings"]["columns"] == ["ax1", "ay1", "az1", "gx1", "gy1", "gz1"]
+    assert meta["recordings"]["stats"]["labelled_rows"] == \
+        json.loads((tmp_path / "one" / "meta.json").read_text())["recordings"]["stats"][
+            "labelled_rows"]
+    assert meta["modalities"] == {"acc": [0, 1, 2], "gyro": [3, 4, 5]}
+    assert not (tmp_path / "sh" / "X.npy").exists()
+    run_tool(*args, "--shard-mb", "0.004", "--float16", "--out", tmp_path / "h")
+    h = moca.data.open_stream(tmp_path / "h")
+    assert h.dtype == "<f2" and len(h.shards) == -(-n // (2 * per_shard))
+    np.testing.assert_array_equal(h.read(list(range(n))),
+                                  X.astype(np.float16).astype(np.float32))
+    # float16 without shards takes no effect: refused, nothing written
+    p = run_tool(*args, "--float16", "--out", tmp_path / "no", rc=2)
+    assert "--float16 (true) takes no effect: only shards (--shard-mb) hold float16" in p.stderr
+    assert not (tmp_path / "no").exists()
+    # the control of the cleanup: a gap in the last subject stops the run after the shards of
+    # the first two were written, and nothing is left
+    cols, labels = _table("subject3", 274, np.random.default_rng(4))
+    _write(raw / "subject3" / "imu.csv", cols, labels, holes={(250, "ax1")})
+    p = run_tool(*args, "--shard-mb", "0.004", "--out", tmp_path / "fail", rc=2)
+    assert "column 'ax1' holds ''" in p.stderr
+    assert not (tmp_path / "fail").exists()

@@ -164,7 +164,7 @@ Subcommand add_data_cli(CLI::App& app) {
   add_no_progress(de, *no_progress);
   add_no_progress(dw, *no_progress);
   after_parse(de, [de, exp] { inert_fields(*de, data::unused_options(*exp)); });
-  after_parse(dw, [dw, win] { inert_fields(*dw, data::unused_options(win->windowing)); });
+  after_parse(dw, [dw, win] { inert_fields(*dw, data::unused_options(*win)); });
   return {dat, [ins, exp, win, di, dw]() {
             if (di->parsed()) {
               run_data_inspect(*ins, report_stream(ins->json), std::cerr);

@@ -25,12 +25,34 @@ void ExportOptions::validate() const {
   data.validate();
 }
 
+namespace {
+UnusedOption float16_unused() {
+  return {"ShardOptions::float16", "only shards (ShardOptions::shard_mb) hold float16"};
+}
+
+/// "N shards X_000.npy, ... (float32), Y_k, pid_k, meta.json": a summary's file list.
+std::string shard_files(size_t shards, const ShardOptions& o) {
+  return std::to_string(shards) + " shards X_000.npy, ... (" + (o.float16 ? "float16" : "float32") +
+         "), Y_k, pid_k, meta.json";
+}
+}  // namespace
+
+ShardWriteOptions ShardOptions::write_options() const {
+  ShardWriteOptions so;
+  so.shard_bytes = std::max<std::int64_t>(1, static_cast<std::int64_t>(shard_mb * 1048576.0));
+  so.float16 = float16;
+  return so;
+}
+
+std::vector<UnusedOption> unused_options(const WindowExportOptions& o) {
+  std::vector<UnusedOption> unused = unused_options(o.windowing);
+  if (o.shards.shard_mb == 0) unused.push_back(float16_unused());
+  return unused;
+}
+
 std::vector<UnusedOption> unused_options(const ExportOptions& o) {
   std::vector<UnusedOption> unused;
-  if (o.shard_mb == 0) {
-    unused.push_back(
-        {"ExportOptions::float16", "only shards (ExportOptions::shard_mb) hold float16"});
-  }
+  if (o.shards.shard_mb == 0) unused.push_back(float16_unused());
   if (o.transitions != 0) return unused;
   const std::string why =
       "it chooses the ExportOptions::transitions spliced, and without ExportOptions::transitions "
@@ -53,13 +75,9 @@ void WindowExportOptions::validate() const {
 namespace {
 /// Shards of `source` into o.out_dir; the summary's file list.
 std::string write_shards(const WindowSource& source, const ExportOptions& o) {
-  ShardWriteOptions so;
-  so.shard_bytes = std::max<std::int64_t>(1, static_cast<std::int64_t>(o.shard_mb * 1048576.0));
-  so.float16 = o.float16;
   create_output_folder(o.out_dir);
-  const auto shards = write_npy_shards(source, o.out_dir, so);
-  return std::to_string(shards.size()) + " shards X_000.npy, ... (" +
-         (o.float16 ? "float16" : "float32") + "), Y_k, pid_k, meta.json";
+  return shard_files(write_npy_shards(source, o.out_dir, o.shards.write_options()).size(),
+                     o.shards);
 }
 }  // namespace
 
@@ -68,8 +86,8 @@ ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
   check_writable_folder(o.out_dir, "ExportOptions::out_dir");
   if (o.data.stream) {
     // Read and written a chunk at a time: memory does not grow with the data.
-    if (o.shard_mb == 0) {
-      throw_invalid("", "ExportOptions::shard_mb", "0",
+    if (o.shards.shard_mb == 0) {
+      throw_invalid("", "ShardOptions::shard_mb", "0",
                     "must be > 0 to export a streamed folder (it is written as shards, a chunk "
                     "at a time)");
     }
@@ -100,7 +118,7 @@ ExportResult export_selection(const ExportOptions& o, std::ostream& log) {
     w.modalities = d.windows.modalities;
   }
   std::string files = "X.npy, Y.npy, pid.npy, meta.json";
-  if (o.shard_mb > 0) {
+  if (o.shards.shard_mb > 0) {
     files = write_shards(InMemorySource(w), o);
   } else {
     export_dataset(w, o.out_dir);
@@ -126,12 +144,21 @@ ExportResult window_recordings_to_folder(const WindowExportOptions& o) {
   const bool existed = detail::path_exists(o.out_dir);
   create_output_folder(o.out_dir);
   RecordingWindows r;
+  std::string files = "X.npy, Y.npy, pid.npy, meta.json";
   try {
-    write_npy_rows(o.out_dir + "/X.npy", {source.channels(), source.length()},
-                   [&](const std::function<void(const float*)>& put) { r = source.windows(put); });
-    NpyWriteOptions no;
-    no.labels_as_strings = true;
-    write_windows_npy_meta(r.meta, o.out_dir, no, {{"recordings", r.record}});
+    if (o.shards.shard_mb > 0) {
+      // Each shard is written when full; Y_k, pid_k and meta.json once the labels are known.
+      NpyShardSink sink(o.out_dir, source.channels(), source.length(), o.shards.write_options());
+      r = source.windows([&](const float* window) { sink.put(window); });
+      files = shard_files(sink.finish(r.meta, {{"recordings", r.record}}).size(), o.shards);
+    } else {
+      write_npy_rows(
+          o.out_dir + "/X.npy", {source.channels(), source.length()},
+          [&](const std::function<void(const float*)>& put) { r = source.windows(put); });
+      NpyWriteOptions no;
+      no.labels_as_strings = true;
+      write_windows_npy_meta(r.meta, o.out_dir, no, {{"recordings", r.record}});
+    }
   } catch (...) {
     if (!existed) {
       std::error_code ec;  // the X.npy of a failed write is gone already; the folder is ours
@@ -157,8 +184,7 @@ ExportResult window_recordings_to_folder(const WindowExportOptions& o) {
   s << "window: " << w.size() << " windows of " << w.channels << " x " << w.length << " at "
     << format_number(w.sample_rate_hz, 6) << " Hz (modalities " << format_modalities(w.modalities)
     << ") from " << st.files << " files of " << w.subject_names.size() << " subjects in " << o.from
-    << ", " << w.class_names.size() << " classes -> " << o.out_dir
-    << "/X.npy, Y.npy, pid.npy, meta.json\n";
+    << ", " << w.class_names.size() << " classes -> " << o.out_dir << "/" << files << "\n";
   s << "gaps: " << st.gaps << " (" << st.gap_rows << " of " << st.labelled_rows
     << " labelled rows), " << st.interpolated_gaps << " interpolated (" << st.interpolated_rows
     << " rows), " << st.gaps - st.interpolated_gaps << " dropped\n";

@@ -10,10 +10,31 @@
 #include <vector>
 
 #include "moca/common/option_schema.hpp"
+#include "moca/data/mapped_npy.hpp"
 #include "moca/data/recordings.hpp"
 #include "moca/data/selection.hpp"
 
 namespace moca::data {
+
+/// How moca data export and moca data window write the windows: one X.npy, or shards.
+struct ShardOptions {
+  /// > 0: X as shards X_000.npy, ... of at most this many MiB each, with Y_k.npy, pid_k.npy
+  /// (and split_k.npy); 0: one X.npy.
+  double shard_mb = 0.0;
+  bool float16 = false;  ///< shards' X as float16 (needs shard_mb)
+  /// The library's form (bytes), float32 or float16, NCL.
+  ShardWriteOptions write_options() const;
+
+  /// The options a user sets (option_schema.hpp).
+  template <class O, class V>
+  static void schema(O& o, V&& v) {
+    constexpr const char* S = "ShardOptions";
+    v(o.shard_mb, Option{S, "shard_mb", "--shard-mb",
+                         "write X as shards X_000.npy, ... of at most this many MiB (0: one X.npy)",
+                         Range::at_least(0)});
+    v(o.float16, Option{S, "float16", "--float16", "shards hold X as float16"});
+  }
+};
 
 /// What export_selection() writes.
 struct ExportOptions {
@@ -23,13 +44,11 @@ struct ExportOptions {
   /// `data` selects (by default the random 7:3 split) instead of the windows.
   int transitions = 0;
   std::uint64_t seed = 0;  ///< seed of the transitions
-  /// > 0: X as shards X_000.npy, ... of at most this many MiB each, with Y_k.npy, pid_k.npy and
-  /// split_k.npy (write_npy_shards), written a chunk at a time; with DataOptions::stream the
+  /// Shards (write_npy_shards) are written a chunk at a time; with DataOptions::stream the
   /// input .npy folder is read a chunk at a time too, so memory does not grow with the data
-  /// (without it, any input, a sharded folder too, is read into memory first). 0: one X.npy
-  /// (and DataOptions::stream is refused).
-  double shard_mb = 0.0;
-  bool float16 = false;  ///< shards' X as float16 (needs shard_mb)
+  /// (without it, any input, a sharded folder too, is read into memory first). One X.npy
+  /// refuses DataOptions::stream.
+  ShardOptions shards;
   /// std::invalid_argument naming the field (`ExportOptions::transitions`), its value and the
   /// rule.
   void validate() const;
@@ -44,10 +63,7 @@ struct ExportOptions {
                             "split (--split, default random 7:3) instead",
                             Range::at_least(0)});
     v(o.seed, Option{E, "seed", "--seed", "seed of the transitions"});
-    v(o.shard_mb, Option{E, "shard_mb", "--shard-mb",
-                         "write X as shards X_000.npy, ... of at most this many MiB (0: one X.npy)",
-                         Range::at_least(0)});
-    v(o.float16, Option{E, "float16", "--float16", "shards hold X as float16"});
+    ShardOptions::schema(o.shards, v);
   }
 };
 
@@ -60,6 +76,9 @@ struct WindowExportOptions {
   std::string from;  ///< folder of recordings or a glob (required; find_recordings)
   RecordingWindowOptions windowing;
   std::string out_dir;  ///< created with the folders above it (required)
+  /// Shards are written as the windows are cut (NpyShardSink: memory holds one shard at most,
+  /// whatever the recordings' length); one X.npy is written a window at a time.
+  ShardOptions shards;
   void validate() const;
 
   /// The options a user sets (option_schema.hpp).
@@ -72,8 +91,12 @@ struct WindowExportOptions {
                      "matches); a header row, a label column, one numeric column per channel"});
     RecordingWindowOptions::schema(o.windowing, v);
     v(o.out_dir, Option{W, "out_dir", "--out", "output folder (created)"});
+    ShardOptions::schema(o.shards, v);
   }
 };
+
+/// The windowing's unused options (recordings.hpp), and float16 without shards.
+std::vector<UnusedOption> unused_options(const WindowExportOptions& options);
 
 /// What was written: the run's description and one line (then the windows per class, for
 /// window_recordings_to_folder) for a person.

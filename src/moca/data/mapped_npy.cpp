@@ -508,6 +508,98 @@ void ShardWriteOptions::validate() const {
   }
 }
 
+namespace {
+
+// One window (C*L floats, channel-major as Windows::x) as a shard row's bytes: NCL or NLC,
+// float32 or float16.
+void encode_row(const float* w, int c, int len, bool ncl, bool float16, char* out) {
+  for (int ch = 0; ch < c; ++ch) {
+    for (int t = 0; t < len; ++t) {
+      const float v = w[static_cast<std::int64_t>(ch) * len + t];
+      const std::int64_t e =
+          ncl ? static_cast<std::int64_t>(ch) * len + t : static_cast<std::int64_t>(t) * c + ch;
+      if (float16) {
+        const std::uint16_t h = float_to_half(v);
+        std::memcpy(out + e * 2, &h, 2);
+      } else {
+        std::memcpy(out + e * 4, &v, 4);
+      }
+    }
+  }
+}
+
+std::vector<std::int64_t> row_shape_of(int c, int len, NpyLayout layout) {
+  return layout == NpyLayout::kChannelsFirst ? std::vector<std::int64_t>{c, len}
+                                             : std::vector<std::int64_t>{len, c};
+}
+
+// Y_k.npy, pid_k.npy (and split_k.npy when `meta` states parts) of the shards whose window
+// counts are `counts`, then meta.json. Each file written is added to `files`; `current` names
+// the one being written.
+void write_companions(const Windows& meta, const std::string& dir,
+                      const std::vector<std::int64_t>& counts, size_t digits,
+                      const ShardWriteOptions& o, const nlohmann::json& extra,
+                      std::vector<std::string>& files, std::string& current) {
+  std::int64_t first = 0;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    const std::int64_t last = first + counts[k];
+    std::vector<std::int64_t> labels, subjects;
+    std::vector<std::string> parts;
+    for (std::int64_t r = first; r < last; ++r) {
+      const auto i = static_cast<Eigen::Index>(r);
+      labels.push_back(meta.labels(i));
+      subjects.push_back(meta.subjects(i));
+      if (meta.parts.size() != 0) parts.push_back(npy_detail::part_names()[meta.parts(i) == 1]);
+    }
+    const std::vector<std::int64_t> shape = {counts[k]};
+    const long kl = static_cast<long>(k);
+    current = dir + "/" + shard_name("Y", kl, digits);
+    write_npy_int(current, shape, labels.data());
+    files.push_back(current);
+    current = dir + "/" + shard_name("pid", kl, digits);
+    write_npy_int(current, shape, subjects.data());
+    files.push_back(current);
+    if (!parts.empty()) {
+      current = dir + "/" + shard_name("split", kl, digits);
+      write_npy_strings(current, parts);
+      files.push_back(current);
+    }
+    first = last;
+  }
+  current = dir + "/meta.json";
+  npy_detail::write_meta_json(meta, first, dir, o.layout, o.float16 ? "<f2" : "<f4", extra);
+}
+
+// Removes the files of `files` (a failed write) and throws naming `current`.
+[[noreturn]] void undo_shards(const std::vector<std::string>& files, const std::string& current,
+                              const std::exception& e) {
+  for (const auto& f : files) {
+    std::error_code ec;
+    fs::remove(f, ec);
+  }
+  throw std::runtime_error("write_npy_shards(): writing " + current + " failed, and the " +
+                           std::to_string(files.size()) +
+                           " files already written were removed: " + e.what());
+}
+
+// What an earlier export left in `dir` that `shards` new shards of `digits` digits replace.
+void remove_replaced(const std::string& dir, long shards, size_t digits, bool parts) {
+  std::error_code ec;
+  for (const char* f : {"X.npy", "Y.npy", "y.npy", "pid.npy", "split.npy"})
+    fs::remove(dir + "/" + f, ec);
+  for (const std::string stem : {"X", "Y", "pid", "split"}) {
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      size_t d = 0;
+      const long k = shard_number(e.path().filename().string(), stem, &d);
+      if (k >= shards || (k >= 0 && d != digits) || (stem == "split" && k >= 0 && !parts)) {
+        fs::remove(e.path(), ec);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<NpyShard> write_npy_shards(const WindowSource& source, const std::string& dir,
                                        const ShardWriteOptions& o) {
   o.validate();
@@ -521,8 +613,6 @@ std::vector<NpyShard> write_npy_shards(const WindowSource& source, const std::st
   const auto shards = static_cast<long>((n + per_shard - 1) / per_shard);
   const size_t digits = std::max<size_t>(3, std::to_string(shards - 1).size());
   const bool ncl = o.layout == NpyLayout::kChannelsFirst;
-  const std::vector<std::int64_t> row_shape =
-      ncl ? std::vector<std::int64_t>{c, len} : std::vector<std::int64_t>{len, c};
   std::vector<NpyShard> written;
   std::vector<std::string> files;  // every file this call wrote, removed on failure
   std::string current;
@@ -530,84 +620,126 @@ std::vector<NpyShard> write_npy_shards(const WindowSource& source, const std::st
     std::vector<float> chunk;
     std::vector<char> bytes(static_cast<size_t>(row) * width);
     std::vector<int> rows;
+    std::vector<std::int64_t> counts;
     for (long k = 0; k < shards; ++k) {
       const int first = static_cast<int>(k * per_shard);
       const int last = static_cast<int>(std::min<std::int64_t>(n, first + per_shard));
       current = dir + "/" + shard_name("X", k, digits);
-      write_npy_byte_rows(current, row_shape, o.float16 ? "<f2" : "<f4", [&](const auto& put) {
-        for (int at = first; at < last; at += o.chunk_windows) {
-          const int m = std::min(o.chunk_windows, last - at);
-          rows.resize(static_cast<size_t>(m));
-          std::iota(rows.begin(), rows.end(), at);
-          chunk.resize(static_cast<size_t>(m) * static_cast<size_t>(row));
-          source.read(rows.data(), m, chunk.data());
-          for (int i = 0; i < m; ++i) {
-            const float* w = chunk.data() + static_cast<std::int64_t>(i) * row;
-            for (int ch = 0; ch < c; ++ch) {
-              for (int t = 0; t < len; ++t) {
-                const float v = w[static_cast<std::int64_t>(ch) * len + t];
-                const std::int64_t e = ncl ? static_cast<std::int64_t>(ch) * len + t
-                                           : static_cast<std::int64_t>(t) * c + ch;
-                if (o.float16) {
-                  const std::uint16_t h = float_to_half(v);
-                  std::memcpy(bytes.data() + e * 2, &h, 2);
-                } else {
-                  std::memcpy(bytes.data() + e * 4, &v, 4);
-                }
-              }
-            }
-            put(bytes.data());
-          }
-        }
-      });
+      write_npy_byte_rows(current, row_shape_of(c, len, o.layout), o.float16 ? "<f2" : "<f4",
+                          [&](const auto& put) {
+                            for (int at = first; at < last; at += o.chunk_windows) {
+                              const int m = std::min(o.chunk_windows, last - at);
+                              rows.resize(static_cast<size_t>(m));
+                              std::iota(rows.begin(), rows.end(), at);
+                              chunk.resize(static_cast<size_t>(m) * static_cast<size_t>(row));
+                              source.read(rows.data(), m, chunk.data());
+                              for (int i = 0; i < m; ++i) {
+                                encode_row(chunk.data() + static_cast<std::int64_t>(i) * row, c,
+                                           len, ncl, o.float16, bytes.data());
+                                put(bytes.data());
+                              }
+                            }
+                          });
       files.push_back(current);
       written.push_back({current, last - first, stamp_of(current).size});
-      std::vector<std::int64_t> labels, subjects;
-      std::vector<std::string> parts;
-      for (int r = first; r < last; ++r) {
-        labels.push_back(meta.labels(r));
-        subjects.push_back(meta.subjects(r));
-        if (meta.parts.size() != 0) parts.push_back(npy_detail::part_names()[meta.parts(r) == 1]);
-      }
-      const std::vector<std::int64_t> shape = {last - first};
-      current = dir + "/" + shard_name("Y", k, digits);
-      write_npy_int(current, shape, labels.data());
-      files.push_back(current);
-      current = dir + "/" + shard_name("pid", k, digits);
-      write_npy_int(current, shape, subjects.data());
-      files.push_back(current);
-      if (!parts.empty()) {
-        current = dir + "/" + shard_name("split", k, digits);
-        write_npy_strings(current, parts);
-        files.push_back(current);
-      }
+      counts.push_back(last - first);
     }
-    current = dir + "/meta.json";
-    npy_detail::write_meta_json(meta, n, dir, o.layout, o.float16 ? "<f2" : "<f4",
-                                nlohmann::json::object());
+    write_companions(meta, dir, counts, digits, o, nlohmann::json::object(), files, current);
   } catch (const std::exception& e) {
-    for (const auto& f : files) {
-      std::error_code ec;
-      fs::remove(f, ec);
-    }
-    throw std::runtime_error("write_npy_shards(): writing " + current + " failed, and the " +
-                             std::to_string(files.size()) +
-                             " files already written were removed: " + e.what());
+    undo_shards(files, current, e);
   }
-  // What an earlier export left that the new shards replace.
-  std::error_code ec;
-  for (const char* f : {"X.npy", "Y.npy", "y.npy", "pid.npy", "split.npy"})
-    fs::remove(dir + "/" + f, ec);
-  for (const std::string stem : {"X", "Y", "pid", "split"}) {
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-      size_t d = 0;
-      const long k = shard_number(e.path().filename().string(), stem, &d);
-      if (k >= shards || (k >= 0 && d != digits) ||
-          (stem == "split" && k >= 0 && meta.parts.size() == 0)) {
-        fs::remove(e.path(), ec);
-      }
-    }
+  remove_replaced(dir, shards, digits, meta.parts.size() != 0);
+  return written;
+}
+
+// ---------------------------------------------------------------------------------------------
+NpyShardSink::NpyShardSink(std::string dir, int channels, int length, const ShardWriteOptions& o)
+    : dir_(std::move(dir)), channels_(channels), length_(length), o_(o) {
+  o_.validate();
+  if (channels < 1 || length < 1) {
+    throw_invalid("NpyShardSink", "windows of " + std::to_string(channels) + " x " +
+                                      std::to_string(length) + " (each must be >= 1)");
   }
+  row_bytes_ = static_cast<std::int64_t>(channels) * length * (o_.float16 ? 2 : 4);
+  per_shard_ = std::max<std::int64_t>(1, o_.shard_bytes / row_bytes_);
+}
+
+NpyShardSink::~NpyShardSink() {
+  if (finished_) return;
+  for (const auto& f : files_) {
+    std::error_code ec;
+    fs::remove(f, ec);
+  }
+}
+
+void NpyShardSink::put(const float* window) {
+  if (finished_) throw std::logic_error("NpyShardSink::put() after finish()");
+  const size_t at = buffer_.size();
+  buffer_.resize(at + static_cast<size_t>(row_bytes_));
+  encode_row(window, channels_, length_, o_.layout == NpyLayout::kChannelsFirst, o_.float16,
+             buffer_.data() + at);
+  if (static_cast<std::int64_t>(buffer_.size()) >= per_shard_ * row_bytes_) flush();
+}
+
+void NpyShardSink::flush() {
+  if (buffer_.empty()) return;
+  const std::int64_t rows = static_cast<std::int64_t>(buffer_.size()) / row_bytes_;
+  const std::string path = dir_ + "/" + shard_name("X", static_cast<long>(counts_.size()), 3);
+  try {
+    write_npy_byte_rows(path, row_shape_of(channels_, length_, o_.layout),
+                        o_.float16 ? "<f2" : "<f4", [&](const auto& put) {
+                          for (std::int64_t r = 0; r < rows; ++r)
+                            put(buffer_.data() + r * row_bytes_);
+                        });
+  } catch (const std::exception& e) {
+    std::vector<std::string> done;
+    done.swap(files_);
+    undo_shards(done, path, e);
+  }
+  files_.push_back(path);
+  counts_.push_back(rows);
+  buffer_.clear();
+}
+
+std::vector<NpyShard> NpyShardSink::finish(const Windows& meta, const nlohmann::json& extra) {
+  if (finished_) throw std::logic_error("NpyShardSink::finish() twice");
+  flush();
+  const std::int64_t n = std::accumulate(counts_.begin(), counts_.end(), std::int64_t{0});
+  if (n < 1) throw_invalid("write_npy_shards()", "no window was written");
+  if (static_cast<std::int64_t>(meta.labels.size()) != n ||
+      static_cast<std::int64_t>(meta.subjects.size()) != n ||
+      (meta.parts.size() != 0 && static_cast<std::int64_t>(meta.parts.size()) != n) ||
+      meta.channels != channels_ || meta.length != length_) {
+    throw_invalid("NpyShardSink::finish()",
+                  "the metadata describes " + std::to_string(meta.labels.size()) + " windows of " +
+                      std::to_string(meta.channels) + " x " + std::to_string(meta.length) + "; " +
+                      std::to_string(n) + " of " + std::to_string(channels_) + " x " +
+                      std::to_string(length_) + " were written");
+  }
+  const auto shards = static_cast<long>(counts_.size());
+  const size_t digits = std::max<size_t>(3, std::to_string(shards - 1).size());
+  std::string current;
+  std::vector<NpyShard> written;
+  try {
+    // Past 1,000 shards the names written with three digits are widened to one width.
+    for (long k = 0; k < shards && digits > 3; ++k) {
+      const std::string to = dir_ + "/" + shard_name("X", k, digits);
+      current = to;
+      fs::rename(files_[static_cast<size_t>(k)], to);
+      files_[static_cast<size_t>(k)] = to;
+    }
+    for (long k = 0; k < shards; ++k) {
+      const std::string& f = files_[static_cast<size_t>(k)];
+      written.push_back({f, counts_[static_cast<size_t>(k)], stamp_of(f).size});
+    }
+    write_companions(meta, dir_, counts_, digits, o_, extra, files_, current);
+  } catch (const std::exception& e) {
+    std::vector<std::string> done;
+    done.swap(files_);
+    undo_shards(done, current, e);
+  }
+  finished_ = true;
+  remove_replaced(dir_, shards, digits, meta.parts.size() != 0);
   return written;
 }
 

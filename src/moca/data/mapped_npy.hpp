@@ -21,6 +21,7 @@
 /// (no window is dropped; read the folder in memory with --drop-nonfinite for that). The files'
 /// sizes and modification times are kept: check_unchanged() names a file that changed.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,40 @@ struct ShardWriteOptions {
 /// Returns the shards written.
 std::vector<NpyShard> write_npy_shards(const WindowSource& source, const std::string& dir,
                                        const ShardWriteOptions& options = {});
+
+/// Windows that come one at a time, their number not known in advance (moca data window's
+/// recordings), written into the existing folder `dir` as write_npy_shards writes a source: X
+/// shards of at most shard_bytes (at least one window), then at finish() Y_k.npy, pid_k.npy,
+/// split_k.npy and meta.json from the whole set's metadata. Each shard's bytes are gathered in
+/// memory (at most shard_bytes, whatever the data's length) and written atomically when full.
+/// When a write fails, the files written so far are removed and std::runtime_error names the
+/// shard; a sink destroyed before finish() (the producer failed) removes its shards too.
+class NpyShardSink {
+ public:
+  NpyShardSink(std::string dir, int channels, int length, const ShardWriteOptions& options);
+  ~NpyShardSink();
+  NpyShardSink(const NpyShardSink&) = delete;
+  NpyShardSink& operator=(const NpyShardSink&) = delete;
+  /// One window: channels * length floats, channel-major (a Windows::x row).
+  void put(const float* window);
+  /// The last shard, then the companions and meta.json (with the keys of `extra`, as
+  /// write_windows_npy_meta). `meta` describes every window put (labels, subjects, and parts
+  /// when stated), else std::invalid_argument. Older files the shards replace are removed.
+  std::vector<NpyShard> finish(const Windows& meta,
+                               const nlohmann::json& extra = nlohmann::json::object());
+  std::int64_t windows_per_shard() const { return per_shard_; }
+
+ private:
+  void flush();
+  std::string dir_;
+  int channels_, length_;
+  ShardWriteOptions o_;
+  std::int64_t row_bytes_ = 0, per_shard_ = 0;
+  std::vector<char> buffer_;
+  std::vector<std::string> files_;
+  std::vector<std::int64_t> counts_;
+  bool finished_ = false;
+};
 
 /// IEEE 754 binary16 <-> binary32: the widening is exact; the narrowing rounds to nearest even,
 /// overflows to Inf and keeps NaN.
