@@ -20,6 +20,11 @@ folder, measured in one run on this machine.
    windows per second.
 6. ``moca data export --stream --shard-mb 512 --float16`` of the whole folder (read and written a chunk at a
    time): peak ``RssAnon`` and MB/s.
+7. ``moca embed --pool mean`` and ``moca impute`` with the model of step 3 on the first
+   --eval-windows windows: of the fitting set in memory, and of the whole folder streamed (1024
+   at a time): peak ``RssAnon`` and windows per second of each.
+8. ``moca data window --shard-mb 8`` on CSV recordings written with numpy (6 channels at 50 Hz,
+   one subject) of two lengths, 20x apart: peak ``RssAnon`` of each (constant in the length).
 
 Pause other jobs while it runs. Prints one JSON object (and the table of docs/benchmarks.md).
 """
@@ -135,6 +140,7 @@ def main():
     ap.add_argument("--iterations", type=int, default=400)
     ap.add_argument("--fit-windows", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--eval-windows", type=int, default=8192)
     ap.add_argument("--keep", action="store_true",
                     help="keep the generated folder (a later run reuses it)")
     ap.add_argument("--check", action="store_true",
@@ -207,6 +213,50 @@ def main():
     result["export_f16"] = {"seconds": dt, "peak_rss_anon_mib": peak,
                             "mb_per_s": result["folder_bytes"] / dt / 1e6}
     shutil.rmtree(f"{work}/f16", ignore_errors=True)
+
+    # embed and impute of the first --eval-windows windows, in memory and streamed.
+    ev = min(a.eval_windows, m)
+    result["eval"] = {"windows": ev}
+    for stream in (False, True):
+        extra = ["--stream"] if stream else []
+        key = "streamed" if stream else "in_memory"
+        # The same first windows: of the fitting set in memory, of the big folder streamed.
+        common = ["--checkpoint", f"{work}/big.pt", "--data", f"npy:{big if stream else fit}",
+                  "--split", "all",
+                  "--max-windows", str(ev), "--threads", "2", "--no-progress", *extra]
+        dt, peak = run([a.moca, "embed", *common, "--pool", "mean", "--out",
+                        f"{work}/embed{key}"], env)
+        result["eval"][f"embed_{key}"] = {"seconds": dt, "peak_rss_anon_mib": peak,
+                                          "windows_per_s": ev / dt}
+        dt, peak = run([a.moca, "impute", *common, "--task", "random:ratio=0.5",
+                        "temporal:ratio=0.5", "--mice-draws", "1", "--mice-iterations", "2",
+                        "--json", f"{work}/impute{key}.json"], env)
+        result["eval"][f"impute_{key}"] = {"seconds": dt, "peak_rss_anon_mib": peak,
+                                           "windows_per_s": ev / dt}
+
+    # moca data window --shard-mb on recordings of two lengths.
+    result["window"] = {}
+    for minutes in (10, 200):
+        rec = f"{work}/rec{minutes}"
+        os.makedirs(rec)
+        t = np.arange(minutes * 60 * 50) / 50.0
+        rng = np.random.default_rng(minutes)
+        x = np.cumsum(rng.standard_normal((len(t), 6)) * 0.05, axis=0)
+        label = np.where((t // 60) % 2 == 0, "walking", "sitting")
+        with open(f"{rec}/s1.csv", "w") as f:
+            f.write("time,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z,annotation\n")
+            for a0 in range(0, len(t), 50000):
+                b0 = min(len(t), a0 + 50000)
+                rows = np.column_stack([t[a0:b0], x[a0:b0]])
+                f.writelines(",".join(f"{v:.4f}" for v in r) + f",{label[a0 + i]}\n"
+                             for i, r in enumerate(rows))
+        csv_mb = os.path.getsize(f"{rec}/s1.csv") / 1e6
+        dt, peak = run([a.moca, "data", "window", "--from", rec, "--sample-rate", "50",
+                        "--window-seconds", "4", "--shard-mb", "8", "--out", f"{rec}_out",
+                        "--no-progress"], env)
+        result["window"][f"{minutes}_min"] = {"csv_mb": csv_mb, "seconds": dt,
+                                              "peak_rss_anon_mib": peak,
+                                              "mb_per_s": csv_mb / dt}
     shutil.rmtree(fit, ignore_errors=True)
     shutil.rmtree(work, ignore_errors=True)
     if not a.keep:
@@ -218,13 +268,23 @@ def main():
             if result[what]["peak_rss_anon_mib"] > 1536:
                 failed.append(f"{what}: peak RssAnon {result[what]['peak_rss_anon_mib']:.0f} MiB "
                               "> 1536")
+        for what in ("embed_streamed", "impute_streamed"):
+            if result["eval"][what]["peak_rss_anon_mib"] > 1536:
+                failed.append(f"{what}: peak RssAnon > 1536 MiB")
+        w = result["window"]
+        # constant: the longer recording may add one shard's buffer (8 MiB) and 8 MiB of slack
+        if w["200_min"]["peak_rss_anon_mib"] > w["10_min"]["peak_rss_anon_mib"] + 16:
+            failed.append(f"data window: peak RssAnon {w['200_min']['peak_rss_anon_mib']:.0f} "
+                          f"MiB on 20x the recording, {w['10_min']['peak_rss_anon_mib']:.0f} "
+                          "MiB on 1x: not constant")
         one, two = result["ranks"]["one"], result["ranks"]["two_rank0"]
         if 2 * two["windows_read"] != one["windows_read"]:
             failed.append(f"rank 0 of 2 read {two['windows_read']} windows, 1 rank "
                           f"{one['windows_read']}: not half")
         if failed:
             sys.exit("bench_stream: " + "; ".join(failed))
-        print("bench_stream: bounds hold (RssAnon <= 1.5 GiB, 2 ranks read half each)")
+        print("bench_stream: bounds hold (RssAnon <= 1.5 GiB, 2 ranks read half each, data "
+              "window's memory constant in the recording's length)")
 
 
 if __name__ == "__main__":

@@ -662,6 +662,8 @@ NpyShardSink::NpyShardSink(std::string dir, int channels, int length, const Shar
   }
   row_bytes_ = static_cast<std::int64_t>(channels) * length * (o_.float16 ? 2 : 4);
   per_shard_ = std::max<std::int64_t>(1, o_.shard_bytes / row_bytes_);
+  // One shard's bytes, reserved once: the buffer never moves (pages count when written).
+  buffer_.reserve(static_cast<size_t>(per_shard_ * row_bytes_));
 }
 
 NpyShardSink::~NpyShardSink() {
