@@ -5,7 +5,7 @@ sample_rate_hz, description)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, NamedTuple, Optional, Union
+from typing import Any, Dict, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -167,16 +167,25 @@ def open_stream(path: Union[str, os.PathLike], *, npy_layout: str = "auto") -> M
 
 def write_shards(X: Any, y: Optional[Any] = None, pid: Optional[Any] = None, *,
                  out: Union[str, os.PathLike], shard_mb: float = 1024.0, float16: bool = False,
-                 rate: float = 50.0) -> int:
+                 rate: float = 50.0, channel_names: Optional[Sequence[str]] = None) -> int:
     """Writes windows ``X`` (N, C, L) into the existing folder ``out`` as shards ``X_000.npy``,
     ... of at most ``shard_mb`` MiB (float16 when asked), with ``Y_k.npy`` and ``pid_k.npy``
-    (``y``/``pid`` default to -1) and ``meta.json`` (sample rate ``rate``), each file atomically;
-    a failure removes the shards written and names the file. Returns the number of shards."""
+    (``y``/``pid`` default to -1) and ``meta.json`` (sample rate ``rate``; ``channel_names``, C
+    distinct names, default ``ch0``, ``ch1``, ...: names such as ``acc_x`` group the channels by
+    prefix when the folder is read), each file atomically; a failure removes the shards written
+    and names the file. Returns the number of shards."""
     if check_float(shard_mb, "shard_mb") <= 0:
         raise ValueError(f"shard_mb ({shard_mb}) must be > 0")
     X = as_float_array(X, "X", 3, np.float32)
     n = X.shape[0]
     y = np.full(n, -1, dtype=np.int32) if y is None else as_int_vector(y, "y", n)
     p = np.full(n, -1, dtype=np.int32) if pid is None else as_int_vector(pid, "pid", n)
+    names = [f"ch{c}" for c in range(X.shape[1])] if channel_names is None else channel_names
+    if isinstance(names, str) or not all(isinstance(c, str) and c for c in names):
+        raise ValueError(f"channel_names ({names!r}) must be a sequence of non-empty strings")
+    names = list(names)
+    if len(names) != X.shape[1] or len(set(names)) != len(names):
+        raise ValueError(f"channel_names ({names}) must be {X.shape[1]} distinct names, one per "
+                         "channel of X")
     return _core.write_shards(X, y, p, os.fspath(out), check_float(shard_mb, "shard_mb"),
-                              bool(float16), check_float(rate, "rate"))
+                              bool(float16), check_float(rate, "rate"), names)

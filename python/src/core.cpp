@@ -411,7 +411,8 @@ void bind_data(py::module_& m) {
       [](const py::array_t<float, py::array::c_style | py::array::forcecast>& X,
          const py::array_t<int, py::array::c_style | py::array::forcecast>& y,
          const py::array_t<int, py::array::c_style | py::array::forcecast>& pid,
-         const std::string& out, double shard_mb, bool float16, double rate) {
+         const std::string& out, double shard_mb, bool float16, double rate,
+         const std::vector<std::string>& channel_names) {
         if (X.ndim() != 3 || y.size() != X.shape(0) || pid.size() != X.shape(0)) {
           throw std::invalid_argument(
               "write_shards(): X must be N x C x L with N labels and N subject ids");
@@ -423,7 +424,7 @@ void bind_data(py::module_& m) {
         w.x = Eigen::Map<const data::RowMatrixXf>(X.data(), X.shape(0), X.shape(1) * X.shape(2));
         w.labels = Eigen::Map<const Eigen::VectorXi>(y.data(), y.size());
         w.subjects = Eigen::Map<const Eigen::VectorXi>(pid.data(), pid.size());
-        for (int c = 0; c < w.channels; ++c) w.channel_names.push_back("ch" + std::to_string(c));
+        w.channel_names = channel_names;
         w.validate("moca.data.write_shards");
         const data::ShardWriteOptions so = data::ShardOptions{shard_mb, float16}.write_options();
         py::gil_scoped_release release;
@@ -431,7 +432,7 @@ void bind_data(py::module_& m) {
         return data::write_npy_shards(source, out, so).size();
       },
       py::arg("X"), py::arg("y"), py::arg("pid"), py::arg("out"), py::arg("shard_mb"),
-      py::arg("float16"), py::arg("rate"));
+      py::arg("float16"), py::arg("rate"), py::arg("channel_names"));
   m.def(
       "open_dataset",
       [](const std::string& spec, const py::dict& options, double rate, int length,

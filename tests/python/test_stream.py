@@ -78,6 +78,19 @@ def test_write_shards_rounds_as_numpy(tmp_path):
                                                   for k in range(3)]), pid)
     with pytest.raises(ValueError, match="shard_mb"):
         moca.data.write_shards(X, out=out, shard_mb=0)
+    assert json.loads((out / "meta.json").read_text())["channel_names"] == ["ch0", "ch1"]
+    # channel names: kept in meta.json, and their prefixes group the channels when read
+    named = tmp_path / "named"
+    os.makedirs(named)
+    X6 = rng.standard_normal((10, 6, 30)).astype(np.float32)
+    names = ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z"]
+    moca.data.write_shards(X6, out=named, shard_mb=1.0, channel_names=names)
+    assert moca.data.open_stream(named).labels()["meta"]["channel_names"] == names
+    assert moca.data.load(f"npy:{named}").meta["modalities"] == {"acc": [0, 1, 2],
+                                                                  "gyro": [3, 4, 5]}
+    for bad in (names[:5], names[:5] + ["acc_x"], "acc_x", [*names[:5], ""]):
+        with pytest.raises(ValueError, match="channel_names"):
+            moca.data.write_shards(X6, out=named, shard_mb=1.0, channel_names=bad)
 
 
 def test_block_order_is_a_seeded_permutation(tmp_path):
