@@ -25,6 +25,8 @@ folder, measured in one run on this machine.
    at a time): peak ``RssAnon`` and windows per second of each.
 8. ``moca data window --shard-mb 8`` on CSV recordings written with numpy (6 channels at 50 Hz,
    one subject) of two lengths, 20x apart: peak ``RssAnon`` of each (constant in the length).
+With --cold (root), step 3 is repeated after dropping the page cache, so the windows come from
+the disk itself, beside the disk's sequential rate (one shard read whole, cold).
 
 Pause other jobs while it runs. Prints one JSON object (and the table of docs/benchmarks.md).
 """
@@ -122,6 +124,17 @@ def run(cmd, env):
     return dt, peak[0] / 1024.0
 
 
+def drop_page_cache():
+    """Writes back and drops the kernel's page cache (needs root), so that reads come from the
+    disk."""
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+    except OSError as e:
+        sys.exit(f"bench_stream: --cold needs root to drop the page cache ({e})")
+
+
 def pretrain_cmd(moca, data, out, iterations, threads, stream, extra=()):
     cmd = [moca, "pretrain", "--data", f"npy:{data}", "--preset", "cpu-small", "--batch", "50",
            "--epochs", "1", "--warmup-epochs", "0", "--split", "all", "--threads", str(threads),
@@ -141,6 +154,8 @@ def main():
     ap.add_argument("--fit-windows", type=int, default=20000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--eval-windows", type=int, default=8192)
+    ap.add_argument("--cold", action="store_true",
+                    help="also pre-train from a dropped page cache (root): reads from the disk")
     ap.add_argument("--keep", action="store_true",
                     help="keep the generated folder (a later run reuses it)")
     ap.add_argument("--check", action="store_true",
@@ -174,6 +189,31 @@ def main():
                               "read_windows_per_s": j["read_windows_per_s"],
                               "read_wait_seconds": j["read_wait_seconds"],
                               "windows_read": j["windows_read"], "storage": j["storage"]}
+
+    if a.cold:
+        # From the disk itself: the page cache dropped (root only), then the disk's sequential
+        # rate (one shard read whole) and the same streamed pre-training, whose block reads
+        # are scattered over the folder.
+        drop_page_cache()
+        t0 = time.monotonic()
+        with open(f"{big}/X_001.npy", "rb") as f:
+            got = 0
+            while True:
+                b = f.read(16 << 20)
+                if not b:
+                    break
+                got += len(b)
+        disk_mb_s = got / (time.monotonic() - t0) / 1e6
+        drop_page_cache()
+        dt, peak = run(pretrain_cmd(a.moca, big, f"{work}/cold", a.iterations, 2, True), env)
+        j = json.load(open(f"{work}/cold.json"))
+        result["cold_pretrain"] = {"disk_sequential_mb_per_s": disk_mb_s, "seconds": dt,
+                                   "peak_rss_anon_mib": peak,
+                                   "windows_per_s": j["windows_per_s"],
+                                   "read_windows_per_s": j["read_windows_per_s"],
+                                   "read_mb_per_s": j["read_windows_per_s"] * C * L * 4 / 1e6,
+                                   "read_wait_seconds": j["read_wait_seconds"],
+                                   "loop_seconds": j["loop_seconds"]}
 
     # The fitting set: the folder's first windows as one X.npy.
     x0 = np.load(f"{big}/X_000.npy", mmap_mode="r")

@@ -4,8 +4,10 @@
 // writer, and each refusal of a folder that disagrees with itself.
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -501,6 +503,65 @@ TEST_CASE("a shard sink: windows pushed one at a time, as write_npy_shards write
   CHECK(!fs::exists(c + "/X_002.npy"));
   CHECK(fs::exists(c + "/keep.txt"));
   for (const auto& d : {a, b, c}) fs::remove_all(d);
+}
+
+TEST_CASE("will_need: the kernel reads a mapped folder's announced windows ahead") {
+  const Windows w = small_set(2000);  // 960 bytes a window, 1.9 MB
+  const std::string dir = scratch_dir("will_need");
+  write_windows_npy(w, dir);
+  const std::string x = dir + "/X.npy";
+  const MappedNpySource src(dir);
+  const int fd = ::open(x.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  struct stat st {};
+  REQUIRE(::fstat(fd, &st) == 0);
+  const auto len = static_cast<size_t>(st.st_size);
+  void* view = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
+  REQUIRE(view != MAP_FAILED);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> in_core((len + static_cast<size_t>(page) - 1) /
+                                     static_cast<size_t>(page));
+  const std::int64_t header = static_cast<std::int64_t>(len) - 2000LL * 960;
+  // Resident pages among those holding windows [a, b).
+  auto resident = [&](int a, int b) {
+    REQUIRE(::mincore(view, len, in_core.data()) == 0);
+    int count = 0;
+    for (std::int64_t p = (header + a * 960LL) / page; p <= (header + b * 960LL - 1) / page; ++p)
+      count += in_core[static_cast<size_t>(p)] & 1;
+    return count;
+  };
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // evicts the file's clean pages
+  if (resident(0, 2000) > 0) {
+    MESSAGE("the page cache kept X.npy's pages after POSIX_FADV_DONTNEED: not checked");
+  } else {
+    std::vector<int> rows;
+    for (int r = 1200; r < 1300; ++r) rows.push_back(r);
+    for (int r = 100; r < 150; ++r) rows.push_back(r);
+    src.will_need(rows.data(), static_cast<int>(rows.size()));
+    int got = 0;
+    const auto want =
+        static_cast<int>((header + 1300 * 960LL - 1) / page - (header + 1200 * 960LL) / page + 1);
+    for (int t = 0; t < 200 && got < want; ++t) {  // asynchronous: up to 2 s
+      got = resident(1200, 1300);
+      if (got < want) ::usleep(10000);
+    }
+    CHECK(got == want);
+    CHECK(resident(130, 140) > 0);
+    CHECK(resident(600, 900) == 0);      // the control: windows not announced stay on disk
+    CHECK(src.counters().windows == 0);  // announced, not read
+  }
+  ::munmap(view, len);
+  ::close(fd);
+  const int bad = 2000;
+  CHECK_THROWS_AS(src.will_need(&bad, 1), std::out_of_range);
+  const SubsetSource sub(src, {5, 1999});
+  const int one = 1;
+  sub.will_need(&one, 1);  // row 1999 of the folder
+  CHECK_THROWS_AS(sub.will_need(&bad, 1), std::out_of_range);
+  const InMemorySource mem(w);
+  CHECK_THROWS_AS(mem.will_need(&bad, 1), std::out_of_range);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("select_stream splits a folder as split() splits it in memory, without reading it") {

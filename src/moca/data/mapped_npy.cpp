@@ -14,6 +14,7 @@
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/fingerprint.hpp"
@@ -426,6 +427,45 @@ std::string MappedNpySource::storage_text() const {
   return std::to_string(shards_.size()) + (shards_.size() == 1 ? " file, " : " shards, ") +
          human_bytes(data_bytes()) + ", " + (dtype_ == "<f2" ? "float16" : "float32") +
          ", memory-mapped";
+}
+
+void MappedNpySource::will_need(const int* rows, int count) const {
+  const int n = size();
+  const std::int64_t window = row_size() * (dtype_ == "<f2" ? 2 : 4);
+  // (shard, first byte, end byte) of each window in its file, sorted and merged, page-aligned.
+  std::vector<std::tuple<size_t, std::int64_t, std::int64_t>> ranges;
+  ranges.reserve(static_cast<size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    const int r = rows[k];
+    if (r < 0 || r >= n) {
+      throw std::out_of_range("MappedNpySource::will_need(): row " + std::to_string(r) +
+                              " out of range [0, " + std::to_string(n) + ")");
+    }
+    const auto s = static_cast<size_t>(
+        std::upper_bound(starts_.begin(), starts_.end(), static_cast<std::int64_t>(r)) -
+        starts_.begin() - 1);
+    const std::int64_t at = maps_[s].data_offset + (r - starts_[s]) * window;
+    ranges.emplace_back(s, at, at + window);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  static const std::int64_t page = ::sysconf(_SC_PAGESIZE);
+  auto advise = [&](size_t s, std::int64_t begin, std::int64_t end) {
+    begin -= begin % page;
+    // Advisory: a failure (EAGAIN under memory pressure) only forgoes the read-ahead.
+    ::madvise(const_cast<unsigned char*>(maps_[s].base) + begin, static_cast<size_t>(end - begin),
+              MADV_WILLNEED);
+  };
+  for (size_t i = 0; i < ranges.size();) {
+    const auto [s, begin, end0] = ranges[i];
+    std::int64_t end = end0;
+    size_t j = i + 1;
+    while (j < ranges.size() && std::get<0>(ranges[j]) == s && std::get<1>(ranges[j]) <= end) {
+      end = std::max(end, std::get<2>(ranges[j]));
+      ++j;
+    }
+    advise(s, begin, end);
+    i = j;
+  }
 }
 
 void MappedNpySource::read(const int* rows, int count, float* out) const {

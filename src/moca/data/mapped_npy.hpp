@@ -64,6 +64,8 @@ class MappedNpySource final : public WindowSource {
 
   const Windows& meta() const override { return meta_; }
   void read(const int* rows, int count, float* out) const override;
+  /// madvise(MADV_WILLNEED) on the pages of the rows, adjacent windows merged into one range.
+  void will_need(const int* rows, int count) const override;
   StorageLayout storage() const override;
   std::string identity() const override { return identity_; }
   void check_unchanged() const override;

@@ -35,6 +35,11 @@ namespace {
 }
 }  // namespace
 
+void WindowSource::will_need(const int* rows, int count) const {
+  for (int k = 0; k < count; ++k)
+    if (rows[k] < 0 || rows[k] >= size()) row_out_of_range(rows[k], size(), "will_need()");
+}
+
 InMemorySource::InMemorySource(const Windows& windows) : w_(windows), meta_(metadata_of(windows)) {}
 
 void InMemorySource::read(const int* rows, int count, float* out) const {
@@ -96,6 +101,16 @@ void SubsetSource::read(const int* rows, int count, float* out) const {
   }
   base_.read(base_rows.data(), count, out);
   count_read(count, 0);  // the base counts the bytes
+}
+
+void SubsetSource::will_need(const int* rows, int count) const {
+  std::vector<int> base_rows(static_cast<size_t>(count));
+  for (int k = 0; k < count; ++k) {
+    const int r = rows[k];
+    if (r < 0 || r >= size()) row_out_of_range(r, size(), "SubsetSource::will_need()");
+    base_rows[static_cast<size_t>(k)] = rows_[static_cast<size_t>(r)];
+  }
+  base_.will_need(base_rows.data(), count);
 }
 
 StorageLayout SubsetSource::storage() const {

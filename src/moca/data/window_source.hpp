@@ -54,6 +54,11 @@ class WindowSource {
   /// Windows::x. Thread-safe. std::out_of_range for a row outside [0, n); std::runtime_error for
   /// a window holding NaN/Inf, naming where it is stored.
   virtual void read(const int* rows, int count, float* out) const = 0;
+  /// A hint that `rows[0..count)` will be read soon: a source on disk asks the kernel to read
+  /// their pages ahead (madvise MADV_WILLNEED, asynchronous), so that scattered reads overlap
+  /// instead of waiting one by one; nothing is copied or counted. Held in memory: nothing.
+  /// std::out_of_range for a row outside [0, n).
+  virtual void will_need(const int* rows, int count) const;
   /// Where the windows lie (default: in row order, one run).
   virtual StorageLayout storage() const;
   /// The windows when they are held in memory (then pre-training keeps the in-memory path's
@@ -107,6 +112,7 @@ class SubsetSource final : public WindowSource {
   SubsetSource(const WindowSource& base, std::vector<int> rows, const Windows* metadata = nullptr);
   const Windows& meta() const override { return meta_; }
   void read(const int* rows, int count, float* out) const override;
+  void will_need(const int* rows, int count) const override;
   /// The subset's rows in the base's storage order, cut where the base's runs are.
   StorageLayout storage() const override;
   std::string identity() const override;

@@ -419,6 +419,7 @@ struct Loop {
   std::vector<int> rows, next_rows;
   std::future<double> pending;  ///< the read of `next`: its seconds
   long pending_j = -1;          ///< the batch `pending` reads
+  long hinted_to = 0;           ///< batches before this one of the epoch were hinted (will_need)
   double read_seconds = 0.0;    ///< reads this call (prefetch thread included)
   double read_wait_seconds = 0.0;
   ProgressBar bar;
@@ -448,6 +449,24 @@ double read_batch(const PretrainRun& run, const std::vector<int>& order, long j,
   return seconds_since(t0);
 }
 
+/// Batches the prefetch thread announces ahead of the one it reads (WindowSource::will_need):
+/// from disk, the scattered windows of a block-shuffled batch are then read by the kernel
+/// together instead of one page fault at a time (docs/benchmarks.md: cold reads).
+constexpr long kHintAhead = 32;
+
+/// Announces this rank's windows of batches [max(hinted_to, j), j + kHintAhead) of `order`.
+void hint_ahead(const PretrainRun& run, Loop& loop, const std::vector<int>& order, long j) {
+  const long to = std::min(run.ipe, j + kHintAhead);
+  std::vector<int> rows;
+  for (long b = std::max(loop.hinted_to, j); b < to; ++b) {
+    const long first = b * run.o.batch_size + first_held(run);
+    for (size_t k = 0; k < loop.rows.size(); ++k)
+      rows.push_back(order[static_cast<size_t>(first) + k]);
+  }
+  if (!rows.empty()) run.source.will_need(rows.data(), static_cast<int>(rows.size()));
+  loop.hinted_to = std::max(loop.hinted_to, to);
+}
+
 /// Makes Loop::batch hold batch j: read now (windows in memory), or taken from the prefetch
 /// thread, which then starts on batch j + 1 (windows on disk).
 void fetch_batch(const PretrainRun& run, Loop& loop, const std::vector<int>& order, long j) {
@@ -460,6 +479,7 @@ void fetch_batch(const PretrainRun& run, Loop& loop, const std::vector<int>& ord
   const auto t0 = std::chrono::steady_clock::now();
   if (loop.pending_j != j) {  // the first batch of a call or an epoch: nothing prefetched
     if (loop.pending.valid()) loop.pending.get();
+    loop.hinted_to = j + 1;  // a new order: nothing of it announced yet
     loop.read_seconds += read_batch(run, order, j, loop.next, loop.next_rows);
   } else {
     loop.read_seconds += loop.pending.get();
@@ -471,6 +491,7 @@ void fetch_batch(const PretrainRun& run, Loop& loop, const std::vector<int>& ord
   if (j + 1 < run.ipe) {
     loop.pending_j = j + 1;
     loop.pending = std::async(std::launch::async, [&run, &loop, &order, j] {
+      hint_ahead(run, loop, order, j + 1);
       return read_batch(run, order, j + 1, loop.next, loop.next_rows);
     });
   }
