@@ -429,22 +429,25 @@ std::string MappedNpySource::storage_text() const {
          ", memory-mapped";
 }
 
+std::pair<size_t, std::int64_t> MappedNpySource::locate(int r, const char* who) const {
+  if (r < 0 || r >= size()) {
+    throw std::out_of_range(std::string(who) + ": row " + std::to_string(r) + " out of range [0, " +
+                            std::to_string(size()) + ")");
+  }
+  const auto s = static_cast<size_t>(
+      std::upper_bound(starts_.begin(), starts_.end(), static_cast<std::int64_t>(r)) -
+      starts_.begin() - 1);
+  return {s, r - starts_[s]};
+}
+
 void MappedNpySource::will_need(const int* rows, int count) const {
-  const int n = size();
   const std::int64_t window = row_size() * (dtype_ == "<f2" ? 2 : 4);
   // (shard, first byte, end byte) of each window in its file, sorted and merged, page-aligned.
   std::vector<std::tuple<size_t, std::int64_t, std::int64_t>> ranges;
   ranges.reserve(static_cast<size_t>(count));
   for (int k = 0; k < count; ++k) {
-    const int r = rows[k];
-    if (r < 0 || r >= n) {
-      throw std::out_of_range("MappedNpySource::will_need(): row " + std::to_string(r) +
-                              " out of range [0, " + std::to_string(n) + ")");
-    }
-    const auto s = static_cast<size_t>(
-        std::upper_bound(starts_.begin(), starts_.end(), static_cast<std::int64_t>(r)) -
-        starts_.begin() - 1);
-    const std::int64_t at = maps_[s].data_offset + (r - starts_[s]) * window;
+    const auto [s, local] = locate(rows[k], "MappedNpySource::will_need()");
+    const std::int64_t at = maps_[s].data_offset + local * window;
     ranges.emplace_back(s, at, at + window);
   }
   std::sort(ranges.begin(), ranges.end());
@@ -469,21 +472,13 @@ void MappedNpySource::will_need(const int* rows, int count) const {
 }
 
 void MappedNpySource::read(const int* rows, int count, float* out) const {
-  const int n = size();
   const int c = meta_.channels, len = meta_.length;
   const Eigen::Index row = row_size();
   const bool half = dtype_ == "<f2", ncl = layout_ == NpyLayout::kChannelsFirst;
   const int width = half ? 2 : 4;
   for (int k = 0; k < count; ++k) {
     const int r = rows[k];
-    if (r < 0 || r >= n) {
-      throw std::out_of_range("MappedNpySource::read(): row " + std::to_string(r) +
-                              " out of range [0, " + std::to_string(n) + ")");
-    }
-    const auto s = static_cast<size_t>(
-        std::upper_bound(starts_.begin(), starts_.end(), static_cast<std::int64_t>(r)) -
-        starts_.begin() - 1);
-    const std::int64_t local = r - starts_[s];
+    const auto [s, local] = locate(r, "MappedNpySource::read()");
     const unsigned char* src = maps_[s].base + maps_[s].data_offset + local * row * width;
     float* dst = out + k * row;
     if (!half && ncl) {

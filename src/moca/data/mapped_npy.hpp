@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "moca/data/npy_windows.hpp"
@@ -77,6 +78,9 @@ class MappedNpySource final : public WindowSource {
   std::int64_t data_bytes() const;                     ///< bytes of X's windows, all shards
 
  private:
+  /// The shard of row r and its row in the shard; std::out_of_range (naming `who`) outside
+  /// [0, n).
+  std::pair<size_t, std::int64_t> locate(int r, const char* who) const;
   struct Map;
   std::vector<Map> maps_;
   std::vector<NpyShard> shards_;
