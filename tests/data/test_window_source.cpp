@@ -25,6 +25,7 @@
 #include "moca/data/dataset.hpp"
 #include "moca/data/mapped_npy.hpp"
 #include "moca/data/npy_windows.hpp"
+#include "moca/data/resample.hpp"
 #include "moca/data/selection.hpp"
 #include "moca/data/synthetic.hpp"
 #include "moca/data/window_source.hpp"
@@ -208,6 +209,35 @@ TEST_CASE("for_each_chunk: a source on disk in chunks, in row order; memory in o
   CHECK(sizes == std::vector<int>{7, 7, 3});
   CHECK(sub.counters().windows == 17);  // each window read once
   CHECK_THROWS_AS(for_each_chunk(sub, 0, [](int, const Windows&) {}), std::invalid_argument);
+}
+
+TEST_CASE("a resampled source reads what resample_windows makes of each window in memory") {
+  Windows w = small_set(30);  // 40 samples at the generator's rate
+  const InMemorySource mem(w);
+  const std::vector<int> rows = {3, 29, 0, 17};
+  const SubsetSource sub(mem, rows);
+  const double to = w.sample_rate_hz * 1.5;
+  const ResampledSource rs(sub, to, 50);
+  CHECK(rs.size() == 4);
+  CHECK(rs.meta().sample_rate_hz == to);
+  CHECK(rs.meta().length == 50);
+  CHECK(rs.row_size() == 6 * 50);
+  CHECK(rs.meta().labels == w.subset(rows).labels);
+  const Windows want = resample_windows(w.subset(rows), to, 50);
+  RowMatrixXf got(4, rs.row_size());
+  const std::vector<int> all = {0, 1, 2, 3};
+  rs.read(all.data(), 4, got.data());
+  CHECK(got == want.x);  // window by window: the same numbers
+  const int one = 2;     // one window alone: the same as in the batch
+  RowMatrixXf single(1, rs.row_size());
+  rs.read(&one, 1, single.data());
+  CHECK(single.row(0) == want.x.row(2));
+  CHECK(rs.identity() != sub.identity());
+  CHECK(rs.storage_text().find("resampled as read to") != std::string::npos);
+  // The control: at the windows' own rate and length, the windows themselves.
+  CHECK(materialize(ResampledSource(sub, w.sample_rate_hz, 40)).x == materialize(sub).x);
+  CHECK_THROWS_AS(ResampledSource(sub, 0.0, 50), std::invalid_argument);
+  CHECK_THROWS_AS(ResampledSource(sub, to, 0), std::invalid_argument);
 }
 
 TEST_CASE("a mapped .npy folder reads what read_windows_npy reads (NCL and NLC)") {

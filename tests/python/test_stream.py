@@ -35,6 +35,19 @@ def _folder(path, shards, C=3, L=20, dtype=np.float32, layout="NCL", seed=0, str
     return np.concatenate(X), np.concatenate(y), np.concatenate(pid)
 
 
+def _tiny_model(path):
+    """A tiny MAE at 50 Hz x 200, pre-trained for one epoch on 120 generated windows."""
+    run_tool("moca", "pretrain", "--preset", "tiny", "--synthetic-windows", "120", "--epochs", "1",
+             "--batch", "20", "--threads", "1", "--no-progress", "--checkpoint", str(path))
+
+
+def _walks(n, length, seed):
+    """n windows of 6 random walks (float32), 7 classes, 4 subjects."""
+    rng = np.random.default_rng(seed)
+    X = np.cumsum(rng.standard_normal((n, 6, length)).astype(np.float32) * 0.05, axis=2)
+    return X, rng.integers(0, 7, n), rng.integers(0, 4, n)
+
+
 @pytest.mark.parametrize("dtype,layout", [(np.float32, "NCL"), (np.float16, "NLC")])
 def test_mapped_reads_what_numpy_wrote(tmp_path, dtype, layout):
     X, y, pid = _folder(tmp_path / "d", [7, 5, 9], dtype=dtype, layout=layout, strings=True)
@@ -202,9 +215,7 @@ def test_predict_streams_the_same_predictions(tmp_path):
     """A kept classifier on a sharded folder (read 1024 windows at a time) and on the same
     windows in memory: the same predictions. The folder is at 25 Hz x 100, so each chunk is resampled
     to the classifier's 50 Hz x 200 as open_dataset resamples in memory."""
-    run_tool("moca", "pretrain", "--preset", "tiny", "--synthetic-windows", "120", "--epochs", "1",
-             "--batch", "20", "--threads", "1", "--no-progress",
-             "--checkpoint", str(tmp_path / "m.pt"))
+    _tiny_model(tmp_path / "m.pt")
     run_tool("moca", "linprobe", "--synthetic-windows", "120", "--checkpoint", str(tmp_path / "m.pt"),
              "--epochs", "1", "--threads", "1", "--no-progress", "--save-model",
              str(tmp_path / "clf.pt"))
@@ -280,14 +291,9 @@ def test_embed_and_impute_stream_as_in_memory(tmp_path):
     stated 1e-5: the encoder runs on other batches), and the target variance of numpy's
     np.var(ddof=1). MICE is fitted per chunk streamed (documented): it must differ, and only
     it."""
-    run_tool("moca", "pretrain", "--preset", "tiny", "--synthetic-windows", "120", "--epochs", "1",
-             "--batch", "20", "--threads", "1", "--no-progress",
-             "--checkpoint", str(tmp_path / "m.pt"))
-    rng = np.random.default_rng(9)
+    _tiny_model(tmp_path / "m.pt")
     n = 1100
-    X = np.cumsum(rng.standard_normal((n, 6, 200)).astype(np.float32) * 0.05, axis=2)
-    y = rng.integers(0, 7, n)
-    pid = rng.integers(0, 4, n)
+    X, y, pid = _walks(n, 200, seed=9)
     _hapt_like(tmp_path / "one", X, y, pid)
     _hapt_like(tmp_path / "shards", X, y, pid, shard_mb=2.0)
     common = ["--checkpoint", str(tmp_path / "m.pt"), "--split", "all", "--threads", "1",
@@ -335,3 +341,48 @@ def test_embed_and_impute_stream_as_in_memory(tmp_path):
         else:
             assert s["mae"] == pytest.approx(c["mae"], rel=1e-12)
             assert s["mse"] == pytest.approx(c["mse"], rel=1e-12)
+
+
+def test_embed_resamples_a_streamed_folder_as_in_memory(tmp_path):
+    """A folder at 25 Hz x 100 and a model at 50 Hz x 200: streamed, each window is resampled as
+    it is read (ResampledSource), in memory as open_dataset fits the set. The same masks and
+    features (to 1e-5), and the log says so; the control: the windows brought to the model's
+    geometry another way give other features."""
+    _tiny_model(tmp_path / "m.pt")
+    n = 1100
+    X, y, pid = _walks(n, 100, seed=10)
+    names = ["acc_x", "acc_y", "acc_z", "gyro_x", "gyro_y", "gyro_z"]
+    one, sh = tmp_path / "one", tmp_path / "shards"
+    os.makedirs(one)
+    np.save(one / "X.npy", X)
+    np.save(one / "Y.npy", y)
+    np.save(one / "pid.npy", pid)
+    (one / "meta.json").write_text(json.dumps({"sample_rate": 25.0, "channel_names": names}))
+    os.makedirs(sh)
+    moca.data.write_shards(X, y, pid, out=sh, shard_mb=1.0, rate=25.0, channel_names=names)
+    out = {}
+    for name, data in (("one", one), ("shards", sh)):
+        p = run_tool("moca", "embed", "--checkpoint", str(tmp_path / "m.pt"), "--data", str(data),
+                     "--split", "all", "--threads", "1", "--policy", "random:ratio=0.5",
+                     "--out", str(tmp_path / f"e_{name}"))
+        out[name] = p.stderr
+    assert "25 Hz x 100 windows resampled as they are read to 50 Hz x 200" in out["shards"]
+    assert (tmp_path / "e_one" / "masks.txt").read_text() == \
+        (tmp_path / "e_shards" / "masks.txt").read_text()
+    for f in ("Z_U.npy", "Z_M.npy"):
+        a, b = np.load(tmp_path / "e_one" / f), np.load(tmp_path / "e_shards" / f)
+        assert a.shape == (n, a.shape[1])
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-5)
+    # the control: the windows brought to 50 Hz x 200 another way (each sample repeated) give
+    # other features, so the agreement above is the resampling's
+    rep = tmp_path / "rep"
+    os.makedirs(rep)
+    np.save(rep / "X.npy", np.repeat(X, 2, axis=2))
+    np.save(rep / "Y.npy", y)
+    np.save(rep / "pid.npy", pid)
+    (rep / "meta.json").write_text(json.dumps({"sample_rate": 50.0, "channel_names": names}))
+    run_tool("moca", "embed", "--checkpoint", str(tmp_path / "m.pt"), "--data", str(rep),
+             "--split", "all", "--threads", "1", "--policy", "random:ratio=0.5",
+             "--out", str(tmp_path / "e_rep"))
+    assert np.abs(np.load(tmp_path / "e_rep" / "Z_U.npy") -
+                  np.load(tmp_path / "e_one" / "Z_U.npy")).max() > 1e-3

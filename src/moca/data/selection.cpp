@@ -219,12 +219,23 @@ std::unique_ptr<TestSelection> select_test(const DataOptions& options, std::ostr
                                            int length, double rate_hz, int max_windows) {
   auto t = std::make_unique<TestSelection>();
   if (wants_stream(options)) {
-    t->stream = std::make_unique<StreamSelection>(select_stream(options, log, length, rate_hz));
+    t->stream = std::make_unique<StreamSelection>(select_stream(options, log));
     const WindowSource& test = *t->stream->test;
     const int n = max_windows > 0 ? std::min(max_windows, test.size()) : test.size();
     std::vector<int> rows(static_cast<size_t>(n));
     std::iota(rows.begin(), rows.end(), 0);
-    t->windows = std::make_unique<SubsetSource>(test, rows);
+    t->stored = std::make_unique<SubsetSource>(test, rows);
+    const Windows& m = test.meta();
+    const double rate = rate_hz > 0.0 ? rate_hz : m.sample_rate_hz;
+    const int len = length > 0 ? length : m.length;
+    if (rate != m.sample_rate_hz || len != m.length) {
+      t->windows = std::make_unique<ResampledSource>(*t->stored, rate, len);
+      log << "data: " << format_number(m.sample_rate_hz, 6) << " Hz x " << m.length
+          << " windows resampled as they are read to " << format_number(rate, 6) << " Hz x " << len
+          << " (the model's)\n";
+    } else {
+      t->windows = std::move(t->stored);
+    }
     t->source = t->stream->source;
     t->data = t->stream->to_json();
   } else {

@@ -200,6 +200,7 @@ struct TestSelection {
 
   Windows held;                             ///< in memory: the evaluated windows
   std::unique_ptr<StreamSelection> stream;  ///< streamed: the folder and its split
+  std::unique_ptr<WindowSource> stored;     ///< streamed: the evaluated rows as stored
   std::unique_ptr<WindowSource> windows;    ///< the evaluated windows, either way
   std::string source;                       ///< the resolved spec
   nlohmann::json data;                      ///< a results file's "data" (SplitSelection's)
@@ -207,8 +208,9 @@ struct TestSelection {
 };
 
 /// select_and_split() (or select_stream() when wants_stream(options)), then the first
-/// `max_windows` test windows. Streamed, nothing is read yet, and a folder whose windows do not
-/// have `length` and `rate_hz` (a checkpoint's) is refused.
+/// `max_windows` test windows. Streamed, nothing is read yet; windows at another rate or length
+/// than `rate_hz` and `length` (a checkpoint's; 0 = as stored) are resampled as they are read
+/// (ResampledSource: the values open_dataset gives in memory), and `log` says so.
 std::unique_ptr<TestSelection> select_test(const DataOptions& options, std::ostream& log,
                                            int length, double rate_hz, int max_windows);
 

@@ -1,13 +1,16 @@
 #include "moca/data/window_source.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
 
 #include "moca/common/error_text.hpp"
 #include "moca/common/fingerprint.hpp"
+#include "moca/common/number_text.hpp"
 #include "moca/common/random.hpp"
+#include "moca/data/resample.hpp"
 
 namespace moca::data {
 
@@ -148,6 +151,38 @@ std::string SubsetSource::identity() const {
   std::uint64_t h = fnv1a64(base.data(), base.size());
   h = fnv1a64(rows_.data(), rows_.size() * sizeof(int), h);
   return hex64(h);
+}
+
+ResampledSource::ResampledSource(const WindowSource& base, double rate_hz, int length)
+    : base_(base), meta_(base.meta()) {
+  if (!(rate_hz > 0.0) || !std::isfinite(rate_hz)) {
+    throw_invalid("ResampledSource", "rate_hz", std::to_string(rate_hz), "must be > 0");
+  }
+  if (length < 1) throw_invalid("ResampledSource", "length", std::to_string(length), ">= 1");
+  meta_.sample_rate_hz = rate_hz;
+  meta_.length = length;
+}
+
+void ResampledSource::read(const int* rows, int count, float* out) const {
+  Windows w = base_.meta().subset({});
+  w.x.resize(count, base_.row_size());
+  if (count > 0) base_.read(rows, count, w.x.data());
+  w.labels = Eigen::VectorXi::Zero(count);  // (the values alone are wanted)
+  w.subjects = Eigen::VectorXi::Zero(count);
+  const Windows r = resample_windows(w, meta_.sample_rate_hz, meta_.length);
+  std::memcpy(out, r.x.data(), static_cast<size_t>(r.x.size()) * sizeof(float));
+  count_read(count, 0);  // the base counts the bytes
+}
+
+std::string ResampledSource::identity() const {
+  const std::string base = base_.identity() + "|resampled " + std::to_string(meta_.sample_rate_hz) +
+                           " Hz x " + std::to_string(meta_.length);
+  return hex64(fnv1a64(base.data(), base.size()));
+}
+
+std::string ResampledSource::storage_text() const {
+  return base_.storage_text() + ", resampled as read to " + format_number(meta_.sample_rate_hz, 6) +
+         " Hz x " + std::to_string(meta_.length);
 }
 
 Windows materialize(const WindowSource& source) {

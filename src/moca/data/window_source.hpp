@@ -128,6 +128,30 @@ class SubsetSource final : public WindowSource {
   Windows meta_;
 };
 
+/// The windows of `base` resampled to `rate_hz` and fitted to `length` samples as they are read
+/// (resample_windows, resample.hpp: each window on its own, so the values are those of the same
+/// windows resampled in memory, as open_dataset fits a set to a model). For a checkpoint's
+/// geometry on a streamed folder (moca embed, impute). `base` must outlive it.
+/// std::invalid_argument for a rate that is not positive or a length < 1.
+class ResampledSource final : public WindowSource {
+ public:
+  ResampledSource(const WindowSource& base, double rate_hz, int length);
+  const Windows& meta() const override { return meta_; }
+  void read(const int* rows, int count, float* out) const override;
+  void will_need(const int* rows, int count) const override { base_.will_need(rows, count); }
+  StorageLayout storage() const override { return base_.storage(); }
+  std::string identity() const override;
+  void check_unchanged() const override { base_.check_unchanged(); }
+  std::string storage_text() const override;
+  ReadCounters counters() const override {
+    return {WindowSource::counters().windows, base_.counters().bytes};
+  }
+
+ private:
+  const WindowSource& base_;
+  Windows meta_;
+};
+
 /// The metadata of `w` (Windows::x without rows).
 Windows metadata_of(const Windows& w);
 
