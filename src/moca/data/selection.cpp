@@ -225,14 +225,12 @@ std::unique_ptr<TestSelection> select_test(const DataOptions& options, std::ostr
     std::vector<int> rows(static_cast<size_t>(n));
     std::iota(rows.begin(), rows.end(), 0);
     t->stored = std::make_unique<SubsetSource>(test, rows);
-    const Windows& m = test.meta();
-    const double rate = rate_hz > 0.0 ? rate_hz : m.sample_rate_hz;
-    const int len = length > 0 ? length : m.length;
-    if (rate != m.sample_rate_hz || len != m.length) {
-      t->windows = std::make_unique<ResampledSource>(*t->stored, rate, len);
+    if (auto r = resampled_to(*t->stored, rate_hz, length)) {
+      const Windows& m = test.meta();
       log << "data: " << format_number(m.sample_rate_hz, 6) << " Hz x " << m.length
-          << " windows resampled as they are read to " << format_number(rate, 6) << " Hz x " << len
-          << " (the model's)\n";
+          << " windows resampled as they are read to " << format_number(r->meta().sample_rate_hz, 6)
+          << " Hz x " << r->meta().length << " (the model's)\n";
+      t->windows = std::move(r);
     } else {
       t->windows = std::move(t->stored);
     }

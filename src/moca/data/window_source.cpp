@@ -95,25 +95,23 @@ SubsetSource::SubsetSource(const WindowSource& base, std::vector<int> rows, cons
   }
 }
 
-void SubsetSource::read(const int* rows, int count, float* out) const {
-  std::vector<int> base_rows(static_cast<size_t>(count));
+std::vector<int> SubsetSource::base_rows(const int* rows, int count, const char* who) const {
+  std::vector<int> base(static_cast<size_t>(count));
   for (int k = 0; k < count; ++k) {
     const int r = rows[k];
-    if (r < 0 || r >= size()) row_out_of_range(r, size(), "SubsetSource::read()");
-    base_rows[static_cast<size_t>(k)] = rows_[static_cast<size_t>(r)];
+    if (r < 0 || r >= size()) row_out_of_range(r, size(), who);
+    base[static_cast<size_t>(k)] = rows_[static_cast<size_t>(r)];
   }
-  base_.read(base_rows.data(), count, out);
+  return base;
+}
+
+void SubsetSource::read(const int* rows, int count, float* out) const {
+  base_.read(base_rows(rows, count, "SubsetSource::read()").data(), count, out);
   count_read(count, 0);  // the base counts the bytes
 }
 
 void SubsetSource::will_need(const int* rows, int count) const {
-  std::vector<int> base_rows(static_cast<size_t>(count));
-  for (int k = 0; k < count; ++k) {
-    const int r = rows[k];
-    if (r < 0 || r >= size()) row_out_of_range(r, size(), "SubsetSource::will_need()");
-    base_rows[static_cast<size_t>(k)] = rows_[static_cast<size_t>(r)];
-  }
-  base_.will_need(base_rows.data(), count);
+  base_.will_need(base_rows(rows, count, "SubsetSource::will_need()").data(), count);
 }
 
 StorageLayout SubsetSource::storage() const {
@@ -183,6 +181,15 @@ std::string ResampledSource::identity() const {
 std::string ResampledSource::storage_text() const {
   return base_.storage_text() + ", resampled as read to " + format_number(meta_.sample_rate_hz, 6) +
          " Hz x " + std::to_string(meta_.length);
+}
+
+std::unique_ptr<ResampledSource> resampled_to(const WindowSource& base, double rate_hz,
+                                              int length) {
+  const Windows& m = base.meta();
+  const double rate = rate_hz > 0.0 ? rate_hz : m.sample_rate_hz;
+  const int len = length > 0 ? length : m.length;
+  if (rate == m.sample_rate_hz && len == m.length) return nullptr;
+  return std::make_unique<ResampledSource>(base, rate, len);
 }
 
 Windows materialize(const WindowSource& source) {

@@ -123,6 +123,8 @@ class SubsetSource final : public WindowSource {
   }
 
  private:
+  /// The base's rows of `rows` (std::out_of_range naming `who` for one outside [0, n)).
+  std::vector<int> base_rows(const int* rows, int count, const char* who) const;
   const WindowSource& base_;
   std::vector<int> rows_;
   Windows meta_;
@@ -151,6 +153,10 @@ class ResampledSource final : public WindowSource {
   const WindowSource& base_;
   Windows meta_;
 };
+
+/// A ResampledSource over `base` when its windows are not at `rate_hz` x `length` (0 keeps the
+/// stored rate or length), else nullptr (read `base` itself).
+std::unique_ptr<ResampledSource> resampled_to(const WindowSource& base, double rate_hz, int length);
 
 /// The metadata of `w` (Windows::x without rows).
 Windows metadata_of(const Windows& w);

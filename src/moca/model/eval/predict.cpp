@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "moca/data/mapped_npy.hpp"
-#include "moca/data/resample.hpp"
 #include "moca/data/window_source.hpp"
 #include "moca/model/eval/metrics.hpp"
 
@@ -57,20 +57,20 @@ Prediction predict_data(const PredictOptions& o, std::ostream& log) {
   Eigen::MatrixXd proba;
   std::vector<int> pred;
   if (data::wants_stream(o.data)) {
-    // A .npy folder read a chunk at a time (--stream, or a sharded one): each chunk fitted to
-    // the classifier's rate and length as open_dataset fits windows in memory, then prepared.
+    // A .npy folder read a chunk at a time (--stream, or a sharded one), each window fitted to
+    // the classifier's rate and length as it is read (as open_dataset fits windows in memory),
+    // then prepared.
     data::DataOptions whole = o.data;
     whole.split = data::SplitKind::kAll;
     const data::StreamSelection s = data::select_stream(whole, log);
     ds = s.described;
     const int n = s.train->size();
-    data::for_each_chunk(*s.train, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
-      data::Windows c = chunk;
-      if (c.sample_rate_hz != spec.sample_rate_hz || c.length != spec.length) {
-        c = data::resample_windows(c, spec.sample_rate_hz, spec.length);
-      }
+    const auto resampled = data::resampled_to(*s.train, spec.sample_rate_hz, spec.length);
+    const data::WindowSource& source =
+        resampled ? static_cast<const data::WindowSource&>(*resampled) : *s.train;
+    data::for_each_chunk(source, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
       std::vector<std::string> chunk_notes;
-      c = prepare(c, &chunk_notes);
+      const data::Windows c = prepare(chunk, &chunk_notes);
       if (first == 0) notes = chunk_notes;
       Eigen::MatrixXd p;
       const std::vector<int> cp = clf.predict(c, o.proba ? &p : nullptr);
