@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 #include "moca/common/matrix_io.hpp"
+#include "moca/common/npy_header.hpp"
 #include "moca/common/output_file.hpp"
 #include "moca/embed/map_figure.hpp"
 #include "moca/embed/pca_map.hpp"
@@ -33,10 +35,26 @@ void save_labels(const std::string& dir, const data::Windows& meta) {
   write_npy_int(dir + "/labels.npy", {static_cast<std::int64_t>(labels.size())}, labels.data());
 }
 
-// Rows [first, first + part.rows()) of `whole`, which is sized on the first part (n rows).
-void put_rows(Eigen::MatrixXd& whole, Eigen::Index n, int first, const Eigen::MatrixXd& part) {
-  if (whole.rows() != n || whole.cols() != part.cols()) whole.resize(n, part.cols());
-  whole.middleRows(first, part.rows()) = part;
+/// Takes the next rows (first, first + block.rows()) of a matrix being written.
+using PutRows = std::function<void(int first, const Eigen::MatrixXd& block)>;
+
+// Writes `path`, an n x cols float64 .npy, atomically from row blocks that `producer` gives in
+// order: memory holds one block, not the matrix. n is the number of rows given; anything but
+// blocks of `cols` columns in order is a logic error. The producer's exceptions pass unchanged
+// and leave `path` as it was.
+void write_row_blocks(const std::string& path, Eigen::Index cols,
+                      const std::function<void(const PutRows& put)>& producer) {
+  write_npy_byte_rows(path, {cols}, "<f8", [&](const auto& put_row) {
+    Eigen::Index written = 0;
+    producer([&](int first, const Eigen::MatrixXd& block) {
+      if (first != written || block.cols() != cols)
+        throw std::logic_error("write_row_blocks(): rows out of order or of another width");
+      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> r = block;
+      for (Eigen::Index i = 0; i < r.rows(); ++i)
+        put_row(reinterpret_cast<const char*>(r.data() + i * cols));
+      written += r.rows();
+    });
+  });
 }
 
 // Every checkpoint must take the windows of the first (one data selection serves them all).
@@ -122,30 +140,32 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   // evaluated set, so the masks and features do not depend on the chunks. The policy's pilot is
   // the first chunk (in memory: every window).
   std::unique_ptr<masking::MaskPolicy> policy;
-  std::ostringstream mask_text;
-  ViewFeatures f;
-  data::for_each_chunk(test, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
-    if (!policy) {
-      masking::PolicyContext context;
-      context.pilot = &chunk;
-      policy = masking::make_policy(o.policy, grid, context);
-    }
-    std::vector<masking::Mask> masks;
-    for (int i = 0; i < chunk.size(); ++i)
-      masks.push_back(masking::window_mask(*policy, o.seed, first + i, chunk.window(i)));
-    for (const masking::Mask& m : masks) {
-      std::string cells = m.to_string();  // one line per window: rows joined
-      cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
-      mask_text << cells << "\n";
-    }
-    const ViewFeatures part = enc.view_features(chunk, masks);
-    put_rows(f.unmasked, n, first, part.unmasked);
-    put_rows(f.masked, n, first, part.masked);
-  });
-  if (!policy) throw_invalid("", "EmbedOptions::data", d->source, "has no test windows");
+  std::ostringstream mask_text;  // one line of cells per window (61 bytes for 6 x 10)
+  if (n == 0) throw_invalid("", "EmbedOptions::data", d->source, "has no test windows");
   create_output_folder(o.out_dir);
-  save_matrix(o.out_dir + "/Z_U.npy", f.unmasked);
-  save_matrix(o.out_dir + "/Z_M.npy", f.masked);
+  // Z_U and Z_M are written as the chunks come, so memory holds a chunk's features, not n rows.
+  write_row_blocks(o.out_dir + "/Z_M.npy", enc.dim(), [&](const PutRows& put_masked) {
+    write_row_blocks(o.out_dir + "/Z_U.npy", enc.dim(), [&](const PutRows& put_unmasked) {
+      data::for_each_chunk(test, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
+        if (!policy) {
+          masking::PolicyContext context;
+          context.pilot = &chunk;
+          policy = masking::make_policy(o.policy, grid, context);
+        }
+        std::vector<masking::Mask> masks;
+        for (int i = 0; i < chunk.size(); ++i)
+          masks.push_back(masking::window_mask(*policy, o.seed, first + i, chunk.window(i)));
+        for (const masking::Mask& m : masks) {
+          std::string cells = m.to_string();  // one line per window: rows joined
+          cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
+          mask_text << cells << "\n";
+        }
+        const ViewFeatures part = enc.view_features(chunk, masks);
+        put_unmasked(first, part.unmasked);
+        put_masked(first, part.masked);
+      });
+    });
+  });
   save_labels(o.out_dir, test.meta());
   write_output_text(o.out_dir + "/masks.txt", mask_text.str());
   nlohmann::json j;
@@ -196,17 +216,23 @@ nlohmann::json embed_maps(const EmbedOptions& o, std::ostream& out, std::ostream
     const std::string name =
         o.labels.empty() ? std::filesystem::path(checkpoint).stem().string() : o.labels[m];
     EncoderInspector inspector(checkpoint, o.inference);
-    Eigen::MatrixXd z;  // a chunk at a time (the whole set in memory)
-    data::for_each_chunk(source, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
-      put_rows(z, n, first, inspector.embed(chunk, pool));
+    const int dim = inspector.dim();
+    // Written a chunk at a time; held whole only for a map, which lays out all the rows at once.
+    Eigen::MatrixXd z;
+    if (o.map) z.resize(n, dim);
+    write_row_blocks(o.out_dir + "/embedding_" + name + ".npy", dim, [&](const PutRows& put) {
+      data::for_each_chunk(source, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
+        const Eigen::MatrixXd part = inspector.embed(chunk, pool);
+        put(first, part);
+        if (o.map) z.middleRows(first, part.rows()) = part;
+      });
     });
-    save_matrix(o.out_dir + "/embedding_" + name + ".npy", z);
     nlohmann::json mj = {{"label", name},
                          {"checkpoint", checkpoint},
                          {"kind", inspector.info().kind},
-                         {"dim", z.cols()},
+                         {"dim", dim},
                          {"embedding", "embedding_" + name + ".npy"}};
-    out << "embed: " << name << ": " << n << " windows x " << z.cols() << " (" << pool_name(pool)
+    out << "embed: " << name << ": " << n << " windows x " << dim << " (" << pool_name(pool)
         << " pooling)";
     if (o.map) {
       const auto t0 = std::chrono::steady_clock::now();
