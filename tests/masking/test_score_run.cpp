@@ -88,9 +88,16 @@ TEST_CASE("score_windows: errors name the option") {
   auto o = small_options();
   o.patch_length = 30;
   CHECK_THROWS_WITH_AS(masking::score_windows(w, {}, o),
-                       "ScoreRunOptions::patch_length (30) must divide the window length 200 (e.g. "
-                       "10, 20, 25, 40, 50 for 200)",
+                       "ScoreRunOptions::patch_length (30) must divide the window length 200 (1, "
+                       "2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 200)",
                        std::invalid_argument);
+  // the window's own length, not the default 200: 40 divides 200 but not 100
+  CHECK_THROWS_WITH_AS(masking::check_patch_length(40, 100),
+                       "ScoreRunOptions::patch_length (40) must divide the window length 100 (1, "
+                       "2, 4, 5, 10, 20, 25, 50, 100)",
+                       std::invalid_argument);
+  CHECK_NOTHROW(masking::check_patch_length(25, 100));
+  CHECK_THROWS_AS(masking::check_patch_length(0, 100), std::invalid_argument);
   o = small_options();
   o.schemes.clear();
   CHECK_THROWS_AS(masking::score_windows(w, {}, o), std::invalid_argument);

@@ -211,6 +211,22 @@ def test_kcca_score_streams_the_same_scores(tmp_path):
     assert "--stream (true) takes no effect: only a .npy folder is streamed" in p.stderr
 
 
+def test_kcca_score_takes_a_streamed_folders_own_length(tmp_path):
+    """A streamed folder keeps its windows' length (150 here): the patch length must divide 150,
+    not the default 200."""
+    d = tmp_path / "d"
+    _folder(d, [60, 60], C=6, L=150)
+    base = ["--scheme", "cross", "--draws", "2", "--samples", "100", "--threads", "1", "--pca",
+            "8", "--data", str(d)]
+    run_tool("kcca_score", *base, "--patch-length", "30", "--json", str(tmp_path / "k.json"))
+    settings = json.loads((tmp_path / "k.json").read_text())["settings"]
+    assert settings["grid"] == {"channels": 6, "patch_length": 30, "patches": 5}  # 150 / 30
+    # control: 40 divides 200 but not 150; the message lists what divides 150
+    p = run_tool("kcca_score", *base, "--patch-length", "40", rc=2)
+    assert ("--patch-length (40) must divide the window length 150 (1, 2, 3, 5, 6, 10, 15, 25, "
+            "30, 50, 75, 150)") in p.stderr
+
+
 def test_predict_streams_the_same_predictions(tmp_path):
     """A kept classifier on a sharded folder (read 1024 windows at a time) and on the same
     windows in memory: the same predictions. The folder is at 25 Hz x 100, so each chunk is resampled

@@ -20,10 +20,9 @@ void DataScoreOptions::validate() const {
   if (transitions < -1)
     throw_invalid("", "DataScoreOptions::transitions", std::to_string(transitions),
                   "must be >= 0 (0 = the windows)");
-  if (scoring.patch_length < 1 || data.window_length % scoring.patch_length != 0)
-    throw_invalid("", "ScoreRunOptions::patch_length", std::to_string(scoring.patch_length),
-                  "must divide the window length " + std::to_string(data.window_length) +
-                      " (e.g. 10, 20, 25, 40, 50 for 200)");
+  // Against the length the windows are cut to; a stream keeps its folder's own length, which
+  // score_windows checks once the folder is read.
+  if (!data::wants_stream(data)) check_patch_length(scoring.patch_length, data.window_length);
   data.validate();
   data.dataset.validate();
 }

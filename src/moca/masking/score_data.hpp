@@ -33,8 +33,8 @@ struct DataScoreOptions {
   ScoreRunOptions scoring;
   bool progress = true;  ///< progress lines on the log for runs over a second
   /// Throws std::invalid_argument naming the field (`DataScoreOptions::samples`), its value and
-  /// the rule: scoring.validate(), the rows below, the patch length against the window length,
-  /// then data.validate().
+  /// the rule: scoring.validate(), the rows below, the patch length against the window length
+  /// (a stream's own length is checked once read), then data.validate().
   void validate() const;
 
   /// The rows of this struct alone (the program adds ScoreRunOptions' and DataOptions' rows).

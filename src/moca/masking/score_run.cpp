@@ -30,10 +30,7 @@ struct Setup {
 /// The grid, feature map, scorer options, views and policies of a run (the first four into
 /// `run`).
 Setup make_setup(const data::Windows& windows, const ScoreRunOptions& options, ScoreRun& run) {
-  if (options.patch_length < 1 || windows.length % options.patch_length != 0)
-    throw_invalid("", "ScoreRunOptions::patch_length", std::to_string(options.patch_length),
-                  "must divide the window length " + std::to_string(windows.length) +
-                      " (e.g. 10, 20, 25, 40, 50 for 200)");
+  check_patch_length(options.patch_length, windows.length);
   run.grid = make_grid(windows.channels, windows.length, options.patch_length);
   Setup s;
   s.features =
@@ -111,6 +108,16 @@ std::string mask_mode_warning(const ScoreRunOptions& options) {
 
 void set_mask_mode(ScoreRunOptions& options, const std::string& text) {
   options.mask_mode = parse_enum(kMaskModeChoiceNames, text, "mask mode");
+}
+
+void check_patch_length(int patch_length, int window_length) {
+  if (patch_length >= 1 && window_length % patch_length == 0) return;
+  std::string fits;  // the divisors of the window length
+  for (int d = 1; d <= window_length; ++d)
+    if (window_length % d == 0) fits += (fits.empty() ? "" : ", ") + std::to_string(d);
+  throw_invalid(
+      "", "ScoreRunOptions::patch_length", std::to_string(patch_length),
+      "must divide the window length " + std::to_string(window_length) + " (" + fits + ")");
 }
 
 ScoreRun score_windows(const data::Windows& windows, nlohmann::json data,

@@ -131,6 +131,11 @@ struct ScoreRun {
   double seconds = 0.0;  ///< wall time
 };
 
+/// Throws std::invalid_argument naming ScoreRunOptions::patch_length unless `patch_length`
+/// divides `window_length` (the window's own length: a folder's, not the default 200), listing
+/// the patch lengths that do.
+void check_patch_length(int patch_length, int window_length);
+
 /// A progress line of a long run (without a trailing newline).
 using ScoreProgress = std::function<void(const std::string& line)>;
 
