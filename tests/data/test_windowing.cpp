@@ -92,6 +92,12 @@ TEST_CASE("windowing: fixture windows, worked out by hand (L = 20, stride 20, T 
   const std::string t2 = class_count_table(some);
   CHECK_MESSAGE(contains(t2, "(unlabelled)"), t2);
   CHECK_MESSAGE(contains(t2, "11  (2 subjects)"), t2);
+  // subject -1 is no subject: one id left (windows of subject -1 still counted by class)
+  Windows unknown = w;
+  for (int i = 0; i < unknown.size(); ++i)
+    if (unknown.subjects(i) != unknown.subjects(0)) unknown.subjects(i) = -1;
+  const std::string t3 = class_count_table(unknown);
+  CHECK_MESSAGE(contains(t3, "12  (1 subjects)"), t3);
   CHECK(class_counts(some)[5] == 1);
 }
 

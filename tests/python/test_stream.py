@@ -162,6 +162,12 @@ def test_tools_stream_a_sharded_folder(tmp_path):
     j = json.loads((tmp_path / "i.json").read_text())
     assert j["shards"] == 3 and j["windows"] == 80 and j["nonfinite_windows"] is None
     assert "not scanned" in r.stdout
+    # what the programs do, in the JSON too: 7:3 of 80 windows, labels 0-2, subjects 0-4
+    assert j["programs"]["split"]["random"] == {"train": 56, "test": 24, "train_fraction": 0.7,
+                                                "seed": 1004}
+    assert j["programs"]["kcca_score"]["patches"] == 1  # 20 samples, patches of 20
+    assert j["programs"]["classifiers"] == {"classes": 3, "subjects": 5, "refused": False,
+                                            "subject_protocols": True}
     run_tool("moca", "pretrain", "--data", str(d), "--preset", "cpu-small", "--patch-length", "10",
              "--epochs", "1", "--batch", "16", "--split", "all", "--threads", "1",
              "--no-progress", "--checkpoint", str(tmp_path / "m.pt"), "--json",
@@ -225,6 +231,12 @@ def test_kcca_score_takes_a_streamed_folders_own_length(tmp_path):
     p = run_tool("kcca_score", *base, "--patch-length", "40", rc=2)
     assert ("--patch-length (40) must divide the window length 150 (1, 2, 3, 5, 6, 10, 15, 25, "
             "30, 50, 75, 150)") in p.stderr
+    # moca data inspect says so before a run: the default 20 does not divide 150
+    r = run_tool("moca", "data", "inspect", "--data", str(d), "--json", str(tmp_path / "i.json"))
+    assert ("--patch-length 20 does not divide L = 150; pass one of 1, 2, 3, 5, 6, 10, 15, 25, "
+            "30, 50, 75, 150") in r.stdout
+    assert json.loads((tmp_path / "i.json").read_text())["programs"]["kcca_score"]["patches"] \
+        is None
 
 
 def test_predict_streams_the_same_predictions(tmp_path):

@@ -22,6 +22,7 @@
 #include "moca/data/splits.hpp"
 #include "moca/data/windowing.hpp"
 #include "moca/masking/make_policy.hpp"
+#include "moca/masking/score_run.hpp"
 #include "moca/model/dist/distributed.hpp"
 #include "moca/model/eval/classifier.hpp"
 #include "moca/model/eval/encoder_features.hpp"
@@ -329,51 +330,102 @@ void print_data_overview(std::ostream& out, const data::Dataset& d, bool refuse_
   out << data::describe_dataset(d);
 }
 
-// moca data inspect, what each program does with the data (at its default flags).
-void print_program_uses(std::ostream& out, const data::Dataset& d) {
+// moca data inspect: what each program does with the data at its default flags, printed and
+// in the JSON ("programs").
+struct ProgramUses {
+  int classes = 0;             // labelled classes
+  int subjects = 0;            // subject ids >= 0 (-1: none)
+  bool transitions = false;    // kcca_score scores Algorithm-1 transitions by default
+  int scored = 0;              // kcca_score's windows or transitions (--samples 1000)
+  int patch = 20;              // kcca_score's --patch-length default
+  int patches = 0;             // per channel; 0: the patch length does not divide the length
+  data::Split random;          // the random 7:3 split (seed 1004)
+  long predefined_train = -1;  // the data's own split, when it states one
+};
+
+ProgramUses program_uses(const data::Dataset& d) {
   const data::Windows& w = d.windows;
+  ProgramUses u;
   std::set<int> subjects(w.subjects.data(), w.subjects.data() + w.size());
   subjects.erase(-1);
   std::set<int> classes(w.labels.data(), w.labels.data() + w.size());
   classes.erase(-1);
+  u.classes = static_cast<int>(classes.size());
+  u.subjects = static_cast<int>(subjects.size());
+  u.transitions = data::format_entry(d.spec.format).transitions_by_default;
+  u.scored = u.transitions ? 1000 : std::min(w.size(), 1000);
+  u.patches = w.length % u.patch == 0 ? w.length / u.patch : 0;
+  u.random = data::random_split(std::max(w.size(), 2), 0.7, 1004);
+  if (w.parts.size() != 0)
+    u.predefined_train = (w.parts.array() == data::Windows::kTrainPart).count();
+  return u;
+}
+
+void print_program_uses(std::ostream& out, const data::Dataset& d, const ProgramUses& u) {
+  const data::Windows& w = d.windows;
   const bool two_groups = w.modalities.size() >= 2;
-  const int patch = 20;
   out << "what the programs do with it:\n";
   out << "  kcca_score: "
-      << (data::format_entry(d.spec.format).transitions_by_default
+      << (u.transitions
               ? "scores 1000 Algorithm-1 transitions from the 7:3 training split (--transitions 0: "
                 "the windows)"
-              : "scores " + std::to_string(std::min(w.size(), 1000)) +
+              : "scores " + std::to_string(u.scored) +
                     " windows (--samples caps them; --transitions N for Algorithm-1 transitions)")
-      << " on a " << w.channels << " x "
-      << (w.length % patch == 0 ? std::to_string(w.length / patch) : std::string("?"))
-      << " grid (--patch-length " << patch << ")"
-      << (two_groups ? "; --cross-modal: " + w.modalities[0].name + " vs the other groups"
+      << " on a " << w.channels << " x ";
+  if (u.patches > 0) {
+    out << u.patches << " grid (--patch-length " << u.patch << ")";
+  } else {
+    std::string fits;
+    for (int p : masking::patch_lengths(w.length))
+      fits += (fits.empty() ? "" : ", ") + std::to_string(p);
+    out << "? grid: --patch-length " << u.patch << " does not divide L = " << w.length
+        << "; pass one of " << fits;
+  }
+  out << (two_groups ? "; --cross-modal: " + w.modalities[0].name + " vs the other groups"
                      : "; --cross-modal, sensor and per-modality need >= 2 modality groups")
       << "\n";
-  const auto rs = data::random_split(std::max(w.size(), 2), 0.7, 1004);
-  const auto own = (w.parts.array() == data::Windows::kTrainPart).count();
   out << "  moca pretrain / impute / embed / reconstruct: " << w.channels << " x " << w.length
-      << " windows, random 7:3 split -> " << rs.train.size() << " train / " << rs.test.size()
-      << " test"
-      << (w.parts.size() != 0 ? "; --split predefined -> " + std::to_string(own) + " train / " +
-                                    std::to_string(w.size() - own) + " test"
-                              : std::string())
+      << " windows, random 7:3 split -> " << u.random.train.size() << " train / "
+      << u.random.test.size() << " test"
+      << (u.predefined_train >= 0
+              ? "; --split predefined -> " + std::to_string(u.predefined_train) + " train / " +
+                    std::to_string(w.size() - u.predefined_train) + " test"
+              : std::string())
       << "\n";
   out << "  moca linprobe / finetune: ";
-  if (classes.size() < 2) {
-    out << "refused (needs labels of >= 2 classes; the data has " << classes.size() << ")\n";
+  if (u.classes < 2) {
+    out << "refused (needs labels of >= 2 classes; the data has " << u.classes << ")\n";
   } else {
-    out << classes.size() << " classes; --protocol random";
-    if (w.parts.size() != 0) out << ", predefined (the data's own split: one fold)";
-    if (subjects.size() >= 2) {
-      out << ", subject-kfold (--folds <= " << subjects.size() << "), loso (" << subjects.size()
-          << " folds)";
+    out << u.classes << " classes; --protocol random";
+    if (u.predefined_train >= 0) out << ", predefined (the data's own split: one fold)";
+    if (u.subjects >= 2) {
+      out << ", subject-kfold (--folds <= " << u.subjects << "), loso (" << u.subjects << " folds)";
     } else {
       out << " only (subject-kfold and loso need subject ids of >= 2 subjects)";
     }
     out << "\n";
   }
+}
+
+nlohmann::json to_json(const ProgramUses& u, int windows) {
+  nlohmann::json split = {{"random",
+                           {{"train", u.random.train.size()},
+                            {"test", u.random.test.size()},
+                            {"train_fraction", 0.7},
+                            {"seed", 1004}}}};
+  if (u.predefined_train >= 0)
+    split["predefined"] = {{"train", u.predefined_train}, {"test", windows - u.predefined_train}};
+  return {{"kcca_score",
+           {{"scored", u.transitions ? "Algorithm-1 transitions" : "windows"},
+            {"count", u.scored},
+            {"patch_length", u.patch},
+            {"patches", u.patches > 0 ? nlohmann::json(u.patches) : nlohmann::json(nullptr)}}},
+          {"split", split},
+          {"classifiers",
+           {{"classes", u.classes},
+            {"subjects", u.subjects},
+            {"refused", u.classes < 2},
+            {"subject_protocols", u.classes >= 2 && u.subjects >= 2}}}};
 }
 
 // moca data inspect's JSON: the data set's own JSON, non-finite windows, windows per class and
@@ -421,8 +473,10 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
         data::select_stream(o, quiet, geometry.length, geometry.sample_rate_hz);
     (void)log;
     print_data_overview(out, s.described, refuse_nonfinite, /*scanned=*/false);
-    print_program_uses(out, s.described);
+    const ProgramUses uses = program_uses(s.described);
+    print_program_uses(out, s.described, uses);
     nlohmann::json j = inspect_json(s.described);
+    j["programs"] = to_json(uses, s.described.windows.size());
     j["nonfinite_windows"] = nullptr;  // not scanned
     j["storage"] = s.all->storage_text();
     j["shards"] = s.all->shards().size();
@@ -435,8 +489,10 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
       data::select_described(o, quiet, geometry.length, geometry.sample_rate_hz);
   (void)log;
   print_data_overview(out, d, refuse_nonfinite);
-  print_program_uses(out, d);
+  const ProgramUses uses = program_uses(d);
+  print_program_uses(out, d, uses);
   nlohmann::json j = inspect_json(d);
+  j["programs"] = to_json(uses, d.windows.size());
   write_json(cmd.json, j);
   return j;
 }

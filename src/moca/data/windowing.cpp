@@ -163,6 +163,7 @@ std::string class_count_table(const Windows& windows) {
   }
   std::set<int> subjects(windows.subjects.data(),
                          windows.subjects.data() + windows.subjects.size());
+  subjects.erase(-1);  // no subject id
   std::snprintf(buf, sizeof buf, "total  %-16s %8ld  (%zu subjects)\n", "", total, subjects.size());
   out += buf;
   return out;

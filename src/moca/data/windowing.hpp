@@ -74,7 +74,8 @@ std::pair<int, int> parse_segment(const std::string& text, double rate_hz, const
 std::vector<long> class_counts(const Windows& windows);
 
 /// A readable table: one line per class "id name count percent", a line for windows with label
-/// -1 (if any, not counted in the total), then the total and the number of subjects.
+/// -1 (if any, not counted in the total), then the total and the number of subjects (ids >= 0;
+/// -1 is no subject).
 std::string class_count_table(const Windows& windows);
 
 }  // namespace moca::data

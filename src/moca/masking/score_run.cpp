@@ -110,11 +110,17 @@ void set_mask_mode(ScoreRunOptions& options, const std::string& text) {
   options.mask_mode = parse_enum(kMaskModeChoiceNames, text, "mask mode");
 }
 
+std::vector<int> patch_lengths(int window_length) {
+  std::vector<int> out;
+  for (int d = 1; d <= window_length; ++d)
+    if (window_length % d == 0) out.push_back(d);
+  return out;
+}
+
 void check_patch_length(int patch_length, int window_length) {
   if (patch_length >= 1 && window_length % patch_length == 0) return;
-  std::string fits;  // the divisors of the window length
-  for (int d = 1; d <= window_length; ++d)
-    if (window_length % d == 0) fits += (fits.empty() ? "" : ", ") + std::to_string(d);
+  std::string fits;
+  for (int d : patch_lengths(window_length)) fits += (fits.empty() ? "" : ", ") + std::to_string(d);
   throw_invalid(
       "", "ScoreRunOptions::patch_length", std::to_string(patch_length),
       "must divide the window length " + std::to_string(window_length) + " (" + fits + ")");

@@ -131,6 +131,8 @@ struct ScoreRun {
   double seconds = 0.0;  ///< wall time
 };
 
+/// The patch lengths a window of `window_length` samples takes: its divisors, ascending.
+std::vector<int> patch_lengths(int window_length);
 /// Throws std::invalid_argument naming ScoreRunOptions::patch_length unless `patch_length`
 /// divides `window_length` (the window's own length: a folder's, not the default 200), listing
 /// the patch lengths that do.
