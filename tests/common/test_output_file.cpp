@@ -99,6 +99,26 @@ TEST_CASE("a regular file is replaced atomically; a failing writer leaves it int
   fs::remove(live);
 }
 
+TEST_CASE("write_output_file_passing: the writer's own error keeps its type and text") {
+  Scratch s("moca_test_output_passing");
+  const std::string p = s / "out.txt";
+  moca::write_output_text(p, "first");
+  const auto usage_error = [](std::ostream& o) {
+    o << "partial";
+    throw std::invalid_argument("--policy (x) is not a policy");
+  };
+  CHECK_THROWS_WITH_AS(moca::write_output_file_passing(p, usage_error),
+                       "--policy (x) is not a policy", std::invalid_argument);
+  CHECK(slurp(p) == "first");
+  CHECK(temp_files(s.dir) == 0);
+  // control: write_output_file reports the same writer as a write failure
+  CHECK_THROWS_WITH_AS(moca::write_output_file(p, usage_error),
+                       ("cannot write '" + p + "': --policy (x) is not a policy").c_str(),
+                       std::runtime_error);
+  moca::write_output_file_passing(p, [](std::ostream& o) { o << "second"; });
+  CHECK(slurp(p) == "second");
+}
+
 TEST_CASE("errors name the path and the cause") {
   Scratch s("moca_test_output_errors");
   const std::string missing = error_of("/nonexistent-dir/x.txt", "a");

@@ -595,28 +595,19 @@ std::int64_t write_npy_byte_rows(
   const size_t reserved = npy_preamble(shape, dtype).size();
   const auto row = static_cast<std::streamsize>(product(row_shape)) * width;
   std::int64_t n = 0;
-  std::exception_ptr producer_error;  // rethrown as it was, not as a write error
-  try {
-    write_output_file(path, [&](std::ostream& o) {
-      o.write(std::string(reserved, ' ').data(), static_cast<std::streamsize>(reserved));
-      try {
-        producer([&](const char* bytes) {
-          o.write(bytes, row);
-          ++n;
-        });
-      } catch (...) {
-        producer_error = std::current_exception();
-        throw;
-      }
-      shape[0] = n;
-      const std::string preamble = npy_preamble(shape, dtype, reserved);
-      if (!o.seekp(0)) throw std::runtime_error("the output cannot seek (a pipe?)");
-      o.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
+  // The producer's exceptions pass unchanged (not as a write error).
+  write_output_file_passing(path, [&](std::ostream& o) {
+    o.write(std::string(reserved, ' ').data(), static_cast<std::streamsize>(reserved));
+    producer([&](const char* bytes) {
+      o.write(bytes, row);
+      ++n;
     });
-  } catch (...) {
-    if (producer_error) std::rethrow_exception(producer_error);
-    throw;
-  }
+    shape[0] = n;
+    const std::string preamble = npy_preamble(shape, dtype, reserved);
+    if (!o.seekp(0))
+      throw std::runtime_error("cannot write '" + path + "': the output cannot seek (a pipe?)");
+    o.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
+  });
   return n;
 }
 

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <iostream>
 #include <stdexcept>
 #include <streambuf>
@@ -249,6 +250,24 @@ void write_output_file(const std::string& path, const std::function<void(std::os
       if (::close(fd) != 0) fail(path, "close failed", errno);
       return;
     }
+  }
+}
+
+void write_output_file_passing(const std::string& path,
+                               const std::function<void(std::ostream&)>& writer) {
+  std::exception_ptr own;  // the writer's exception, rethrown as it was
+  try {
+    write_output_file(path, [&](std::ostream& o) {
+      try {
+        writer(o);
+      } catch (...) {
+        own = std::current_exception();
+        throw;
+      }
+    });
+  } catch (...) {
+    if (own) std::rethrow_exception(own);
+    throw;
   }
 }
 

@@ -46,6 +46,12 @@ OutputTarget resolve_output(const std::string& path);
 /// included); a regular target is then unchanged and no temporary file is left behind.
 void write_output_file(const std::string& path, const std::function<void(std::ostream&)>& writer);
 
+/// write_output_file for a writer that computes what it writes: an exception that `writer`
+/// throws propagates unchanged (a usage error keeps its type and text) instead of becoming
+/// "cannot write PATH: ..."; the target is left as it was all the same. Write errors are
+/// reported as write_output_file reports them.
+void write_output_file_passing(const std::string& path,
+                               const std::function<void(std::ostream&)>& writer);
 /// Convenience: writes `contents` to `path` through write_output_file.
 void write_output_text(const std::string& path, const std::string& contents);
 

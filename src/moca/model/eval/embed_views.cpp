@@ -140,34 +140,35 @@ nlohmann::json embed_views(const EmbedOptions& o, std::ostream& log) {
   // evaluated set, so the masks and features do not depend on the chunks. The policy's pilot is
   // the first chunk (in memory: every window).
   std::unique_ptr<masking::MaskPolicy> policy;
-  std::ostringstream mask_text;  // one line of cells per window (61 bytes for 6 x 10)
   if (n == 0) throw_invalid("", "EmbedOptions::data", d->source, "has no test windows");
   create_output_folder(o.out_dir);
-  // Z_U and Z_M are written as the chunks come, so memory holds a chunk's features, not n rows.
-  write_row_blocks(o.out_dir + "/Z_M.npy", enc.dim(), [&](const PutRows& put_masked) {
-    write_row_blocks(o.out_dir + "/Z_U.npy", enc.dim(), [&](const PutRows& put_unmasked) {
-      data::for_each_chunk(test, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
-        if (!policy) {
-          masking::PolicyContext context;
-          context.pilot = &chunk;
-          policy = masking::make_policy(o.policy, grid, context);
-        }
-        std::vector<masking::Mask> masks;
-        for (int i = 0; i < chunk.size(); ++i)
-          masks.push_back(masking::window_mask(*policy, o.seed, first + i, chunk.window(i)));
-        for (const masking::Mask& m : masks) {
-          std::string cells = m.to_string();  // one line per window: rows joined
-          cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
-          mask_text << cells << "\n";
-        }
-        const ViewFeatures part = enc.view_features(chunk, masks);
-        put_unmasked(first, part.unmasked);
-        put_masked(first, part.masked);
+  // masks.txt, Z_U and Z_M are written as the chunks come, so memory holds a chunk's masks and
+  // features, not n rows.
+  write_output_file_passing(o.out_dir + "/masks.txt", [&](std::ostream& mask_text) {
+    write_row_blocks(o.out_dir + "/Z_M.npy", enc.dim(), [&](const PutRows& put_masked) {
+      write_row_blocks(o.out_dir + "/Z_U.npy", enc.dim(), [&](const PutRows& put_unmasked) {
+        data::for_each_chunk(test, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
+          if (!policy) {
+            masking::PolicyContext context;
+            context.pilot = &chunk;
+            policy = masking::make_policy(o.policy, grid, context);
+          }
+          std::vector<masking::Mask> masks;
+          for (int i = 0; i < chunk.size(); ++i)
+            masks.push_back(masking::window_mask(*policy, o.seed, first + i, chunk.window(i)));
+          for (const masking::Mask& m : masks) {
+            std::string cells = m.to_string();  // one line per window: rows joined
+            cells.erase(std::remove(cells.begin(), cells.end(), '\n'), cells.end());
+            mask_text << cells << "\n";
+          }
+          const ViewFeatures part = enc.view_features(chunk, masks);
+          put_unmasked(first, part.unmasked);
+          put_masked(first, part.masked);
+        });
       });
     });
   });
   save_labels(o.out_dir, test.meta());
-  write_output_text(o.out_dir + "/masks.txt", mask_text.str());
   nlohmann::json j;
   j["command"] = "embed";
   j["data"] = d->data;
