@@ -266,11 +266,14 @@ def test_predict_streams_the_same_predictions(tmp_path):
     os.makedirs(shards)
     assert moca.data.write_shards(X, y, pid, out=shards, shard_mb=1.0, rate=25.0) == 3
     (shards / "meta.json").write_text(json.dumps(dict(meta, windows=n)))
-    out = {}
+    out, logs = {}, {}
     for name, data in (("memory", one), ("stream", shards)):
-        run_tool("moca", "predict", "--model", str(tmp_path / "clf.pt"), "--data", str(data),
-                 "--proba", "--threads", "1", "--out", str(tmp_path / f"{name}.csv"))
+        p = run_tool("moca", "predict", "--model", str(tmp_path / "clf.pt"), "--data", str(data),
+                     "--proba", "--threads", "1", "--out", str(tmp_path / f"{name}.csv"))
         out[name] = (tmp_path / f"{name}.csv").read_text()
+        logs[name] = p.stdout + p.stderr
+    # the stream says that it resamples, as embed and impute do
+    assert "25 Hz x 100 windows resampled as they are read to 50 Hz x 200" in logs["stream"]
     # The probe's head runs on 1024 windows' features at a time instead of all 1100: float32
     # sums in another blocking, so the probabilities agree to a stated 1e-6, the classes exactly.
     rows = {k: [line.split(",") for line in v.splitlines()[1:]] for k, v in out.items()}

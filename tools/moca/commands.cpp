@@ -22,6 +22,7 @@
 #include "moca/data/splits.hpp"
 #include "moca/data/windowing.hpp"
 #include "moca/masking/make_policy.hpp"
+#include "moca/masking/score_data.hpp"
 #include "moca/masking/score_run.hpp"
 #include "moca/model/dist/distributed.hpp"
 #include "moca/model/eval/classifier.hpp"
@@ -330,22 +331,27 @@ void print_data_overview(std::ostream& out, const data::Dataset& d, bool refuse_
   out << data::describe_dataset(d);
 }
 
-// moca data inspect: what each program does with the data at its default flags, printed and
-// in the JSON ("programs").
+// moca data inspect: what each program does with the data at its default flags (those of the
+// option structs), printed and in the JSON ("programs").
 struct ProgramUses {
-  int classes = 0;             // labelled classes
-  int subjects = 0;            // subject ids >= 0 (-1: none)
-  bool transitions = false;    // kcca_score scores Algorithm-1 transitions by default
-  int scored = 0;              // kcca_score's windows or transitions (--samples 1000)
-  int patch = 20;              // kcca_score's --patch-length default
-  int patches = 0;             // per channel; 0: the patch length does not divide the length
-  data::Split random;          // the random 7:3 split (seed 1004)
+  int windows = 0;
+  int classes = 0;           // labelled classes
+  int subjects = 0;          // subject ids >= 0 (-1: none)
+  bool transitions = false;  // kcca_score scores Algorithm-1 transitions by default
+  int samples = masking::DataScoreOptions{}.samples;    // kcca_score's --samples
+  int scored = 0;                                       // kcca_score's windows or transitions
+  int patch = masking::ScoreRunOptions{}.patch_length;  // kcca_score's --patch-length
+  int patches = 0;  // per channel; 0: the patch length does not divide the length
+  double train_fraction = data::DataOptions{}.train_fraction;
+  std::uint64_t split_seed = data::DataOptions{}.split_seed;
+  data::Split random;          // the random split
   long predefined_train = -1;  // the data's own split, when it states one
 };
 
 ProgramUses program_uses(const data::Dataset& d) {
   const data::Windows& w = d.windows;
   ProgramUses u;
+  u.windows = w.size();
   std::set<int> subjects(w.subjects.data(), w.subjects.data() + w.size());
   subjects.erase(-1);
   std::set<int> classes(w.labels.data(), w.labels.data() + w.size());
@@ -353,9 +359,9 @@ ProgramUses program_uses(const data::Dataset& d) {
   u.classes = static_cast<int>(classes.size());
   u.subjects = static_cast<int>(subjects.size());
   u.transitions = data::format_entry(d.spec.format).transitions_by_default;
-  u.scored = u.transitions ? 1000 : std::min(w.size(), 1000);
+  u.scored = u.transitions ? u.samples : std::min(w.size(), u.samples);
   u.patches = w.length % u.patch == 0 ? w.length / u.patch : 0;
-  u.random = data::random_split(std::max(w.size(), 2), 0.7, 1004);
+  u.random = data::random_split(std::max(w.size(), 2), u.train_fraction, u.split_seed);
   if (w.parts.size() != 0)
     u.predefined_train = (w.parts.array() == data::Windows::kTrainPart).count();
   return u;
@@ -364,32 +370,32 @@ ProgramUses program_uses(const data::Dataset& d) {
 void print_program_uses(std::ostream& out, const data::Dataset& d, const ProgramUses& u) {
   const data::Windows& w = d.windows;
   const bool two_groups = w.modalities.size() >= 2;
+  const std::string split = format_number(u.train_fraction * 10, 6) + ":" +
+                            format_number((1 - u.train_fraction) * 10, 6);  // 7:3
   out << "what the programs do with it:\n";
   out << "  kcca_score: "
       << (u.transitions
-              ? "scores 1000 Algorithm-1 transitions from the 7:3 training split (--transitions 0: "
-                "the windows)"
+              ? "scores " + std::to_string(u.scored) + " Algorithm-1 transitions from the " +
+                    split + " training split (--transitions 0: the windows)"
               : "scores " + std::to_string(u.scored) +
-                    " windows (--samples caps them; --transitions N for Algorithm-1 transitions)")
+                    " windows (--samples caps them; --transitions N for Algorithm-1 "
+                    "transitions)")
       << " on a " << w.channels << " x ";
   if (u.patches > 0) {
     out << u.patches << " grid (--patch-length " << u.patch << ")";
   } else {
-    std::string fits;
-    for (int p : masking::patch_lengths(w.length))
-      fits += (fits.empty() ? "" : ", ") + std::to_string(p);
     out << "? grid: --patch-length " << u.patch << " does not divide L = " << w.length
-        << "; pass one of " << fits;
+        << "; pass one of " << masking::patch_lengths_text(w.length);
   }
   out << (two_groups ? "; --cross-modal: " + w.modalities[0].name + " vs the other groups"
                      : "; --cross-modal, sensor and per-modality need >= 2 modality groups")
       << "\n";
   out << "  moca pretrain / impute / embed / reconstruct: " << w.channels << " x " << w.length
-      << " windows, random 7:3 split -> " << u.random.train.size() << " train / "
+      << " windows, random " << split << " split -> " << u.random.train.size() << " train / "
       << u.random.test.size() << " test"
       << (u.predefined_train >= 0
               ? "; --split predefined -> " + std::to_string(u.predefined_train) + " train / " +
-                    std::to_string(w.size() - u.predefined_train) + " test"
+                    std::to_string(u.windows - u.predefined_train) + " test"
               : std::string())
       << "\n";
   out << "  moca linprobe / finetune: ";
@@ -407,14 +413,14 @@ void print_program_uses(std::ostream& out, const data::Dataset& d, const Program
   }
 }
 
-nlohmann::json to_json(const ProgramUses& u, int windows) {
+nlohmann::json to_json(const ProgramUses& u) {
   nlohmann::json split = {{"random",
                            {{"train", u.random.train.size()},
                             {"test", u.random.test.size()},
-                            {"train_fraction", 0.7},
-                            {"seed", 1004}}}};
+                            {"train_fraction", u.train_fraction},
+                            {"seed", u.split_seed}}}};
   if (u.predefined_train >= 0)
-    split["predefined"] = {{"train", u.predefined_train}, {"test", windows - u.predefined_train}};
+    split["predefined"] = {{"train", u.predefined_train}, {"test", u.windows - u.predefined_train}};
   return {{"kcca_score",
            {{"scored", u.transitions ? "Algorithm-1 transitions" : "windows"},
             {"count", u.scored},
@@ -476,7 +482,7 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
     const ProgramUses uses = program_uses(s.described);
     print_program_uses(out, s.described, uses);
     nlohmann::json j = inspect_json(s.described);
-    j["programs"] = to_json(uses, s.described.windows.size());
+    j["programs"] = to_json(uses);
     j["nonfinite_windows"] = nullptr;  // not scanned
     j["storage"] = s.all->storage_text();
     j["shards"] = s.all->shards().size();
@@ -492,7 +498,7 @@ nlohmann::json run_data_inspect(const DataInspectCommand& cmd, std::ostream& out
   const ProgramUses uses = program_uses(d);
   print_program_uses(out, d, uses);
   nlohmann::json j = inspect_json(d);
-  j["programs"] = to_json(uses, d.windows.size());
+  j["programs"] = to_json(uses);
   write_json(cmd.json, j);
   return j;
 }

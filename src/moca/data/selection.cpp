@@ -225,11 +225,7 @@ std::unique_ptr<TestSelection> select_test(const DataOptions& options, std::ostr
     std::vector<int> rows(static_cast<size_t>(n));
     std::iota(rows.begin(), rows.end(), 0);
     t->stored = std::make_unique<SubsetSource>(test, rows);
-    if (auto r = resampled_to(*t->stored, rate_hz, length)) {
-      const Windows& m = test.meta();
-      log << "data: " << format_number(m.sample_rate_hz, 6) << " Hz x " << m.length
-          << " windows resampled as they are read to " << format_number(r->meta().sample_rate_hz, 6)
-          << " Hz x " << r->meta().length << " (the model's)\n";
+    if (auto r = resampled_to(*t->stored, rate_hz, length, &log)) {
       t->windows = std::move(r);
     } else {
       t->windows = std::move(t->stored);

@@ -183,12 +183,17 @@ std::string ResampledSource::storage_text() const {
          " Hz x " + std::to_string(meta_.length);
 }
 
-std::unique_ptr<ResampledSource> resampled_to(const WindowSource& base, double rate_hz,
-                                              int length) {
+std::unique_ptr<ResampledSource> resampled_to(const WindowSource& base, double rate_hz, int length,
+                                              std::ostream* log) {
   const Windows& m = base.meta();
   const double rate = rate_hz > 0.0 ? rate_hz : m.sample_rate_hz;
   const int len = length > 0 ? length : m.length;
   if (rate == m.sample_rate_hz && len == m.length) return nullptr;
+  if (log) {
+    *log << "data: " << format_number(m.sample_rate_hz, 6) << " Hz x " << m.length
+         << " windows resampled as they are read to " << format_number(rate, 6) << " Hz x " << len
+         << " (the model's)\n";
+  }
   return std::make_unique<ResampledSource>(base, rate, len);
 }
 

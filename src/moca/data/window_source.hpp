@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -155,8 +156,10 @@ class ResampledSource final : public WindowSource {
 };
 
 /// A ResampledSource over `base` when its windows are not at `rate_hz` x `length` (0 keeps the
-/// stored rate or length), else nullptr (read `base` itself).
-std::unique_ptr<ResampledSource> resampled_to(const WindowSource& base, double rate_hz, int length);
+/// stored rate or length), else nullptr (read `base` itself). When it resamples, a line on `log`
+/// (if given) says from which geometry to which.
+std::unique_ptr<ResampledSource> resampled_to(const WindowSource& base, double rate_hz, int length,
+                                              std::ostream* log = nullptr);
 
 /// The metadata of `w` (Windows::x without rows).
 Windows metadata_of(const Windows& w);

@@ -110,20 +110,18 @@ void set_mask_mode(ScoreRunOptions& options, const std::string& text) {
   options.mask_mode = parse_enum(kMaskModeChoiceNames, text, "mask mode");
 }
 
-std::vector<int> patch_lengths(int window_length) {
-  std::vector<int> out;
+std::string patch_lengths_text(int window_length) {
+  std::string text;
   for (int d = 1; d <= window_length; ++d)
-    if (window_length % d == 0) out.push_back(d);
-  return out;
+    if (window_length % d == 0) text += (text.empty() ? "" : ", ") + std::to_string(d);
+  return text;
 }
 
 void check_patch_length(int patch_length, int window_length) {
   if (patch_length >= 1 && window_length % patch_length == 0) return;
-  std::string fits;
-  for (int d : patch_lengths(window_length)) fits += (fits.empty() ? "" : ", ") + std::to_string(d);
-  throw_invalid(
-      "", "ScoreRunOptions::patch_length", std::to_string(patch_length),
-      "must divide the window length " + std::to_string(window_length) + " (" + fits + ")");
+  throw_invalid("", "ScoreRunOptions::patch_length", std::to_string(patch_length),
+                "must divide the window length " + std::to_string(window_length) + " (" +
+                    patch_lengths_text(window_length) + ")");
 }
 
 ScoreRun score_windows(const data::Windows& windows, nlohmann::json data,

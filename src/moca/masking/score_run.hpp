@@ -131,8 +131,9 @@ struct ScoreRun {
   double seconds = 0.0;  ///< wall time
 };
 
-/// The patch lengths a window of `window_length` samples takes: its divisors, ascending.
-std::vector<int> patch_lengths(int window_length);
+/// The patch lengths a window of `window_length` samples takes, its divisors ascending, as text:
+/// "1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 200" for 200.
+std::string patch_lengths_text(int window_length);
 /// Throws std::invalid_argument naming ScoreRunOptions::patch_length unless `patch_length`
 /// divides `window_length` (the window's own length: a folder's, not the default 200), listing
 /// the patch lengths that do.

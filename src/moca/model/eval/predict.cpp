@@ -65,7 +65,7 @@ Prediction predict_data(const PredictOptions& o, std::ostream& log) {
     const data::StreamSelection s = data::select_stream(whole, log);
     ds = s.described;
     const int n = s.train->size();
-    const auto resampled = data::resampled_to(*s.train, spec.sample_rate_hz, spec.length);
+    const auto resampled = data::resampled_to(*s.train, spec.sample_rate_hz, spec.length, &log);
     const data::WindowSource& source =
         resampled ? static_cast<const data::WindowSource&>(*resampled) : *s.train;
     data::for_each_chunk(source, data::kEvalChunk, [&](int first, const data::Windows& chunk) {
